@@ -15,7 +15,7 @@
 
 /* Indexed by enum tbbt_op. Wire numbers are those of RFC 1094 section 2.2
  * and RFC 1813 section 3.3; test_nfs_ops checks them against rpcgen's
- * constants from lib/proto/*.x. */
+ * constants from the .x files in lib/proto. */
 static const struct tbbt_op_info op_table[TBBT_OP_COUNT] = {
     {TBBT_OP_NULL, "null", 0, 0, 0},
     {TBBT_OP_GETATTR, "getattr", 1, 1, OBJ},
