@@ -1,0 +1,117 @@
+/* test_fhmap.c -- handle to TBBT-ID identity and lifetime. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "fhmap.h"
+
+static const uint8_t H1[] = {1, 2, 3, 4, 5, 6, 7, 8};
+static const uint8_t H2[] = {9, 9, 9, 9, 1, 2, 3, 4, 5, 6, 7, 8};
+static const uint8_t H3[] = {7, 7, 7, 7};
+
+/* The same handle always gets the same ID; another handle another ID. */
+static void test_stable_ids(void **state) {
+    (void)state;
+    struct tbbt_fhmap *m = tbbt_fhmap_new();
+    int fresh;
+    tbbt_id a = tbbt_fhmap_lookup(m, H1, sizeof(H1), &fresh);
+    assert_true(fresh);
+    assert_int_not_equal(a, 0);
+    assert_int_equal(tbbt_fhmap_lookup(m, H1, sizeof(H1), &fresh), a);
+    assert_false(fresh);
+    tbbt_id b = tbbt_fhmap_lookup(m, H2, sizeof(H2), &fresh);
+    assert_int_not_equal(a, b);
+    tbbt_fhmap_free(m);
+}
+
+/* Two handles with the same fsid and fileid are one object: a fresh handle
+ * joins the known object and the alias is counted. */
+static void test_alias_by_fileid(void **state) {
+    (void)state;
+    struct tbbt_fhmap *m = tbbt_fhmap_new();
+    int fresh;
+    tbbt_id a = tbbt_fhmap_lookup(m, H1, sizeof(H1), &fresh);
+    assert_int_equal(tbbt_fhmap_identify(m, H1, sizeof(H1), a, fresh, 7, 42), a);
+    tbbt_id b = tbbt_fhmap_lookup(m, H2, sizeof(H2), &fresh);
+    assert_int_not_equal(b, a);
+    assert_int_equal(tbbt_fhmap_identify(m, H2, sizeof(H2), b, fresh, 7, 42), a);
+    assert_int_equal(tbbt_fhmap_lookup(m, H2, sizeof(H2), &fresh), a);
+    assert_false(fresh);
+    assert_int_equal(tbbt_fhmap_stats(m)->aliases, 1);
+    /* same fileid on another file system is another object */
+    tbbt_id c = tbbt_fhmap_lookup(m, H3, sizeof(H3), &fresh);
+    assert_int_equal(tbbt_fhmap_identify(m, H3, sizeof(H3), c, fresh, 8, 42), c);
+    tbbt_fhmap_free(m);
+}
+
+/* Removing the last name retires the object: a fileid the server reuses
+ * afterwards, even under the same handle, is a new object. */
+static void test_fileid_reuse_after_remove(void **state) {
+    (void)state;
+    struct tbbt_fhmap *m = tbbt_fhmap_new();
+    int fresh;
+    tbbt_id dir = tbbt_fhmap_lookup(m, H3, sizeof(H3), &fresh);
+    tbbt_id a = tbbt_fhmap_lookup(m, H1, sizeof(H1), &fresh);
+    tbbt_fhmap_identify(m, H1, sizeof(H1), a, fresh, 1, 100);
+    tbbt_fhmap_set_attr(m, a, 1, 1);
+    tbbt_fhmap_bind(m, dir, "f", 1, a);
+    assert_int_equal(tbbt_fhmap_resolve(m, dir, "f", 1), a);
+    assert_int_equal(tbbt_fhmap_unlink(m, dir, "f", 1), a);
+    assert_int_equal(tbbt_fhmap_resolve(m, dir, "f", 1), 0);
+    tbbt_id b = tbbt_fhmap_lookup(m, H1, sizeof(H1), &fresh);
+    assert_true(fresh);
+    assert_int_not_equal(a, b);
+    assert_int_equal(tbbt_fhmap_identify(m, H1, sizeof(H1), b, fresh, 1, 100), b);
+    assert_int_equal(tbbt_fhmap_stats(m)->retired, 1);
+    tbbt_fhmap_free(m);
+}
+
+/* A file with two links survives the removal of one. */
+static void test_hard_link_survives(void **state) {
+    (void)state;
+    struct tbbt_fhmap *m = tbbt_fhmap_new();
+    int fresh;
+    tbbt_id dir = tbbt_fhmap_lookup(m, H3, sizeof(H3), &fresh);
+    tbbt_id a = tbbt_fhmap_lookup(m, H1, sizeof(H1), &fresh);
+    tbbt_fhmap_set_attr(m, a, 1, 2);
+    tbbt_fhmap_bind(m, dir, "x", 1, a);
+    tbbt_fhmap_bind(m, dir, "y", 1, a);
+    tbbt_fhmap_unlink(m, dir, "x", 1);
+    assert_int_equal(tbbt_fhmap_lookup(m, H1, sizeof(H1), &fresh), a);
+    assert_false(fresh);
+    assert_int_equal(tbbt_fhmap_resolve(m, dir, "y", 1), a);
+    tbbt_fhmap_free(m);
+}
+
+/* Rename moves the name and retires the object it replaced. */
+static void test_rename_over(void **state) {
+    (void)state;
+    struct tbbt_fhmap *m = tbbt_fhmap_new();
+    int fresh;
+    tbbt_id dir = tbbt_fhmap_lookup(m, H3, sizeof(H3), &fresh);
+    tbbt_id a = tbbt_fhmap_lookup(m, H1, sizeof(H1), &fresh);
+    tbbt_id b = tbbt_fhmap_lookup(m, H2, sizeof(H2), &fresh);
+    tbbt_fhmap_bind(m, dir, "a", 1, a);
+    tbbt_fhmap_bind(m, dir, "b", 1, b);
+    tbbt_fhmap_rename(m, dir, "a", 1, dir, "b", 1);
+    assert_int_equal(tbbt_fhmap_resolve(m, dir, "b", 1), a);
+    assert_int_equal(tbbt_fhmap_resolve(m, dir, "a", 1), 0);
+    assert_int_not_equal(tbbt_fhmap_lookup(m, H2, sizeof(H2), &fresh), b);
+    assert_true(fresh);
+    assert_int_equal(tbbt_fhmap_lookup(m, H1, sizeof(H1), &fresh), a);
+    tbbt_fhmap_free(m);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_stable_ids),
+        cmocka_unit_test(test_alias_by_fileid),
+        cmocka_unit_test(test_fileid_reuse_after_remove),
+        cmocka_unit_test(test_hard_link_survives),
+        cmocka_unit_test(test_rename_over),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,70 @@
+/* test_timefix.c -- backward clock steps are removed, small skew is kept. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "timefix.h"
+
+#define S 1000000000LL
+
+/* A monotonic stream passes through untouched. */
+static void test_monotonic(void **state) {
+    (void)state;
+    struct tbbt_timefix tf;
+    tbbt_timefix_init(&tf, 0);
+    for (int64_t t = 100 * S; t < 200 * S; t += S / 3) assert_int_equal(tbbt_timefix_apply(&tf, t), t);
+    assert_int_equal(tf.steps, 0);
+}
+
+/* The EECS collector's five-minute jump back: later times are shifted so
+ * the stream continues from where it was, and the gap between events on
+ * either side of the step is kept as small as the step allows. */
+static void test_step_back(void **state) {
+    (void)state;
+    struct tbbt_timefix tf;
+    tbbt_timefix_init(&tf, 0);
+    assert_int_equal(tbbt_timefix_apply(&tf, 1000 * S), 1000 * S);
+    assert_int_equal(tbbt_timefix_apply(&tf, 1001 * S), 1001 * S);
+    int64_t t = tbbt_timefix_apply(&tf, 1001 * S - 300 * S);
+    assert_int_equal(t, 1001 * S);
+    assert_int_equal(tbbt_timefix_apply(&tf, 702 * S), 1002 * S);
+    assert_int_equal(tf.steps, 1);
+    assert_int_equal(tf.removed, 300 * S);
+    /* a second step is repaired on top of the first */
+    assert_int_equal(tbbt_timefix_apply(&tf, 602 * S), 1002 * S);
+    assert_int_equal(tbbt_timefix_apply(&tf, 603 * S), 1003 * S);
+    assert_int_equal(tf.steps, 2);
+}
+
+/* Reassembly skew below the threshold is natural and not "repaired". */
+static void test_small_skew_kept(void **state) {
+    (void)state;
+    struct tbbt_timefix tf;
+    tbbt_timefix_init(&tf, 0);
+    tbbt_timefix_apply(&tf, 10 * S);
+    assert_int_equal(tbbt_timefix_apply(&tf, 10 * S - 5000), 10 * S - 5000);
+    assert_int_equal(tf.steps, 0);
+    assert_int_equal(tbbt_timefix_peek(&tf, 11 * S), 11 * S);
+}
+
+/* Forward jumps are idle time, not errors. */
+static void test_forward_jump_kept(void **state) {
+    (void)state;
+    struct tbbt_timefix tf;
+    tbbt_timefix_init(&tf, 0);
+    tbbt_timefix_apply(&tf, 10 * S);
+    assert_int_equal(tbbt_timefix_apply(&tf, 5000 * S), 5000 * S);
+    assert_int_equal(tf.steps, 0);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_monotonic),
+        cmocka_unit_test(test_step_back),
+        cmocka_unit_test(test_small_skew_kept),
+        cmocka_unit_test(test_forward_jump_kept),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,69 @@
+/* fhmap.h -- file handles to TBBT-IDs.
+ *
+ * Every handle seen in a capture becomes a stable integer naming one file
+ * system object. One object can appear under several handles (NFSv2 and v3
+ * handles of the same file, a server that changed its handle format): two
+ * handles whose attributes carry the same fsid and fileid are the same
+ * object, but only while it lives. The map follows names (dir, name) ->
+ * object from lookups, creates, links, renames and removes, so that when
+ * the last name of an object goes away the object is retired: its handles
+ * and fileid are forgotten, and a fileid the server reuses later names a
+ * new object. Memory is in proportion to the objects, not the trace. */
+#ifndef TBBT_FHMAP_H
+#define TBBT_FHMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "record.h"
+
+struct tbbt_fhmap_stats {
+    uint64_t objects;     /* IDs handed out */
+    uint64_t live;        /* objects currently known */
+    uint64_t handles;     /* distinct live handles */
+    uint64_t aliases;     /* handles joined to an existing object by fileid */
+    uint64_t conflicts;   /* two IDs already in use found to share a fileid */
+    uint64_t retired;     /* objects whose last name was removed */
+};
+
+struct tbbt_fhmap;
+
+struct tbbt_fhmap *tbbt_fhmap_new(void);
+void tbbt_fhmap_free(struct tbbt_fhmap *m);
+
+/* Returns the ID of handle fh[0..len). A handle never seen (or seen only
+ * before its object was retired) gets a new ID and *fresh is set to 1, else
+ * *fresh is 0. */
+tbbt_id tbbt_fhmap_lookup(struct tbbt_fhmap *m, const uint8_t *fh, size_t len, int *fresh);
+
+/* Teaches that the object behind handle fh, currently mapped to id, has
+ * (fsid, fileid). If another live ID already has that identity and id was
+ * fresh (used by no record yet but the current one), the handle is
+ * re-pointed to that ID, which is returned; otherwise id is returned and
+ * the identity recorded. */
+tbbt_id tbbt_fhmap_identify(struct tbbt_fhmap *m, const uint8_t *fh, size_t len, tbbt_id id, int fresh,
+                            uint64_t fsid, uint64_t fileid);
+
+/* Records the object's type (NF3 number) and link count as the latest
+ * attributes showed them. */
+void tbbt_fhmap_set_attr(struct tbbt_fhmap *m, tbbt_id id, uint32_t type, uint32_t nlink);
+
+/* Binds (dir, name) to obj, replacing any previous binding. */
+void tbbt_fhmap_bind(struct tbbt_fhmap *m, tbbt_id dir, const char *name, size_t len, tbbt_id obj);
+
+/* Returns the object bound to (dir, name), or 0 if unknown. */
+tbbt_id tbbt_fhmap_resolve(struct tbbt_fhmap *m, tbbt_id dir, const char *name, size_t len);
+
+/* Removes the binding (dir, name); when it was the object's last link (a
+ * directory, or a file whose link count last seen was 1 or unknown),
+ * retires the object. Returns the object that was bound, or 0. */
+tbbt_id tbbt_fhmap_unlink(struct tbbt_fhmap *m, tbbt_id dir, const char *name, size_t len);
+
+/* Moves the binding (dir, name) to (dir2, name2), retiring an object that
+ * the move replaced when that was its last link. */
+void tbbt_fhmap_rename(struct tbbt_fhmap *m, tbbt_id dir, const char *name, size_t len, tbbt_id dir2,
+                       const char *name2, size_t len2);
+
+const struct tbbt_fhmap_stats *tbbt_fhmap_stats(const struct tbbt_fhmap *m);
+
+#endif
