@@ -34,6 +34,7 @@ enum {
     TBBT_RF_CALL_TRUNC = 1u << 3, /* call cut short (snaplen); headers kept */
     TBBT_RF_REPLY_TRUNC = 1u << 4,
     TBBT_RF_RETRANS = 1u << 5,    /* the call was retransmitted at least once */
+    TBBT_RF_RPC_ERROR = 1u << 6,  /* RPC-level error reply (denied, GARBAGE_ARGS...): no NFS status */
 };
 
 /* A string in the record's arena. */

@@ -1,0 +1,560 @@
+/* pass1.c -- pairing calls with replies, handles to IDs, records in order. */
+#include "pass1.h"
+
+#include <glib.h>
+#include <string.h>
+
+#include "fhmap.h"
+#include "nfsdec.h"
+
+enum pend_kind { PK_NFS, PK_MOUNT, PK_OTHER };
+
+/* A call's identity: who asked whom, and the xid. */
+struct pkey {
+    struct tbbt_endpoint client, server;
+    uint32_t xid;
+};
+
+/* A handle of the call kept until the reply, for identity by fileid. */
+struct callfh {
+    uint8_t len, fresh;
+    uint8_t data[TBBT_FH_MAX];
+};
+
+/* One call in flight, and then its record until emitted. */
+struct pend {
+    struct pkey key;
+    enum pend_kind kind;
+    int done;               /* reply seen */
+    uint32_t mount_vers, mount_proc;
+    struct callfh fh_obj, fh_dir, fh_dir2;
+    struct tbbt_rec rec;
+    struct pend *next_free;
+};
+
+/* A reply captured before its call. */
+struct orphan {
+    struct pkey key;
+    int64_t ts;
+    size_t len, caplen;
+    uint8_t *data;
+};
+
+#define RECENT_SIZE 65536 /* keys of emitted calls kept to recognise late duplicates */
+
+struct tbbt_pass1 {
+    struct tbbt_pass1_opts o;
+    tbbt_rec_sink sink;
+    void *ctx;
+    int sink_failed;
+    struct tbbt_timefix tf;
+    struct tbbt_fhmap *fh;
+    struct tbbt_fhrefs refs;
+    GHashTable *pending; /* struct pkey* -> struct pend* */
+    GQueue fifo;         /* struct pend*, by call time */
+    struct pend *free_list;
+    GHashTable *orphans; /* struct pkey* -> struct orphan* */
+    GQueue orphan_fifo;
+    GHashTable *recent;  /* struct pkey* (in recent_ring) -> itself */
+    struct pkey *recent_ring;
+    uint32_t recent_pos, recent_n;
+    GHashTable *clients; /* struct tbbt_endpoint* -> struct lossacc* */
+    struct tbbt_client_loss *loss;
+    unsigned nloss;
+    int64_t now, last_emitted;
+    struct tbbt_pass1_stats st;
+};
+
+/* Per-client xid span, for the loss estimate. */
+struct lossacc {
+    struct tbbt_endpoint ep;
+    uint32_t first;
+    int64_t lo, hi; /* signed distance of xids from the first */
+    uint64_t calls;
+};
+
+void tbbt_pass1_opts_default(struct tbbt_pass1_opts *o) {
+    o->reply_timeout = 30LL * 1000000000;
+    o->orphan_timeout = 2LL * 1000000000;
+    o->step_threshold = TBBT_TIMEFIX_DEFAULT_THRESHOLD;
+    o->max_pending = 1u << 20;
+}
+
+static guint ep_hash(const struct tbbt_endpoint *e) {
+    guint h = 2166136261u;
+    for (int i = 0; i < 16; i++) h = (h ^ e->addr[i]) * 16777619u;
+    return (h ^ e->port) * 16777619u;
+}
+
+static guint pkey_hash(gconstpointer k) {
+    const struct pkey *p = k;
+    return (ep_hash(&p->client) * 31 + ep_hash(&p->server)) ^ (p->xid * 2654435761u);
+}
+
+static int ep_equal(const struct tbbt_endpoint *a, const struct tbbt_endpoint *b) {
+    return a->port == b->port && a->family == b->family && memcmp(a->addr, b->addr, 16) == 0;
+}
+
+static gboolean pkey_equal(gconstpointer a, gconstpointer b) {
+    const struct pkey *x = a, *y = b;
+    return x->xid == y->xid && ep_equal(&x->client, &y->client) && ep_equal(&x->server, &y->server);
+}
+
+static guint ep_ghash(gconstpointer k) {
+    return ep_hash(k);
+}
+
+static gboolean ep_gequal(gconstpointer a, gconstpointer b) {
+    return ep_equal(a, b);
+}
+
+static void orphan_free(gpointer p) {
+    struct orphan *o = p;
+    g_free(o->data);
+    g_free(o);
+}
+
+struct tbbt_pass1 *tbbt_pass1_new(const struct tbbt_pass1_opts *o, tbbt_rec_sink sink, void *ctx) {
+    struct tbbt_pass1 *p = g_new0(struct tbbt_pass1, 1);
+    p->o = *o;
+    p->sink = sink;
+    p->ctx = ctx;
+    tbbt_timefix_init(&p->tf, o->step_threshold);
+    p->fh = tbbt_fhmap_new();
+    p->pending = g_hash_table_new(pkey_hash, pkey_equal);
+    g_queue_init(&p->fifo);
+    p->orphans = g_hash_table_new_full(pkey_hash, pkey_equal, NULL, orphan_free);
+    g_queue_init(&p->orphan_fifo);
+    p->recent = g_hash_table_new(pkey_hash, pkey_equal);
+    p->recent_ring = g_new0(struct pkey, RECENT_SIZE);
+    p->clients = g_hash_table_new_full(ep_ghash, ep_gequal, NULL, g_free);
+    p->last_emitted = INT64_MIN;
+    return p;
+}
+
+/* Takes a pend from the free list (keeping its record's buffers) or makes
+ * one: no allocation per call once the pipeline is warm. */
+static struct pend *pend_get(struct tbbt_pass1 *p) {
+    struct pend *e = p->free_list;
+    if (e) {
+        p->free_list = e->next_free;
+        tbbt_rec_clear(&e->rec);
+    } else {
+        e = g_new0(struct pend, 1);
+        tbbt_rec_init(&e->rec);
+    }
+    e->done = 0;
+    e->fh_obj.len = e->fh_dir.len = e->fh_dir2.len = 0;
+    return e;
+}
+
+static void pend_put(struct tbbt_pass1 *p, struct pend *e) {
+    e->next_free = p->free_list;
+    p->free_list = e;
+}
+
+/* Remembers an emitted call's key so a late retransmission or duplicate
+ * reply is recognised as such rather than as a new call or an orphan. */
+static void recent_add(struct tbbt_pass1 *p, const struct pkey *k) {
+    struct pkey *slot = &p->recent_ring[p->recent_pos];
+    if (p->recent_n == RECENT_SIZE) g_hash_table_remove(p->recent, slot);
+    else p->recent_n++;
+    *slot = *k;
+    g_hash_table_add(p->recent, slot);
+    p->recent_pos = (p->recent_pos + 1) % RECENT_SIZE;
+}
+
+/* Hands the record of e to the sink and recycles e. */
+static void emit(struct tbbt_pass1 *p, struct pend *e) {
+    g_hash_table_remove(p->pending, &e->key);
+    recent_add(p, &e->key);
+    if (e->kind == PK_NFS) {
+        struct tbbt_rec *r = &e->rec;
+        if (!e->done) {
+            r->flags |= TBBT_RF_REPLY_LOST;
+            r->reply_time = r->call_time;
+            r->status = -1;
+            p->st.replies_lost++;
+        }
+        if (r->call_time < p->last_emitted) p->st.out_of_order++;
+        else p->last_emitted = r->call_time;
+        p->st.records++;
+        if (!p->sink_failed && p->sink(p->ctx, r) != 0) p->sink_failed = 1;
+    }
+    pend_put(p, e);
+}
+
+/* Emits from the head of the queue every call that is answered or whose
+ * reply is overdue, and forces out the oldest when too many are waiting. */
+static void drain(struct tbbt_pass1 *p, int all) {
+    struct pend *e;
+    while ((e = g_queue_peek_head(&p->fifo)) != NULL) {
+        int overdue = p->now - e->rec.call_time > p->o.reply_timeout;
+        int forced = p->fifo.length > p->o.max_pending;
+        if (!(e->done || overdue || all || forced)) break;
+        if (forced && !e->done && !overdue && !all) p->st.forced_out++;
+        g_queue_pop_head(&p->fifo);
+        emit(p, e);
+    }
+}
+
+/* Queues e in call-time order. Messages arrive nearly in order (a call
+ * spanning many segments completes after later small ones), so the walk
+ * back from the tail is short. */
+static void fifo_insert(struct tbbt_pass1 *p, struct pend *e) {
+    GList *l = p->fifo.tail;
+    while (l && ((struct pend *)l->data)->rec.call_time > e->rec.call_time) l = l->prev;
+    if (!l) g_queue_push_head(&p->fifo, e);
+    else g_queue_insert_after(&p->fifo, l, e);
+}
+
+/* Counts a call toward its client's xid span. */
+static void loss_count(struct tbbt_pass1 *p, const struct tbbt_endpoint *client, uint32_t xid) {
+    struct lossacc *a = g_hash_table_lookup(p->clients, client);
+    if (!a) {
+        a = g_new0(struct lossacc, 1);
+        a->ep = *client;
+        a->first = xid;
+        g_hash_table_insert(p->clients, &a->ep, a);
+    }
+    int64_t d = (int32_t)(xid - a->first);
+    if (d < a->lo) a->lo = d;
+    if (d > a->hi) a->hi = d;
+    a->calls++;
+}
+
+static void keep_fh(struct callfh *dst, const struct tbbt_fhref *src, int fresh) {
+    dst->len = (uint8_t)src->len;
+    dst->fresh = (uint8_t)fresh;
+    memcpy(dst->data, src->data, src->len);
+}
+
+/* Maps the call's handles to IDs and keeps them for the reply. */
+static void call_ids(struct tbbt_pass1 *p, struct pend *e) {
+    for (uint32_t i = 0; i < p->refs.n; i++) {
+        const struct tbbt_fhref *f = &p->refs.v[i];
+        int fresh;
+        tbbt_id id = tbbt_fhmap_lookup(p->fh, f->data, f->len, &fresh);
+        tbbt_rec_set_u64(&e->rec, f->field, id);
+        if (f->field == TBBT_F_OBJ) keep_fh(&e->fh_obj, f, fresh);
+        else if (f->field == TBBT_F_DIR) keep_fh(&e->fh_dir, f, fresh);
+        else if (f->field == TBBT_F_DIR2) keep_fh(&e->fh_dir2, f, fresh);
+    }
+}
+
+/* Decodes an NFS call into e's record. */
+static void nfs_call(struct tbbt_pass1 *p, struct pend *e, const struct tbbt_rpc_hdr *h, const struct tbbt_msg *m) {
+    struct tbbt_rec *r = &e->rec;
+    r->vers = (uint8_t)h->vers;
+    r->op = (uint8_t)tbbt_op_from_wire(h->vers, h->proc);
+    r->cred = h->cred;
+    if (m->tcp) r->flags |= TBBT_RF_TCP;
+    tbbt_fhrefs_clear(&p->refs);
+    int rc = tbbt_nfs_decode_call(r, m->data + h->body, m->caplen - h->body, &p->refs);
+    if (rc == TBBT_DEC_TRUNC) {
+        r->flags |= TBBT_RF_CALL_TRUNC;
+        p->st.call_trunc++;
+    } else if (rc == TBBT_DEC_BAD) {
+        p->st.call_bad++;
+    }
+    call_ids(p, e);
+}
+
+/* Joins a handle of the call with the identity the reply's attributes give
+ * it, re-pointing the record's field if the handle was an alias. */
+static void identify(struct tbbt_pass1 *p, struct tbbt_rec *r, enum tbbt_field f, const struct callfh *c,
+                     uint64_t fsid, uint64_t fileid) {
+    if (!c->len) return;
+    tbbt_id id = tbbt_rec_get_u64(r, f);
+    tbbt_id nid = tbbt_fhmap_identify(p->fh, c->data, c->len, id, c->fresh, fsid, fileid);
+    if (nid != id) tbbt_rec_set_u64(r, f, nid);
+}
+
+/* Maps the reply's handles (new object, readdirplus entries) to IDs. */
+static void reply_ids(struct tbbt_pass1 *p, struct pend *e) {
+    struct tbbt_rec *r = &e->rec;
+    int has_fid = tbbt_rec_has(r, TBBT_F_FSID) && tbbt_rec_has(r, TBBT_F_FILEID);
+    for (uint32_t i = 0; i < p->refs.n; i++) {
+        const struct tbbt_fhref *f = &p->refs.v[i];
+        int fresh;
+        tbbt_id id = tbbt_fhmap_lookup(p->fh, f->data, f->len, &fresh);
+        if (f->field == TBBT_F_NEWOBJ) {
+            if (has_fid) id = tbbt_fhmap_identify(p->fh, f->data, f->len, id, fresh, r->fsid, r->fileid);
+            tbbt_rec_set_u64(r, TBBT_F_NEWOBJ, id);
+        } else if (f->field == TBBT_F_ENTRIES && f->entry >= 0 && (uint32_t)f->entry < r->nentries) {
+            struct tbbt_dirent *d = &r->entries[f->entry];
+            if (tbbt_rec_has(r, TBBT_F_FSID) && d->fileid)
+                id = tbbt_fhmap_identify(p->fh, f->data, f->len, id, fresh, r->fsid, d->fileid);
+            d->id = id;
+        }
+    }
+    if (!has_fid) return;
+    unsigned fl = tbbt_op_info(r->op)->flags;
+    if ((fl & TBBT_OPF_OBJ) && !(fl & TBBT_OPF_NEWOBJ)) identify(p, r, TBBT_F_OBJ, &e->fh_obj, r->fsid, r->fileid);
+    if (tbbt_rec_has(r, TBBT_F_DIR_FILEID)) identify(p, r, TBBT_F_DIR, &e->fh_dir, r->fsid, r->dir_fileid);
+    if (tbbt_rec_has(r, TBBT_F_DIR2_FILEID)) identify(p, r, TBBT_F_DIR2, &e->fh_dir2, r->fsid, r->dir2_fileid);
+}
+
+/* Follows the names a successful reply creates, moves or removes, so that
+ * objects are retired when their last name goes (fileid reuse). */
+static void track_names(struct tbbt_pass1 *p, struct tbbt_rec *r) {
+    const char *n = tbbt_rec_str(r, r->name);
+    tbbt_id principal = tbbt_rec_has(r, TBBT_F_NEWOBJ) ? r->newobj : r->obj;
+    if (principal && tbbt_rec_has(r, TBBT_F_NLINK)) tbbt_fhmap_set_attr(p->fh, principal, r->type, r->nlink);
+    if (r->status != 0 || !tbbt_rec_has(r, TBBT_F_DIR) || !tbbt_rec_has(r, TBBT_F_NAME)) {
+        if (r->status == 0 && (r->op == TBBT_OP_READDIRPLUS) && r->obj)
+            for (uint32_t i = 0; i < r->nentries; i++)
+                if (r->entries[i].id)
+                    tbbt_fhmap_bind(p->fh, r->obj, tbbt_rec_str(r, r->entries[i].name), r->entries[i].name.len,
+                                    r->entries[i].id);
+        return;
+    }
+    switch (r->op) {
+    case TBBT_OP_LOOKUP:
+    case TBBT_OP_CREATE:
+    case TBBT_OP_MKDIR:
+    case TBBT_OP_SYMLINK:
+    case TBBT_OP_MKNOD:
+        if (tbbt_rec_has(r, TBBT_F_NEWOBJ)) tbbt_fhmap_bind(p->fh, r->dir, n, r->name.len, r->newobj);
+        break;
+    case TBBT_OP_LINK: tbbt_fhmap_bind(p->fh, r->dir, n, r->name.len, r->obj); break;
+    case TBBT_OP_REMOVE:
+    case TBBT_OP_RMDIR: tbbt_fhmap_unlink(p->fh, r->dir, n, r->name.len); break;
+    case TBBT_OP_RENAME:
+        if (tbbt_rec_has(r, TBBT_F_DIR2) && tbbt_rec_has(r, TBBT_F_NAME2))
+            tbbt_fhmap_rename(p->fh, r->dir, n, r->name.len, r->dir2, tbbt_rec_str(r, r->name2), r->name2.len);
+        break;
+    default: break;
+    }
+}
+
+/* Decodes an NFS reply into the record of its call. */
+static void nfs_reply(struct tbbt_pass1 *p, struct pend *e, const struct tbbt_rpc_hdr *h, const uint8_t *data,
+                      size_t caplen, int64_t ts) {
+    struct tbbt_rec *r = &e->rec;
+    r->reply_time = ts;
+    if (h->reply_stat != 0 || h->accept_stat != 0) {
+        r->flags |= TBBT_RF_RPC_ERROR;
+        r->status = -1;
+        p->st.rpc_errors++;
+        return;
+    }
+    tbbt_fhrefs_clear(&p->refs);
+    int rc = tbbt_nfs_decode_reply(r, data + h->body, caplen - h->body, &p->refs);
+    if (rc == TBBT_DEC_TRUNC) {
+        r->flags |= TBBT_RF_REPLY_TRUNC;
+        p->st.reply_trunc++;
+    } else if (rc == TBBT_DEC_BAD) {
+        p->st.reply_bad++;
+    }
+    reply_ids(p, e);
+    track_names(p, r);
+}
+
+/* Handles the reply of any program to the call e. */
+static void pair(struct tbbt_pass1 *p, struct pend *e, const struct tbbt_rpc_hdr *h, const uint8_t *data,
+                 size_t caplen, int64_t ts) {
+    if (e->done) {
+        p->st.dup_replies++;
+        return;
+    }
+    e->done = 1;
+    if (e->kind == PK_NFS) {
+        nfs_reply(p, e, h, data, caplen, ts);
+    } else if (e->kind == PK_MOUNT && e->mount_proc == 1 && h->reply_stat == 0 && h->accept_stat == 0) {
+        struct tbbt_fhref f;
+        uint32_t status = 1;
+        if (tbbt_mount_decode_mnt_reply(e->mount_vers, data + h->body, caplen - h->body, &status, &f) == 0 &&
+            status == 0) {
+            int fresh;
+            tbbt_fhmap_lookup(p->fh, f.data, f.len, &fresh);
+            p->st.roots_learnt++;
+        }
+    }
+}
+
+/* A call: start a record, or recognise a retransmission. */
+static void on_call(struct tbbt_pass1 *p, const struct tbbt_rpc_hdr *h, const struct tbbt_msg *m, int64_t t0,
+                    int64_t t1) {
+    struct pkey key;
+    memset(&key, 0, sizeof(key));
+    key.client = m->src;
+    key.server = m->dst;
+    key.xid = h->xid;
+    struct pend *e = g_hash_table_lookup(p->pending, &key);
+    if (e || g_hash_table_contains(p->recent, &key)) {
+        p->st.retrans_calls++;
+        if (e) e->rec.flags |= TBBT_RF_RETRANS;
+        return;
+    }
+    loss_count(p, &m->src, h->xid);
+    enum pend_kind kind = PK_OTHER;
+    if (h->prog == TBBT_NFS_PROGRAM && (h->vers == 2 || h->vers == 3)) {
+        if (tbbt_op_from_wire(h->vers, h->proc) < 0) {
+            p->st.nfs_unknown_proc++;
+        } else {
+            kind = PK_NFS;
+            p->st.nfs_calls++;
+            if (h->vers == 2) p->st.nfs_v2++;
+            else p->st.nfs_v3++;
+        }
+    } else if (h->prog == TBBT_NFS_PROGRAM && h->vers == 4) {
+        p->st.nfs_v4++;
+    } else if (h->prog == TBBT_MOUNT_PROGRAM) {
+        kind = PK_MOUNT;
+        p->st.mount_calls++;
+    } else {
+        p->st.other_calls++;
+    }
+    e = pend_get(p);
+    e->key = key;
+    e->kind = kind;
+    e->mount_vers = h->vers;
+    e->mount_proc = h->proc;
+    e->rec.call_time = t0;
+    e->rec.reply_time = t0;
+    e->rec.client = m->src;
+    e->rec.server = m->dst;
+    e->rec.xid = h->xid;
+    (void)t1;
+    if (kind == PK_NFS) nfs_call(p, e, h, m);
+    g_hash_table_insert(p->pending, &e->key, e);
+    fifo_insert(p, e);
+    if (g_hash_table_size(p->orphans)) {
+        struct orphan *o = g_hash_table_lookup(p->orphans, &key);
+        if (o) {
+            struct tbbt_rpc_hdr rh;
+            if (tbbt_rpc_parse(o->data, o->caplen, &rh) == 0) {
+                /* the reply was stamped before the call; keep the call's
+                 * time as the earlier of the two */
+                if (o->ts < e->rec.call_time) e->rec.call_time = o->ts;
+                pair(p, e, &rh, o->data, o->caplen, o->ts);
+                p->st.reply_first++;
+            }
+            g_queue_remove(&p->orphan_fifo, o);
+            g_hash_table_remove(p->orphans, &key);
+        }
+    }
+}
+
+/* Keeps a reply that has no call yet, for a little while. */
+static void orphan_keep(struct tbbt_pass1 *p, const struct pkey *key, const struct tbbt_msg *m, int64_t ts) {
+    if (g_hash_table_contains(p->orphans, key)) {
+        p->st.replies_without_call++;
+        return;
+    }
+    struct orphan *o = g_new0(struct orphan, 1);
+    o->key = *key;
+    o->ts = ts;
+    o->len = m->len;
+    o->caplen = m->caplen;
+    o->data = g_memdup2(m->data, m->caplen);
+    g_hash_table_insert(p->orphans, &o->key, o);
+    g_queue_push_tail(&p->orphan_fifo, o);
+}
+
+/* Drops replies that waited too long for their call. */
+static void orphan_expire(struct tbbt_pass1 *p, int all) {
+    struct orphan *o;
+    while ((o = g_queue_peek_head(&p->orphan_fifo)) != NULL) {
+        if (!all && p->now - o->ts <= p->o.orphan_timeout) break;
+        g_queue_pop_head(&p->orphan_fifo);
+        p->st.replies_without_call++;
+        g_hash_table_remove(p->orphans, &o->key);
+    }
+}
+
+static void on_reply(struct tbbt_pass1 *p, const struct tbbt_rpc_hdr *h, const struct tbbt_msg *m, int64_t t1) {
+    struct pkey key;
+    memset(&key, 0, sizeof(key));
+    key.client = m->dst;
+    key.server = m->src;
+    key.xid = h->xid;
+    struct pend *e = g_hash_table_lookup(p->pending, &key);
+    if (e) pair(p, e, h, m->data, m->caplen, t1);
+    else if (g_hash_table_contains(p->recent, &key)) p->st.dup_replies++;
+    else orphan_keep(p, &key, m, t1);
+}
+
+void tbbt_pass1_msg(void *pass1, const struct tbbt_msg *m) {
+    struct tbbt_pass1 *p = pass1;
+    struct tbbt_rpc_hdr h;
+    int64_t t0 = tbbt_timefix_apply(&p->tf, m->ts_first);
+    int64_t t1 = tbbt_timefix_peek(&p->tf, m->ts_last);
+    if (t1 < t0) t1 = t0;
+    if (t1 > p->now) p->now = t1;
+    if (tbbt_rpc_parse(m->data, m->caplen, &h) != 0) {
+        p->st.bad_rpc++;
+        return;
+    }
+    if (h.mtype == TBBT_RPC_CALL) {
+        p->st.rpc_calls++;
+        on_call(p, &h, m, t0, t1);
+    } else {
+        p->st.rpc_replies++;
+        on_reply(p, &h, m, t1);
+    }
+    orphan_expire(p, 0);
+    drain(p, 0);
+}
+
+int tbbt_pass1_finish(struct tbbt_pass1 *p) {
+    orphan_expire(p, 1);
+    drain(p, 1);
+    return p->sink_failed ? -1 : 0;
+}
+
+const struct tbbt_pass1_stats *tbbt_pass1_stats(const struct tbbt_pass1 *p) {
+    return &p->st;
+}
+
+const struct tbbt_fhmap_stats *tbbt_pass1_fhstats(const struct tbbt_pass1 *p) {
+    return tbbt_fhmap_stats(p->fh);
+}
+
+const struct tbbt_timefix *tbbt_pass1_timefix(const struct tbbt_pass1 *p) {
+    return &p->tf;
+}
+
+/* Builds the per-client estimates: a client whose xids are at least half
+ * dense over their span is taken to number its calls sequentially. */
+const struct tbbt_client_loss *tbbt_pass1_loss(const struct tbbt_pass1 *p, unsigned *n) {
+    struct tbbt_pass1 *q = (struct tbbt_pass1 *)p;
+    GHashTableIter it;
+    gpointer v;
+    g_free(q->loss);
+    q->nloss = 0;
+    q->loss = g_new0(struct tbbt_client_loss, g_hash_table_size(p->clients) + 1);
+    g_hash_table_iter_init(&it, p->clients);
+    while (g_hash_table_iter_next(&it, NULL, &v)) {
+        struct lossacc *a = v;
+        struct tbbt_client_loss *l = &q->loss[q->nloss++];
+        l->client = a->ep;
+        l->calls = a->calls;
+        l->expected = (uint64_t)(a->hi - a->lo + 1);
+        l->sequential = l->expected <= 2 * l->calls;
+    }
+    *n = q->nloss;
+    return q->loss;
+}
+
+void tbbt_pass1_free(struct tbbt_pass1 *p) {
+    struct pend *e;
+    if (!p) return;
+    while ((e = g_queue_pop_head(&p->fifo)) != NULL) pend_put(p, e);
+    while ((e = p->free_list) != NULL) {
+        p->free_list = e->next_free;
+        tbbt_rec_free(&e->rec);
+        g_free(e);
+    }
+    g_queue_clear(&p->orphan_fifo);
+    g_hash_table_destroy(p->orphans);
+    g_hash_table_destroy(p->pending);
+    g_hash_table_destroy(p->recent);
+    g_hash_table_destroy(p->clients);
+    g_free(p->recent_ring);
+    g_free(p->loss);
+    tbbt_fhrefs_free(&p->refs);
+    tbbt_fhmap_free(p->fh);
+    g_free(p);
+}

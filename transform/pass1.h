@@ -1,0 +1,82 @@
+/* pass1.h -- RPC messages in, replay records out (tbbt-prep pass 1).
+ *
+ * Takes the messages of the capture layer in capture order, repairs their
+ * timestamps, decodes NFS calls and replies, pairs them by (client, server,
+ * xid), maps file handles to TBBT-IDs, and emits one record per call in
+ * call-time order: when its reply arrives, or, marked reply-lost, once the
+ * reply is overdue. Retransmitted calls are kept once; a reply seen before
+ * its call still pairs; a reply with no call is counted. Memory is bounded
+ * by the calls in flight within the reply timeout, not by the capture. */
+#ifndef TBBT_PASS1_H
+#define TBBT_PASS1_H
+
+#include <stdint.h>
+
+#include "capture.h"
+#include "record.h"
+#include "timefix.h"
+
+struct tbbt_pass1_opts {
+    int64_t reply_timeout;  /* ns after which a call's reply counts as lost */
+    int64_t orphan_timeout; /* ns a reply waits for a call captured after it */
+    int64_t step_threshold; /* ns: backward clock step to repair */
+    uint32_t max_pending;   /* calls in flight before the oldest is forced out */
+};
+
+/* Defaults: 30 s reply timeout, 2 s orphan wait, 1 s step, 1M in flight. */
+void tbbt_pass1_opts_default(struct tbbt_pass1_opts *o);
+
+/* Receives each record in call order; returns 0, or -1 to stop with an
+ * error (e.g. the output disk is full). */
+typedef int (*tbbt_rec_sink)(void *ctx, const struct tbbt_rec *r);
+
+/* Per-client loss estimate from xid progression. */
+struct tbbt_client_loss {
+    struct tbbt_endpoint client;
+    uint64_t calls;    /* distinct calls seen (any RPC program) */
+    uint64_t expected; /* span of xids seen */
+    int sequential;    /* xids dense enough to estimate loss */
+};
+
+struct tbbt_pass1_stats {
+    uint64_t rpc_calls, rpc_replies;     /* RPC messages of any program */
+    uint64_t bad_rpc;                    /* not parseable as RPC */
+    uint64_t nfs_calls;                  /* distinct NFSv2/v3 calls (records) */
+    uint64_t nfs_v2, nfs_v3, nfs_v4;     /* calls per version; v4 skipped */
+    uint64_t nfs_unknown_proc;           /* v2/v3 procedure numbers we don't know */
+    uint64_t mount_calls, roots_learnt;  /* MOUNT; MNT replies that taught a root */
+    uint64_t other_calls;                /* other programs (NFSACL, NLM, ...) skipped */
+    uint64_t retrans_calls;              /* retransmitted calls (kept once) */
+    uint64_t dup_replies;                /* replies to calls already answered */
+    uint64_t replies_without_call;       /* replies never matched */
+    uint64_t reply_first;                /* replies captured before their call */
+    uint64_t replies_lost;               /* NFS calls emitted with no reply */
+    uint64_t rpc_errors;                 /* NFS calls answered by an RPC error */
+    uint64_t call_trunc, reply_trunc;    /* decoded from a cut-short message */
+    uint64_t call_bad, reply_bad;        /* malformed NFS bodies (record kept) */
+    uint64_t out_of_order;               /* records emitted with an earlier call time than the last */
+    uint64_t forced_out;                 /* emitted early because max_pending was reached */
+    uint64_t records;                    /* records emitted */
+};
+
+struct tbbt_pass1;
+
+struct tbbt_pass1 *tbbt_pass1_new(const struct tbbt_pass1_opts *o, tbbt_rec_sink sink, void *ctx);
+
+/* Feeds one message (a tbbt_msg_cb: pass the pass1 object as ctx). */
+void tbbt_pass1_msg(void *pass1, const struct tbbt_msg *m);
+
+/* Emits every call still waiting (reply lost) and drops unmatched replies.
+ * Returns 0, or -1 if the sink failed at any point. */
+int tbbt_pass1_finish(struct tbbt_pass1 *p);
+
+const struct tbbt_pass1_stats *tbbt_pass1_stats(const struct tbbt_pass1 *p);
+const struct tbbt_fhmap_stats *tbbt_pass1_fhstats(const struct tbbt_pass1 *p);
+const struct tbbt_timefix *tbbt_pass1_timefix(const struct tbbt_pass1 *p);
+
+/* Loss estimates, one per client, valid until tbbt_pass1_free. */
+const struct tbbt_client_loss *tbbt_pass1_loss(const struct tbbt_pass1 *p, unsigned *n);
+
+void tbbt_pass1_free(struct tbbt_pass1 *p);
+
+#endif

@@ -1,0 +1,274 @@
+/* prep_main.c -- tbbt-prep: a capture in, replay records out.
+ *
+ * Pass 1 (this file's job today): decode the capture, pair calls with
+ * replies, map handles to TBBT-IDs, write NAME.tbbt beside the input (or
+ * at -o), and print the summary. Exit codes as in design.md: 0 done
+ * (warnings may have been printed), 1 failed, 2 bad usage. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/resource.h>
+
+#include <glib.h>
+
+#include "capture.h"
+#include "fhmap.h"
+#include "pass1.h"
+#include "recfile.h"
+#include "summary.h"
+
+#define TBBT_VERSION "0.1.0"
+
+struct prep_opts {
+    char *output;
+    char **ports;
+    double reply_timeout;
+    double step_threshold;
+    char *summary_json;
+    gboolean quiet;
+};
+
+static struct prep_opts opt = {.reply_timeout = 30, .step_threshold = 1};
+
+/* The options, declared once: parsing and --help both come from here. */
+static GOptionEntry prep_entries[] = {
+    {"output", 'o', 0, G_OPTION_ARG_FILENAME, &opt.output, "Record file to write (default: NAME.tbbt beside the capture)",
+     "FILE"},
+    {"port", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &opt.ports,
+     "Also treat this TCP/UDP port as NFS (NFS is found by RPC program on any port; repeatable)", "PORT"},
+    {"reply-timeout", 0, 0, G_OPTION_ARG_DOUBLE, &opt.reply_timeout,
+     "Seconds after which a call with no reply is kept as reply-lost (default 30)", "SEC"},
+    {"step-threshold", 0, 0, G_OPTION_ARG_DOUBLE, &opt.step_threshold,
+     "A backward clock step larger than this many seconds is repaired (default 1)", "SEC"},
+    {"summary-json", 0, 0, G_OPTION_ARG_FILENAME, &opt.summary_json, "Also write the summary as JSON to FILE", "FILE"},
+    {"quiet", 'q', 0, G_OPTION_ARG_NONE, &opt.quiet, "Print only warnings and errors", NULL},
+    {NULL, 0, 0, 0, NULL, NULL, NULL}};
+
+struct prep {
+    struct tbbt_recwriter *w;
+    struct tbbt_summary sum;
+    char err[512];
+};
+
+/* The pass-1 sink: every record goes to the file and the summary. */
+static int prep_sink(void *ctx, const struct tbbt_rec *r) {
+    struct prep *p = ctx;
+    tbbt_summary_add(&p->sum, r);
+    return tbbt_recw_put(p->w, r);
+}
+
+/* NAME.tbbt beside the input: strips .zst/.gz, then .pcap/.pcapng/.cap. */
+static char *default_output(const char *in) {
+    static const char *sfx[] = {".zst", ".gz", ".pcapng", ".pcap", ".cap", ".dmp", NULL};
+    char *s = g_strdup(in);
+    for (int round = 0; round < 2; round++)
+        for (int i = 0; sfx[i]; i++)
+            if (g_str_has_suffix(s, sfx[i]) && strlen(s) > strlen(sfx[i])) {
+                s[strlen(s) - strlen(sfx[i])] = 0;
+                break;
+            }
+    char *out = g_strconcat(s, ".tbbt", NULL);
+    g_free(s);
+    return out;
+}
+
+static double now_s(clockid_t clk) {
+    struct timespec ts;
+    clock_gettime(clk, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void endpoint_str(const struct tbbt_endpoint *e, char *buf, size_t n) {
+    char a[64];
+    if (e->family == 4) g_snprintf(a, sizeof(a), "%u.%u.%u.%u", e->addr[0], e->addr[1], e->addr[2], e->addr[3]);
+    else if (e->family == 6) {
+        GString *g = g_string_new("[");
+        for (int i = 0; i < 16; i += 2) g_string_append_printf(g, "%s%x", i ? ":" : "", e->addr[i] << 8 | e->addr[i + 1]);
+        g_string_append(g, "]");
+        g_strlcpy(a, g->str, sizeof(a));
+        g_string_free(g, TRUE);
+    } else g_strlcpy(a, "?", sizeof(a));
+    g_snprintf(buf, n, "%s:%u", a, e->port);
+}
+
+/* Prints what the decoder saw and did, after the per-procedure table. */
+static void print_report(FILE *out, const char *in, struct tbbt_capture *cap, struct tbbt_pass1 *p1,
+                         struct prep *p, double wall, double cpu) {
+    const struct tbbt_capstats *cs = tbbt_capture_stats(cap);
+    const struct tbbt_pass1_stats *s = tbbt_pass1_stats(p1);
+    const struct tbbt_fhmap_stats *fs = tbbt_pass1_fhstats(p1);
+    const struct tbbt_timefix *tf = tbbt_pass1_timefix(p1);
+    tbbt_summary_print(&p->sum, out);
+    fprintf(out, "Capture %s: %llu packets, %.1f MB; %llu RPC messages (%llu cut short)\n", in,
+            (unsigned long long)cs->packets, cs->bytes / 1e6, (unsigned long long)cs->messages,
+            (unsigned long long)cs->truncated_msgs);
+    fprintf(out, "RPC: %llu calls, %llu replies; NFS records %llu (v2 %llu, v3 %llu); skipped: v4 %llu, MOUNT %llu, "
+                 "other programs %llu, unknown procedures %llu, not RPC %llu\n",
+            (unsigned long long)s->rpc_calls, (unsigned long long)s->rpc_replies, (unsigned long long)s->records,
+            (unsigned long long)s->nfs_v2, (unsigned long long)s->nfs_v3, (unsigned long long)s->nfs_v4,
+            (unsigned long long)s->mount_calls, (unsigned long long)s->other_calls,
+            (unsigned long long)s->nfs_unknown_proc, (unsigned long long)s->bad_rpc);
+    fprintf(out, "Pairing: %llu calls without reply, %llu replies without call, %llu reply-before-call, "
+                 "%llu retransmitted calls, %llu duplicate replies, %llu RPC errors\n",
+            (unsigned long long)s->replies_lost, (unsigned long long)s->replies_without_call,
+            (unsigned long long)s->reply_first, (unsigned long long)s->retrans_calls,
+            (unsigned long long)s->dup_replies, (unsigned long long)s->rpc_errors);
+    fprintf(out, "Streams: %llu TCP connections, %llu gaps, %llu resyncs, %llu bytes skipped, %llu retransmitted "
+                 "and %llu overlapping segments, %llu IP datagrams reassembled\n",
+            (unsigned long long)cs->tcp_streams, (unsigned long long)cs->tcp_gaps, (unsigned long long)cs->resyncs,
+            (unsigned long long)cs->skipped_bytes, (unsigned long long)cs->tcp_retrans,
+            (unsigned long long)cs->tcp_overlap, (unsigned long long)cs->ip_reassembled);
+    fprintf(out, "Objects: %llu TBBT-IDs, %llu handles joined by fileid, %llu retired, %llu roots from MOUNT\n",
+            (unsigned long long)fs->objects, (unsigned long long)fs->aliases, (unsigned long long)fs->retired,
+            (unsigned long long)s->roots_learnt);
+    if (tf->steps)
+        fprintf(out, "Time: %llu backward clock steps removed (%.3f s in all)\n", (unsigned long long)tf->steps,
+                tf->removed / 1e9);
+    else
+        fprintf(out, "Time: no backward clock step\n");
+    unsigned n;
+    const struct tbbt_client_loss *l = tbbt_pass1_loss(p1, &n);
+    for (unsigned i = 0; i < n; i++) {
+        char ep[96];
+        endpoint_str(&l[i].client, ep, sizeof(ep));
+        if (l[i].sequential && l[i].expected >= l[i].calls)
+            fprintf(out, "Loss: client %s: %llu calls over an xid span of %llu: est. %.2f%% lost\n", ep,
+                    (unsigned long long)l[i].calls, (unsigned long long)l[i].expected,
+                    100.0 * (double)(l[i].expected - l[i].calls) / (double)l[i].expected);
+        else
+            fprintf(out, "Loss: client %s: %llu calls; xids not sequential, loss not estimated\n", ep,
+                    (unsigned long long)l[i].calls);
+    }
+    fprintf(out, "Speed: %.1f MB/s, %.0f calls/s (%.3f s wall, %.3f s CPU)\n", cs->bytes / 1e6 / wall,
+            s->records / wall, wall, cpu);
+}
+
+/* Writes the summary JSON used by tests and benchmarks. */
+static int write_summary_json(const char *path, struct tbbt_capture *cap, struct tbbt_pass1 *p1, struct prep *p,
+                              double wall, double cpu) {
+    const struct tbbt_capstats *cs = tbbt_capture_stats(cap);
+    const struct tbbt_pass1_stats *s = tbbt_pass1_stats(p1);
+    const struct tbbt_timefix *tf = tbbt_pass1_timefix(p1);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    GString *j = g_string_new("{");
+    g_string_append_printf(j,
+                           "\"records\":%llu,\"packets\":%llu,\"bytes\":%llu,\"messages\":%llu,\"rpc_calls\":%llu,"
+                           "\"rpc_replies\":%llu,\"calls_without_reply\":%llu,\"replies_without_call\":%llu,"
+                           "\"reply_first\":%llu,\"retrans_calls\":%llu,\"dup_replies\":%llu,\"nfs_v4_calls\":%llu,"
+                           "\"other_calls\":%llu,\"mount_calls\":%llu,\"skipped_bytes\":%llu,\"resyncs\":%llu,"
+                           "\"tail_cut\":%s,\"time_steps\":%llu,\"time_removed_s\":%.9f,"
+                           "\"wall_s\":%.6f,\"cpu_s\":%.6f,\"maxrss_kb\":%ld,",
+                           (unsigned long long)s->records, (unsigned long long)cs->packets,
+                           (unsigned long long)cs->bytes, (unsigned long long)cs->messages,
+                           (unsigned long long)s->rpc_calls, (unsigned long long)s->rpc_replies,
+                           (unsigned long long)s->replies_lost, (unsigned long long)s->replies_without_call,
+                           (unsigned long long)s->reply_first, (unsigned long long)s->retrans_calls,
+                           (unsigned long long)s->dup_replies, (unsigned long long)s->nfs_v4,
+                           (unsigned long long)s->other_calls, (unsigned long long)s->mount_calls,
+                           (unsigned long long)cs->skipped_bytes, (unsigned long long)cs->resyncs,
+                           cs->tail_cut ? "true" : "false", (unsigned long long)tf->steps, tf->removed / 1e9, wall,
+                           cpu, ru.ru_maxrss);
+    tbbt_summary_json(&p->sum, j);
+    g_string_append(j, "}\n");
+    GError *ge = NULL;
+    int rc = g_file_set_contents(path, j->str, (gssize)j->len, &ge) ? 0 : -1;
+    if (rc) {
+        fprintf(stderr, "tbbt-prep: %s\n", ge->message);
+        g_error_free(ge);
+    }
+    g_string_free(j, TRUE);
+    return rc;
+}
+
+/* Parses the options; exits 2 on bad usage. Returns the capture path. */
+static const char *parse_args(int argc, char **argv, struct tbbt_capture **capp) {
+    GError *ge = NULL;
+    GOptionContext *ctx = g_option_context_new("CAPTURE - decode an NFS capture into replay records");
+    g_option_context_add_main_entries(ctx, prep_entries, NULL);
+    g_option_context_set_description(ctx, "Reads pcap/pcapng (also .gz, .zst). Exit: 0 done, 1 failed, 2 usage.");
+    if (!g_option_context_parse(ctx, &argc, &argv, &ge)) {
+        fprintf(stderr, "tbbt-prep: %s (try --help)\n", ge->message);
+        exit(2);
+    }
+    if (argc != 2 || opt.reply_timeout <= 0 || opt.step_threshold <= 0) {
+        fprintf(stderr, "tbbt-prep: %s (try --help)\n",
+                argc != 2 ? "expected exactly one capture file" : "timeouts must be positive");
+        exit(2);
+    }
+    g_option_context_free(ctx);
+    char err[512];
+    *capp = tbbt_capture_open(argv[1], err, sizeof(err));
+    if (!*capp) {
+        fprintf(stderr, "tbbt-prep: %s\n", err);
+        exit(1);
+    }
+    for (char **p = opt.ports; p && *p; p++) {
+        char *end;
+        long v = strtol(*p, &end, 10);
+        if (*end || v <= 0 || v > 65535) {
+            fprintf(stderr, "tbbt-prep: --port %s: not a port number (try --help)\n", *p);
+            exit(2);
+        }
+        tbbt_capture_add_port(*capp, (uint16_t)v);
+    }
+    return argv[1];
+}
+
+int main(int argc, char **argv) {
+    struct tbbt_capture *cap;
+    const char *in = parse_args(argc, argv, &cap);
+    char *outpath = opt.output ? g_strdup(opt.output) : default_output(in);
+    struct prep p;
+    memset(&p, 0, sizeof(p));
+    tbbt_summary_init(&p.sum);
+    char *meta = g_strdup_printf("{\"source\":\"%s\",\"tool\":\"tbbt-prep " TBBT_VERSION "\",\"pass\":1}",
+                                 g_path_get_basename(in));
+    p.w = tbbt_recw_open(outpath, meta, p.err, sizeof(p.err));
+    if (!p.w) {
+        fprintf(stderr, "tbbt-prep: %s\n", p.err);
+        return 1;
+    }
+    struct tbbt_pass1_opts o;
+    tbbt_pass1_opts_default(&o);
+    o.reply_timeout = (int64_t)(opt.reply_timeout * 1e9);
+    o.step_threshold = (int64_t)(opt.step_threshold * 1e9);
+    struct tbbt_pass1 *p1 = tbbt_pass1_new(&o, prep_sink, &p);
+    double w0 = now_s(CLOCK_MONOTONIC), c0 = now_s(CLOCK_PROCESS_CPUTIME_ID);
+    int rc = tbbt_capture_run(cap, tbbt_pass1_msg, p1, p.err, sizeof(p.err));
+    if (rc == 0 && tbbt_pass1_finish(p1) != 0) {
+        g_snprintf(p.err, sizeof(p.err), "%s: cannot write records", outpath);
+        rc = -1;
+    }
+    double wall = now_s(CLOCK_MONOTONIC) - w0, cpu = now_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+    const struct tbbt_pass1_stats *s = tbbt_pass1_stats(p1);
+    if (rc == 0 && s->records == 0) {
+        g_snprintf(p.err, sizeof(p.err), "%s: no NFSv2 or NFSv3 calls found", in);
+        rc = -1;
+    }
+    if (rc != 0) {
+        fprintf(stderr, "tbbt-prep: %s\n", p.err);
+        tbbt_recw_abort(p.w);
+        return 1;
+    }
+    if (tbbt_recw_close(p.w, p.err, sizeof(p.err)) != 0) {
+        fprintf(stderr, "tbbt-prep: %s\n", p.err);
+        return 1;
+    }
+    const struct tbbt_capstats *cs = tbbt_capture_stats(cap);
+    if (cs->tail_cut)
+        fprintf(stderr, "tbbt-prep: warning: %s: capture cut short after packet %llu; kept every record before the cut\n",
+                in, (unsigned long long)cs->packets);
+    if (!opt.quiet) {
+        print_report(stdout, in, cap, p1, &p, wall, cpu);
+        printf("Wrote %llu records to %s\n", (unsigned long long)s->records, outpath);
+    }
+    if (opt.summary_json && write_summary_json(opt.summary_json, cap, p1, &p, wall, cpu) != 0) return 1;
+    tbbt_pass1_free(p1);
+    tbbt_capture_close(cap);
+    g_free(outpath);
+    g_free(meta);
+    return 0;
+}
