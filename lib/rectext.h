@@ -1,0 +1,72 @@
+/* rectext.h -- records as text: the canonical one-line text form (read
+ * and written, round-trips exactly) and JSON lines (written only, for jq).
+ *
+ * Text form: one line per record, tokens separated by one space; no token
+ * contains a space, so `split ' '` in Perl yields the columns.
+ *
+ *   line      = calltime SP replytime SP client SP server SP xid SP "v" vers
+ *               SP proc SP status SP flags SP cred *(SP key "=" value)
+ *   time      = ["-"] 1*DIGIT "." 9DIGIT         seconds.nanoseconds since the epoch
+ *   replytime = time / "-"                       "-" exactly when flags has L
+ *   endpoint  = "-"                              unknown (family 0), no port
+ *             / "-:" port                        unknown host, known port
+ *             / "~" 32HEXDIG ":" port            family 0 with address bytes (anonymised)
+ *             / ipv4 ":" port / "[" ipv6 "]" ":" port    (ipv6 as inet_ntop writes it)
+ *   xid       = "0x" 8HEXDIG                     lower case
+ *   vers      = 1*DIGIT                          "v3"
+ *   proc      = operation name from nfs_ops (tbbt_op_info(op)->name): getattr, fsstat, statfs ...
+ *   status    = ["-"] 1*DIGIT / "-"              "-" = -1 = no reply
+ *   flags     = "-" / 1*letter ["+" 1*HEXDIG]    letters in this order: L reply lost, I inserted,
+ *                                                T tcp, C call truncated, R reply truncated,
+ *                                                X retransmitted; "+hex" = other bits
+ *   cred      = "cred=" flavor ":" uid ":" gid [":" gid *("," gid)]   decimal; gids optional
+ *   key=value = the record's optional fields, in tbbt_fields[] order, under their table key:
+ *       id, u32, u64  decimal
+ *       time          time as above, or "server" (TBBT_TIME_SERVER: set to the server's clock)
+ *       str           DQUOTE *char DQUOTE: bytes 0x21-0x7e other than " and \ stand for
+ *                     themselves; \" \\ and \xHH (two lower-case hex digits) for every other
+ *                     byte, space included
+ *       entries       "[" [entry *("," entry)] "]"
+ *                     entry = fileid ":" cookie ":" id ":" type ":" size ":" str
+ * The parser accepts runs of spaces or tabs between tokens, optional
+ * fields in any order (each at most once), upper-case hex, and a trailing
+ * "\n" or "\r\n"; the formatter always writes the canonical form above.
+ *
+ * JSON lines: one object per record with call_time, reply_time (seconds
+ * as numbers with 9 decimals; reply_time null when the reply was lost),
+ * client, server (the text form's endpoint strings), xid, vers, proc,
+ * status (null when there is no reply), flags (the text form's letters),
+ * inserted, reply_lost, tcp (booleans), flavor, uid, gid, gids (the
+ * credentials), then every present optional field under its table key;
+ * an optional field whose key is one of those header keys (uid, gid: the
+ * object's attributes) is written as "attr_" KEY. Times are numbers,
+ * "server" for TBBT_TIME_SERVER. u64 values are exact integers (beware
+ * consumers that read JSON numbers as doubles). Strings: valid UTF-8 is
+ * kept, control characters are \uXXXX-escaped, and every byte that is
+ * not part of valid UTF-8 is written as \u00XX (so such names read back
+ * as U+0080..U+00FF: lossy, JSON has no byte strings). entries is an
+ * array of {"fileid","cookie","id","type","size","name"} objects. */
+#ifndef TBBT_RECTEXT_H
+#define TBBT_RECTEXT_H
+
+#include <glib.h>
+#include <stddef.h>
+
+#include "record.h"
+
+/* Appends r's text form to out (no newline). Returns 0, or -1 when r
+ * cannot be represented (op out of range, unknown endpoint family, more
+ * than TBBT_MAX_GIDS gids, string out of its arena); out is then left as
+ * it was. */
+int tbbt_rec_format_text(const struct tbbt_rec *r, GString *out);
+
+/* Parses one text line of len bytes (a trailing newline is allowed) into
+ * r (an initialised record; cleared first, its buffers reused). Returns 0,
+ * or -1 with "column N: ..." naming the field that failed in err; the
+ * caller adds the file name and line number. */
+int tbbt_rec_parse_text(struct tbbt_rec *r, const char *line, size_t len, char *err, size_t errlen);
+
+/* Appends r as one JSON object to out (no newline). */
+void tbbt_rec_format_json(const struct tbbt_rec *r, GString *out);
+
+#endif

@@ -1,0 +1,210 @@
+/* tbbt-dump -- prints a record file as the canonical text form (default)
+ * or JSON lines, and turns the text form back into a record file.
+ *
+ *   tbbt-dump [--jsonl] [-o OUT] FILE.tbbt      records -> text / JSON lines
+ *   tbbt-dump --meta FILE.tbbt                  the file's metadata string
+ *   tbbt-dump --text-in -o OUT.tbbt FILE|-      text form -> records
+ *
+ * Exit codes: 0 done, 1 failed (one line naming the file and line or
+ * offset), 2 bad usage. */
+#include <errno.h>
+#include <glib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recfile.h"
+#include "rectext.h"
+
+#define FLUSH_AT (64 * 1024)
+
+/* Command-line options, declared once in the table below. */
+struct opts {
+    gboolean jsonl, text_in, meta;
+    gchar *out, *set_meta;
+};
+
+static struct opts o;
+
+static const GOptionEntry entries[] = {
+    {"jsonl", 'j', 0, G_OPTION_ARG_NONE, &o.jsonl, "Print JSON lines instead of the text form", NULL},
+    {"text-in", 't', 0, G_OPTION_ARG_NONE, &o.text_in,
+     "Read the text form (FILE or -) and write a record file to -o", NULL},
+    {"output", 'o', 0, G_OPTION_ARG_FILENAME, &o.out,
+     "Write to OUT (default stdout; required with --text-in)", "OUT"},
+    {"meta", 'm', 0, G_OPTION_ARG_NONE, &o.meta, "Print the file's metadata (JSON text) and exit", NULL},
+    {"set-meta", 0, 0, G_OPTION_ARG_STRING, &o.set_meta,
+     "With --text-in: metadata to store (default names the input)", "JSON"},
+    {NULL, 0, 0, 0, NULL, NULL, NULL},
+};
+
+/* Writes buf to f and empties it. Returns 0 or -1 (message printed). */
+static int flush_out(GString *buf, FILE *f, const char *name) {
+    if (buf->len && fwrite(buf->str, 1, buf->len, f) != buf->len) {
+        fprintf(stderr, "tbbt-dump: %s: write failed: %s\n", name, g_strerror(errno));
+        return -1;
+    }
+    g_string_truncate(buf, 0);
+    return 0;
+}
+
+/* Opens the text/JSON output (stdout unless -o). Returns NULL on error. */
+static FILE *open_out(const char *path) {
+    if (!path || strcmp(path, "-") == 0) return stdout;
+    FILE *f = fopen(path, "w");
+    if (!f) fprintf(stderr, "tbbt-dump: %s: cannot create: %s\n", path, g_strerror(errno));
+    return f;
+}
+
+/* Closes the output; returns 0 or -1 (message printed). */
+static int close_out(FILE *f, const char *path) {
+    int bad = f == stdout ? fflush(f) : fclose(f);
+    if (bad) fprintf(stderr, "tbbt-dump: %s: write failed: %s\n", path ? path : "stdout", g_strerror(errno));
+    return bad ? -1 : 0;
+}
+
+/* Prints every record of path as text or JSON. Returns the exit code. */
+static int dump(const char *path) {
+    char err[600];
+    struct tbbt_recreader *rd = tbbt_recr_open(path, err, sizeof(err));
+    if (!rd) {
+        fprintf(stderr, "tbbt-dump: %s\n", err);
+        return 1;
+    }
+    if (o.meta) {
+        printf("%s\n", tbbt_recr_meta(rd));
+        tbbt_recr_close(rd);
+        return 0;
+    }
+    FILE *f = open_out(o.out);
+    if (!f) {
+        tbbt_recr_close(rd);
+        return 1;
+    }
+    const char *oname = o.out ? o.out : "stdout";
+    struct tbbt_rec r;
+    GString *buf = g_string_sized_new(FLUSH_AT + 4096);
+    int rc = 0, got;
+    uint64_t n = 0;
+    tbbt_rec_init(&r);
+    while ((got = tbbt_recr_next(rd, &r)) == 1 && rc == 0) {
+        n++;
+        if (o.jsonl) {
+            tbbt_rec_format_json(&r, buf);
+        } else if (tbbt_rec_format_text(&r, buf) < 0) {
+            fprintf(stderr, "tbbt-dump: %s: record %" G_GUINT64_FORMAT ": cannot be written as text\n", path,
+                    n);
+            rc = 1;
+        }
+        g_string_append_c(buf, '\n');
+        if (buf->len >= FLUSH_AT && flush_out(buf, f, oname) < 0) rc = 1;
+    }
+    if (got < 0) {
+        fprintf(stderr, "tbbt-dump: %s\n", tbbt_recr_error(rd));
+        rc = 1;
+    }
+    if (flush_out(buf, f, oname) < 0 || close_out(f, o.out) < 0) rc = 1;
+    g_string_free(buf, TRUE);
+    tbbt_rec_free(&r);
+    tbbt_recr_close(rd);
+    return rc;
+}
+
+/* Returns the default metadata for a file converted from text (caller
+ * frees): {"tool":"tbbt-dump --text-in","source":PATH}. */
+static char *default_meta(const char *path) {
+    GString *m = g_string_new("{\"tool\":\"tbbt-dump --text-in\",\"source\":\"");
+    for (const char *p = path; *p; p++) {
+        if (*p == '"' || *p == '\\') g_string_append_c(m, '\\');
+        if ((unsigned char)*p < 0x20)
+            g_string_append_printf(m, "\\u%04x", *p);
+        else
+            g_string_append_c(m, *p);
+    }
+    g_string_append(m, "\"}");
+    return g_string_free(m, FALSE);
+}
+
+/* Reads text lines from path ("-" = stdin) and writes them as a record
+ * file to o.out. Blank lines and lines starting with '#' are skipped.
+ * Returns the exit code. */
+static int undump(const char *path) {
+    char err[600], msg[400];
+    int is_stdin = strcmp(path, "-") == 0;
+    const char *name = is_stdin ? "stdin" : path;
+    FILE *in = is_stdin ? stdin : fopen(path, "r");
+    if (!in) {
+        fprintf(stderr, "tbbt-dump: %s: cannot open: %s\n", path, g_strerror(errno));
+        return 1;
+    }
+    char *meta = o.set_meta ? g_strdup(o.set_meta) : default_meta(name);
+    struct tbbt_recwriter *w = tbbt_recw_open(o.out, meta, err, sizeof(err));
+    g_free(meta);
+    if (!w) {
+        fprintf(stderr, "tbbt-dump: %s\n", err);
+        if (!is_stdin) fclose(in);
+        return 1;
+    }
+    struct tbbt_rec r;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    uint64_t lineno = 0;
+    int rc = 0, put_failed = 0;
+    tbbt_rec_init(&r);
+    while (rc == 0 && (len = getline(&line, &cap, in)) >= 0) {
+        lineno++;
+        if (len == 0 || line[0] == '#' || line[0] == '\n') continue;
+        if (tbbt_rec_parse_text(&r, line, (size_t)len, msg, sizeof(msg)) < 0) {
+            fprintf(stderr, "tbbt-dump: %s:%" G_GUINT64_FORMAT ": %s\n", name, lineno, msg);
+            rc = 1;
+        } else if (tbbt_recw_put(w, &r) < 0) {
+            rc = 1;
+            put_failed = 1;
+        }
+    }
+    if (ferror(in)) {
+        fprintf(stderr, "tbbt-dump: %s: read error: %s\n", name, g_strerror(errno));
+        rc = 1;
+    }
+    if (rc == 0 || put_failed) {
+        /* close writes the file, or reports the writer's error and removes it */
+        if (tbbt_recw_close(w, err, sizeof(err)) < 0) {
+            fprintf(stderr, "tbbt-dump: %s: line %" G_GUINT64_FORMAT ": %s\n", name, lineno, err);
+            rc = 1;
+        }
+    } else {
+        tbbt_recw_abort(w);
+    }
+    free(line);
+    tbbt_rec_free(&r);
+    if (!is_stdin) fclose(in);
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    GError *gerr = NULL;
+    GOptionContext *ctx = g_option_context_new("FILE");
+    g_option_context_set_summary(ctx,
+                                 "Print a tbbt record file as text (default) or JSON lines, or convert the\n"
+                                 "text form back into a record file (--text-in).");
+    g_option_context_add_main_entries(ctx, entries, NULL);
+    if (!g_option_context_parse(ctx, &argc, &argv, &gerr)) {
+        fprintf(stderr, "tbbt-dump: %s (see --help)\n", gerr->message);
+        return 2;
+    }
+    g_option_context_free(ctx);
+    if (argc != 2) {
+        fprintf(stderr, "tbbt-dump: expected one FILE (see --help)\n");
+        return 2;
+    }
+    if (o.text_in && (!o.out || o.jsonl || o.meta)) {
+        fprintf(stderr, "tbbt-dump: --text-in needs -o OUT and excludes --jsonl and --meta\n");
+        return 2;
+    }
+    if (o.set_meta && !o.text_in) {
+        fprintf(stderr, "tbbt-dump: --set-meta only applies with --text-in\n");
+        return 2;
+    }
+    return o.text_in ? undump(argv[1]) : dump(argv[1]);
+}

@@ -1,2 +1,0 @@
-/* placeholder until pass 1 sources land; removed then */
-int tbbt_transform_anchor;
