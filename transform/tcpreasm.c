@@ -1,0 +1,574 @@
+/* tcpreasm.c -- TCP reassembly and RPC record marking (see tcpreasm.h). */
+#include "tcpreasm.h"
+
+#include <string.h>
+
+#include <glib.h>
+
+enum { ST_HUNT, ST_MARK, ST_BODY };
+
+#define SMALL_BUF (64u << 10) /* message buffers up to this size are kept for reuse */
+#define MIN_RPC 24u           /* shortest RPC message we accept when hunting */
+
+/* A directional 5-tuple (TCP only), hashed and compared as bytes. */
+struct flowkey {
+    uint8_t a[16], b[16];
+    uint16_t pa, pb;
+    uint8_t fam, pad[3];
+};
+
+/* An out-of-order segment waiting for the hole before it to fill. */
+struct oseg {
+    struct oseg *next;
+    uint32_t seq;
+    size_t caplen, len;
+    int64_t ts;
+    uint64_t pktno;
+    uint8_t data[];
+};
+
+/* One direction of a connection. */
+struct dir {
+    struct flowkey key;
+    struct tbbt_endpoint src, dst;
+    uint64_t conn;
+    uint32_t next_seq; /* sequence number of the next byte expected */
+    int state;
+    int lost;          /* framing was lost (a resync will be counted) */
+    int delivered;     /* delivered at least one message */
+    int64_t ts_seen;   /* last packet time */
+    uint8_t mark[4];
+    unsigned markn;
+    uint32_t need;     /* bytes left in the current fragment */
+    int lastfrag;
+    /* the message being assembled */
+    int inmsg, contig;
+    size_t msg_len, msg_cap;
+    int64_t ts_first, ts_last;
+    uint64_t pktno;
+    uint8_t *buf;
+    size_t bufsize;
+    /* out-of-order segments, sorted by sequence */
+    struct oseg *ooo;
+    size_t ooo_bytes;
+    unsigned ooo_n;
+};
+
+struct tbbt_tcpreasm {
+    GHashTable *dirs; /* struct flowkey * -> struct dir * (key inside the value) */
+    struct dir *last; /* the most recent lookup */
+    struct tbbt_capstats *st;
+    tbbt_msg_cb cb;
+    void *ctx;
+    size_t mem; /* bytes held in message and out-of-order buffers */
+    uint8_t ports[65536 / 8];
+};
+
+static inline uint32_t be32(const uint8_t *p) {
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* Checks a call header's words after msg_type. */
+static int call_ok(const uint8_t *p, size_t n, int strict) {
+    if (be32(p + 8) != 2) return 0;
+    if (n < 24) return !strict;
+    if (be32(p + 16) > 100 || be32(p + 20) > 1000) return 0;
+    if (n < 32) return 1;
+    uint32_t fl = be32(p + 24);
+    return (fl <= 6 || (fl >= 390003 && fl <= 390009)) && be32(p + 28) <= 400;
+}
+
+/* Checks a reply header's words after msg_type. */
+static int reply_ok(const uint8_t *p, size_t n, int strict) {
+    uint32_t stat = be32(p + 8);
+    if (stat > 1) return 0;
+    if (n < 24) return !strict;
+    if (stat == 1) return be32(p + 12) <= 1;
+    uint32_t fl = be32(p + 12), vlen = be32(p + 16);
+    if (!(fl <= 6 || (fl >= 390003 && fl <= 390009)) || vlen > 400) return 0;
+    if (n < 24 + (size_t)vlen) return 1;
+    return be32(p + 20 + vlen) <= 5;
+}
+
+int tbbt_rpc_plausible(const uint8_t *p, size_t n, int strict) {
+    if (n < 12) return !strict && (n < 8 || be32(p + 4) <= 1);
+    uint32_t type = be32(p + 4);
+    if (type == 0) return call_ok(p, n, strict);
+    if (type == 1) return reply_ok(p, n, strict);
+    return 0;
+}
+
+/* Mixes 64 bits (splitmix64 finaliser). */
+static inline uint64_t mix(uint64_t x) {
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+/* Hashes the 40 bytes of a flow key. */
+static uint64_t key_hash64(const struct flowkey *k) {
+    uint64_t w[5], h = 0x9e3779b97f4a7c15ULL;
+    memcpy(w, k, sizeof w);
+    for (int i = 0; i < 5; i++) h = mix(h ^ w[i]);
+    return h;
+}
+
+static guint key_hash(gconstpointer k) {
+    return (guint)key_hash64(k);
+}
+
+static gboolean key_equal(gconstpointer a, gconstpointer b) {
+    return memcmp(a, b, sizeof(struct flowkey)) == 0;
+}
+
+/* Builds the directional key of src -> dst. */
+static void make_key(struct flowkey *k, const struct tbbt_endpoint *src, const struct tbbt_endpoint *dst) {
+    memset(k, 0, sizeof *k);
+    memcpy(k->a, src->addr, 16);
+    memcpy(k->b, dst->addr, 16);
+    k->pa = src->port;
+    k->pb = dst->port;
+    k->fam = src->family;
+}
+
+uint64_t tbbt_flow_id(const struct tbbt_endpoint *a, const struct tbbt_endpoint *b, int proto) {
+    struct flowkey k;
+    int swap = memcmp(a->addr, b->addr, 16);
+    if (swap > 0 || (swap == 0 && a->port > b->port)) make_key(&k, b, a);
+    else make_key(&k, a, b);
+    k.pad[0] = (uint8_t)proto;
+    return key_hash64(&k);
+}
+
+struct tbbt_tcpreasm *tbbt_tcpreasm_new(struct tbbt_capstats *st, tbbt_msg_cb cb, void *ctx) {
+    struct tbbt_tcpreasm *r = g_new0(struct tbbt_tcpreasm, 1);
+    r->dirs = g_hash_table_new(key_hash, key_equal);
+    r->st = st;
+    r->cb = cb;
+    r->ctx = ctx;
+    return r;
+}
+
+void tbbt_tcpreasm_add_port(struct tbbt_tcpreasm *r, uint16_t port) {
+    r->ports[port >> 3] |= (uint8_t)(1u << (port & 7));
+}
+
+/* Returns 1 when the stream's ports include one the user named. */
+static int known_port(const struct tbbt_tcpreasm *r, const struct dir *d) {
+    return (r->ports[d->src.port >> 3] >> (d->src.port & 7) & 1) ||
+           (r->ports[d->dst.port >> 3] >> (d->dst.port & 7) & 1);
+}
+
+size_t tbbt_tcpreasm_count(const struct tbbt_tcpreasm *r) {
+    return g_hash_table_size(r->dirs);
+}
+
+/* Hands one message to the callback and counts it. A message with no
+ * captured xid is only counted as skipped bytes. */
+static void deliver(struct tbbt_tcpreasm *r, struct dir *d, const uint8_t *data, size_t caplen, size_t len,
+                    int64_t ts_first, int64_t ts_last, uint64_t pktno) {
+    if (caplen < 4) {
+        r->st->skipped_bytes += len;
+        return;
+    }
+    if (!d->delivered) {
+        d->delivered = 1;
+        struct flowkey rk;
+        make_key(&rk, &d->dst, &d->src);
+        struct dir *rev = g_hash_table_lookup(r->dirs, &rk);
+        if (!rev || !rev->delivered) r->st->tcp_streams++;
+    }
+    struct tbbt_msg m = {.ts_first = ts_first,
+                         .ts_last = ts_last,
+                         .src = d->src,
+                         .dst = d->dst,
+                         .tcp = 1,
+                         .data = data,
+                         .caplen = caplen,
+                         .len = len,
+                         .pktno = pktno,
+                         .conn = d->conn};
+    r->st->messages++;
+    if (caplen < len) r->st->truncated_msgs++;
+    r->cb(r->ctx, &m);
+}
+
+/* Drops the message being assembled, releasing a large buffer. */
+static void end_msg(struct tbbt_tcpreasm *r, struct dir *d) {
+    d->inmsg = 0;
+    d->msg_len = d->msg_cap = 0;
+    if (d->bufsize > SMALL_BUF) {
+        r->mem -= d->bufsize;
+        g_free(d->buf);
+        d->buf = NULL;
+        d->bufsize = 0;
+    }
+}
+
+/* Framing is lost: abandon the message in progress and hunt. */
+static void lose_sync(struct tbbt_tcpreasm *r, struct dir *d) {
+    if (d->inmsg) r->st->skipped_bytes += d->msg_len;
+    end_msg(r, d);
+    d->state = ST_HUNT;
+    d->markn = 0;
+    d->lost = 1;
+}
+
+/* Hunts from pos for a plausible record mark + RPC header in the captured
+ * bytes; returns the position where framing resumes, or len. */
+static size_t hunt(struct tbbt_tcpreasm *r, struct dir *d, const uint8_t *p, size_t cap, size_t len,
+                   size_t pos) {
+    int strict = !known_port(r, d);
+    for (size_t k = pos; k + 4 + MIN_RPC <= cap; k++) {
+        uint32_t fl = be32(p + k) & 0x7fffffffu;
+        if (fl < MIN_RPC || fl > TBBT_TCP_MAX_FRAG) continue;
+        size_t avail = cap - k - 4;
+        if (!tbbt_rpc_plausible(p + k + 4, avail < fl ? avail : fl, strict)) continue;
+        if (d->lost || k > pos) r->st->resyncs++;
+        r->st->skipped_bytes += k - pos;
+        d->lost = 0;
+        d->state = ST_MARK;
+        d->markn = 0;
+        return k;
+    }
+    r->st->skipped_bytes += len - pos;
+    d->lost = 1;
+    return len;
+}
+
+/* Reads (part of) a record mark at pos; returns the new position. */
+static size_t read_mark(struct tbbt_tcpreasm *r, struct dir *d, const uint8_t *p, size_t cap, size_t len,
+                        size_t pos) {
+    while (d->markn < 4 && pos < len) {
+        if (pos >= cap) {
+            lose_sync(r, d);
+            return pos;
+        }
+        d->mark[d->markn++] = p[pos++];
+    }
+    if (d->markn < 4) return pos;
+    d->markn = 0;
+    uint32_t m = be32(d->mark);
+    uint32_t fl = m & 0x7fffffffu;
+    int bad = fl > TBBT_TCP_MAX_FRAG || (!d->inmsg && fl < MIN_RPC);
+    if (!d->inmsg && !bad && pos < cap) {
+        size_t avail = cap - pos < fl ? cap - pos : fl;
+        bad = !tbbt_rpc_plausible(p + pos, avail, 0);
+    }
+    if (d->inmsg && d->msg_len + fl > 4 * (size_t)TBBT_TCP_MAX_FRAG) bad = 1;
+    if (bad) {
+        lose_sync(r, d);
+        return pos >= 4 ? pos - 3 : pos; /* hunt from just after the mark's start */
+    }
+    d->need = fl;
+    d->lastfrag = m >> 31;
+    d->state = ST_BODY;
+    return pos;
+}
+
+/* Appends c captured bytes to the message buffer while the captured part
+ * is still a prefix and within the bounds. */
+static void append(struct tbbt_tcpreasm *r, struct dir *d, const uint8_t *p, size_t c, size_t n) {
+    size_t take = d->contig ? c : 0;
+    if (d->msg_cap + take > TBBT_TCP_MSG_KEEP) take = TBBT_TCP_MSG_KEEP - d->msg_cap;
+    if (d->msg_cap + take > d->bufsize) {
+        size_t want = d->bufsize ? d->bufsize : 4096;
+        while (want < d->msg_cap + take) want *= 2;
+        if (want > TBBT_TCP_MSG_KEEP) want = TBBT_TCP_MSG_KEEP;
+        if (r->mem + want - d->bufsize > TBBT_TCP_MEM_MAX) {
+            take = d->bufsize - d->msg_cap;
+        } else {
+            r->mem += want - d->bufsize;
+            d->buf = g_realloc(d->buf, want);
+            d->bufsize = want;
+        }
+    }
+    if (take) memcpy(d->buf + d->msg_cap, p, take);
+    d->msg_cap += take;
+    if (take < n) d->contig = 0;
+}
+
+/* Consumes fragment body bytes at pos; returns the new position. */
+static size_t body(struct tbbt_tcpreasm *r, struct dir *d, const uint8_t *p, size_t cap, size_t len,
+                   size_t pos, int64_t ts, uint64_t pktno) {
+    size_t n = len - pos < d->need ? len - pos : d->need;
+    size_t c = cap > pos ? (cap - pos < n ? cap - pos : n) : 0;
+    if (!d->inmsg) {
+        if (d->lastfrag && n == d->need) { /* whole message in this segment: no copy */
+            deliver(r, d, c ? p + pos : NULL, c, n, ts, ts, pktno);
+            d->state = ST_MARK;
+            return pos + n;
+        }
+        d->inmsg = 1;
+        d->contig = 1;
+        d->msg_len = d->msg_cap = 0;
+        d->ts_first = ts;
+        d->pktno = pktno;
+    }
+    append(r, d, c ? p + pos : NULL, c, n);
+    d->msg_len += n;
+    d->need -= (uint32_t)n;
+    d->ts_last = ts;
+    if (d->need == 0) {
+        if (d->lastfrag) {
+            deliver(r, d, d->buf, d->msg_cap, d->msg_len, d->ts_first, d->ts_last, d->pktno);
+            end_msg(r, d);
+        }
+        d->state = ST_MARK;
+    }
+    return pos + n;
+}
+
+/* Runs the framing over len in-order wire bytes, of which the first cap
+ * are captured at p (p may be NULL when cap is 0). */
+static void feed(struct tbbt_tcpreasm *r, struct dir *d, const uint8_t *p, size_t cap, size_t len, int64_t ts,
+                 uint64_t pktno) {
+    size_t pos = 0;
+    while (pos < len) {
+        switch (d->state) {
+        case ST_HUNT: pos = hunt(r, d, p, cap, len, pos); break;
+        case ST_MARK: pos = read_mark(r, d, p, cap, len, pos); break;
+        default: pos = body(r, d, p, cap, len, pos, ts, pktno); break;
+        }
+    }
+}
+
+/* Signed distance from b to a in sequence space. */
+static inline int32_t seqdiff(uint32_t a, uint32_t b) {
+    return (int32_t)(a - b);
+}
+
+/* Feeds bytes starting at seq, which is at or before next_seq: trims what
+ * was seen already; counts retransmissions and overlaps. */
+static void in_order(struct tbbt_tcpreasm *r, struct dir *d, uint32_t seq, const uint8_t *p, size_t cap,
+                     size_t len, int64_t ts, uint64_t pktno) {
+    int32_t rel = seqdiff(seq, d->next_seq);
+    if (rel < 0) {
+        size_t k = (size_t)-(int64_t)rel;
+        if (len <= k) {
+            r->st->tcp_retrans++;
+            return;
+        }
+        r->st->tcp_overlap++;
+        p = cap > k ? p + k : NULL;
+        cap = cap > k ? cap - k : 0;
+        len -= k;
+    }
+    feed(r, d, p, cap, len, ts, pktno);
+    d->next_seq += (uint32_t)len;
+}
+
+/* Frees one out-of-order segment. */
+static void free_oseg(struct tbbt_tcpreasm *r, struct dir *d, struct oseg *o) {
+    r->mem -= o->caplen + sizeof *o;
+    d->ooo_bytes -= o->caplen;
+    d->ooo_n--;
+    g_free(o);
+}
+
+/* Feeds every buffered segment that no longer lies beyond a hole. */
+static void drain(struct tbbt_tcpreasm *r, struct dir *d) {
+    while (d->ooo && seqdiff(d->ooo->seq, d->next_seq) <= 0) {
+        struct oseg *o = d->ooo;
+        d->ooo = o->next;
+        in_order(r, d, o->seq, o->data, o->caplen, o->len, o->ts, o->pktno);
+        free_oseg(r, d, o);
+    }
+}
+
+/* Gives up waiting for the hole before the first buffered segment: its
+ * bytes are known to exist but are missing, and the framing follows them
+ * by length. */
+static void skip_hole(struct tbbt_tcpreasm *r, struct dir *d) {
+    uint32_t hole = (uint32_t)seqdiff(d->ooo->seq, d->next_seq);
+    r->st->tcp_gaps++;
+    if (hole > TBBT_TCP_MAX_FRAG) { /* too far to follow: start over */
+        lose_sync(r, d);
+        r->st->skipped_bytes += hole;
+    } else {
+        feed(r, d, NULL, 0, hole, d->ooo->ts, d->ooo->pktno);
+    }
+    d->next_seq = d->ooo->seq;
+    drain(r, d);
+}
+
+/* Buffers a segment beyond a hole, in sequence order; a segment starting
+ * where one is buffered replaces it when longer. */
+static void buffer(struct tbbt_tcpreasm *r, struct dir *d, uint32_t seq, const uint8_t *p, size_t cap,
+                   size_t len, int64_t ts, uint64_t pktno) {
+    struct oseg **pp = &d->ooo;
+    while (*pp && seqdiff((*pp)->seq, seq) < 0) pp = &(*pp)->next;
+    if (*pp && (*pp)->seq == seq) {
+        if ((*pp)->len >= len && (*pp)->caplen >= cap) {
+            r->st->tcp_retrans++;
+            return;
+        }
+        struct oseg *old = *pp;
+        *pp = old->next;
+        free_oseg(r, d, old);
+    }
+    struct oseg *o = g_malloc(sizeof *o + cap);
+    o->seq = seq;
+    o->caplen = cap;
+    o->len = len;
+    o->ts = ts;
+    o->pktno = pktno;
+    if (cap) memcpy(o->data, p, cap);
+    o->next = *pp;
+    *pp = o;
+    d->ooo_bytes += cap;
+    d->ooo_n++;
+    r->mem += cap + sizeof *o;
+}
+
+/* Takes the payload of one segment whose data starts at seq. */
+static void data(struct tbbt_tcpreasm *r, struct dir *d, uint32_t seq, const uint8_t *p, size_t cap, size_t len,
+                 int64_t ts, uint64_t pktno) {
+    if (len == 0) return;
+    if (seqdiff(seq, d->next_seq) <= 0) {
+        in_order(r, d, seq, p, cap, len, ts, pktno);
+        drain(r, d);
+        return;
+    }
+    if (seqdiff(seq, d->next_seq) > (int32_t)TBBT_TCP_MAX_FRAG * 4) { /* a jump: start over there */
+        r->st->tcp_gaps++;
+        lose_sync(r, d);
+        d->next_seq = seq;
+        data(r, d, seq, p, cap, len, ts, pktno);
+        return;
+    }
+    buffer(r, d, seq, p, cap, len, ts, pktno);
+    while (d->ooo && (d->ooo_bytes > TBBT_TCP_OOO_MAX || d->ooo_n > TBBT_TCP_OOO_SEGS || r->mem > TBBT_TCP_MEM_MAX))
+        skip_hole(r, d);
+}
+
+/* Delivers whatever a stream still holds: buffered segments after their
+ * holes, and the message in progress as a truncated one. */
+static void flush(struct tbbt_tcpreasm *r, struct dir *d) {
+    while (d->ooo) skip_hole(r, d);
+    if (d->inmsg && d->state == ST_BODY) {
+        size_t len = d->msg_len + d->need;
+        r->st->tcp_gaps++;
+        deliver(r, d, d->buf, d->msg_cap, len, d->ts_first, d->ts_last, d->pktno);
+    } else if (d->inmsg) {
+        r->st->skipped_bytes += d->msg_len;
+    }
+    end_msg(r, d);
+    d->state = ST_HUNT;
+}
+
+/* Removes a direction from the table and frees it (after flush). */
+static void drop_dir(struct tbbt_tcpreasm *r, struct dir *d) {
+    if (r->last == d) r->last = NULL;
+    g_hash_table_remove(r->dirs, &d->key);
+    r->mem -= d->bufsize;
+    g_free(d->buf);
+    g_free(d);
+}
+
+/* Finds the state of src -> dst, creating it when create is set. */
+static struct dir *find_dir(struct tbbt_tcpreasm *r, const struct tbbt_tcpseg *s, int create) {
+    struct flowkey k;
+    make_key(&k, s->src, s->dst);
+    if (r->last && key_equal(&r->last->key, &k)) return r->last;
+    struct dir *d = g_hash_table_lookup(r->dirs, &k);
+    if (!d && create) {
+        d = g_new0(struct dir, 1);
+        d->key = k;
+        d->src = *s->src;
+        d->dst = *s->dst;
+        d->conn = tbbt_flow_id(s->src, s->dst, 6);
+        d->lost = 0;
+        if (s->flags & TBBT_TH_SYN) {
+            d->next_seq = s->seq + 1;
+            d->state = ST_MARK;
+        } else {
+            d->next_seq = s->seq;
+            d->state = ST_HUNT;
+        }
+        g_hash_table_insert(r->dirs, &d->key, d);
+    }
+    if (d) r->last = d;
+    return d;
+}
+
+void tbbt_tcpreasm_segment(struct tbbt_tcpreasm *r, const struct tbbt_tcpseg *s) {
+    int end = s->flags & (TBBT_TH_FIN | TBBT_TH_RST);
+    struct dir *d = find_dir(r, s, s->len > 0 || !end);
+    if (!d) return;
+    d->ts_seen = s->ts;
+    uint32_t seq = s->seq;
+    if (s->flags & TBBT_TH_SYN) {
+        if (seqdiff(seq + 1, d->next_seq) != 0 && (d->inmsg || d->ooo || d->delivered)) {
+            flush(r, d); /* a new connection on the same tuple */
+            d->next_seq = seq + 1;
+        }
+        if (seqdiff(seq + 1, d->next_seq) != 0) d->next_seq = seq + 1;
+        if (d->state == ST_HUNT && !d->lost) d->state = ST_MARK;
+        seq++;
+    }
+    data(r, d, seq, s->data, s->caplen, s->len, s->ts, s->pktno);
+    if (!end) return;
+    flush(r, d);
+    drop_dir(r, d);
+    if (s->flags & TBBT_TH_RST) {
+        struct tbbt_tcpseg rs = *s;
+        rs.src = s->dst;
+        rs.dst = s->src;
+        struct dir *rev = find_dir(r, &rs, 0);
+        if (rev) {
+            flush(r, rev);
+            drop_dir(r, rev);
+        }
+    }
+}
+
+/* Collects into arr (a GPtrArray) every direction idle since before
+ * *(int64_t *)limit, or all when limit is NULL. */
+static void collect(gpointer key, gpointer value, gpointer user) {
+    (void)key;
+    GPtrArray *arr = user;
+    struct dir *d = value;
+    const int64_t *limit = g_ptr_array_index(arr, 0);
+    if (!limit || d->ts_seen < *limit) g_ptr_array_add(arr, d);
+}
+
+/* Flushes and drops the directions idle before *limit (all if NULL). */
+static void sweep(struct tbbt_tcpreasm *r, const int64_t *limit) {
+    GPtrArray *arr = g_ptr_array_new();
+    g_ptr_array_add(arr, (gpointer)limit);
+    g_hash_table_foreach(r->dirs, collect, arr);
+    for (guint i = 1; i < arr->len; i++) flush(r, g_ptr_array_index(arr, i));
+    for (guint i = 1; i < arr->len; i++) drop_dir(r, g_ptr_array_index(arr, i));
+    g_ptr_array_free(arr, TRUE);
+}
+
+void tbbt_tcpreasm_expire(struct tbbt_tcpreasm *r, int64_t now) {
+    int64_t limit = now - TBBT_TCP_IDLE_NS;
+    sweep(r, &limit);
+}
+
+void tbbt_tcpreasm_finish(struct tbbt_tcpreasm *r) {
+    sweep(r, NULL);
+}
+
+void tbbt_tcpreasm_free(struct tbbt_tcpreasm *r) {
+    if (!r) return;
+    GHashTableIter it;
+    gpointer k, v;
+    g_hash_table_iter_init(&it, r->dirs);
+    while (g_hash_table_iter_next(&it, &k, &v)) {
+        struct dir *d = v;
+        while (d->ooo) {
+            struct oseg *o = d->ooo;
+            d->ooo = o->next;
+            g_free(o);
+        }
+        g_free(d->buf);
+        g_free(d);
+    }
+    g_hash_table_destroy(r->dirs);
+    g_free(r);
+}
