@@ -1,7 +1,7 @@
 /* nfsdec.h -- ONC RPC and NFSv2/v3 message decoding into records.
  *
  * Stateless: bytes in, record fields out. Every wire byte is read through
- * the bounds-checked cursor of xdrcur.h, so a message cut short by the
+ * the bounds-checked cursor of cursor.h, so a message cut short by the
  * capture's snaplen yields every field that is present, and the decoder
  * says how far it got. File handles are not mapped here: the decoder
  * collects them, with the record field they belong to, in a tbbt_fhrefs
@@ -23,13 +23,14 @@ enum { TBBT_RPC_CALL = 0, TBBT_RPC_REPLY = 1 };
 /* The RPC header of a call or a reply. */
 struct tbbt_rpc_hdr {
     uint32_t xid;
-    uint32_t mtype;      /* TBBT_RPC_CALL or TBBT_RPC_REPLY */
+    uint32_t mtype; /* TBBT_RPC_CALL or TBBT_RPC_REPLY */
     /* call */
     uint32_t rpcvers, prog, vers, proc;
     struct tbbt_cred cred;
     /* reply */
     uint32_t reply_stat;  /* 0 MSG_ACCEPTED, 1 MSG_DENIED */
-    uint32_t accept_stat; /* 0 SUCCESS, ... (when accepted) */
+    uint32_t accept_stat; /* 0 SUCCESS, ... (when accepted); UINT32_MAX when denied */
+    uint32_t reject_stat; /* 0 RPC_MISMATCH, 1 AUTH_ERROR (when denied) */
     size_t body;          /* offset of the procedure's arguments or results */
 };
 
@@ -57,23 +58,30 @@ void tbbt_fhrefs_free(struct tbbt_fhrefs *l);
 
 /* Decode results. */
 enum {
-    TBBT_DEC_OK = 0,      /* every field decoded */
-    TBBT_DEC_TRUNC = 1,   /* cut short; the fields before the cut are set */
-    TBBT_DEC_BAD = -1,    /* malformed (impossible lengths or values) */
+    TBBT_DEC_OK = 0,    /* every field decoded */
+    TBBT_DEC_TRUNC = 1, /* cut short; the fields before the cut are set */
+    TBBT_DEC_BAD = -1,  /* malformed (impossible lengths or values) */
 };
 
 /* Decodes the arguments of call op (version vers) from p[0..n) into r,
- * appending the call's handles to fh. r->op and r->vers must be set. */
+ * appending the call's handles to fh (may be NULL). r->op and r->vers must
+ * be set. Returns TBBT_DEC_OK, TBBT_DEC_TRUNC or TBBT_DEC_BAD (also for an
+ * op that does not exist in r->vers). Strings go to r's arena; nothing else
+ * is allocated except when fh grows. */
 int tbbt_nfs_decode_call(struct tbbt_rec *r, const uint8_t *p, size_t n, struct tbbt_fhrefs *fh);
 
 /* Decodes the results of a reply to r->op (version r->vers) from p[0..n):
  * sets r->status and the result fields, appending the reply's handles to
- * fh (the new object's, readdirplus entries'). */
+ * fh (the new object's, readdirplus entries'). Returns as the call decoder.
+ * Readdir entries are added once their fileid, name and cookie are whole;
+ * TBBT_F_RCOUNT (number of entries) and TBBT_F_EOF only when the listing
+ * is complete. NULL (and v2 ROOT, WRITECACHE) replies set status 0. */
 int tbbt_nfs_decode_reply(struct tbbt_rec *r, const uint8_t *p, size_t n, struct tbbt_fhrefs *fh);
 
 /* MOUNT (program 100005) MNT replies teach the root handle: decodes a MNT
  * reply (v1 or v3) and copies the handle into fh. Returns 0 and sets *status
  * (0 = OK), or TBBT_DEC_TRUNC / TBBT_DEC_BAD. */
-int tbbt_mount_decode_mnt_reply(unsigned vers, const uint8_t *p, size_t n, uint32_t *status, struct tbbt_fhref *fh);
+int tbbt_mount_decode_mnt_reply(unsigned vers, const uint8_t *p, size_t n, uint32_t *status,
+                                struct tbbt_fhref *fh);
 
 #endif
