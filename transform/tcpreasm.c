@@ -165,6 +165,10 @@ size_t tbbt_tcpreasm_count(const struct tbbt_tcpreasm *r) {
     return g_hash_table_size(r->dirs);
 }
 
+size_t tbbt_tcpreasm_mem(const struct tbbt_tcpreasm *r) {
+    return r->mem;
+}
+
 /* Hands one message to the callback and counts it. A message with no
  * captured xid is only counted as skipped bytes. */
 static void deliver(struct tbbt_tcpreasm *r, struct dir *d, const uint8_t *data, size_t caplen, size_t len,

@@ -68,6 +68,9 @@ void tbbt_tcpreasm_finish(struct tbbt_tcpreasm *r);
 /* Number of stream directions currently held. */
 size_t tbbt_tcpreasm_count(const struct tbbt_tcpreasm *r);
 
+/* Bytes held in message and out-of-order buffers, all streams together. */
+size_t tbbt_tcpreasm_mem(const struct tbbt_tcpreasm *r);
+
 void tbbt_tcpreasm_free(struct tbbt_tcpreasm *r);
 
 /* Returns 1 when the n captured bytes at p (from the xid on) look like the

@@ -1,0 +1,390 @@
+/* test_tcpreasm.c -- TCP reassembly and RPC record marking, fed segment by
+ * segment: records across segments, several per segment, multi-fragment
+ * records, retransmissions, overlaps, out-of-order data, gaps, snaplen-cut
+ * segments, mid-stream pickup, connection teardown and memory bounds. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "tcpreasm.h"
+
+#define MAXM 128
+
+/* What the callback saw. */
+struct seen {
+    int n;
+    struct {
+        uint32_t xid;
+        size_t caplen, len;
+        int64_t ts_first, ts_last;
+        uint64_t pktno, conn;
+        int ok; /* the captured bytes equal the message as built */
+        uint16_t sport, dport;
+    } m[MAXM];
+};
+
+static struct seen S;
+static uint8_t msgs[16][70000]; /* messages as built, by xid index */
+
+static void put32(uint8_t *p, uint32_t v) {
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+static uint32_t get32(const uint8_t *p) {
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* Records a delivered message and checks its bytes against the one built
+ * with the same xid (xid = 0x1000 + index). */
+static void cb(void *ctx, const struct tbbt_msg *m) {
+    (void)ctx;
+    assert_true(S.n < MAXM);
+    int i = S.n++;
+    S.m[i].caplen = m->caplen;
+    S.m[i].len = m->len;
+    S.m[i].ts_first = m->ts_first;
+    S.m[i].ts_last = m->ts_last;
+    S.m[i].pktno = m->pktno;
+    S.m[i].conn = m->conn;
+    S.m[i].sport = m->src.port;
+    S.m[i].dport = m->dst.port;
+    S.m[i].xid = m->caplen >= 4 ? get32(m->data) : 0;
+    uint32_t k = S.m[i].xid - 0x1000;
+    S.m[i].ok = k < 16 && m->caplen <= m->len && !memcmp(m->data, msgs[k], m->caplen);
+}
+
+/* Builds an RPC call (AUTH_NONE) of total length len into msgs[k]; the
+ * body is a pattern that contains no plausible record mark. */
+static const uint8_t *call(int k, size_t len) {
+    uint8_t *p = msgs[k];
+    memset(p, 0, len);
+    put32(p, 0x1000 + (uint32_t)k);
+    put32(p + 4, 0);      /* CALL */
+    put32(p + 8, 2);      /* rpcvers */
+    put32(p + 12, 100003);
+    put32(p + 16, 3);
+    put32(p + 20, 7);     /* WRITE */
+    for (size_t i = 40; i < len; i++) p[i] = (uint8_t)(0x41 + i % 26);
+    return p;
+}
+
+/* Builds an accepted RPC reply of total length len into msgs[k]. */
+static const uint8_t *reply(int k, size_t len) {
+    uint8_t *p = msgs[k];
+    memset(p, 0, len);
+    put32(p, 0x1000 + (uint32_t)k);
+    put32(p + 4, 1); /* REPLY, MSG_ACCEPTED, AUTH_NONE verf, SUCCESS */
+    for (size_t i = 24; i < len; i++) p[i] = (uint8_t)(0x61 + i % 26);
+    return p;
+}
+
+/* A byte stream under construction: record marks and messages. */
+struct stream {
+    uint8_t b[300000];
+    size_t n;
+};
+
+/* Appends message m of len bytes as one record, or as fragments of at most
+ * frag bytes when frag > 0. */
+static void rec(struct stream *s, const uint8_t *m, size_t len, size_t frag) {
+    size_t off = 0;
+    do {
+        size_t n = frag && len - off > frag ? frag : len - off;
+        put32(s->b + s->n, (uint32_t)n | (off + n == len ? 0x80000000u : 0));
+        memcpy(s->b + s->n + 4, m + off, n);
+        s->n += 4 + n;
+        off += n;
+    } while (off < len);
+}
+
+static struct tbbt_endpoint CLI = {.family = 4, .addr = {10, 0, 0, 1}, .port = 700};
+static struct tbbt_endpoint SRV = {.family = 4, .addr = {10, 0, 0, 2}, .port = 2049};
+static struct tbbt_capstats ST;
+
+/* Feeds stream bytes [off, off+len) as one segment (ISN 1000, so byte i
+ * has sequence 1001 + i), of which only cap bytes are captured. */
+static void seg(struct tbbt_tcpreasm *r, const struct stream *s, size_t off, size_t len, size_t cap, uint8_t flags,
+                int64_t ts, uint64_t pktno) {
+    struct tbbt_tcpseg g = {.src = &CLI, .dst = &SRV, .seq = 1001 + (uint32_t)off, .flags = flags,
+                            .data = s->b + off, .caplen = cap, .len = len, .ts = ts, .pktno = pktno};
+    tbbt_tcpreasm_segment(r, &g);
+}
+
+/* A fresh reassembler with the SYN seen. */
+static struct tbbt_tcpreasm *start(void) {
+    memset(&S, 0, sizeof S);
+    memset(&ST, 0, sizeof ST);
+    struct tbbt_tcpreasm *r = tbbt_tcpreasm_new(&ST, cb, NULL);
+    struct tbbt_tcpseg syn = {.src = &CLI, .dst = &SRV, .seq = 1000, .flags = TBBT_TH_SYN, .ts = 1, .pktno = 1};
+    tbbt_tcpreasm_segment(r, &syn);
+    return r;
+}
+
+static struct stream St;
+
+/* One message over three segments, then three messages in one segment:
+ * delivered whole, in order, with first/last timestamps and the first
+ * packet's number. */
+static void test_split_and_batched(void **state) {
+    (void)state;
+    St.n = 0;
+    rec(&St, call(0, 3000), 3000, 0);
+    rec(&St, call(1, 100), 100, 0);
+    rec(&St, reply(2, 60), 60, 0);
+    rec(&St, call(3, 200), 200, 0);
+    struct tbbt_tcpreasm *r = start();
+    seg(r, &St, 0, 1000, 1000, 0, 10, 2);
+    seg(r, &St, 1000, 1000, 1000, 0, 20, 3);
+    seg(r, &St, 2000, 1004, 1004, 0, 30, 4);
+    seg(r, &St, 3004, St.n - 3004, St.n - 3004, 0, 40, 5);
+    assert_int_equal(S.n, 4);
+    assert_int_equal(S.m[0].xid, 0x1000);
+    assert_int_equal(S.m[0].len, 3000);
+    assert_int_equal(S.m[0].caplen, 3000);
+    assert_true(S.m[0].ok);
+    assert_int_equal(S.m[0].ts_first, 10);
+    assert_int_equal(S.m[0].ts_last, 30);
+    assert_int_equal(S.m[0].pktno, 2);
+    for (int i = 1; i < 4; i++) {
+        assert_int_equal(S.m[i].xid, 0x1000 + i);
+        assert_true(S.m[i].ok);
+        assert_int_equal(S.m[i].caplen, S.m[i].len);
+        assert_int_equal(S.m[i].ts_first, 40);
+        assert_int_equal(S.m[i].pktno, 5);
+    }
+    assert_int_equal(S.m[2].len, 60);
+    assert_int_equal(S.m[0].sport, 700);
+    assert_int_equal(S.m[0].dport, 2049);
+    assert_int_equal(ST.messages, 4);
+    assert_int_equal(ST.tcp_streams, 1);
+    assert_int_equal(ST.resyncs, 0);
+    assert_int_equal(ST.skipped_bytes, 0);
+    tbbt_tcpreasm_free(r);
+}
+
+/* A record sent as three fragments is delivered as one message: the
+ * fragments' bytes concatenated, marks removed. */
+static void test_multi_fragment(void **state) {
+    (void)state;
+    St.n = 0;
+    rec(&St, call(0, 1000), 1000, 400);
+    rec(&St, call(1, 80), 80, 0);
+    struct tbbt_tcpreasm *r = start();
+    seg(r, &St, 0, 500, 500, 0, 10, 2);
+    seg(r, &St, 500, St.n - 500, St.n - 500, 0, 20, 3);
+    assert_int_equal(S.n, 2);
+    assert_int_equal(S.m[0].len, 1000);
+    assert_int_equal(S.m[0].caplen, 1000);
+    assert_true(S.m[0].ok);
+    assert_true(S.m[1].ok);
+    tbbt_tcpreasm_free(r);
+}
+
+/* Retransmitted, overlapping and out-of-order segments: each message once,
+ * whole, in stream order; the counters say what happened. */
+static void test_retrans_overlap_ooo(void **state) {
+    (void)state;
+    St.n = 0;
+    for (int k = 0; k < 6; k++) rec(&St, call(k, 500 + 100 * (size_t)k), 500 + 100 * (size_t)k, 0);
+    struct tbbt_tcpreasm *r = start();
+    seg(r, &St, 0, 1200, 1200, 0, 10, 2);
+    seg(r, &St, 0, 1200, 1200, 0, 11, 3);     /* retransmission */
+    seg(r, &St, 2400, 1200, 1200, 0, 12, 4);  /* out of order */
+    seg(r, &St, 1000, 1400, 1400, 0, 13, 5);  /* overlaps the first, fills the hole */
+    seg(r, &St, 3000, St.n - 3000, St.n - 3000, 0, 14, 6); /* overlaps the buffered one */
+    assert_int_equal(S.n, 6);
+    for (int k = 0; k < 6; k++) {
+        assert_int_equal(S.m[k].xid, 0x1000 + k);
+        assert_int_equal(S.m[k].len, 500 + 100 * k);
+        assert_int_equal(S.m[k].caplen, S.m[k].len);
+        assert_true(S.m[k].ok);
+    }
+    assert_int_equal(ST.tcp_retrans, 1);
+    assert_true(ST.tcp_overlap >= 2);
+    assert_int_equal(ST.tcp_gaps, 0);
+    tbbt_tcpreasm_free(r);
+}
+
+/* A lost segment in the middle of a message: the message is delivered cut
+ * (caplen < len, the right len), and the next message, whose mark comes
+ * after the hole, is found by length without any resync. */
+static void test_gap_follows_length(void **state) {
+    (void)state;
+    St.n = 0;
+    rec(&St, call(0, 5000), 5000, 0);
+    rec(&St, call(1, 300), 300, 0);
+    struct tbbt_tcpreasm *r = start();
+    seg(r, &St, 0, 1000, 1000, 0, 10, 2);
+    /* [1000, 3000) lost */
+    seg(r, &St, 3000, 2004, 2004, 0, 30, 4);
+    seg(r, &St, 5004, St.n - 5004, St.n - 5004, 0, 40, 5);
+    tbbt_tcpreasm_finish(r); /* gives up waiting for the hole */
+    assert_int_equal(S.n, 2);
+    assert_int_equal(S.m[0].len, 5000);
+    assert_int_equal(S.m[0].caplen, 996);
+    assert_true(S.m[0].ok);
+    assert_int_equal(S.m[1].len, 300);
+    assert_true(S.m[1].ok);
+    assert_int_equal(ST.tcp_gaps, 1);
+    assert_int_equal(ST.truncated_msgs, 1);
+    assert_int_equal(ST.resyncs, 0);
+    tbbt_tcpreasm_free(r);
+}
+
+/* Segments cut by the snaplen: every message still found, each cut one
+ * delivered with its captured prefix and its wire length. */
+static void test_snaplen_cut(void **state) {
+    (void)state;
+    St.n = 0;
+    for (int k = 0; k < 4; k++) rec(&St, call(k, 1000), 1000, 0);
+    struct tbbt_tcpreasm *r = start();
+    for (int k = 0; k < 4; k++) seg(r, &St, (size_t)k * 1004, 1004, 150, 0, 10 + k, 2 + (uint64_t)k);
+    assert_int_equal(S.n, 4);
+    for (int k = 0; k < 4; k++) {
+        assert_int_equal(S.m[k].xid, 0x1000 + k);
+        assert_int_equal(S.m[k].caplen, 146);
+        assert_int_equal(S.m[k].len, 1000);
+        assert_true(S.m[k].ok);
+    }
+    assert_int_equal(ST.truncated_msgs, 4);
+    tbbt_tcpreasm_free(r);
+}
+
+/* A mark lost to the snaplen: the stream hunts and resynchronises on the
+ * next plausible record, counting what it skipped. */
+static void test_lost_mark_resync(void **state) {
+    (void)state;
+    St.n = 0;
+    rec(&St, call(0, 1000), 1000, 0);
+    rec(&St, call(1, 2000), 2000, 0);
+    rec(&St, call(2, 100), 100, 0);
+    struct tbbt_tcpreasm *r = start();
+    seg(r, &St, 0, 1002, 1002, 0, 10, 2);       /* message 0 minus its last 2 bytes */
+    seg(r, &St, 1002, 2006, 0, 0, 11, 3);       /* its tail, message 1's mark and body: nothing captured */
+    seg(r, &St, 3008, St.n - 3008, St.n - 3008, 0, 12, 4);
+    assert_int_equal(S.n, 2);
+    assert_int_equal(S.m[0].xid, 0x1000);
+    assert_int_equal(S.m[0].caplen, 998);
+    assert_int_equal(S.m[1].xid, 0x1002);
+    assert_true(S.m[1].ok);
+    assert_int_equal(ST.resyncs, 1);
+    assert_true(ST.skipped_bytes >= 2000);
+    tbbt_tcpreasm_free(r);
+}
+
+/* A connection picked up in the middle (no SYN, first segment starts in a
+ * message's body): the tail is skipped, then every record is delivered. */
+static void test_midstream_pickup(void **state) {
+    (void)state;
+    St.n = 0;
+    rec(&St, call(0, 700), 700, 0);
+    rec(&St, reply(1, 64), 64, 0);
+    rec(&St, call(2, 300), 300, 0);
+    memset(&S, 0, sizeof S);
+    memset(&ST, 0, sizeof ST);
+    struct tbbt_tcpreasm *r = tbbt_tcpreasm_new(&ST, cb, NULL);
+    seg(r, &St, 300, St.n - 300, St.n - 300, 0, 10, 1);
+    assert_int_equal(S.n, 2);
+    assert_int_equal(S.m[0].xid, 0x1001);
+    assert_int_equal(S.m[1].xid, 0x1002);
+    assert_true(S.m[0].ok && S.m[1].ok);
+    assert_int_equal(ST.skipped_bytes, 404);
+    tbbt_tcpreasm_free(r);
+}
+
+/* FIN delivers a message cut at the end and forgets the stream; RST
+ * forgets both directions. */
+static void test_fin_and_rst(void **state) {
+    (void)state;
+    St.n = 0;
+    rec(&St, call(0, 100), 100, 0);
+    rec(&St, call(1, 900), 900, 0);
+    struct tbbt_tcpreasm *r = start();
+    seg(r, &St, 0, 504, 504, TBBT_TH_FIN, 10, 2);
+    assert_int_equal(S.n, 2);
+    assert_int_equal(S.m[1].caplen, 504 - 108);
+    assert_int_equal(S.m[1].len, 900);
+    assert_int_equal(tbbt_tcpreasm_count(r), 0);
+    struct tbbt_tcpseg a = {.src = &CLI, .dst = &SRV, .seq = 5, .ts = 20};
+    struct tbbt_tcpseg b = {.src = &SRV, .dst = &CLI, .seq = 9, .ts = 21};
+    tbbt_tcpreasm_segment(r, &a);
+    tbbt_tcpreasm_segment(r, &b);
+    assert_int_equal(tbbt_tcpreasm_count(r), 2);
+    a.flags = TBBT_TH_RST;
+    tbbt_tcpreasm_segment(r, &a);
+    assert_int_equal(tbbt_tcpreasm_count(r), 0);
+    tbbt_tcpreasm_free(r);
+}
+
+/* Idle streams are forgotten after the timeout, counted in capture time. */
+static void test_idle_expiry(void **state) {
+    (void)state;
+    struct tbbt_tcpreasm *r = start();
+    assert_int_equal(tbbt_tcpreasm_count(r), 1);
+    tbbt_tcpreasm_expire(r, 1 + TBBT_TCP_IDLE_NS / 2);
+    assert_int_equal(tbbt_tcpreasm_count(r), 1);
+    tbbt_tcpreasm_expire(r, 2 + TBBT_TCP_IDLE_NS);
+    assert_int_equal(tbbt_tcpreasm_count(r), 0);
+    tbbt_tcpreasm_free(r);
+}
+
+/* Hostile input: a hole that never fills while data keeps coming beyond
+ * it. Buffering stays bounded (the hole is given up as a gap) and the
+ * messages after it are still delivered. */
+static void test_ooo_bounded(void **state) {
+    (void)state;
+    static struct stream big;
+    big.n = 0;
+    for (int k = 0; k < 100; k++) rec(&big, call(k % 16, 2800), 2800, 0);
+    memcpy(St.b, big.b, big.n);
+    St.n = big.n;
+    struct tbbt_tcpreasm *r = start();
+    size_t step = 1400;
+    for (size_t off = step; off < St.n; off += step) { /* the first segment never comes */
+        size_t n = St.n - off < step ? St.n - off : step;
+        seg(r, &St, off, n, n, 0, 10, 2);
+    }
+    assert_true(tbbt_tcpreasm_mem(r) <= TBBT_TCP_OOO_MAX + 4096 * sizeof(void *) * 16);
+    tbbt_tcpreasm_finish(r);
+    assert_int_equal(ST.tcp_gaps >= 1, 1);
+    assert_true(S.n >= 98); /* at most the first message is lost (its head) */
+    tbbt_tcpreasm_free(r);
+}
+
+/* The plausibility check: calls, replies, and what is neither. */
+static void test_plausible(void **state) {
+    (void)state;
+    assert_true(tbbt_rpc_plausible(call(0, 100), 100, 1));
+    assert_true(tbbt_rpc_plausible(reply(1, 100), 100, 1));
+    uint8_t b[64];
+    memcpy(b, msgs[0], 64);
+    put32(b + 8, 3); /* rpcvers 3 */
+    assert_false(tbbt_rpc_plausible(b, 64, 1));
+    memcpy(b, msgs[1], 64);
+    put32(b + 4, 2); /* msg_type 2 */
+    assert_false(tbbt_rpc_plausible(b, 64, 0));
+    memcpy(b, msgs[1], 64);
+    put32(b + 8, 7); /* reply_stat 7 */
+    assert_false(tbbt_rpc_plausible(b, 64, 1));
+    assert_false(tbbt_rpc_plausible(msgs[0], 16, 1)); /* too short to tell, strict */
+    assert_true(tbbt_rpc_plausible(msgs[0], 16, 0));
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_split_and_batched), cmocka_unit_test(test_multi_fragment),
+        cmocka_unit_test(test_retrans_overlap_ooo), cmocka_unit_test(test_gap_follows_length),
+        cmocka_unit_test(test_snaplen_cut),       cmocka_unit_test(test_lost_mark_resync),
+        cmocka_unit_test(test_midstream_pickup),  cmocka_unit_test(test_fin_and_rst),
+        cmocka_unit_test(test_idle_expiry),       cmocka_unit_test(test_ooo_bounded),
+        cmocka_unit_test(test_plausible),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
