@@ -150,7 +150,10 @@ int tbbt_ipreasm_add(struct tbbt_ipreasm *r, const struct tbbt_ipfrag *f, struct
     }
     place(s, f);
     s->ts_last = f->ts;
-    if (f->ts < s->ts_first) s->ts_first = f->ts;
+    if (f->offset == 0) { /* the packet holding the first byte */
+        s->ts_first = f->ts;
+        s->pktno = f->pktno;
+    }
     size_t cap;
     if (!s->total || !complete(s, &cap)) return 0;
     out->proto = s->proto;

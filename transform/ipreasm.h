@@ -38,8 +38,8 @@ struct tbbt_ipdgram {
     uint8_t proto;
     const uint8_t *data;
     size_t caplen, len;
-    int64_t ts_first; /* time of the earliest fragment */
-    uint64_t pktno;   /* packet number of the first fragment received */
+    int64_t ts_first; /* time of the fragment holding the first byte */
+    uint64_t pktno;   /* its packet number */
 };
 
 /* Creates an empty table. Owned by the caller; free with tbbt_ipreasm_free. */
