@@ -1,0 +1,64 @@
+#!/bin/sh
+# scripts/install-deps.sh: install every Debian package tbbt needs to build,
+# test (nfs-ganesha, tcpdump, tshark) and benchmark (nfstrace, gnuplot, GNU
+# time). Idempotent: installs only what is missing, runs apt-get update only
+# when something is missing, never asks a question (tshark's "may non-root
+# users capture?" is answered no). Runs as root, or through sudo.
+# Usage: scripts/install-deps.sh [--dry-run]   (exit 0 all present, 1 failed)
+set -eu
+
+PACKAGES="
+build-essential cmake pkg-config clang-format
+libpcap-dev libtirpc-dev rpcsvc-proto libnfs-dev libnfs-utils libglib2.0-dev
+libzstd-dev zstd zlib1g-dev libcmocka-dev
+perl libjson-pp-perl python3 time
+tshark wireshark-common tcpdump nfstrace gnuplot-nox
+nfs-ganesha nfs-ganesha-vfs rpcbind iproute2 procps
+"
+
+DRY=0
+[ "${1:-}" = "--dry-run" ] && DRY=1
+
+# missing: print the packages of $PACKAGES that are not installed
+missing() {
+    for p in $PACKAGES; do
+        if ! dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null | grep -q '^ii'; then
+            echo "$p"
+        fi
+    done
+}
+
+MISSING=$(missing | tr '\n' ' ')
+if [ -z "$(echo "$MISSING" | tr -d ' ')" ]; then
+    echo "install-deps: all packages present"
+    exit 0
+fi
+echo "install-deps: missing: $MISSING"
+[ "$DRY" = 1 ] && exit 0
+
+SUDO=
+if [ "$(id -u)" != 0 ]; then
+    command -v sudo >/dev/null || { echo "install-deps: not root and no sudo" >&2; exit 1; }
+    SUDO="sudo"
+fi
+export DEBIAN_FRONTEND=noninteractive
+# tshark asks whether non-root users may capture; answer before installing
+echo "wireshark-common wireshark-common/install-setuid boolean false" | $SUDO debconf-set-selections
+
+# Update the lists only if one of the missing packages is unknown to apt.
+NEED_UPDATE=0
+for p in $MISSING; do
+    if ! apt-cache policy "$p" 2>/dev/null | grep -q 'Candidate: [0-9]'; then NEED_UPDATE=1; fi
+done
+if [ "$NEED_UPDATE" = 1 ]; then
+    $SUDO env DEBIAN_FRONTEND=noninteractive timeout 600 apt-get update -q
+fi
+# shellcheck disable=SC2086
+$SUDO env DEBIAN_FRONTEND=noninteractive timeout 1800 apt-get install -y -q --no-install-recommends $MISSING
+
+LEFT=$(missing | tr '\n' ' ')
+if [ -n "$(echo "$LEFT" | tr -d ' ')" ]; then
+    echo "install-deps: still missing: $LEFT" >&2
+    exit 1
+fi
+echo "install-deps: done"
