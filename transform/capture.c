@@ -120,8 +120,13 @@ static void udp(struct tbbt_capture *c, const struct ipinfo *ip, const uint8_t *
         c->st.not_rpc++;
         return;
     }
-    struct tbbt_msg m = {.ts_first = ip->ts_first, .ts_last = ip->ts_last, .tcp = 0, .data = pl,
-                         .caplen = plcap, .len = wire - 8, .pktno = ip->pktno};
+    struct tbbt_msg m = {.ts_first = ip->ts_first,
+                         .ts_last = ip->ts_last,
+                         .tcp = 0,
+                         .data = pl,
+                         .caplen = plcap,
+                         .len = wire - 8,
+                         .pktno = ip->pktno};
     endpoint(&m.src, ip, ip->src, sport);
     endpoint(&m.dst, ip, ip->dst, dport);
     m.conn = tbbt_flow_id(&m.src, &m.dst, 17);
@@ -146,17 +151,27 @@ static void tcp(struct tbbt_capture *c, const struct ipinfo *ip, const uint8_t *
     struct tbbt_endpoint src, dst;
     endpoint(&src, ip, ip->src, sport);
     endpoint(&dst, ip, ip->dst, dport);
-    struct tbbt_tcpseg s = {.src = &src, .dst = &dst, .seq = seq, .flags = flags & 7, .data = p + doff,
-                            .caplen = cap - doff, .len = len - doff, .ts = ip->ts_last, .pktno = ip->pktno};
+    struct tbbt_tcpseg s = {.src = &src,
+                            .dst = &dst,
+                            .seq = seq,
+                            .flags = flags & 7,
+                            .data = p + doff,
+                            .caplen = cap - doff,
+                            .len = len - doff,
+                            .ts = ip->ts_last,
+                            .pktno = ip->pktno};
     tbbt_tcpreasm_segment(c->tcp, &s);
 }
 
 /* Dispatches an IP payload of protocol proto. */
 static void transport(struct tbbt_capture *c, const struct ipinfo *ip, uint8_t proto, const uint8_t *p,
                       size_t cap, size_t len) {
-    if (proto == 6) tcp(c, ip, p, cap, len);
-    else if (proto == 17) udp(c, ip, p, cap, len);
-    else c->st.not_rpc++;
+    if (proto == 6)
+        tcp(c, ip, p, cap, len);
+    else if (proto == 17)
+        udp(c, ip, p, cap, len);
+    else
+        c->st.not_rpc++;
 }
 
 /* Hands a fragment to the reassembler and dispatches the datagram it may
@@ -211,9 +226,17 @@ static void ip6_upper(struct tbbt_capture *c, struct ipinfo *ip, uint8_t nh, con
             c->st.bad_packets++;
             return;
         }
-        struct tbbt_ipfrag f = {.version = 6, .src = ip->src, .dst = ip->dst, .id = id, .proto = next,
-                                .offset = offw & 0xfff8u, .more = offw & 1, .data = p + cur.pos,
-                                .caplen = cap - cur.pos, .len = len - cur.pos, .ts = ip->ts_last,
+        struct tbbt_ipfrag f = {.version = 6,
+                                .src = ip->src,
+                                .dst = ip->dst,
+                                .id = id,
+                                .proto = next,
+                                .offset = offw & 0xfff8u,
+                                .more = offw & 1,
+                                .data = p + cur.pos,
+                                .caplen = cap - cur.pos,
+                                .len = len - cur.pos,
+                                .ts = ip->ts_last,
                                 .pktno = ip->pktno};
         if (f.caplen > f.len) f.caplen = f.len;
         if (f.offset == 0 && !f.more) { /* atomic fragment */
@@ -240,8 +263,10 @@ static void fragment(struct tbbt_capture *c, struct ipinfo *ip, struct tbbt_ipfr
     struct ipinfo rip = *ip;
     rip.ts_first = d.ts_first;
     rip.pktno = d.pktno;
-    if (f->version == 6) ip6_upper(c, &rip, d.proto, d.data, d.caplen, d.len, NULL);
-    else transport(c, &rip, d.proto, d.data, d.caplen, d.len);
+    if (f->version == 6)
+        ip6_upper(c, &rip, d.proto, d.data, d.caplen, d.len, NULL);
+    else
+        transport(c, &rip, d.proto, d.data, d.caplen, d.len);
 }
 
 /* IPv4 header at p (cap bytes captured after the link header). */
@@ -265,9 +290,17 @@ static void ip4(struct tbbt_capture *c, struct ipinfo *ip, const uint8_t *p, siz
     }
     size_t pcap_ = (cap < tot ? cap : tot) - ihl, len = tot - ihl;
     if (fw & 0x3fff) {
-        struct tbbt_ipfrag f = {.version = 4, .src = ip->src, .dst = ip->dst, .id = id, .proto = proto,
-                                .offset = (uint32_t)(fw & 0x1fff) * 8, .more = !!(fw & 0x2000),
-                                .data = p + ihl, .caplen = pcap_, .len = len, .ts = ip->ts_last,
+        struct tbbt_ipfrag f = {.version = 4,
+                                .src = ip->src,
+                                .dst = ip->dst,
+                                .id = id,
+                                .proto = proto,
+                                .offset = (uint32_t)(fw & 0x1fff) * 8,
+                                .more = !!(fw & 0x2000),
+                                .data = p + ihl,
+                                .caplen = pcap_,
+                                .len = len,
+                                .ts = ip->ts_last,
                                 .pktno = ip->pktno};
         fragment(c, ip, &f);
         return;
@@ -312,13 +345,17 @@ static void packet(struct tbbt_capture *c, const struct pcap_pkthdr *h, const ui
     size_t off = 0;
     int v = tbbt_link_ip(c->dlt, p, h->caplen, &off);
     if (v <= 0) {
-        if (v < 0) st->bad_packets++;
-        else st->non_ip++;
+        if (v < 0)
+            st->bad_packets++;
+        else
+            st->non_ip++;
         return;
     }
     struct ipinfo ip = {.version = v, .ts_first = ts, .ts_last = ts, .pktno = st->packets};
-    if (v == 4) ip4(c, &ip, p + off, h->caplen - off);
-    else ip6(c, &ip, p + off, h->caplen - off);
+    if (v == 4)
+        ip4(c, &ip, p + off, h->caplen - off);
+    else
+        ip6(c, &ip, p + off, h->caplen - off);
 }
 
 int tbbt_capture_run(struct tbbt_capture *c, tbbt_msg_cb cb, void *ctx, char *err, size_t errlen) {
@@ -333,7 +370,8 @@ int tbbt_capture_run(struct tbbt_capture *c, tbbt_msg_cb cb, void *ctx, char *er
     struct pcap_pkthdr *h;
     const u_char *p;
     int rc;
-    while ((rc = pcap_next_ex(c->pc, &h, &p)) == 1) packet(c, h, p);
+    while ((rc = pcap_next_ex(c->pc, &h, &p)) == 1)
+        packet(c, h, p);
     int ret = 0;
     if (rc == PCAP_ERROR) {
         FILE *f = pcap_file(c->pc);

@@ -122,8 +122,10 @@ FILE *tbbt_cfile_open(const char *path, enum tbbt_cfile_kind *kind, char *err, s
     size_t n = fread(m, 1, sizeof m, in);
     rewind(in);
     enum tbbt_cfile_kind k = TBBT_CFILE_PLAIN;
-    if (n == 4 && m[0] == 0x28 && m[1] == 0xb5 && m[2] == 0x2f && m[3] == 0xfd) k = TBBT_CFILE_ZSTD;
-    else if (n >= 2 && m[0] == 0x1f && m[1] == 0x8b) k = TBBT_CFILE_GZIP;
+    if (n == 4 && m[0] == 0x28 && m[1] == 0xb5 && m[2] == 0x2f && m[3] == 0xfd)
+        k = TBBT_CFILE_ZSTD;
+    else if (n >= 2 && m[0] == 0x1f && m[1] == 0x8b)
+        k = TBBT_CFILE_GZIP;
     if (kind) *kind = k;
     FILE *f = in;
     if (k == TBBT_CFILE_ZSTD) {

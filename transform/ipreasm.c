@@ -37,7 +37,8 @@ struct tbbt_ipreasm *tbbt_ipreasm_new(void) {
 
 void tbbt_ipreasm_free(struct tbbt_ipreasm *r) {
     if (!r) return;
-    for (size_t i = 0; i < TBBT_IPR_SLOTS; i++) g_free(r->slots[i].buf);
+    for (size_t i = 0; i < TBBT_IPR_SLOTS; i++)
+        g_free(r->slots[i].buf);
     g_free(r);
 }
 

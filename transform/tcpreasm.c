@@ -34,12 +34,12 @@ struct dir {
     uint64_t conn;
     uint32_t next_seq; /* sequence number of the next byte expected */
     int state;
-    int lost;          /* framing was lost (a resync will be counted) */
-    int delivered;     /* delivered at least one message */
-    int64_t ts_seen;   /* last packet time */
+    int lost;        /* framing was lost (a resync will be counted) */
+    int delivered;   /* delivered at least one message */
+    int64_t ts_seen; /* last packet time */
     uint8_t mark[4];
     unsigned markn;
-    uint32_t need;     /* bytes left in the current fragment */
+    uint32_t need; /* bytes left in the current fragment */
     int lastfrag;
     /* the message being assembled */
     int inmsg, contig;
@@ -111,7 +111,8 @@ static inline uint64_t mix(uint64_t x) {
 static uint64_t key_hash64(const struct flowkey *k) {
     uint64_t w[5], h = 0x9e3779b97f4a7c15ULL;
     memcpy(w, k, sizeof w);
-    for (int i = 0; i < 5; i++) h = mix(h ^ w[i]);
+    for (int i = 0; i < 5; i++)
+        h = mix(h ^ w[i]);
     return h;
 }
 
@@ -136,8 +137,10 @@ static void make_key(struct flowkey *k, const struct tbbt_endpoint *src, const s
 uint64_t tbbt_flow_id(const struct tbbt_endpoint *a, const struct tbbt_endpoint *b, int proto) {
     struct flowkey k;
     int swap = memcmp(a->addr, b->addr, 16);
-    if (swap > 0 || (swap == 0 && a->port > b->port)) make_key(&k, b, a);
-    else make_key(&k, a, b);
+    if (swap > 0 || (swap == 0 && a->port > b->port))
+        make_key(&k, b, a);
+    else
+        make_key(&k, a, b);
     k.pad[0] = (uint8_t)proto;
     return key_hash64(&k);
 }
@@ -279,7 +282,8 @@ static void append(struct tbbt_tcpreasm *r, struct dir *d, const uint8_t *p, siz
     if (d->msg_cap + take > TBBT_TCP_MSG_KEEP) take = TBBT_TCP_MSG_KEEP - d->msg_cap;
     if (d->msg_cap + take > d->bufsize) {
         size_t want = d->bufsize ? d->bufsize : 4096;
-        while (want < d->msg_cap + take) want *= 2;
+        while (want < d->msg_cap + take)
+            want *= 2;
         if (want > TBBT_TCP_MSG_KEEP) want = TBBT_TCP_MSG_KEEP;
         if (r->mem + want - d->bufsize > TBBT_TCP_MEM_MAX) {
             take = d->bufsize - d->msg_cap;
@@ -350,7 +354,7 @@ static void in_order(struct tbbt_tcpreasm *r, struct dir *d, uint32_t seq, const
                      size_t len, int64_t ts, uint64_t pktno) {
     int32_t rel = seqdiff(seq, d->next_seq);
     if (rel < 0) {
-        size_t k = (size_t)-(int64_t)rel;
+        size_t k = (size_t) - (int64_t)rel;
         if (len <= k) {
             r->st->tcp_retrans++;
             return;
@@ -403,7 +407,8 @@ static void skip_hole(struct tbbt_tcpreasm *r, struct dir *d) {
 static void buffer(struct tbbt_tcpreasm *r, struct dir *d, uint32_t seq, const uint8_t *p, size_t cap,
                    size_t len, int64_t ts, uint64_t pktno) {
     struct oseg **pp = &d->ooo;
-    while (*pp && seqdiff((*pp)->seq, seq) < 0) pp = &(*pp)->next;
+    while (*pp && seqdiff((*pp)->seq, seq) < 0)
+        pp = &(*pp)->next;
     if (*pp && (*pp)->seq == seq) {
         if ((*pp)->len >= len && (*pp)->caplen >= cap) {
             r->st->tcp_retrans++;
@@ -428,8 +433,8 @@ static void buffer(struct tbbt_tcpreasm *r, struct dir *d, uint32_t seq, const u
 }
 
 /* Takes the payload of one segment whose data starts at seq. */
-static void data(struct tbbt_tcpreasm *r, struct dir *d, uint32_t seq, const uint8_t *p, size_t cap, size_t len,
-                 int64_t ts, uint64_t pktno) {
+static void data(struct tbbt_tcpreasm *r, struct dir *d, uint32_t seq, const uint8_t *p, size_t cap,
+                 size_t len, int64_t ts, uint64_t pktno) {
     if (len == 0) return;
     if (seqdiff(seq, d->next_seq) <= 0) {
         in_order(r, d, seq, p, cap, len, ts, pktno);
@@ -444,14 +449,16 @@ static void data(struct tbbt_tcpreasm *r, struct dir *d, uint32_t seq, const uin
         return;
     }
     buffer(r, d, seq, p, cap, len, ts, pktno);
-    while (d->ooo && (d->ooo_bytes > TBBT_TCP_OOO_MAX || d->ooo_n > TBBT_TCP_OOO_SEGS || r->mem > TBBT_TCP_MEM_MAX))
+    while (d->ooo &&
+           (d->ooo_bytes > TBBT_TCP_OOO_MAX || d->ooo_n > TBBT_TCP_OOO_SEGS || r->mem > TBBT_TCP_MEM_MAX))
         skip_hole(r, d);
 }
 
 /* Delivers whatever a stream still holds: buffered segments after their
  * holes, and the message in progress as a truncated one. */
 static void flush(struct tbbt_tcpreasm *r, struct dir *d) {
-    while (d->ooo) skip_hole(r, d);
+    while (d->ooo)
+        skip_hole(r, d);
     if (d->inmsg && d->state == ST_BODY) {
         size_t len = d->msg_len + d->need;
         r->st->tcp_gaps++;
@@ -544,8 +551,10 @@ static void sweep(struct tbbt_tcpreasm *r, const int64_t *limit) {
     GPtrArray *arr = g_ptr_array_new();
     g_ptr_array_add(arr, (gpointer)limit);
     g_hash_table_foreach(r->dirs, collect, arr);
-    for (guint i = 1; i < arr->len; i++) flush(r, g_ptr_array_index(arr, i));
-    for (guint i = 1; i < arr->len; i++) drop_dir(r, g_ptr_array_index(arr, i));
+    for (guint i = 1; i < arr->len; i++)
+        flush(r, g_ptr_array_index(arr, i));
+    for (guint i = 1; i < arr->len; i++)
+        drop_dir(r, g_ptr_array_index(arr, i));
     g_ptr_array_free(arr, TRUE);
 }
 

@@ -15,14 +15,24 @@ static const uint8_t SRC[4] = {10, 0, 0, 1}, DST[4] = {10, 0, 0, 2};
 /* A fragment of D covering [off, off+len) of datagram id, captured up to
  * cap bytes. */
 static struct tbbt_ipfrag frag(uint32_t id, size_t off, size_t len, size_t cap, int more, int64_t ts) {
-    struct tbbt_ipfrag f = {.version = 4, .src = SRC, .dst = DST, .id = id, .proto = 17,
-                            .offset = (uint32_t)off, .more = more, .data = D + off, .caplen = cap,
-                            .len = len, .ts = ts, .pktno = (uint64_t)ts};
+    struct tbbt_ipfrag f = {.version = 4,
+                            .src = SRC,
+                            .dst = DST,
+                            .id = id,
+                            .proto = 17,
+                            .offset = (uint32_t)off,
+                            .more = more,
+                            .data = D + off,
+                            .caplen = cap,
+                            .len = len,
+                            .ts = ts,
+                            .pktno = (uint64_t)ts};
     return f;
 }
 
 static void fill(void) {
-    for (size_t i = 0; i < sizeof D; i++) D[i] = (uint8_t)(i * 7 + i / 251);
+    for (size_t i = 0; i < sizeof D; i++)
+        D[i] = (uint8_t)(i * 7 + i / 251);
 }
 
 /* Fragments in reverse order, with a duplicate, rebuild the datagram. */

@@ -66,12 +66,13 @@ static const uint8_t *call(int k, size_t len) {
     uint8_t *p = msgs[k];
     memset(p, 0, len);
     put32(p, 0x1000 + (uint32_t)k);
-    put32(p + 4, 0);      /* CALL */
-    put32(p + 8, 2);      /* rpcvers */
+    put32(p + 4, 0); /* CALL */
+    put32(p + 8, 2); /* rpcvers */
     put32(p + 12, 100003);
     put32(p + 16, 3);
-    put32(p + 20, 7);     /* WRITE */
-    for (size_t i = 40; i < len; i++) p[i] = (uint8_t)(0x41 + i % 26);
+    put32(p + 20, 7); /* WRITE */
+    for (size_t i = 40; i < len; i++)
+        p[i] = (uint8_t)(0x41 + i % 26);
     return p;
 }
 
@@ -81,7 +82,8 @@ static const uint8_t *reply(int k, size_t len) {
     memset(p, 0, len);
     put32(p, 0x1000 + (uint32_t)k);
     put32(p + 4, 1); /* REPLY, MSG_ACCEPTED, AUTH_NONE verf, SUCCESS */
-    for (size_t i = 24; i < len; i++) p[i] = (uint8_t)(0x61 + i % 26);
+    for (size_t i = 24; i < len; i++)
+        p[i] = (uint8_t)(0x61 + i % 26);
     return p;
 }
 
@@ -110,10 +112,17 @@ static struct tbbt_capstats ST;
 
 /* Feeds stream bytes [off, off+len) as one segment (ISN 1000, so byte i
  * has sequence 1001 + i), of which only cap bytes are captured. */
-static void seg(struct tbbt_tcpreasm *r, const struct stream *s, size_t off, size_t len, size_t cap, uint8_t flags,
-                int64_t ts, uint64_t pktno) {
-    struct tbbt_tcpseg g = {.src = &CLI, .dst = &SRV, .seq = 1001 + (uint32_t)off, .flags = flags,
-                            .data = s->b + off, .caplen = cap, .len = len, .ts = ts, .pktno = pktno};
+static void seg(struct tbbt_tcpreasm *r, const struct stream *s, size_t off, size_t len, size_t cap,
+                uint8_t flags, int64_t ts, uint64_t pktno) {
+    struct tbbt_tcpseg g = {.src = &CLI,
+                            .dst = &SRV,
+                            .seq = 1001 + (uint32_t)off,
+                            .flags = flags,
+                            .data = s->b + off,
+                            .caplen = cap,
+                            .len = len,
+                            .ts = ts,
+                            .pktno = pktno};
     tbbt_tcpreasm_segment(r, &g);
 }
 
@@ -122,7 +131,8 @@ static struct tbbt_tcpreasm *start(void) {
     memset(&S, 0, sizeof S);
     memset(&ST, 0, sizeof ST);
     struct tbbt_tcpreasm *r = tbbt_tcpreasm_new(&ST, cb, NULL);
-    struct tbbt_tcpseg syn = {.src = &CLI, .dst = &SRV, .seq = 1000, .flags = TBBT_TH_SYN, .ts = 1, .pktno = 1};
+    struct tbbt_tcpseg syn = {
+        .src = &CLI, .dst = &SRV, .seq = 1000, .flags = TBBT_TH_SYN, .ts = 1, .pktno = 1};
     tbbt_tcpreasm_segment(r, &syn);
     return r;
 }
@@ -192,12 +202,13 @@ static void test_multi_fragment(void **state) {
 static void test_retrans_overlap_ooo(void **state) {
     (void)state;
     St.n = 0;
-    for (int k = 0; k < 6; k++) rec(&St, call(k, 500 + 100 * (size_t)k), 500 + 100 * (size_t)k, 0);
+    for (int k = 0; k < 6; k++)
+        rec(&St, call(k, 500 + 100 * (size_t)k), 500 + 100 * (size_t)k, 0);
     struct tbbt_tcpreasm *r = start();
     seg(r, &St, 0, 1200, 1200, 0, 10, 2);
-    seg(r, &St, 0, 1200, 1200, 0, 11, 3);     /* retransmission */
-    seg(r, &St, 2400, 1200, 1200, 0, 12, 4);  /* out of order */
-    seg(r, &St, 1000, 1400, 1400, 0, 13, 5);  /* overlaps the first, fills the hole */
+    seg(r, &St, 0, 1200, 1200, 0, 11, 3);                  /* retransmission */
+    seg(r, &St, 2400, 1200, 1200, 0, 12, 4);               /* out of order */
+    seg(r, &St, 1000, 1400, 1400, 0, 13, 5);               /* overlaps the first, fills the hole */
     seg(r, &St, 3000, St.n - 3000, St.n - 3000, 0, 14, 6); /* overlaps the buffered one */
     assert_int_equal(S.n, 6);
     for (int k = 0; k < 6; k++) {
@@ -243,9 +254,11 @@ static void test_gap_follows_length(void **state) {
 static void test_snaplen_cut(void **state) {
     (void)state;
     St.n = 0;
-    for (int k = 0; k < 4; k++) rec(&St, call(k, 1000), 1000, 0);
+    for (int k = 0; k < 4; k++)
+        rec(&St, call(k, 1000), 1000, 0);
     struct tbbt_tcpreasm *r = start();
-    for (int k = 0; k < 4; k++) seg(r, &St, (size_t)k * 1004, 1004, 150, 0, 10 + k, 2 + (uint64_t)k);
+    for (int k = 0; k < 4; k++)
+        seg(r, &St, (size_t)k * 1004, 1004, 150, 0, 10 + k, 2 + (uint64_t)k);
     assert_int_equal(S.n, 4);
     for (int k = 0; k < 4; k++) {
         assert_int_equal(S.m[k].xid, 0x1000 + k);
@@ -266,8 +279,8 @@ static void test_lost_mark_resync(void **state) {
     rec(&St, call(1, 2000), 2000, 0);
     rec(&St, call(2, 100), 100, 0);
     struct tbbt_tcpreasm *r = start();
-    seg(r, &St, 0, 1002, 1002, 0, 10, 2);       /* message 0 minus its last 2 bytes */
-    seg(r, &St, 1002, 2006, 0, 0, 11, 3);       /* its tail, message 1's mark and body: nothing captured */
+    seg(r, &St, 0, 1002, 1002, 0, 10, 2); /* message 0 minus its last 2 bytes */
+    seg(r, &St, 1002, 2006, 0, 0, 11, 3); /* its tail, message 1's mark and body: nothing captured */
     seg(r, &St, 3008, St.n - 3008, St.n - 3008, 0, 12, 4);
     assert_int_equal(S.n, 2);
     assert_int_equal(S.m[0].xid, 0x1000);
@@ -342,7 +355,8 @@ static void test_ooo_bounded(void **state) {
     (void)state;
     static struct stream big;
     big.n = 0;
-    for (int k = 0; k < 100; k++) rec(&big, call(k % 16, 2800), 2800, 0);
+    for (int k = 0; k < 100; k++)
+        rec(&big, call(k % 16, 2800), 2800, 0);
     memcpy(St.b, big.b, big.n);
     St.n = big.n;
     struct tbbt_tcpreasm *r = start();
@@ -379,11 +393,11 @@ static void test_plausible(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_split_and_batched), cmocka_unit_test(test_multi_fragment),
+        cmocka_unit_test(test_split_and_batched),   cmocka_unit_test(test_multi_fragment),
         cmocka_unit_test(test_retrans_overlap_ooo), cmocka_unit_test(test_gap_follows_length),
-        cmocka_unit_test(test_snaplen_cut),       cmocka_unit_test(test_lost_mark_resync),
-        cmocka_unit_test(test_midstream_pickup),  cmocka_unit_test(test_fin_and_rst),
-        cmocka_unit_test(test_idle_expiry),       cmocka_unit_test(test_ooo_bounded),
+        cmocka_unit_test(test_snaplen_cut),         cmocka_unit_test(test_lost_mark_resync),
+        cmocka_unit_test(test_midstream_pickup),    cmocka_unit_test(test_fin_and_rst),
+        cmocka_unit_test(test_idle_expiry),         cmocka_unit_test(test_ooo_bounded),
         cmocka_unit_test(test_plausible),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
