@@ -56,7 +56,7 @@ struct dir {
 
 struct tbbt_tcpreasm {
     GHashTable *dirs; /* struct flowkey * -> struct dir * (key inside the value) */
-    struct dir *last; /* the most recent lookup */
+    struct dir *last[2]; /* the two most recent lookups (a call's and its reply's direction) */
     struct tbbt_capstats *st;
     tbbt_msg_cb cb;
     void *ctx;
@@ -107,13 +107,13 @@ static inline uint64_t mix(uint64_t x) {
     return x ^ (x >> 31);
 }
 
-/* Hashes the 40 bytes of a flow key. */
+/* Hashes the 40 bytes of a flow key: one multiply per word, one final
+ * mix (it runs once per segment). */
 static uint64_t key_hash64(const struct flowkey *k) {
-    uint64_t w[5], h = 0x9e3779b97f4a7c15ULL;
+    uint64_t w[5];
     memcpy(w, k, sizeof w);
-    for (int i = 0; i < 5; i++)
-        h = mix(h ^ w[i]);
-    return h;
+    return mix(w[0] ^ w[1] * 0x9e3779b97f4a7c15ULL ^ w[2] * 0xc2b2ae3d27d4eb4fULL ^ w[3] * 0x165667b19e3779f9ULL ^
+               w[4] * 0x27d4eb2f165667c5ULL);
 }
 
 static guint key_hash(gconstpointer k) {
@@ -472,7 +472,8 @@ static void flush(struct tbbt_tcpreasm *r, struct dir *d) {
 
 /* Removes a direction from the table and frees it (after flush). */
 static void drop_dir(struct tbbt_tcpreasm *r, struct dir *d) {
-    if (r->last == d) r->last = NULL;
+    if (r->last[0] == d) r->last[0] = NULL;
+    if (r->last[1] == d) r->last[1] = NULL;
     g_hash_table_remove(r->dirs, &d->key);
     r->mem -= d->bufsize;
     g_free(d->buf);
@@ -483,7 +484,13 @@ static void drop_dir(struct tbbt_tcpreasm *r, struct dir *d) {
 static struct dir *find_dir(struct tbbt_tcpreasm *r, const struct tbbt_tcpseg *s, int create) {
     struct flowkey k;
     make_key(&k, s->src, s->dst);
-    if (r->last && key_equal(&r->last->key, &k)) return r->last;
+    if (r->last[0] && key_equal(&r->last[0]->key, &k)) return r->last[0];
+    if (r->last[1] && key_equal(&r->last[1]->key, &k)) {
+        struct dir *t = r->last[1];
+        r->last[1] = r->last[0];
+        r->last[0] = t;
+        return t;
+    }
     struct dir *d = g_hash_table_lookup(r->dirs, &k);
     if (!d && create) {
         d = g_new0(struct dir, 1);
@@ -501,7 +508,10 @@ static struct dir *find_dir(struct tbbt_tcpreasm *r, const struct tbbt_tcpseg *s
         }
         g_hash_table_insert(r->dirs, &d->key, d);
     }
-    if (d) r->last = d;
+    if (d) {
+        r->last[1] = r->last[0];
+        r->last[0] = d;
+    }
     return d;
 }
 
