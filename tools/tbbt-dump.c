@@ -182,19 +182,23 @@ static int undump(const char *path) {
     return rc;
 }
 
-int main(int argc, char **argv) {
+/* Parses the command line into o. Returns 0, or 2 (bad usage, message
+ * printed). */
+static int parse_args(int *argc, char ***argv) {
     GError *gerr = NULL;
     GOptionContext *ctx = g_option_context_new("FILE");
     g_option_context_set_summary(ctx,
                                  "Print a tbbt record file as text (default) or JSON lines, or convert the\n"
                                  "text form back into a record file (--text-in).");
     g_option_context_add_main_entries(ctx, entries, NULL);
-    if (!g_option_context_parse(ctx, &argc, &argv, &gerr)) {
+    int ok = g_option_context_parse(ctx, argc, argv, &gerr);
+    g_option_context_free(ctx);
+    if (!ok) {
         fprintf(stderr, "tbbt-dump: %s (see --help)\n", gerr->message);
+        g_error_free(gerr);
         return 2;
     }
-    g_option_context_free(ctx);
-    if (argc != 2) {
+    if (*argc != 2) {
         fprintf(stderr, "tbbt-dump: expected one FILE (see --help)\n");
         return 2;
     }
@@ -206,5 +210,13 @@ int main(int argc, char **argv) {
         fprintf(stderr, "tbbt-dump: --set-meta only applies with --text-in\n");
         return 2;
     }
-    return o.text_in ? undump(argv[1]) : dump(argv[1]);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    int rc = parse_args(&argc, &argv);
+    if (rc == 0) rc = o.text_in ? undump(argv[1]) : dump(argv[1]);
+    g_free(o.out);
+    g_free(o.set_meta);
+    return rc;
 }

@@ -16,12 +16,14 @@ static const struct {
     const char *s;
     size_t len;
 } fx_names[] = {
-    {"", 0},
-    {"a b \"c\" \\d", 11},
-    {"nul\0inside", 10},
-    {"\xff\xfe\x80 latin\xe9", 12},
-    {"caf\xc3\xa9 \xe2\x82\xac", 10},
-    {"=[],:#\t\r\n", 9},
+#define FX_NAME(lit) {lit, sizeof(lit) - 1}
+    FX_NAME(""),
+    FX_NAME("a b \"c\" \\d"),
+    FX_NAME("nul\0inside"),
+    FX_NAME("\xff\xfe\x80 latin\xe9"),
+    FX_NAME("caf\xc3\xa9 \xe2\x82\xac"),
+    FX_NAME("=[],:#\t\r\n"),
+#undef FX_NAME
 };
 #define FX_NNAMES (sizeof(fx_names) / sizeof(fx_names[0]))
 
