@@ -79,8 +79,9 @@ int tbbt_nfs_decode_call(struct tbbt_rec *r, const uint8_t *p, size_t n, struct 
 int tbbt_nfs_decode_reply(struct tbbt_rec *r, const uint8_t *p, size_t n, struct tbbt_fhrefs *fh);
 
 /* MOUNT (program 100005) MNT replies teach the root handle: decodes a MNT
- * reply (v1 or v3) and copies the handle into fh. Returns 0 and sets *status
- * (0 = OK), or TBBT_DEC_TRUNC / TBBT_DEC_BAD. */
+ * reply (v1 or v3; 2 is read as 1) and copies the handle into fh (field
+ * TBBT_F_OBJ; fh->len is 0 when there is no whole handle). Returns 0 and
+ * sets *status (0 = OK), or TBBT_DEC_TRUNC / TBBT_DEC_BAD. */
 int tbbt_mount_decode_mnt_reply(unsigned vers, const uint8_t *p, size_t n, uint32_t *status,
                                 struct tbbt_fhref *fh);
 
