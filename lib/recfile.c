@@ -19,9 +19,9 @@
 #define END_MAGIC "TBBTEND1"
 #define BATCH_TARGET (256u * 1024u)
 #define ZLEVEL 1
-#define MAX_SKIP (64u << 20)    /* largest header/unknown skippable frame */
-#define MAX_FRAME (1024u << 20) /* largest batch a reader accepts */
-#define FRAME_HDR_MAX 18        /* ZSTD_FRAMEHEADERSIZE_MAX (static-only API) */
+#define MAX_SKIP (64u << 20)  /* largest header/unknown skippable frame */
+#define MAX_FRAME (64u << 20) /* largest batch: bounds a reader's memory */
+#define FRAME_HDR_MAX 18      /* ZSTD_FRAMEHEADERSIZE_MAX (static-only API) */
 
 /* ------------------------------------------------------------------ */
 /* Record encoding                                                      */
@@ -440,8 +440,11 @@ struct tbbt_recwriter *tbbt_recw_open(const char *path, const char *meta, char *
 
 int tbbt_recw_put(struct tbbt_recwriter *w, const struct tbbt_rec *r) {
     if (w->failed) return -1;
-    if (tbbt_rec_encode(r, w->prev_call, &w->batch, &w->blen, &w->bcap) < 0) {
-        w_fail(w, "%s: record %" G_GUINT64_FORMAT ": invalid record (endpoint family, op, gids or string)",
+    size_t before = w->blen;
+    if (tbbt_rec_encode(r, w->prev_call, &w->batch, &w->blen, &w->bcap) < 0 || w->blen > MAX_FRAME) {
+        w->blen = before;
+        w_fail(w,
+               "%s: record %" G_GUINT64_FORMAT ": invalid record (endpoint family, op, gids, string or size)",
                w->path, w->count + 1);
         return -1;
     }

@@ -46,7 +46,8 @@ struct tbbt_recreader;
 struct tbbt_recwriter *tbbt_recw_open(const char *path, const char *meta, char *err, size_t errlen);
 
 /* Appends a copy of r. Returns 0, or -1 when r is invalid (unknown
- * endpoint family, op, more than TBBT_MAX_GIDS gids) or on a write error;
+ * endpoint family, op, more than TBBT_MAX_GIDS gids, an encoding over
+ * 64 MiB) or on a write error;
  * the message is then returned by close. */
 int tbbt_recw_put(struct tbbt_recwriter *w, const struct tbbt_rec *r);
 
