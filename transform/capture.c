@@ -144,10 +144,13 @@ static void tcp(struct tbbt_capture *c, const struct ipinfo *ip, const uint8_t *
     tbbt_cur_skip(&cur, 4);
     size_t doff = (size_t)(tbbt_cur_u8(&cur) >> 4) * 4;
     uint8_t flags = tbbt_cur_u8(&cur);
-    if (cur.trunc || doff < 20 || doff > len || doff > cap) {
+    if (cur.trunc || doff < 20 || doff > len) {
         c->st.bad_packets++;
         return;
     }
+    /* options cut by a tiny snaplen: the payload is all missing, but its
+     * sequence range is known */
+    size_t hcap = doff < cap ? doff : cap;
     struct tbbt_endpoint src, dst;
     endpoint(&src, ip, ip->src, sport);
     endpoint(&dst, ip, ip->dst, dport);
@@ -155,8 +158,8 @@ static void tcp(struct tbbt_capture *c, const struct ipinfo *ip, const uint8_t *
                             .dst = &dst,
                             .seq = seq,
                             .flags = flags & 7,
-                            .data = p + doff,
-                            .caplen = cap - doff,
+                            .data = p + hcap,
+                            .caplen = cap - hcap,
                             .len = len - doff,
                             .ts = ip->ts_last,
                             .pktno = ip->pktno};

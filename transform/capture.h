@@ -18,15 +18,16 @@
 
 /* One RPC message, complete or cut short by the capture's snaplen or gaps. */
 struct tbbt_msg {
-    int64_t ts_first;      /* capture time of its first byte's packet (ns) */
-    int64_t ts_last;       /* capture time of its last byte's packet (ns) */
+    int64_t ts_first; /* capture time of its first byte's packet (ns) */
+    int64_t ts_last;  /* capture time of its last byte's packet (ns) */
     struct tbbt_endpoint src, dst;
-    int tcp;               /* 1 TCP, 0 UDP */
-    const uint8_t *data;   /* the message's bytes, from the RPC xid on */
-    size_t caplen;         /* bytes of data present (a prefix of the message) */
-    size_t len;            /* the message's length on the wire */
-    uint64_t pktno;        /* 1-based number of the packet holding its first byte */
-    uint64_t conn;         /* id of the TCP connection or UDP flow (either direction) */
+    int tcp;             /* 1 TCP, 0 UDP */
+    const uint8_t *data; /* the message's bytes, from the RPC xid on */
+    size_t caplen;       /* bytes of data present (a prefix of the message) */
+    size_t len;          /* the message's length on the wire */
+    uint64_t pktno;      /* 1-based number of the packet holding its first byte */
+    uint64_t conn;       /* id of the TCP connection or UDP flow (either direction):
+                          * a 64-bit hash of the two endpoints and the protocol */
 };
 
 /* Called once per message. The message and its data are valid only during
@@ -35,25 +36,26 @@ typedef void (*tbbt_msg_cb)(void *ctx, const struct tbbt_msg *m);
 
 /* Counters, for the summary. */
 struct tbbt_capstats {
-    uint64_t packets;         /* packets read */
-    uint64_t bytes;           /* captured bytes read (file payload) */
-    uint64_t wire_bytes;      /* original packet lengths */
-    uint64_t non_ip;          /* packets with no IP layer we read */
-    uint64_t not_rpc;         /* TCP/UDP packets that carried no RPC */
-    uint64_t ip_fragments;    /* IP fragments seen */
-    uint64_t ip_reassembled;  /* datagrams rebuilt from fragments */
-    uint64_t ip_frag_dropped; /* fragments never completed */
-    uint64_t tcp_streams;     /* TCP connections that carried RPC */
-    uint64_t tcp_retrans;     /* segments whose bytes were all seen already */
-    uint64_t tcp_overlap;     /* segments partly overlapping seen bytes */
-    uint64_t tcp_gaps;        /* holes in a stream (lost or not captured) */
-    uint64_t skipped_bytes;   /* stream bytes skipped to resynchronise */
-    uint64_t resyncs;         /* times a stream lost and found record framing */
-    uint64_t messages;        /* RPC messages delivered */
-    uint64_t truncated_msgs;  /* of which cut short */
-    uint64_t bad_packets;     /* malformed headers (counted, skipped) */
-    int tail_cut;             /* the file ended in the middle of a packet */
-    int64_t ts_first, ts_last;/* first and last packet time (raw) */
+    uint64_t packets;          /* packets read */
+    uint64_t bytes;            /* captured bytes read (file payload) */
+    uint64_t wire_bytes;       /* original packet lengths */
+    uint64_t non_ip;           /* packets with no IP layer we read */
+    uint64_t not_rpc;          /* UDP datagrams (and other IP protocols) that carried no
+                                * RPC; TCP bytes without RPC are in skipped_bytes */
+    uint64_t ip_fragments;     /* IP fragments seen */
+    uint64_t ip_reassembled;   /* datagrams rebuilt from fragments */
+    uint64_t ip_frag_dropped;  /* fragments never completed */
+    uint64_t tcp_streams;      /* TCP connections that carried RPC */
+    uint64_t tcp_retrans;      /* segments whose bytes were all seen already */
+    uint64_t tcp_overlap;      /* segments partly overlapping seen bytes */
+    uint64_t tcp_gaps;         /* holes in a stream (lost or not captured) */
+    uint64_t skipped_bytes;    /* stream bytes skipped to resynchronise */
+    uint64_t resyncs;          /* times a stream lost and found record framing */
+    uint64_t messages;         /* RPC messages delivered */
+    uint64_t truncated_msgs;   /* of which cut short */
+    uint64_t bad_packets;      /* malformed headers (counted, skipped) */
+    int tail_cut;              /* the file ended in the middle of a packet */
+    int64_t ts_first, ts_last; /* first and last packet time (raw) */
 };
 
 struct tbbt_capture;

@@ -55,7 +55,7 @@ struct dir {
 };
 
 struct tbbt_tcpreasm {
-    GHashTable *dirs; /* struct flowkey * -> struct dir * (key inside the value) */
+    GHashTable *dirs;    /* struct flowkey * -> struct dir * (key inside the value) */
     struct dir *last[2]; /* the two most recent lookups (a call's and its reply's direction) */
     struct tbbt_capstats *st;
     tbbt_msg_cb cb;
@@ -112,8 +112,8 @@ static inline uint64_t mix(uint64_t x) {
 static uint64_t key_hash64(const struct flowkey *k) {
     uint64_t w[5];
     memcpy(w, k, sizeof w);
-    return mix(w[0] ^ w[1] * 0x9e3779b97f4a7c15ULL ^ w[2] * 0xc2b2ae3d27d4eb4fULL ^ w[3] * 0x165667b19e3779f9ULL ^
-               w[4] * 0x27d4eb2f165667c5ULL);
+    return mix(w[0] ^ w[1] * 0x9e3779b97f4a7c15ULL ^ w[2] * 0xc2b2ae3d27d4eb4fULL ^
+               w[3] * 0x165667b19e3779f9ULL ^ w[4] * 0x27d4eb2f165667c5ULL);
 }
 
 static guint key_hash(gconstpointer k) {
