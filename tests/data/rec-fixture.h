@@ -23,6 +23,7 @@ static const struct {
     FX_NAME("\xff\xfe\x80 latin\xe9"),
     FX_NAME("caf\xc3\xa9 \xe2\x82\xac"),
     FX_NAME("=[],:#\t\r\n"),
+    FX_NAME("surrogate \xed\xa0\x80 overlong \xc0\xaf \xf4\x90\x80\x80"),
 #undef FX_NAME
 };
 #define FX_NNAMES (sizeof(fx_names) / sizeof(fx_names[0]))
