@@ -649,8 +649,9 @@ int tbbt_rec_parse_text(struct tbbt_rec *r, const char *line, size_t len, char *
     struct pc c = {line, line, line + len, line, line, g_malloc(len + 1), err, errlen};
     int rc = -1;
     tbbt_rec_clear(r);
-    if (memchr(line, '\n', len)) {
-        pfail(&c, (const char *)memchr(line, '\n', len), "newline inside the line");
+    const char *nl = memchr(line, '\n', len), *nul = memchr(line, 0, len);
+    if (nl || nul) {
+        pfail(&c, nl ? nl : nul, nl ? "newline inside the line" : "NUL byte in the line");
         goto out;
     }
     if (parse_header(&c, r) < 0) goto out;

@@ -183,6 +183,10 @@ static void test_parse_errors(void **state) {
     struct tbbt_rec r;
     char err[256], want[64];
     tbbt_rec_init(&r);
+    /* a NUL byte cannot hide the rest of a token */
+    static const char nul[] = "1.500000000 - - - 0x00000001 v3 getattr\0x - L cred=0:0:0";
+    assert_int_equal(tbbt_rec_parse_text(&r, nul, sizeof(nul) - 1, err, sizeof(err)), -1);
+    assert_string_equal(err, "column 40: NUL byte in the line");
     for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
         if (tbbt_rec_parse_text(&r, bad[i].line, strlen(bad[i].line), err, sizeof(err)) == 0)
             fail_msg("accepted: %s", bad[i].line);
