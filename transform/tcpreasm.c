@@ -492,6 +492,10 @@ static struct dir *find_dir(struct tbbt_tcpreasm *r, const struct tbbt_tcpseg *s
         return t;
     }
     struct dir *d = g_hash_table_lookup(r->dirs, &k);
+    if (!d && create && g_hash_table_size(r->dirs) >= TBBT_TCP_MAX_DIRS) {
+        r->st->skipped_bytes += s->len; /* table full (hostile capture): not followed */
+        return NULL;
+    }
     if (!d && create) {
         d = g_new0(struct dir, 1);
         d->key = k;

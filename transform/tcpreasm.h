@@ -31,6 +31,7 @@
 #define TBBT_TCP_MEM_MAX (256u << 20)
 #define TBBT_TCP_MAX_FRAG (16u << 20)
 #define TBBT_TCP_IDLE_NS (600LL * 1000000000LL)
+#define TBBT_TCP_MAX_DIRS (1u << 20) /* directions tracked at once; beyond, new ones are ignored */
 
 enum { TBBT_TH_FIN = 0x01, TBBT_TH_SYN = 0x02, TBBT_TH_RST = 0x04 };
 

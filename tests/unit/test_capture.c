@@ -392,6 +392,62 @@ static void test_snaplen(void **state) {
     unlink(p);
 }
 
+/* TCP through a capture file (Linux SLL2, IPv4 and IPv6): a record over
+ * three segments, a record in three fragments, two records in one
+ * segment; segments out of order, retransmitted and overlapping. */
+static void test_tcp_pcap(void **state) {
+    (void)state;
+    char p[300];
+    path(p, sizeof p, "cap-tcp.pcap");
+    static uint8_t st_[6000];
+    size_t n = 0;
+    const uint32_t xids[4] = {0x81, 0x82, 0x83, 0x84};
+    const size_t lens[4] = {3000, 1000, 100, 100};
+    for (int k = 0; k < 4; k++) {
+        const uint8_t *m = call(xids[k], lens[k]);
+        size_t frag = k == 1 ? 300 : lens[k];
+        for (size_t off = 0; off < lens[k]; off += frag) {
+            size_t f = lens[k] - off < frag ? lens[k] - off : frag;
+            put32(st_ + n, (uint32_t)f | (off + f == lens[k] ? 0x80000000u : 0));
+            memcpy(st_ + n + 4, m + off, f);
+            n += 4 + f;
+        }
+    }
+    const struct {
+        size_t from, to;
+    } order[] = {{0, 1000}, {2000, 3500}, {1000, 2000}, {1000, 2000}, {3400, 0}};
+    for (int v = 4; v <= 6; v += 2) {
+        struct writer w;
+        w_open(&w, p, 276, 0, 65535);
+        send_l4(&w, v, 6, L4, tcp(999, 0x02, NULL, 0), 1);
+        for (int i = 0; i < 5; i++) {
+            size_t to = order[i].to ? order[i].to : n;
+            send_l4(&w, v, 6, L4,
+                    tcp(1000 + (uint32_t)order[i].from, 0x10, st_ + order[i].from, to - order[i].from),
+                    10 + i);
+        }
+        w_close(&w);
+        struct tbbt_capstats st;
+        assert_int_equal(run(p, &st), 0);
+        assert_int_equal(S.n, 4);
+        for (int k = 0; k < 4; k++) {
+            assert_int_equal(get32(S.data[k]), xids[k]);
+            assert_int_equal(S.m[k].len, lens[k]);
+            assert_int_equal(S.m[k].caplen, lens[k]);
+            assert_memory_equal(S.data[k], call(xids[k], lens[k]), 100);
+        }
+        assert_int_equal(S.m[0].ts_first, 10);
+        assert_int_equal(S.m[0].ts_last, 11); /* its last byte came in the out-of-order segment */
+        assert_int_equal(S.m[0].pktno, 2);
+        assert_int_equal(st.tcp_retrans, 1);
+        assert_true(st.tcp_overlap >= 1);
+        assert_int_equal(st.tcp_gaps, 0);
+        assert_int_equal(st.resyncs, 0);
+        assert_int_equal(st.truncated_msgs, 0);
+    }
+    unlink(p);
+}
+
 #define NSMALL 600
 
 /* Writes a small capture of n UDP calls at p. */
@@ -616,10 +672,10 @@ static int teardown(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_link_types),      cmocka_unit_test(test_udp_fragments),
-        cmocka_unit_test(test_snaplen),         cmocka_unit_test(test_compressed),
-        cmocka_unit_test(test_pcapng),          cmocka_unit_test(test_not_capture),
-        cmocka_unit_test(test_shared_captures),
+        cmocka_unit_test(test_link_types),  cmocka_unit_test(test_udp_fragments),
+        cmocka_unit_test(test_snaplen),     cmocka_unit_test(test_tcp_pcap),
+        cmocka_unit_test(test_compressed),  cmocka_unit_test(test_pcapng),
+        cmocka_unit_test(test_not_capture), cmocka_unit_test(test_shared_captures),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
