@@ -15,6 +15,7 @@
 
 #include "../data/rec-fixture.h"
 #include "recfile.h"
+#include <zlib.h>
 
 #define NREC 6000 /* several 256 KiB frames with the fixture's entries */
 
@@ -261,6 +262,46 @@ static void test_not_a_record_file(void **state) {
     g_free(path);
 }
 
+/* Rewrites a 32-bit little-endian header word of a one-record file and
+ * fixes the header checksum; returns tbbt_recr_open's result. */
+static struct tbbt_recreader *open_patched(size_t at, uint32_t v, char *err, size_t errlen) {
+    gsize len;
+    char *path = g_strdup(tpath("patched.tbbt"));
+    write_file(path, 1, "{}");
+    guint8 *d = slurp(path, &len);
+    uint32_t size = d[4] | d[5] << 8 | d[6] << 16 | (uint32_t)d[7] << 24; /* skippable frame size */
+    for (int i = 0; i < 4; i++)
+        d[at + i] = (guint8)(v >> (8 * i));
+    uint32_t crc = (uint32_t)crc32(0, d + 8, size - 4);
+    for (int i = 0; i < 4; i++)
+        d[8 + size - 4 + i] = (guint8)(crc >> (8 * i));
+    assert_true(spit(path, d, len));
+    struct tbbt_recreader *rd = tbbt_recr_open(path, err, errlen);
+    g_free(d);
+    g_free(path);
+    return rd;
+}
+
+/* A file from a newer tbbt (more fields, other version) is refused at
+ * open, not misread. Header: frame magic, size, "TBBTREC1", version at
+ * byte 16, field count at byte 20. */
+static void test_newer_writer(void **state) {
+    (void)state;
+    char err[512];
+    struct tbbt_rec r;
+    assert_null(open_patched(20, TBBT_F_COUNT_ + 1, err, sizeof(err)));
+    assert_non_null(strstr(err, "newer"));
+    assert_null(open_patched(16, TBBT_RECFILE_VERSION + 1, err, sizeof(err)));
+    assert_non_null(strstr(err, "version"));
+    struct tbbt_recreader *rd = open_patched(20, TBBT_F_COUNT_, err, sizeof(err)); /* unchanged: control */
+    assert_non_null(rd);
+    tbbt_rec_init(&r);
+    assert_int_equal(tbbt_recr_next(rd, &r), 1);
+    assert_int_equal(tbbt_recr_next(rd, &r), 0);
+    tbbt_recr_close(rd);
+    tbbt_rec_free(&r);
+}
+
 /* The low-level codec rejects a truncated encoding at every length. */
 static void test_decode_truncated(void **state) {
     (void)state;
@@ -307,7 +348,7 @@ int main(void) {
         cmocka_unit_test(test_tmp_then_rename),  cmocka_unit_test(test_invalid_record),
         cmocka_unit_test(test_flip_in_frame),    cmocka_unit_test(test_truncation),
         cmocka_unit_test(test_flip_everywhere),  cmocka_unit_test(test_not_a_record_file),
-        cmocka_unit_test(test_decode_truncated),
+        cmocka_unit_test(test_decode_truncated), cmocka_unit_test(test_newer_writer),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
