@@ -513,8 +513,12 @@ static void test_compressed(void **state) {
     spill(p, b, n - 100);
     zn = ZSTD_compress(z, zb, b, n, 3);
     spill(pz, z, zn - 20);
-    const char *cut[] = {p, pz};
-    for (int i = 0; i < 2; i++) {
+    size_t gn;
+    uint8_t *gb = slurp(pg, &gn);
+    spill(pg, gb, gn / 2);
+    free(gb);
+    const char *cut[] = {p, pz, pg};
+    for (int i = 0; i < 3; i++) {
         struct tbbt_capstats st;
         assert_int_equal(run(cut[i], &st), 0);
         assert_int_equal(st.tail_cut, 1);
