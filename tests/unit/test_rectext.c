@@ -325,6 +325,36 @@ static void test_dump_tool(void **state) {
     tbbt_rec_free(&r);
 }
 
+/* tests/data/rec-sample.txt (hand-written, one record of each common
+ * kind, for Perl script tests too) is in canonical form: every line parses
+ * and formats back to itself. */
+static void test_sample_file(void **state) {
+    (void)state;
+    const char *src = getenv("TBBT_SRC");
+    if (!src) skip();
+    char *path = g_strdup_printf("%s/tests/data/rec-sample.txt", src), *data;
+    char err[256];
+    assert_true(g_file_get_contents(path, &data, NULL, NULL));
+    gchar **lines = g_strsplit(data, "\n", -1);
+    struct tbbt_rec r;
+    GString *s = g_string_new(NULL);
+    tbbt_rec_init(&r);
+    int n = 0;
+    for (int i = 0; lines[i] && lines[i][0]; i++, n++) {
+        if (tbbt_rec_parse_text(&r, lines[i], strlen(lines[i]), err, sizeof(err)) < 0)
+            fail_msg("%s:%d: %s", path, i + 1, err);
+        g_string_truncate(s, 0);
+        assert_int_equal(tbbt_rec_format_text(&r, s), 0);
+        assert_string_equal(s->str, lines[i]);
+    }
+    assert_true(n >= 10);
+    g_strfreev(lines);
+    g_string_free(s, TRUE);
+    tbbt_rec_free(&r);
+    g_free(data);
+    g_free(path);
+}
+
 static int setup(void **state) {
     (void)state;
     char *d = g_dir_make_tmp("tbbt-rectext-XXXXXX", NULL);
@@ -345,7 +375,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_roundtrip),    cmocka_unit_test(test_golden),
         cmocka_unit_test(test_parse_errors), cmocka_unit_test(test_json),
-        cmocka_unit_test(test_dump_tool),
+        cmocka_unit_test(test_dump_tool),    cmocka_unit_test(test_sample_file),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
