@@ -16,7 +16,8 @@ static const struct {
     const char *s;
     size_t len;
 } fx_names[] = {
-#define FX_NAME(lit) {lit, sizeof(lit) - 1}
+#define FX_NAME(lit)                                                                                         \
+    { lit, sizeof(lit) - 1 }
     FX_NAME(""),
     FX_NAME("a b \"c\" \\d"),
     FX_NAME("nul\0inside"),
