@@ -26,11 +26,13 @@
 /* ------------------------------------------------------------------ */
 /* Record encoding                                                      */
 
+/* Stores v little-endian at p (4 bytes). */
 static void put_le32(uint8_t *p, uint32_t v) {
     for (int i = 0; i < 4; i++)
         p[i] = (uint8_t)(v >> (8 * i));
 }
 
+/* Loads a little-endian 32-bit value from p. */
 static uint32_t get_le32(const uint8_t *p) {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
@@ -119,6 +121,7 @@ static size_t put_field(uint8_t *p, const struct tbbt_rec *r, const struct tbbt_
     return 0;
 }
 
+/* Contract in recfile.h. */
 int tbbt_rec_encode(const struct tbbt_rec *r, int64_t prev_call, uint8_t **buf, size_t *len, size_t *cap) {
     size_t bound = encoded_bound(r);
     if (!bound || r->op >= TBBT_OP_COUNT || r->cred.ngids > TBBT_MAX_GIDS) return -1;
@@ -300,6 +303,7 @@ static int get_header(struct dec *d, struct tbbt_rec *r, int64_t prev_call) {
     return 0;
 }
 
+/* Contract in recfile.h. */
 int tbbt_rec_decode(struct tbbt_rec *r, int64_t prev_call, const uint8_t **p, const uint8_t *end, char *err,
                     size_t errlen) {
     struct dec d = {*p, end, "record"};
@@ -412,6 +416,7 @@ static void w_free(struct tbbt_recwriter *w) {
     g_free(w);
 }
 
+/* Contract in recfile.h. */
 struct tbbt_recwriter *tbbt_recw_open(const char *path, const char *meta, char *err, size_t errlen) {
     struct tbbt_recwriter *w = g_new0(struct tbbt_recwriter, 1);
     w->path = g_strdup(path);
@@ -438,6 +443,7 @@ struct tbbt_recwriter *tbbt_recw_open(const char *path, const char *meta, char *
     return w;
 }
 
+/* Contract in recfile.h. */
 int tbbt_recw_put(struct tbbt_recwriter *w, const struct tbbt_rec *r) {
     if (w->failed) return -1;
     size_t before = w->blen;
@@ -454,6 +460,7 @@ int tbbt_recw_put(struct tbbt_recwriter *w, const struct tbbt_rec *r) {
     return 0;
 }
 
+/* Contract in recfile.h. */
 uint64_t tbbt_recw_count(const struct tbbt_recwriter *w) {
     return w->count;
 }
@@ -472,6 +479,7 @@ static int w_finish(struct tbbt_recwriter *w) {
     return 0;
 }
 
+/* Contract in recfile.h. */
 int tbbt_recw_close(struct tbbt_recwriter *w, char *err, size_t errlen) {
     if (!w->failed) w_finish(w);
     if (!w->failed && w->tmp) {
@@ -491,6 +499,7 @@ int tbbt_recw_close(struct tbbt_recwriter *w, char *err, size_t errlen) {
     return 0;
 }
 
+/* Contract in recfile.h. */
 void tbbt_recw_abort(struct tbbt_recwriter *w) {
     if (!w) return;
     if (w->f && w->f != stdout) fclose(w->f);
@@ -533,6 +542,7 @@ static int G_GNUC_PRINTF(3, 4) r_fail(struct tbbt_recreader *rd, uint64_t off, c
     return -1;
 }
 
+/* File offset of the next unread byte. */
 static uint64_t r_off(const struct tbbt_recreader *rd) {
     return rd->in_base + rd->in_pos;
 }
@@ -673,6 +683,7 @@ static int r_load(struct tbbt_recreader *rd) {
     return rd->state == 1 ? 0 : -1;
 }
 
+/* Contract in recfile.h. */
 struct tbbt_recreader *tbbt_recr_open(const char *path, char *err, size_t errlen) {
     struct tbbt_recreader *rd = g_new0(struct tbbt_recreader, 1);
     rd->path = g_strdup(strcmp(path, "-") == 0 ? "stdin" : path);
@@ -693,6 +704,7 @@ struct tbbt_recreader *tbbt_recr_open(const char *path, char *err, size_t errlen
     return rd;
 }
 
+/* Contract in recfile.h. */
 int tbbt_recr_next(struct tbbt_recreader *rd, struct tbbt_rec *r) {
     if (rd->state < 0) return -1;
     if (rd->batch_pos == rd->batch_len) {
@@ -710,14 +722,17 @@ int tbbt_recr_next(struct tbbt_recreader *rd, struct tbbt_rec *r) {
     return 1;
 }
 
+/* Contract in recfile.h. */
 const char *tbbt_recr_meta(const struct tbbt_recreader *rd) {
     return rd->meta ? rd->meta : "";
 }
 
+/* Contract in recfile.h. */
 const char *tbbt_recr_error(const struct tbbt_recreader *rd) {
     return rd->err;
 }
 
+/* Contract in recfile.h. */
 void tbbt_recr_close(struct tbbt_recreader *rd) {
     if (!rd) return;
     if (rd->f && rd->f != stdin) fclose(rd->f);

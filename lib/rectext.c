@@ -162,6 +162,7 @@ static void fmt_value(GString *o, const struct tbbt_rec *r, const struct tbbt_fi
     }
 }
 
+/* Contract in rectext.h. */
 int tbbt_rec_format_text(const struct tbbt_rec *r, GString *out) {
     size_t saved = out->len;
     if (r->op >= TBBT_OP_COUNT || r->cred.ngids > TBBT_MAX_GIDS || !strings_ok(r)) return -1;
@@ -285,6 +286,7 @@ static void json_value(GString *o, const struct tbbt_rec *r, const struct tbbt_f
     }
 }
 
+/* Contract in rectext.h. */
 void tbbt_rec_format_json(const struct tbbt_rec *r, GString *out) {
     int lost = (r->flags & TBBT_RF_REPLY_LOST) != 0;
     int sok = strings_ok(r);
@@ -643,6 +645,7 @@ static int parse_header(struct pc *c, struct tbbt_rec *r) {
     return 0;
 }
 
+/* Contract in rectext.h. */
 int tbbt_rec_parse_text(struct tbbt_rec *r, const char *line, size_t len, char *err, size_t errlen) {
     if (len && line[len - 1] == '\n') len--;
     if (len && line[len - 1] == '\r') len--;

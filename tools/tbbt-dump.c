@@ -213,6 +213,7 @@ static int parse_args(int *argc, char ***argv) {
     return 0;
 }
 
+/* Parses the options and runs the chosen conversion; returns the exit code. */
 int main(int argc, char **argv) {
     int rc = parse_args(&argc, &argv);
     if (rc == 0) rc = o.text_in ? undump(argv[1]) : dump(argv[1]);

@@ -77,6 +77,8 @@ static int read_file(const char *path, unsigned *n, char *err, size_t errlen) {
     return rc;
 }
 
+/* Every record, with every field and edge value, reads back equal; the
+ * metadata comes back verbatim; the records span several frames. */
 static void test_roundtrip(void **state) {
     (void)state;
     char err[512];
@@ -93,6 +95,7 @@ static void test_roundtrip(void **state) {
     tbbt_recr_close(rd);
 }
 
+/* A file with no records is complete and reads as empty. */
 static void test_empty_file(void **state) {
     (void)state;
     char err[512];
@@ -249,6 +252,7 @@ static void test_flip_everywhere(void **state) {
     g_free(bad);
 }
 
+/* Garbage and missing files fail at open with the file named. */
 static void test_not_a_record_file(void **state) {
     (void)state;
     char err[512];
@@ -326,6 +330,7 @@ static void test_decode_truncated(void **state) {
     tbbt_rec_free(&out);
 }
 
+/* Creates the temporary directory the tests write into. */
 static int setup(void **state) {
     (void)state;
     char *d = g_dir_make_tmp("tbbt-recfile-XXXXXX", NULL);
@@ -335,6 +340,7 @@ static int setup(void **state) {
     return 0;
 }
 
+/* Removes the temporary directory. */
 static int teardown(void **state) {
     (void)state;
     char cmd[400];

@@ -355,6 +355,7 @@ static void test_sample_file(void **state) {
     g_free(path);
 }
 
+/* Creates the temporary directory the tests write into. */
 static int setup(void **state) {
     (void)state;
     char *d = g_dir_make_tmp("tbbt-rectext-XXXXXX", NULL);
@@ -364,6 +365,7 @@ static int setup(void **state) {
     return 0;
 }
 
+/* Removes the temporary directory. */
 static int teardown(void **state) {
     (void)state;
     char cmd[400];
