@@ -48,6 +48,13 @@ struct dir {
     uint64_t pktno;
     uint8_t *buf;
     size_t bufsize;
+    /* while hunting: the last bytes of the previous segment, too few to
+     * hold a record mark + RPC header, kept to find a header that
+     * straddles two segments */
+    uint8_t carry[4 + MIN_RPC];
+    unsigned carryn;
+    int64_t carry_ts;
+    uint64_t carry_pktno;
     /* out-of-order segments, sorted by sequence */
     struct oseg *ooo;
     size_t ooo_bytes;
@@ -223,26 +230,46 @@ static void lose_sync(struct tbbt_tcpreasm *r, struct dir *d) {
     d->lost = 1;
 }
 
+static long find_header(const struct tbbt_tcpreasm *r, const struct dir *d, const uint8_t *win, size_t wn,
+                        size_t limit);
+
 /* Hunts from pos for a plausible record mark + RPC header in the captured
  * bytes; returns the position where framing resumes, or len. */
 static size_t hunt(struct tbbt_tcpreasm *r, struct dir *d, const uint8_t *p, size_t cap, size_t len,
-                   size_t pos) {
-    int strict = !known_port(r, d);
-    for (size_t k = pos; k + 4 + MIN_RPC <= cap; k++) {
-        uint32_t fl = be32(p + k) & 0x7fffffffu;
-        if (fl < MIN_RPC || fl > TBBT_TCP_MAX_FRAG) continue;
-        size_t avail = cap - k - 4;
-        if (!tbbt_rpc_plausible(p + k + 4, avail < fl ? avail : fl, strict)) continue;
-        if (d->lost || k > pos) r->st->resyncs++;
-        r->st->skipped_bytes += k - pos;
+                   size_t pos, int64_t ts, uint64_t pktno) {
+    long k = cap > pos ? find_header(r, d, p + pos, cap - pos, cap - pos) : -1;
+    if (k >= 0) {
+        if (d->lost || k > 0) r->st->resyncs++;
+        r->st->skipped_bytes += (size_t)k;
         d->lost = 0;
         d->state = ST_MARK;
         d->markn = 0;
-        return k;
+        return pos + (size_t)k;
     }
     r->st->skipped_bytes += len - pos;
     d->lost = 1;
+    if (cap == len && cap > pos) { /* keep the unscanned tail for the next segment */
+        size_t keep = cap - pos < 4 + MIN_RPC - 1 ? cap - pos : 4 + MIN_RPC - 1;
+        memcpy(d->carry, p + cap - keep, keep);
+        d->carryn = (unsigned)keep;
+        d->carry_ts = ts;
+        d->carry_pktno = pktno;
+    }
     return len;
+}
+
+/* Returns the offset in win (wn bytes) of a plausible record mark + RPC
+ * header starting before limit, or -1. */
+static long find_header(const struct tbbt_tcpreasm *r, const struct dir *d, const uint8_t *win, size_t wn,
+                        size_t limit) {
+    int strict = !known_port(r, d);
+    for (size_t k = 0; k < limit && k + 4 + MIN_RPC <= wn; k++) {
+        uint32_t fl = be32(win + k) & 0x7fffffffu;
+        if (fl < MIN_RPC || fl > TBBT_TCP_MAX_FRAG) continue;
+        size_t avail = wn - k - 4;
+        if (tbbt_rpc_plausible(win + k + 4, avail < fl ? avail : fl, strict)) return (long)k;
+    }
+    return -1;
 }
 
 /* Reads (part of) a record mark at pos; returns the new position. */
@@ -329,14 +356,44 @@ static size_t body(struct tbbt_tcpreasm *r, struct dir *d, const uint8_t *p, siz
     return pos + n;
 }
 
+static void feed(struct tbbt_tcpreasm *r, struct dir *d, const uint8_t *p, size_t cap, size_t len, int64_t ts,
+                 uint64_t pktno);
+
+/* While hunting, looks for a header that starts in the carried tail of the
+ * previous segment and runs into this one (cap bytes at p); when found,
+ * feeds the carried bytes from there, so framing resumes before p. */
+static void resume_from_carry(struct tbbt_tcpreasm *r, struct dir *d, unsigned cn, const uint8_t *p,
+                              size_t cap) {
+    uint8_t win[2 * (4 + MIN_RPC)], tail[4 + MIN_RPC];
+    size_t take = cap < 4 + MIN_RPC ? cap : 4 + MIN_RPC;
+    memcpy(win, d->carry, cn);
+    memcpy(win + cn, p, take);
+    long k = find_header(r, d, win, cn + take, cn);
+    if (k < 0) return;
+    size_t n = cn - (size_t)k;
+    memcpy(tail, d->carry + k, n);
+    r->st->resyncs++;
+    r->st->skipped_bytes -= n; /* counted as skipped with the previous segment */
+    d->lost = 0;
+    d->state = ST_MARK;
+    d->markn = 0;
+    feed(r, d, tail, n, n, d->carry_ts, d->carry_pktno);
+    d->carryn = 0;
+}
+
 /* Runs the framing over len in-order wire bytes, of which the first cap
  * are captured at p (p may be NULL when cap is 0). */
 static void feed(struct tbbt_tcpreasm *r, struct dir *d, const uint8_t *p, size_t cap, size_t len, int64_t ts,
                  uint64_t pktno) {
+    if (d->carryn) {
+        unsigned cn = d->carryn;
+        d->carryn = 0;
+        if (d->state == ST_HUNT && cap > 0) resume_from_carry(r, d, cn, p, cap);
+    }
     size_t pos = 0;
     while (pos < len) {
         switch (d->state) {
-        case ST_HUNT: pos = hunt(r, d, p, cap, len, pos); break;
+        case ST_HUNT: pos = hunt(r, d, p, cap, len, pos, ts, pktno); break;
         case ST_MARK: pos = read_mark(r, d, p, cap, len, pos); break;
         default: pos = body(r, d, p, cap, len, pos, ts, pktno); break;
         }

@@ -312,6 +312,31 @@ static void test_midstream_pickup(void **state) {
     tbbt_tcpreasm_free(r);
 }
 
+/* Picked up mid-way, with the next record's mark and header split over
+ * two segments: the header is still found, the record delivered whole and
+ * stamped with the packet holding its first byte. */
+static void test_header_straddles_segments(void **state) {
+    (void)state;
+    St.n = 0;
+    rec(&St, call(0, 700), 700, 0);
+    rec(&St, call(1, 300), 300, 0);
+    rec(&St, call(2, 50), 50, 0);
+    memset(&S, 0, sizeof S);
+    memset(&ST, 0, sizeof ST);
+    struct tbbt_tcpreasm *r = tbbt_tcpreasm_new(&ST, cb, NULL);
+    seg(r, &St, 300, 704 + 10 - 300, 704 + 10 - 300, 0, 10, 1); /* ends 10 bytes into record 1 */
+    seg(r, &St, 714, St.n - 714, St.n - 714, 0, 20, 2);
+    assert_int_equal(S.n, 2);
+    assert_int_equal(S.m[0].xid, 0x1001);
+    assert_int_equal(S.m[0].len, 300);
+    assert_true(S.m[0].ok);
+    assert_int_equal(S.m[0].pktno, 1);
+    assert_int_equal(S.m[0].ts_last, 20);
+    assert_int_equal(S.m[1].xid, 0x1002);
+    assert_int_equal(ST.skipped_bytes, 404);
+    tbbt_tcpreasm_free(r);
+}
+
 /* FIN delivers a message cut at the end and forgets the stream; RST
  * forgets both directions. */
 static void test_fin_and_rst(void **state) {
@@ -396,9 +421,9 @@ int main(void) {
         cmocka_unit_test(test_split_and_batched),   cmocka_unit_test(test_multi_fragment),
         cmocka_unit_test(test_retrans_overlap_ooo), cmocka_unit_test(test_gap_follows_length),
         cmocka_unit_test(test_snaplen_cut),         cmocka_unit_test(test_lost_mark_resync),
-        cmocka_unit_test(test_midstream_pickup),    cmocka_unit_test(test_fin_and_rst),
-        cmocka_unit_test(test_idle_expiry),         cmocka_unit_test(test_ooo_bounded),
-        cmocka_unit_test(test_plausible),
+        cmocka_unit_test(test_midstream_pickup),    cmocka_unit_test(test_header_straddles_segments),
+        cmocka_unit_test(test_fin_and_rst),         cmocka_unit_test(test_idle_expiry),
+        cmocka_unit_test(test_ooo_bounded),         cmocka_unit_test(test_plausible),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
