@@ -461,6 +461,11 @@ int tbbt_recw_put(struct tbbt_recwriter *w, const struct tbbt_rec *r) {
 }
 
 /* Contract in recfile.h. */
+const char *tbbt_recw_error(const struct tbbt_recwriter *w) {
+    return w->err;
+}
+
+/* Contract in recfile.h. */
 uint64_t tbbt_recw_count(const struct tbbt_recwriter *w) {
     return w->count;
 }

@@ -59,6 +59,11 @@ int tbbt_recw_close(struct tbbt_recwriter *w, char *err, size_t errlen);
 /* Discards everything written: removes the temporary file, frees w. */
 void tbbt_recw_abort(struct tbbt_recwriter *w);
 
+/* The writer's first error ("FILE: record N: invalid record ...", a write
+ * error), or "" when there was none; owned by w. Lets a caller that
+ * aborts after a failed put still print why. */
+const char *tbbt_recw_error(const struct tbbt_recwriter *w);
+
 /* Number of records put so far. */
 uint64_t tbbt_recw_count(const struct tbbt_recwriter *w);
 

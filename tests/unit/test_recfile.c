@@ -144,7 +144,9 @@ static void test_invalid_record(void **state) {
     struct tbbt_recwriter *w = tbbt_recw_open(p, "", err, sizeof(err));
     nth_record(&r, 2);
     r.client.family = 5;
+    assert_string_equal(tbbt_recw_error(w), "");
     assert_int_equal(tbbt_recw_put(w, &r), -1);
+    assert_non_null(strstr(tbbt_recw_error(w), "record 1"));
     assert_int_equal(tbbt_recw_close(w, err, sizeof(err)), -1);
     assert_non_null(strstr(err, "record 1"));
     assert_false(g_file_test(p, G_FILE_TEST_EXISTS));
