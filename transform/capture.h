@@ -44,7 +44,7 @@ struct tbbt_capstats {
                                 * RPC; TCP bytes without RPC are in skipped_bytes */
     uint64_t ip_fragments;     /* IP fragments seen */
     uint64_t ip_reassembled;   /* datagrams rebuilt from fragments */
-    uint64_t ip_frag_dropped;  /* fragments never completed */
+    uint64_t ip_frag_dropped;  /* fragmented datagrams never completed */
     uint64_t tcp_streams;      /* TCP connections that carried RPC */
     uint64_t tcp_retrans;      /* segments whose bytes were all seen already */
     uint64_t tcp_overlap;      /* segments partly overlapping seen bytes */

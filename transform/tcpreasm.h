@@ -15,8 +15,10 @@
  * Memory: per direction at most TBBT_TCP_MSG_KEEP bytes of a message being
  * assembled (beyond that only the length is followed) and TBBT_TCP_OOO_MAX
  * bytes of out-of-order data; all streams together at most
- * TBBT_TCP_MEM_MAX. A message wholly inside one segment is delivered from
- * the packet buffer without a copy. */
+ * TBBT_TCP_MEM_MAX; at most TBBT_TCP_MAX_DIRS directions are followed at
+ * once (a direction is forgotten on FIN, RST, or TBBT_TCP_IDLE_NS of capture
+ * time without packets). A message wholly inside one segment is delivered
+ * from the packet buffer without a copy. */
 #ifndef TBBT_TCPREASM_H
 #define TBBT_TCPREASM_H
 
