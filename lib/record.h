@@ -3,7 +3,7 @@
  * The paper's <callTime, replyTime, opType, opParams, opReturn> with every
  * file handle replaced by a TBBT-ID. A record is a fixed header plus a set
  * of optional fields; which fields are present is a bit mask, and each
- * field is declared once in tbbt_fields[] (record_fields.c), a table that
+ * field is declared once in tbbt_fields[] (record.c), a table that
  * drives the binary encoding, the text form and the JSON output alike.
  *
  * Ownership: a record owns its string arena and entry array; both grow on

@@ -54,7 +54,7 @@ static void fmt_time(GString *o, int64_t t) {
 }
 
 /* Appends an endpoint; returns 0, or -1 for an unknown family. */
-static int fmt_endpoint(GString *o, const struct tbbt_endpoint *e) {
+int tbbt_endpoint_format(GString *o, const struct tbbt_endpoint *e) {
     static const uint8_t zero[16];
     char buf[INET6_ADDRSTRLEN];
     switch (e->family) {
@@ -173,9 +173,9 @@ int tbbt_rec_format_text(const struct tbbt_rec *r, GString *out) {
     else
         fmt_time(out, r->reply_time);
     g_string_append_c(out, ' ');
-    if (fmt_endpoint(out, &r->client) < 0) goto bad;
+    if (tbbt_endpoint_format(out, &r->client) < 0) goto bad;
     g_string_append_c(out, ' ');
-    if (fmt_endpoint(out, &r->server) < 0) goto bad;
+    if (tbbt_endpoint_format(out, &r->server) < 0) goto bad;
     g_string_append_printf(out, " 0x%08x v%u %s ", r->xid, r->vers, tbbt_op_info(r->op)->name);
     if (r->status == -1)
         g_string_append_c(out, '-');
@@ -202,7 +202,7 @@ bad:
 
 /* Appends bytes as a JSON string; bytes outside valid UTF-8 become
  * \u00XX of the byte. */
-static void json_str(GString *o, const char *s, size_t len) {
+void tbbt_json_str(GString *o, const char *s, size_t len) {
     g_string_append_c(o, '"');
     for (size_t i = 0; i < len;) {
         unsigned char c = (unsigned char)s[i];
@@ -245,8 +245,8 @@ static void json_key(GString *o, const char *key) {
 /* Appends an endpoint as a JSON string (null if unrepresentable). */
 static void json_endpoint(GString *o, const struct tbbt_endpoint *e) {
     GString *t = g_string_new(NULL);
-    if (fmt_endpoint(t, e) == 0)
-        json_str(o, t->str, t->len);
+    if (tbbt_endpoint_format(t, e) == 0)
+        tbbt_json_str(o, t->str, t->len);
     else
         g_string_append(o, "null");
     g_string_free(t, TRUE);
@@ -267,7 +267,7 @@ static void json_value(GString *o, const struct tbbt_rec *r, const struct tbbt_f
         break;
     case TBBT_FT_STR: {
         struct tbbt_str s = *(const struct tbbt_str *)v;
-        json_str(o, tbbt_rec_str(r, s), s.len);
+        tbbt_json_str(o, tbbt_rec_str(r, s), s.len);
         break;
     }
     case TBBT_FT_ENTRIES:
@@ -278,7 +278,7 @@ static void json_value(GString *o, const struct tbbt_rec *r, const struct tbbt_f
                                    "%s{\"fileid\":%" PRIu64 ",\"cookie\":%" PRIu64 ",\"id\":%" PRIu64
                                    ",\"type\":%u,\"size\":%" PRIu64 ",\"name\":",
                                    i ? "," : "", e->fileid, e->cookie, e->id, e->type, e->size);
-            json_str(o, tbbt_rec_str(r, e->name), e->name.len);
+            tbbt_json_str(o, tbbt_rec_str(r, e->name), e->name.len);
             g_string_append_c(o, '}');
         }
         g_string_append_c(o, ']');

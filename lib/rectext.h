@@ -69,4 +69,12 @@ int tbbt_rec_parse_text(struct tbbt_rec *r, const char *line, size_t len, char *
 /* Appends r as one JSON object to out (no newline). */
 void tbbt_rec_format_json(const struct tbbt_rec *r, GString *out);
 
+/* Appends an endpoint in the text form's notation ("1.2.3.4:801",
+ * "[::1]:2049", "-", ...). Returns 0, or -1 for an unknown family. */
+int tbbt_endpoint_format(GString *out, const struct tbbt_endpoint *e);
+
+/* Appends len bytes of s as a JSON string literal (quotes included), with
+ * the escaping rules of the JSON lines above. */
+void tbbt_json_str(GString *out, const char *s, size_t len);
+
 #endif

@@ -17,6 +17,7 @@
 #include "fhmap.h"
 #include "pass1.h"
 #include "recfile.h"
+#include "rectext.h"
 #include "summary.h"
 
 #define TBBT_VERSION "0.1.0"
@@ -80,17 +81,12 @@ static double now_s(clockid_t clk) {
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* Formats an endpoint as the text form does. */
 static void endpoint_str(const struct tbbt_endpoint *e, char *buf, size_t n) {
-    char a[64];
-    if (e->family == 4) g_snprintf(a, sizeof(a), "%u.%u.%u.%u", e->addr[0], e->addr[1], e->addr[2], e->addr[3]);
-    else if (e->family == 6) {
-        GString *g = g_string_new("[");
-        for (int i = 0; i < 16; i += 2) g_string_append_printf(g, "%s%x", i ? ":" : "", e->addr[i] << 8 | e->addr[i + 1]);
-        g_string_append(g, "]");
-        g_strlcpy(a, g->str, sizeof(a));
-        g_string_free(g, TRUE);
-    } else g_strlcpy(a, "?", sizeof(a));
-    g_snprintf(buf, n, "%s:%u", a, e->port);
+    GString *g = g_string_new(NULL);
+    if (tbbt_endpoint_format(g, e) != 0) g_string_assign(g, "?");
+    g_strlcpy(buf, g->str, n);
+    g_string_free(g, TRUE);
 }
 
 /* Prints what the decoder saw and did, after the per-procedure table. */
@@ -224,8 +220,12 @@ int main(int argc, char **argv) {
     struct prep p;
     memset(&p, 0, sizeof(p));
     tbbt_summary_init(&p.sum);
-    char *meta = g_strdup_printf("{\"source\":\"%s\",\"tool\":\"tbbt-prep " TBBT_VERSION "\",\"pass\":1}",
-                                 g_path_get_basename(in));
+    char *base = g_path_get_basename(in);
+    GString *mj = g_string_new("{\"source\":");
+    tbbt_json_str(mj, base, strlen(base));
+    g_string_append(mj, ",\"tool\":\"tbbt-prep " TBBT_VERSION "\",\"pass\":1}");
+    char *meta = g_string_free(mj, FALSE);
+    g_free(base);
     p.w = tbbt_recw_open(outpath, meta, p.err, sizeof(p.err));
     if (!p.w) {
         fprintf(stderr, "tbbt-prep: %s\n", p.err);
@@ -239,7 +239,7 @@ int main(int argc, char **argv) {
     double w0 = now_s(CLOCK_MONOTONIC), c0 = now_s(CLOCK_PROCESS_CPUTIME_ID);
     int rc = tbbt_capture_run(cap, tbbt_pass1_msg, p1, p.err, sizeof(p.err));
     if (rc == 0 && tbbt_pass1_finish(p1) != 0) {
-        g_snprintf(p.err, sizeof(p.err), "%s: cannot write records", outpath);
+        g_snprintf(p.err, sizeof(p.err), "%s", *tbbt_recw_error(p.w) ? tbbt_recw_error(p.w) : "cannot write records");
         rc = -1;
     }
     double wall = now_s(CLOCK_MONOTONIC) - w0, cpu = now_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
