@@ -14,7 +14,7 @@ tshark-compare.pl - check tbbt-prep against an independent decoder
 
 =head1 SYNOPSIS
 
-tshark-compare.pl --build DIR [--port N]... [--report FILE] [--allow-tshark-loss] CAPTURE
+tshark-compare.pl --build DIR [--port N]... [--report FILE] [--truth FULL.pcap] [--allow-missing] CAPTURE
 
 Runs tbbt-prep and tbbt-dump --jsonl from the build directory and tshark
 on CAPTURE, keys every NFS call by (client, server, xid), and compares
@@ -24,8 +24,14 @@ and count. Prints one line per category of difference and a last line
   tshark-compare: CAPTURE: N calls, M matched, K differ
 
 Exits 0 when every call tshark decoded is a record with the same fields
-and every record is a call tshark decoded (or, with --allow-tshark-loss,
-when the only differences are calls tshark did not decode), 1 otherwise.
+and every record is a call tshark decoded, 1 otherwise.
+
+With --truth FULL.pcap, tshark decodes FULL.pcap instead of CAPTURE: the
+uncut, complete capture that CAPTURE was derived from (by cutting packets
+with a short snaplen, or deleting some). With --allow-missing, calls and
+replies that are in the truth but not in our records (lost with the
+deleted packets) are counted but allowed; every record we do produce must
+still equal the truth.
 
 Differences that are explained, not failures:
 
@@ -35,6 +41,10 @@ Differences that are explained, not failures:
 its program and does not decode it as NFS; tbbt pairs it. Our record
 has a status where tshark has none.
 
+=item * cut-by-snaplen: a call cut short by the capture's snaplen (our
+record's C flag) lacks a field that lay beyond the cut; tshark, given the
+uncut capture as --truth, has it.
+
 =item * retransmission: the same (client, server, xid) called twice;
 both count it once.
 
@@ -42,12 +52,13 @@ both count it once.
 
 =cut
 
-my ($build, @ports, $report, $allow_loss, $help);
+my ($build, @ports, $report, $truth, $allow_missing, $help);
 GetOptions(
     'build=s'           => \$build,
     'port=i'            => \@ports,
     'report=s'          => \$report,
-    'allow-tshark-loss' => \$allow_loss,
+    'truth=s'           => \$truth,
+    'allow-missing'     => \$allow_missing,
     'help'              => \$help,
 ) or pod2usage(2);
 pod2usage(-verbose => 1, -exitval => 0) if $help;
@@ -58,13 +69,13 @@ my $cap = $ARGV[0];
 my $tmp = tempdir(CLEANUP => 1);
 
 # tshark reads .zst and .gz on its own only in newer versions: decompress.
-my $plain = $cap;
-if ($cap =~ /\.zst$/) {
+my $plain = $truth // $cap;
+if ($plain =~ /\.zst$/) {
+    system("zstd -dcq '$plain' > '$tmp/cap.pcap'") == 0 or die "tshark-compare.pl: $plain: zstd failed\n";
     $plain = "$tmp/cap.pcap";
-    system("zstd -dcq '$cap' > '$plain'") == 0 or die "tshark-compare.pl: $cap: zstd failed\n";
-} elsif ($cap =~ /\.gz$/) {
+} elsif ($plain =~ /\.gz$/) {
+    system("gzip -dc '$plain' > '$tmp/cap.pcap'") == 0 or die "tshark-compare.pl: $plain: gzip failed\n";
     $plain = "$tmp/cap.pcap";
-    system("gzip -dc '$cap' > '$plain'") == 0 or die "tshark-compare.pl: $cap: gzip failed\n";
 }
 
 my %tbbt = load_tbbt();
@@ -83,10 +94,15 @@ for my $k (sort keys %keys) {
     my $ss = defined $s->{status} ? $s->{status} : '-';
     if ($ts ne $ss) {
         if ($ss eq '-' && $t->{reply_first}) { note('explained:reply-first', $k, $t->{proc}); }
+        elsif ($ts eq '-') { note('reply-missing', $k, $t->{proc}); }
         else { push @bad, "status $ts/$ss"; }
     }
     for my $f (qw(name name2 offset count)) {
         next unless defined $s->{$f};
+        if (!defined $t->{$f} && $t->{cut}) {
+            note('explained:cut-by-snaplen', $k, "$t->{proc} $f");
+            next;
+        }
         my $tv = defined $t->{$f} ? $t->{$f} : '(none)';
         push @bad, "$f '$tv'/'$s->{$f}'" if $tv ne $s->{$f};
     }
@@ -97,7 +113,7 @@ for my $k (sort keys %keys) {
 my $failed = 0;
 for my $cat (sort keys %diff) {
     my $c = $diff{$cat};
-    my $fatal = $cat !~ /^explained:/ && !($allow_loss && $cat eq 'only-in-tbbt');
+    my $fatal = $cat !~ /^explained:/ && !($allow_missing && $cat =~ /^(only-in-tshark|reply-missing)$/);
     $failed ||= $fatal;
     printf "  %-24s %6d%s  e.g. %s\n", $cat, $c->{n}, $fatal ? '' : ' (ok)', join(' | ', @{ $c->{ex} });
 }
@@ -109,6 +125,7 @@ if ($report) {
     open my $fh, '>', $report or die "tshark-compare.pl: $report: $!\n";
     print $fh encode_json({ capture => $cap, calls => $n, matched => $matched, differ => $ndiff,
         tbbt => scalar(keys %tbbt), tshark => scalar(keys %shark),
+        tshark_known => scalar(grep { $_->{proc} ne '?' } values %shark),
         categories => { map { $_ => $diff{$_}{n} } keys %diff } }), "\n";
     close $fh;
 }
@@ -135,6 +152,7 @@ sub load_tbbt {
         my $j = $json->decode($l);
         my $k = "$j->{client}>$j->{server}#$j->{xid}";
         my %rec = (proc => $j->{proc}, status => $j->{status});
+        $rec{cut} = 1 if $j->{flags} =~ /C/;
         $rec{reply_first} = 1 if defined $j->{reply_time} && $j->{reply_time} < $j->{call_time};
         $rec{name}  = $j->{name}  if defined $j->{name};
         $rec{name2} = $j->{name2} if defined $j->{name2};
@@ -218,13 +236,14 @@ sub load_tshark {
     return %calls;
 }
 
-# Value i of a field that is either present once per message or once.
+# Value i of a field present the same number of times in each of the n
+# messages of the frame (tshark repeats some, e.g. rpc.programversion).
 sub aligned {
     my ($f, $name, $i, $n) = @_;
     my @v = grep { $_ ne '' } @{ $f->{$name} };
-    return $v[$i] if @v == $n;
     return $v[0] if $n == 1;
-    return undef;
+    return undef unless @v && @v % $n == 0;
+    return $v[ $i * (@v / $n) ];
 }
 
 sub first_of {
