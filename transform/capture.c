@@ -21,7 +21,7 @@
 #include "linklayer.h"
 #include "tcpreasm.h"
 
-#define SWEEP_EVERY_NS (60LL * 1000000000LL)
+#define SWEEP_EVERY_NS (250LL * 1000000LL) /* reassembly housekeeping, capture time */
 
 struct tbbt_capture {
     char *path;
@@ -341,8 +341,8 @@ static void packet(struct tbbt_capture *c, const struct pcap_pkthdr *h, const ui
     st->wire_bytes += h->len;
     if (st->packets == 1) st->ts_first = ts;
     st->ts_last = ts;
-    if (ts >= c->next_sweep) {
-        if (c->next_sweep) tbbt_tcpreasm_expire(c->tcp, ts);
+    if (ts >= c->next_sweep || ts < c->next_sweep - 2 * SWEEP_EVERY_NS) { /* (or the clock stepped back) */
+        tbbt_tcpreasm_expire(c->tcp, ts);
         c->next_sweep = ts + SWEEP_EVERY_NS;
     }
     size_t off = 0;

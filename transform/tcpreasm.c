@@ -59,6 +59,7 @@ struct dir {
     struct oseg *ooo;
     size_t ooo_bytes;
     unsigned ooo_n;
+    int64_t ooo_since; /* capture time the current wait for a hole began */
 };
 
 struct tbbt_tcpreasm {
@@ -67,7 +68,9 @@ struct tbbt_tcpreasm {
     struct tbbt_capstats *st;
     tbbt_msg_cb cb;
     void *ctx;
-    size_t mem; /* bytes held in message and out-of-order buffers */
+    size_t mem;        /* bytes held in message and out-of-order buffers */
+    size_t ooo_dirs;   /* directions holding out-of-order data */
+    int64_t next_idle; /* capture time of the next idle sweep */
     uint8_t ports[65536 / 8];
 };
 
@@ -438,6 +441,7 @@ static void drain(struct tbbt_tcpreasm *r, struct dir *d) {
     while (d->ooo && seqdiff(d->ooo->seq, d->next_seq) <= 0) {
         struct oseg *o = d->ooo;
         d->ooo = o->next;
+        if (!d->ooo) r->ooo_dirs--;
         in_order(r, d, o->seq, o->data, o->caplen, o->len, o->ts, o->pktno);
         free_oseg(r, d, o);
     }
@@ -457,6 +461,7 @@ static void skip_hole(struct tbbt_tcpreasm *r, struct dir *d) {
     }
     d->next_seq = d->ooo->seq;
     drain(r, d);
+    if (d->ooo) d->ooo_since = d->ooo->ts; /* the next hole: waited on since about then */
 }
 
 /* Buffers a segment beyond a hole, in sequence order; a segment starting
@@ -464,6 +469,7 @@ static void skip_hole(struct tbbt_tcpreasm *r, struct dir *d) {
 static void buffer(struct tbbt_tcpreasm *r, struct dir *d, uint32_t seq, const uint8_t *p, size_t cap,
                    size_t len, int64_t ts, uint64_t pktno) {
     struct oseg **pp = &d->ooo;
+    int replaced = 0;
     while (*pp && seqdiff((*pp)->seq, seq) < 0)
         pp = &(*pp)->next;
     if (*pp && (*pp)->seq == seq) {
@@ -474,6 +480,12 @@ static void buffer(struct tbbt_tcpreasm *r, struct dir *d, uint32_t seq, const u
         struct oseg *old = *pp;
         *pp = old->next;
         free_oseg(r, d, old);
+        if (!d->ooo) r->ooo_dirs--;
+        replaced = 1;
+    }
+    if (!d->ooo) {
+        r->ooo_dirs++;
+        if (!replaced) d->ooo_since = ts; /* a new wait begins */
     }
     struct oseg *o = g_malloc(sizeof *o + cap);
     o->seq = seq;
@@ -506,8 +518,8 @@ static void data(struct tbbt_tcpreasm *r, struct dir *d, uint32_t seq, const uin
         return;
     }
     buffer(r, d, seq, p, cap, len, ts, pktno);
-    while (d->ooo &&
-           (d->ooo_bytes > TBBT_TCP_OOO_MAX || d->ooo_n > TBBT_TCP_OOO_SEGS || r->mem > TBBT_TCP_MEM_MAX))
+    while (d->ooo && (d->ooo_bytes > TBBT_TCP_OOO_MAX || d->ooo_n > TBBT_TCP_OOO_SEGS ||
+                      r->mem > TBBT_TCP_MEM_MAX || ts - d->ooo_since > TBBT_TCP_OOO_WAIT_NS))
         skip_hole(r, d);
 }
 
@@ -629,9 +641,38 @@ static void sweep(struct tbbt_tcpreasm *r, const int64_t *limit) {
     g_ptr_array_free(arr, TRUE);
 }
 
+/* Collects into arr (a GPtrArray whose slot 0 holds the time limit) the
+ * directions that have waited on a hole since before the limit. */
+static void collect_waiting(gpointer key, gpointer value, gpointer user) {
+    (void)key;
+    GPtrArray *arr = user;
+    struct dir *d = value;
+    const int64_t *limit = g_ptr_array_index(arr, 0);
+    if (d->ooo && d->ooo_since < *limit) g_ptr_array_add(arr, d);
+}
+
+/* Gives up the holes waited on for too long, on every direction. */
+static void unblock(struct tbbt_tcpreasm *r, int64_t now) {
+    int64_t limit = now - TBBT_TCP_OOO_WAIT_NS;
+    GPtrArray *arr = g_ptr_array_new();
+    g_ptr_array_add(arr, &limit);
+    g_hash_table_foreach(r->dirs, collect_waiting, arr);
+    for (guint i = 1; i < arr->len; i++) {
+        struct dir *d = g_ptr_array_index(arr, i);
+        while (d->ooo && d->ooo_since < limit)
+            skip_hole(r, d);
+    }
+    g_ptr_array_free(arr, TRUE);
+}
+
 void tbbt_tcpreasm_expire(struct tbbt_tcpreasm *r, int64_t now) {
-    int64_t limit = now - TBBT_TCP_IDLE_NS;
-    sweep(r, &limit);
+    if (r->ooo_dirs) unblock(r, now);
+    if (now < r->next_idle) return;
+    if (r->next_idle) {
+        int64_t limit = now - TBBT_TCP_IDLE_NS;
+        sweep(r, &limit);
+    }
+    r->next_idle = now + 60LL * 1000000000LL;
 }
 
 void tbbt_tcpreasm_finish(struct tbbt_tcpreasm *r) {

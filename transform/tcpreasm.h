@@ -33,6 +33,7 @@
 #define TBBT_TCP_MEM_MAX (256u << 20)
 #define TBBT_TCP_MAX_FRAG (16u << 20)
 #define TBBT_TCP_IDLE_NS (600LL * 1000000000LL)
+#define TBBT_TCP_OOO_WAIT_NS (500LL * 1000000LL) /* longest wait for a hole to fill (capture time) */
 #define TBBT_TCP_MAX_DIRS (1u << 20) /* directions tracked at once; beyond, new ones are ignored */
 
 enum { TBBT_TH_FIN = 0x01, TBBT_TH_SYN = 0x02, TBBT_TH_RST = 0x04 };
@@ -61,8 +62,12 @@ void tbbt_tcpreasm_add_port(struct tbbt_tcpreasm *r, uint16_t port);
 /* Feeds one segment; may call cb any number of times before returning. */
 void tbbt_tcpreasm_segment(struct tbbt_tcpreasm *r, const struct tbbt_tcpseg *s);
 
-/* Flushes and forgets streams idle for longer than TBBT_TCP_IDLE_NS before
- * now (capture time). Messages in progress are delivered as truncated. */
+/* Housekeeping at capture time now; cheap, call it often (every few
+ * hundred ms of capture time). Gives up holes that out-of-order data has
+ * waited on for more than TBBT_TCP_OOO_WAIT_NS (so buffered messages are
+ * not delivered long after their time), and, once a minute, flushes and
+ * forgets streams idle for longer than TBBT_TCP_IDLE_NS (messages in
+ * progress are delivered as truncated). */
 void tbbt_tcpreasm_expire(struct tbbt_tcpreasm *r, int64_t now);
 
 /* Flushes every stream (end of capture), delivering what is pending. */
