@@ -243,6 +243,7 @@ struct wl_client {
     uint32_t cur_uid, cur_gid; /* identity of the AUTH now on rpc */
     struct wl_obj *obj;        /* obj[0] is the client root DIR/cK */
     int nobj, cap;
+    int nlive[4]; /* live objects per enum wl_type */
     long todo;    /* calls still to issue */
     int inflight; /* calls sent and not answered */
     int barrier;  /* a namespace call is outstanding */
@@ -300,6 +301,7 @@ static int wl_obj_add(struct wl_client *c, enum wl_type t, int parent, const cha
     o->fhlen = fh->data.data_len > NFS3_FHSIZE ? NFS3_FHSIZE : fh->data.data_len;
     memcpy(o->fh, fh->data.data_val, o->fhlen);
     if (parent >= 0) c->obj[parent].nchild++;
+    c->nlive[t]++;
     return c->nobj++;
 }
 
@@ -307,6 +309,7 @@ static int wl_obj_add(struct wl_client *c, enum wl_type t, int parent, const cha
 static void wl_obj_kill(struct wl_client *c, int i) {
     if (i < 0 || !c->obj[i].live) return;
     c->obj[i].live = 0;
+    c->nlive[c->obj[i].type]--;
     if (c->obj[i].parent >= 0) c->obj[c->obj[i].parent].nchild--;
 }
 
@@ -327,10 +330,7 @@ static int wl_pick(struct wl_client *c, int t, int want_empty, int skip_root) {
 
 /* Returns the number of live objects of type t in c's model. */
 static int wl_count(struct wl_client *c, enum wl_type t) {
-    int n = 0;
-    for (int i = 0; i < c->nobj; i++)
-        n += c->obj[i].live && c->obj[i].type == t;
-    return n;
+    return c->nlive[t];
 }
 
 /* Fills an nfs_fh3 that points into object i (valid while the model lives). */
@@ -361,10 +361,14 @@ static void wl_apply(struct wl_call *k, void *data) {
     case NFS3_MKDIR: got = wl_post_fh(&((MKDIR3res *)data)->MKDIR3res_u.resok.obj, &fh); break;
     case NFS3_SYMLINK: got = wl_post_fh(&((SYMLINK3res *)data)->SYMLINK3res_u.resok.obj, &fh); break;
     case NFS3_MKNOD: got = wl_post_fh(&((MKNOD3res *)data)->MKNOD3res_u.resok.obj, &fh); break;
-    case NFS3_LINK:
+    case NFS3_LINK: {
+        char copy[NFS3_FHSIZE]; /* wl_obj_add may move c->obj */
         fh = wl_fh(c, k->obj2);
+        memcpy(copy, fh.data.data_val, fh.data.data_len);
+        fh.data.data_val = copy;
         wl_obj_add(c, WL_FILE, k->obj, k->name, &fh);
         break;
+    }
     case NFS3_REMOVE:
     case NFS3_RMDIR: wl_obj_kill(c, k->obj2); break;
     case NFS3_RENAME:
