@@ -83,9 +83,11 @@ static int call_ok(const uint8_t *p, size_t n, int strict) {
     if (be32(p + 8) != 2) return 0;
     if (n < 24) return !strict;
     if (be32(p + 16) > 100 || be32(p + 20) > 1000) return 0;
+    if (strict && be32(p + 12) < 100000) return 0; /* program numbers start at 100000 */
     if (n < 32) return 1;
-    uint32_t fl = be32(p + 24);
-    return (fl <= 6 || (fl >= 390003 && fl <= 390009)) && be32(p + 28) <= 400;
+    uint32_t fl = be32(p + 24), clen = be32(p + 28);
+    if (fl == 1 && clen < 20) return 0; /* AUTH_SYS has at least 5 words */
+    return (fl <= 6 || (fl >= 390003 && fl <= 390009)) && clen <= 400;
 }
 
 /* Checks a reply header's words after msg_type. */
@@ -267,10 +269,15 @@ static long find_header(const struct tbbt_tcpreasm *r, const struct dir *d, cons
                         size_t limit) {
     int strict = !known_port(r, d);
     for (size_t k = 0; k < limit && k + 4 + MIN_RPC <= wn; k++) {
-        uint32_t fl = be32(win + k) & 0x7fffffffu;
+        uint32_t m = be32(win + k), fl = m & 0x7fffffffu;
         if (fl < MIN_RPC || fl > TBBT_TCP_MAX_FRAG) continue;
         size_t avail = wn - k - 4;
-        if (tbbt_rpc_plausible(win + k + 4, avail < fl ? avail : fl, strict)) return (long)k;
+        if (!tbbt_rpc_plausible(win + k + 4, avail < fl ? avail : fl, strict)) continue;
+        /* a reply header is little more than small integers, which
+         * zero-filled data imitates: when strict, also want a non-zero
+         * xid and, for replies, a record in one fragment */
+        if (strict && (be32(win + k + 4) == 0 || (be32(win + k + 8) == 1 && !(m >> 31)))) continue;
+        return (long)k;
     }
     return -1;
 }

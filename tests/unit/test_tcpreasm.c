@@ -436,6 +436,14 @@ static void test_plausible(void **state) {
     memcpy(b, msgs[1], 64);
     put32(b + 8, 7); /* reply_stat 7 */
     assert_false(tbbt_rpc_plausible(b, 64, 1));
+    memcpy(b, msgs[0], 64);
+    put32(b + 12, 0); /* program 0: zero-filled data, not a call */
+    assert_false(tbbt_rpc_plausible(b, 64, 1));
+    memcpy(b, msgs[0], 64);
+    put32(b + 24, 1); /* AUTH_SYS with an empty body */
+    assert_false(tbbt_rpc_plausible(b, 64, 0));
+    put32(b + 28, 24);
+    assert_true(tbbt_rpc_plausible(b, 64, 1));
     assert_false(tbbt_rpc_plausible(msgs[0], 16, 1)); /* too short to tell, strict */
     assert_true(tbbt_rpc_plausible(msgs[0], 16, 0));
 }
