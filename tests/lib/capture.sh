@@ -57,7 +57,7 @@ tbbt_capture_start() {
     rm -f "$file" "$TBBT_CAPTURE_ERR"
     # -Z root: stay root so a root-only directory is writable
     tcpdump -i lo -n -U --immediate-mode -B "${TBBT_CAPTURE_BUFFER_KIB:-262144}" -Z root -s "$snap" -w "$file" "$filter" \
-        </dev/null 2>"$TBBT_CAPTURE_ERR" &
+        </dev/null >/dev/null 2>"$TBBT_CAPTURE_ERR" &
     TBBT_CAPTURE_PID=$!
     for i in $(seq 1 100); do
         if grep -q "listening on" "$TBBT_CAPTURE_ERR" 2>/dev/null; then

@@ -41,8 +41,8 @@ _tbbt_g_msg() {
 
 # _tbbt_g_port_free PORT: 0 when nobody listens on PORT (TCP or UDP, any address).
 _tbbt_g_port_free() {
-    local p=$1
-    ! ss -Htanu 2>/dev/null | awk '{print $5}' | grep -Eq "[:.]${p}\$"
+    # awk reads all of ss's output (no early exit: safe under pipefail)
+    ss -Htanu 2>/dev/null | awk -v p="$1" '{ n = split($5, a, ":"); if (a[n] == p) used = 1 } END { exit used }'
 }
 
 # _tbbt_g_pick_base: print a port P with P..P+3 all free (20000..29996), or
@@ -198,13 +198,17 @@ _tbbt_g_stop_rpcbind() {
 
 # tbbt_ganesha_stop DIR: TERM the server of DIR, wait up to 15 s, then KILL.
 # Leaves DIR (log, export) in place for the caller to inspect or delete.
+# Without DIR/ganesha.pid it looks for the ganesha.nfsd started with
+# DIR/ganesha.conf (pass DIR as the same absolute path then).
 tbbt_ganesha_stop() {
-    local dir=$1 pid i
-    [ -n "$dir" ] && [ -d "$dir" ] || return 0
-    dir=$(cd "$dir" && pwd -P)
-    if [ -f "$dir/ganesha.pid" ]; then
-        pid=$(cat "$dir/ganesha.pid")
-        if [ -n "$pid" ] && [ "$(cat /proc/"$pid"/comm 2>/dev/null)" = ganesha.nfsd ]; then
+    local dir=$1 pid= i
+    [ -n "$dir" ] || return 0
+    [ -d "$dir" ] && dir=$(cd "$dir" && pwd -P)
+    [ -f "$dir/ganesha.pid" ] && pid=$(cat "$dir/ganesha.pid")
+    # pid file lost: find the server started with this DIR's config, exactly
+    [ -n "$pid" ] || pid=$(pgrep -x -f "ganesha.nfsd -F -f $dir/ganesha.conf .*" | head -1)
+    if [ -n "$pid" ]; then
+        if [ "$(cat /proc/"$pid"/comm 2>/dev/null)" = ganesha.nfsd ]; then
             kill -TERM "$pid" 2>/dev/null
             for i in $(seq 1 150); do
                 kill -0 "$pid" 2>/dev/null || break
@@ -216,7 +220,7 @@ tbbt_ganesha_stop() {
             fi
             wait "$pid" 2>/dev/null
         fi
-        rm -f "$dir/ganesha.pid"
+        rm -f "$dir/ganesha.pid" 2>/dev/null
     fi
     _tbbt_g_stop_rpcbind "$dir"
     return 0
