@@ -45,6 +45,7 @@ struct ipinfo {
     uint64_t pktno;
 };
 
+/* Opens the file (decompressing by magic) and its libpcap reader; see capture.h. */
 struct tbbt_capture *tbbt_capture_open(const char *path, char *err, size_t errlen) {
     FILE *f = tbbt_cfile_open(path, NULL, err, errlen);
     if (!f) return NULL;
@@ -70,15 +71,18 @@ struct tbbt_capture *tbbt_capture_open(const char *path, char *err, size_t errle
     return c;
 }
 
+/* Remembers a port for the RPC checks (TCP resync and UDP); see capture.h. */
 void tbbt_capture_add_port(struct tbbt_capture *c, uint16_t port) {
     c->ports[port >> 3] |= (uint8_t)(1u << (port & 7));
     g_array_append_val(c->portlist, port);
 }
 
+/* The counters, owned by the capture. */
 const struct tbbt_capstats *tbbt_capture_stats(const struct tbbt_capture *c) {
     return &c->st;
 }
 
+/* Closes libpcap (and with it the decompressing stream) and frees the reassemblers. */
 void tbbt_capture_close(struct tbbt_capture *c) {
     if (!c) return;
     if (c->pc) pcap_close(c->pc);
@@ -256,6 +260,7 @@ static void ip6_upper(struct tbbt_capture *c, struct ipinfo *ip, uint8_t nh, con
     transport(c, ip, nh, p + cur.pos, cap - cur.pos, len - cur.pos);
 }
 
+/* (declared above) Counts the fragment, reassembles, dispatches a completed datagram. */
 static void fragment(struct tbbt_capture *c, struct ipinfo *ip, struct tbbt_ipfrag *f) {
     c->st.ip_fragments++;
     struct tbbt_ipdgram d;
@@ -361,6 +366,7 @@ static void packet(struct tbbt_capture *c, const struct pcap_pkthdr *h, const ui
         ip6(c, &ip, p + off, h->caplen - off);
 }
 
+/* Reads packets to the end or the cut; a read error that is not end-of-file is fatal. */
 int tbbt_capture_run(struct tbbt_capture *c, tbbt_msg_cb cb, void *ctx, char *err, size_t errlen) {
     c->cb = cb;
     c->ctx = ctx;

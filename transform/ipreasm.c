@@ -31,10 +31,12 @@ struct tbbt_ipreasm {
     size_t pending;
 };
 
+/* An empty table; slot buffers are allocated on first use. */
 struct tbbt_ipreasm *tbbt_ipreasm_new(void) {
     return g_new0(struct tbbt_ipreasm, 1);
 }
 
+/* Frees the table and every slot buffer. */
 void tbbt_ipreasm_free(struct tbbt_ipreasm *r) {
     if (!r) return;
     for (size_t i = 0; i < TBBT_IPR_SLOTS; i++)
@@ -42,6 +44,7 @@ void tbbt_ipreasm_free(struct tbbt_ipreasm *r) {
     g_free(r);
 }
 
+/* Datagrams still waiting for fragments. */
 size_t tbbt_ipreasm_pending(const struct tbbt_ipreasm *r) {
     return r->pending;
 }
@@ -102,10 +105,12 @@ static struct slot *lookup(struct tbbt_ipreasm *r, const struct tbbt_ipfrag *f, 
     return s;
 }
 
+/* Sets bit i of bitmap m. */
 static void setbit(uint8_t *m, size_t i) {
     m[i >> 3] |= (uint8_t)(1u << (i & 7));
 }
 
+/* Returns bit i of bitmap m. */
 static int getbit(const uint8_t *m, size_t i) {
     return m[i >> 3] >> (i & 7) & 1;
 }

@@ -17,6 +17,7 @@
 
 enum { ETH_IPV4 = 0x0800, ETH_IPV6 = 0x86dd };
 
+/* See linklayer.h: the link types tbbt_link_ip() reads. */
 int tbbt_link_supported(int dlt) {
     switch (dlt) {
     case DLT_EN10MB:
@@ -68,6 +69,7 @@ static int loop_family(uint32_t f) {
     return 0;
 }
 
+/* See linklayer.h: IP version and header offset of one frame. */
 int tbbt_link_ip(int dlt, const uint8_t *p, size_t caplen, size_t *off) {
     struct tbbt_cursor c;
     tbbt_cur_init(&c, p, caplen);

@@ -74,6 +74,7 @@ struct tbbt_tcpreasm {
     uint8_t ports[65536 / 8];
 };
 
+/* Big-endian word at p (callers have checked the length). */
 static inline uint32_t be32(const uint8_t *p) {
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
@@ -102,6 +103,7 @@ static int reply_ok(const uint8_t *p, size_t n, int strict) {
     return be32(p + 20 + vlen) <= 5;
 }
 
+/* See tcpreasm.h: does this look like an RPC call or reply header. */
 int tbbt_rpc_plausible(const uint8_t *p, size_t n, int strict) {
     if (n < 12) return !strict && (n < 8 || be32(p + 4) <= 1);
     uint32_t type = be32(p + 4);
@@ -128,10 +130,12 @@ static uint64_t key_hash64(const struct flowkey *k) {
                w[3] * 0x165667b19e3779f9ULL ^ w[4] * 0x27d4eb2f165667c5ULL);
 }
 
+/* GHashTable hash of a flow key. */
 static guint key_hash(gconstpointer k) {
     return (guint)key_hash64(k);
 }
 
+/* GHashTable equality of two flow keys. */
 static gboolean key_equal(gconstpointer a, gconstpointer b) {
     return memcmp(a, b, sizeof(struct flowkey)) == 0;
 }
@@ -146,6 +150,7 @@ static void make_key(struct flowkey *k, const struct tbbt_endpoint *src, const s
     k->fam = src->family;
 }
 
+/* See tcpreasm.h: hashes the endpoints in a fixed order, so both directions agree. */
 uint64_t tbbt_flow_id(const struct tbbt_endpoint *a, const struct tbbt_endpoint *b, int proto) {
     struct flowkey k;
     int swap = memcmp(a->addr, b->addr, 16);
@@ -157,6 +162,7 @@ uint64_t tbbt_flow_id(const struct tbbt_endpoint *a, const struct tbbt_endpoint 
     return key_hash64(&k);
 }
 
+/* An empty reassembler delivering to cb(ctx, msg). */
 struct tbbt_tcpreasm *tbbt_tcpreasm_new(struct tbbt_capstats *st, tbbt_msg_cb cb, void *ctx) {
     struct tbbt_tcpreasm *r = g_new0(struct tbbt_tcpreasm, 1);
     r->dirs = g_hash_table_new(key_hash, key_equal);
@@ -166,6 +172,7 @@ struct tbbt_tcpreasm *tbbt_tcpreasm_new(struct tbbt_capstats *st, tbbt_msg_cb cb
     return r;
 }
 
+/* Marks a port as RPC for the resync checks. */
 void tbbt_tcpreasm_add_port(struct tbbt_tcpreasm *r, uint16_t port) {
     r->ports[port >> 3] |= (uint8_t)(1u << (port & 7));
 }
@@ -176,10 +183,12 @@ static int known_port(const struct tbbt_tcpreasm *r, const struct dir *d) {
            (r->ports[d->dst.port >> 3] >> (d->dst.port & 7) & 1);
 }
 
+/* Stream directions held. */
 size_t tbbt_tcpreasm_count(const struct tbbt_tcpreasm *r) {
     return g_hash_table_size(r->dirs);
 }
 
+/* Bytes buffered across all streams. */
 size_t tbbt_tcpreasm_mem(const struct tbbt_tcpreasm *r) {
     return r->mem;
 }
@@ -595,6 +604,8 @@ static struct dir *find_dir(struct tbbt_tcpreasm *r, const struct tbbt_tcpseg *s
     return d;
 }
 
+/* One segment: find or make its direction, handle SYN, feed the payload, and
+ * flush and forget the direction on FIN (both directions on RST). */
 void tbbt_tcpreasm_segment(struct tbbt_tcpreasm *r, const struct tbbt_tcpseg *s) {
     int end = s->flags & (TBBT_TH_FIN | TBBT_TH_RST);
     struct dir *d = find_dir(r, s, s->len > 0 || !end);
@@ -672,6 +683,7 @@ static void unblock(struct tbbt_tcpreasm *r, int64_t now) {
     g_ptr_array_free(arr, TRUE);
 }
 
+/* Housekeeping (see tcpreasm.h): holes waited on too long, idle streams. */
 void tbbt_tcpreasm_expire(struct tbbt_tcpreasm *r, int64_t now) {
     if (r->ooo_dirs) unblock(r, now);
     if (now < r->next_idle) return;
@@ -682,10 +694,12 @@ void tbbt_tcpreasm_expire(struct tbbt_tcpreasm *r, int64_t now) {
     r->next_idle = now + 60LL * 1000000000LL;
 }
 
+/* End of capture: flush and forget every stream. */
 void tbbt_tcpreasm_finish(struct tbbt_tcpreasm *r) {
     sweep(r, NULL);
 }
 
+/* Frees everything without delivering. */
 void tbbt_tcpreasm_free(struct tbbt_tcpreasm *r) {
     if (!r) return;
     GHashTableIter it;
