@@ -65,11 +65,14 @@ struct tbbt_pass1 {
     struct tbbt_pass1_stats st;
 };
 
-/* Per-client xid span, for the loss estimate. */
+/* Per-client xid span, for the loss estimate. Clients number their calls
+ * sequentially, but Linux increments the xid in host order, so on the wire
+ * a little-endian client's xids count up in their first byte: the span is
+ * kept in both byte orders and the denser one is believed. */
 struct lossacc {
     struct tbbt_endpoint ep;
     uint32_t first;
-    int64_t lo, hi; /* signed distance of xids from the first */
+    int64_t lo[2], hi[2]; /* signed distance of xids from the first: [0] as sent, [1] byte-swapped */
     uint64_t calls;
 };
 
@@ -217,9 +220,12 @@ static void loss_count(struct tbbt_pass1 *p, const struct tbbt_endpoint *client,
         a->first = xid;
         g_hash_table_insert(p->clients, &a->ep, a);
     }
-    int64_t d = (int32_t)(xid - a->first);
-    if (d < a->lo) a->lo = d;
-    if (d > a->hi) a->hi = d;
+    uint32_t x[2] = {xid - a->first, GUINT32_SWAP_LE_BE(xid) - GUINT32_SWAP_LE_BE(a->first)};
+    for (int k = 0; k < 2; k++) {
+        int64_t d = (int32_t)x[k];
+        if (d < a->lo[k]) a->lo[k] = d;
+        if (d > a->hi[k]) a->hi[k] = d;
+    }
     a->calls++;
 }
 
@@ -517,7 +523,8 @@ const struct tbbt_timefix *tbbt_pass1_timefix(const struct tbbt_pass1 *p) {
 }
 
 /* Builds the per-client estimates: a client whose xids are at least half
- * dense over their span is taken to number its calls sequentially. */
+ * dense over their span (in either byte order) is taken to number its
+ * calls sequentially. */
 const struct tbbt_client_loss *tbbt_pass1_loss(const struct tbbt_pass1 *p, unsigned *n) {
     struct tbbt_pass1 *q = (struct tbbt_pass1 *)p;
     GHashTableIter it;
@@ -531,7 +538,8 @@ const struct tbbt_client_loss *tbbt_pass1_loss(const struct tbbt_pass1 *p, unsig
         struct tbbt_client_loss *l = &q->loss[q->nloss++];
         l->client = a->ep;
         l->calls = a->calls;
-        l->expected = (uint64_t)(a->hi - a->lo + 1);
+        uint64_t span0 = (uint64_t)(a->hi[0] - a->lo[0] + 1), span1 = (uint64_t)(a->hi[1] - a->lo[1] + 1);
+        l->expected = span0 < span1 ? span0 : span1;
         l->sequential = l->expected <= 2 * l->calls;
     }
     *n = q->nloss;
