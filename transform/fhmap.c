@@ -37,12 +37,25 @@ struct tbbt_fhmap {
     struct tbbt_fhmap_stats st;
 };
 
-/* FNV-1a over a byte range: handles and names are short, this is cheap
- * and spreads well enough for GHashTable's power-of-two buckets. */
-static guint hash_bytes(const void *p, size_t n, guint h) {
+/* Hashes a byte range eight bytes at a time (handles are 32-64 bytes and
+ * every call and listing entry looks one up), finishing with murmur3's
+ * 64-bit mixer so that handles differing in one byte spread apart. */
+static guint hash_bytes(const void *p, size_t n, guint seed) {
     const uint8_t *b = p;
-    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 16777619u;
-    return h;
+    uint64_t h = seed ^ (n * 0x9e3779b97f4a7c15ULL), w;
+    for (; n >= 8; n -= 8, b += 8) {
+        memcpy(&w, b, 8);
+        h = (h ^ w) * 0x87c37b91114253d5ULL;
+        h ^= h >> 31;
+    }
+    w = 0;
+    memcpy(&w, b, n);
+    h ^= w;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    return (guint)(h ^ (h >> 33));
 }
 
 static guint fhkey_hash(gconstpointer k) {
@@ -211,15 +224,44 @@ static struct namekey *namekey_make(tbbt_id dir, const char *name, size_t len) {
     return k;
 }
 
+/* A name key on the stack for lookups; names longer than the buffer (rare:
+ * NFS servers cap them at 255) fall back to the heap. */
+struct namebuf {
+    struct namekey *k;
+    union {
+        struct namekey nk;
+        char raw[sizeof(struct namekey) + 256];
+    } u;
+};
+
+static struct namekey *namebuf_key(struct namebuf *b, tbbt_id dir, const char *name, size_t len) {
+    if (len > 256) return b->k = namekey_make(dir, name, len);
+    b->k = &b->u.nk;
+    b->k->dir = dir;
+    b->k->len = (uint32_t)len;
+    memcpy(b->k->name, name, len);
+    return b->k;
+}
+
+static void namebuf_done(struct namebuf *b) {
+    if (b->k != &b->u.nk) g_free(b->k);
+}
+
+/* Listings re-bind the same names over and over: only a change allocates. */
 void tbbt_fhmap_bind(struct tbbt_fhmap *m, tbbt_id dir, const char *name, size_t len, tbbt_id obj) {
+    struct namebuf b;
+    gpointer cur;
     if (!dir || !obj) return;
+    int known = g_hash_table_lookup_extended(m->name_table, namebuf_key(&b, dir, name, len), NULL, &cur);
+    namebuf_done(&b);
+    if (known && (tbbt_id)(uintptr_t)cur == obj) return;
     g_hash_table_replace(m->name_table, namekey_make(dir, name, len), (gpointer)(uintptr_t)obj);
 }
 
 tbbt_id tbbt_fhmap_resolve(struct tbbt_fhmap *m, tbbt_id dir, const char *name, size_t len) {
-    struct namekey *k = namekey_make(dir, name, len);
-    tbbt_id id = (tbbt_id)(uintptr_t)g_hash_table_lookup(m->name_table, k);
-    g_free(k);
+    struct namebuf b;
+    tbbt_id id = (tbbt_id)(uintptr_t)g_hash_table_lookup(m->name_table, namebuf_key(&b, dir, name, len));
+    namebuf_done(&b);
     return id;
 }
 

@@ -83,15 +83,31 @@ void tbbt_pass1_opts_default(struct tbbt_pass1_opts *o) {
     o->max_pending = 1u << 20;
 }
 
+/* A 64-bit finaliser (murmur3's): spreads every input bit over the word. */
+static inline uint64_t mix64(uint64_t h) {
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    return h ^ (h >> 33);
+}
+
+/* Hashes an endpoint a word at a time: this runs several times per call,
+ * so it must not walk the address byte by byte. */
+static inline uint64_t ep_hash64(const struct tbbt_endpoint *e) {
+    uint64_t a, b;
+    memcpy(&a, e->addr, 8);
+    memcpy(&b, e->addr + 8, 8);
+    return mix64(a ^ mix64(b ^ ((uint64_t)e->port << 8 | e->family)));
+}
+
 static guint ep_hash(const struct tbbt_endpoint *e) {
-    guint h = 2166136261u;
-    for (int i = 0; i < 16; i++) h = (h ^ e->addr[i]) * 16777619u;
-    return (h ^ e->port) * 16777619u;
+    return (guint)ep_hash64(e);
 }
 
 static guint pkey_hash(gconstpointer k) {
     const struct pkey *p = k;
-    return (ep_hash(&p->client) * 31 + ep_hash(&p->server)) ^ (p->xid * 2654435761u);
+    return (guint)mix64(ep_hash64(&p->client) * 31 + ep_hash64(&p->server) + p->xid);
 }
 
 static int ep_equal(const struct tbbt_endpoint *a, const struct tbbt_endpoint *b) {

@@ -1,0 +1,72 @@
+#!/bin/bash
+# bench/prep.sh -- decode speed of tbbt-prep pass 1 against tshark and
+# nfstrace, on the same inputs, in the same run.
+#
+# Inputs: the large benchmark capture (bench/make-capture.sh: a million
+# calls from tbbt-workload against nfs-ganesha), a tenth of it (to show that
+# peak memory does not grow with the capture's length), and the largest
+# shared captures when ../shared is present. Every input is a plain pcap in
+# bench/cache, so no tool pays for decompression.
+# Each tool runs BENCH_RUNS times (default 3) per input; the figures are
+# medians. Printed per tool: NFS calls it decoded, wall and CPU seconds,
+# MB/s, calls/s, peak RSS; then tbbt's ratio against each peer.
+#   tbbt-prep -q -o X.tbbt IN                       (records written, zstd)
+#   tshark -n -r IN -T fields -e rpc.xid -e rpc.msgtyp -e nfs.procedure_v3 -e nfs.status
+#   nfstrace -m stat -T -I IN -f 'port P'
+# Targets (issue 2): >= 10x tshark, >= 1.5x nfstrace, > 1M calls/s on one
+# core, peak memory flat in the capture's length.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/.." && pwd)
+. "$here/lib.sh"
+build=$(bench_build "$src")
+runs=${BENCH_RUNS:-3}
+cache=$here/cache
+mkdir -p "$cache"
+trap 'rm -rf "$BENCH_TMP"' EXIT
+
+big=$("$here/make-capture.sh")
+tenth=$cache/$(basename "$big" .pcap)-tenth.pcap
+if [ ! -s "$tenth" ] || [ "$tenth" -ot "$big" ]; then
+    n=$(capinfos -c -M "$big" | awk '/Number of packets/ {print $NF}')
+    editcap -r "$big" "$tenth" "1-$((n / 10))"
+fi
+inputs=("$big" "$tenth")
+shared=$src/../shared/captures/public
+for c in nfstrace-eth-ipv4-tcp-nfsv3-4-41-cifs1-2 nfstrace-eth-ipv6-tcp-nfsv3-bad_alloc nfstrace-eth-ipv4-tcp-nfsv3; do
+    if [ -r "$shared/$c.pcap.zst" ]; then
+        [ -s "$cache/$c.pcap" ] || zstd -dcq "$shared/$c.pcap.zst" >"$cache/$c.pcap"
+        inputs+=("$cache/$c.pcap")
+    fi
+done
+
+echo "bench/prep: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), medians of $runs runs"
+printf '%s\n' "tools: $("$build/transform/tbbt-prep" --help >/dev/null 2>&1 && echo tbbt-prep) $(tshark -v | head -1) / $(nfstrace --help 2>&1 | head -1)"
+for in in "${inputs[@]}"; do
+    mb=$(awk -v s="$(stat -c %s "$in")" 'BEGIN {printf "%.1f", s / 1e6}')
+    bench_run tbbt "$runs" "$build/transform/tbbt-prep" -q -o "$BENCH_TMP/x.tbbt" --summary-json "$BENCH_TMP/s.json" "$in"
+    t_calls=$(perl -MJSON::PP -e 'local $/; print decode_json(<>)->{records}' "$BENCH_TMP/s.json")
+    t_wall=$BENCH_WALL t_cpu=$BENCH_CPU t_rss=$BENCH_RSS
+    port=$("$build/tools/tbbt-dump" "$BENCH_TMP/x.tbbt" | head -1 | awk '{n = split($4, a, ":"); print a[n]}')
+    bench_run tshark "$runs" tshark -n -r "$in" -d "tcp.port==$port,rpc" -T fields -e rpc.xid -e rpc.msgtyp \
+        -e nfs.procedure_v3 -e nfs.status
+    s_calls=$(awk -F'\t' '{n = split($2, m, ","); for (i = 1; i <= n; i++) if (m[i] == "0") c++} END {print c + 0}' "$BENCH_OUT")
+    s_wall=$BENCH_WALL s_cpu=$BENCH_CPU s_rss=$BENCH_RSS
+    bench_run nfstrace "$runs" nfstrace -m stat -T -I "$in" -f "port $port" --log="$BENCH_TMP/nfstrace.log"
+    n_calls=$(grep -cE '^[^ ]+ --> [^ ]+ \[(TCP|UDP)\]' "$BENCH_OUT" || true)
+    n_wall=$BENCH_WALL n_cpu=$BENCH_CPU n_rss=$BENCH_RSS
+
+    echo
+    echo "input: $(basename "$in") ($mb MB, server port $port)"
+    printf '  %-10s %10s %9s %9s %9s %12s %9s\n' tool calls wall_s cpu_s MB/s calls/s peak_MB
+    row() {
+        awk -v t="$1" -v c="$2" -v w="$3" -v u="$4" -v r="$5" -v mb="$mb" 'BEGIN {
+            printf "  %-10s %10d %9.3f %9.3f %9.1f %12.0f %9.1f\n", t, c, w, u, mb / w, c / w, r / 1024 }'
+    }
+    row tbbt-prep "$t_calls" "$t_wall" "$t_cpu" "$t_rss"
+    row tshark "$s_calls" "$s_wall" "$s_cpu" "$s_rss"
+    row nfstrace "$n_calls" "$n_wall" "$n_cpu" "$n_rss"
+    awk -v tw="$t_wall" -v sw="$s_wall" -v nw="$n_wall" -v tc="$t_calls" -v tu="$t_cpu" 'BEGIN {
+        printf "  tbbt-prep vs tshark: %.1fx (target >= 10x); vs nfstrace: %.1fx (target >= 1.5x); %.2fM calls per CPU second (target > 1M)\n",
+            sw / tw, nw / tw, tc / tu / 1e6 }'
+done
