@@ -179,7 +179,9 @@ static int write_summary_json(const char *path, struct tbbt_capture *cap, struct
     return rc;
 }
 
-/* Parses the options; exits 2 on bad usage. Returns the capture path. */
+/* Parses and checks every option before touching a file (bad usage exits
+ * 2 whatever the file), then opens the capture (exit 1 if it cannot).
+ * Returns the capture path. */
 static const char *parse_args(int argc, char **argv, struct tbbt_capture **capp) {
     GError *ge = NULL;
     GOptionContext *ctx = g_option_context_new("CAPTURE - decode an NFS capture into replay records");
@@ -195,21 +197,24 @@ static const char *parse_args(int argc, char **argv, struct tbbt_capture **capp)
         exit(2);
     }
     g_option_context_free(ctx);
+    uint16_t ports[64];
+    unsigned nports = 0;
+    for (char **p = opt.ports; p && *p; p++) {
+        char *end;
+        long v = strtol(*p, &end, 10);
+        if (*end || v <= 0 || v > 65535 || nports == 64) {
+            fprintf(stderr, "tbbt-prep: --port %s: not a port number, or too many ports (try --help)\n", *p);
+            exit(2);
+        }
+        ports[nports++] = (uint16_t)v;
+    }
     char err[512];
     *capp = tbbt_capture_open(argv[1], err, sizeof(err));
     if (!*capp) {
         fprintf(stderr, "tbbt-prep: %s\n", err);
         exit(1);
     }
-    for (char **p = opt.ports; p && *p; p++) {
-        char *end;
-        long v = strtol(*p, &end, 10);
-        if (*end || v <= 0 || v > 65535) {
-            fprintf(stderr, "tbbt-prep: --port %s: not a port number (try --help)\n", *p);
-            exit(2);
-        }
-        tbbt_capture_add_port(*capp, (uint16_t)v);
-    }
+    for (unsigned i = 0; i < nports; i++) tbbt_capture_add_port(*capp, ports[i]);
     return argv[1];
 }
 
