@@ -26,7 +26,7 @@ fi
 . "$src/tests/lib/capture.sh"
 tbbt_ganesha_usable
 srv=$(mktemp -d /tmp/tbbt-bench-srv.XXXXXX)
-trap 'tbbt_capture_stop >/dev/null 2>&1; tbbt_ganesha_stop "$srv"; rm -rf "$srv"' EXIT
+trap 'tbbt_capture_stop >/dev/null 2>&1 || true; tbbt_ganesha_stop "$srv" || true; rm -rf "$srv"' EXIT
 tbbt_ganesha_start "$srv" >&2
 echo "bench: capturing $calls calls from tbbt-workload (a few minutes)..." >&2
 tbbt_capture_run "$out.tmp" 0 "$(tbbt_capture_nfs_filter)" "$build/tools/tbbt-workload" --quiet --clients 4 \
