@@ -54,7 +54,13 @@ if [ "$NEED_UPDATE" = 1 ]; then
     $SUDO env DEBIAN_FRONTEND=noninteractive timeout 600 apt-get update -q
 fi
 # shellcheck disable=SC2086
-$SUDO env DEBIAN_FRONTEND=noninteractive timeout 1800 apt-get install -y -q --no-install-recommends $MISSING
+if ! $SUDO env DEBIAN_FRONTEND=noninteractive timeout 1800 apt-get install -y -q --no-install-recommends $MISSING; then
+    # Lists that know the package but are stale give 404s: refresh and retry once.
+    [ "$NEED_UPDATE" = 1 ] && exit 1
+    $SUDO env DEBIAN_FRONTEND=noninteractive timeout 600 apt-get update -q
+    # shellcheck disable=SC2086
+    $SUDO env DEBIAN_FRONTEND=noninteractive timeout 1800 apt-get install -y -q --no-install-recommends $MISSING
+fi
 
 LEFT=$(missing | tr '\n' ' ')
 if [ -n "$(echo "$LEFT" | tr -d ' ')" ]; then
