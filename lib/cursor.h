@@ -69,7 +69,8 @@ static inline void tbbt_cur_skip(struct tbbt_cursor *c, size_t n) {
  * padding to a multiple of 4. Returns the bytes and sets *len, or NULL when
  * the length exceeds max (sets *bad) or the bytes are cut short (sets trunc).
  * When cut short, *len still holds the length the wire announced. */
-static inline const uint8_t *tbbt_cur_xdr_opaque(struct tbbt_cursor *c, uint32_t max, uint32_t *len, int *bad) {
+static inline const uint8_t *tbbt_cur_xdr_opaque(struct tbbt_cursor *c, uint32_t max, uint32_t *len,
+                                                 int *bad) {
     uint32_t n = tbbt_cur_u32(c);
     *len = n;
     if (c->trunc) return NULL;

@@ -146,7 +146,8 @@ static struct tbbt_str arena_put(struct tbbt_rec *r, const char *s, size_t len) 
     struct tbbt_str out;
     if (r->arena_len + len > r->arena_cap) {
         size_t cap = r->arena_cap ? r->arena_cap : 256;
-        while (cap < r->arena_len + len) cap *= 2;
+        while (cap < r->arena_len + len)
+            cap *= 2;
         r->arena = g_realloc(r->arena, cap);
         r->arena_cap = (uint32_t)cap;
     }

@@ -21,7 +21,7 @@ typedef uint64_t tbbt_id; /* TBBT-ID of a file-system object; 0 = none */
 
 /* A transport endpoint as seen in the capture. */
 struct tbbt_endpoint {
-    uint8_t family; /* 4 or 6; 0 = unknown (e.g. Ellard's anonymised hosts) */
+    uint8_t family;   /* 4 or 6; 0 = unknown (e.g. Ellard's anonymised hosts) */
     uint8_t addr[16]; /* IPv4 in the first 4 bytes */
     uint16_t port;
 };
@@ -33,8 +33,8 @@ enum {
     TBBT_RF_TCP = 1u << 2,        /* carried over TCP (else UDP) */
     TBBT_RF_CALL_TRUNC = 1u << 3, /* call cut short (snaplen); headers kept */
     TBBT_RF_REPLY_TRUNC = 1u << 4,
-    TBBT_RF_RETRANS = 1u << 5,    /* the call was retransmitted at least once */
-    TBBT_RF_RPC_ERROR = 1u << 6,  /* RPC-level error reply (denied, GARBAGE_ARGS...): no NFS status */
+    TBBT_RF_RETRANS = 1u << 5,   /* the call was retransmitted at least once */
+    TBBT_RF_RPC_ERROR = 1u << 6, /* RPC-level error reply (denied, GARBAGE_ARGS...): no NFS status */
 };
 
 /* A string in the record's arena. */
@@ -46,9 +46,9 @@ struct tbbt_str {
 struct tbbt_dirent {
     uint64_t fileid;
     uint64_t cookie;
-    tbbt_id id;        /* readdirplus: the entry's handle as a TBBT-ID, or 0 */
-    uint8_t type;      /* readdirplus attributes: NF3 type, or 0 */
-    uint64_t size;     /* readdirplus attributes: size (valid if type != 0) */
+    tbbt_id id;    /* readdirplus: the entry's handle as a TBBT-ID, or 0 */
+    uint8_t type;  /* readdirplus attributes: NF3 type, or 0 */
+    uint64_t size; /* readdirplus attributes: size (valid if type != 0) */
     struct tbbt_str name;
 };
 
@@ -83,30 +83,30 @@ enum tbbt_field {
     TBBT_F_NODETYPE,   /* u32: mknod type */
     TBBT_F_RDEV,       /* u64: mknod (major << 32 | minor) */
     /* --- reply results --- */
-    TBBT_F_NEWOBJ,     /* id: object a lookup/create/mkdir/symlink/mknod revealed */
-    TBBT_F_RCOUNT,     /* u32: bytes read or written, entries returned */
-    TBBT_F_EOF,        /* u32: read or readdir eof */
-    TBBT_F_COMMITTED,  /* u32: write's committed stable_how */
-    TBBT_F_WVERF,      /* u64: write or commit verifier */
-    TBBT_F_RACCESS,    /* u32: access bits granted */
-    TBBT_F_RCOOKIEVERF,/* u64: readdir reply cookie verifier */
+    TBBT_F_NEWOBJ,      /* id: object a lookup/create/mkdir/symlink/mknod revealed */
+    TBBT_F_RCOUNT,      /* u32: bytes read or written, entries returned */
+    TBBT_F_EOF,         /* u32: read or readdir eof */
+    TBBT_F_COMMITTED,   /* u32: write's committed stable_how */
+    TBBT_F_WVERF,       /* u64: write or commit verifier */
+    TBBT_F_RACCESS,     /* u32: access bits granted */
+    TBBT_F_RCOOKIEVERF, /* u64: readdir reply cookie verifier */
     /* Attributes of the record's principal object after the call: the new
      * object for lookup/create/mkdir/symlink/mknod, else obj. */
-    TBBT_F_TYPE,       /* u32: NF3 type (1 reg, 2 dir, 3 blk, 4 chr, 5 lnk, 6 sock, 7 fifo) */
-    TBBT_F_MODE,       /* u32 */
-    TBBT_F_NLINK,      /* u32 */
-    TBBT_F_UID,        /* u32 */
-    TBBT_F_GID,        /* u32 */
-    TBBT_F_SIZE,       /* u64 */
-    TBBT_F_USED,       /* u64 */
-    TBBT_F_FSID,       /* u64 */
-    TBBT_F_FILEID,     /* u64 */
-    TBBT_F_ATIME,      /* time */
-    TBBT_F_MTIME,      /* time */
-    TBBT_F_CTIME,      /* time */
-    TBBT_F_PRE_SIZE,   /* u64: wcc before-attributes of the principal object */
-    TBBT_F_PRE_MTIME,  /* time */
-    TBBT_F_PRE_CTIME,  /* time */
+    TBBT_F_TYPE,      /* u32: NF3 type (1 reg, 2 dir, 3 blk, 4 chr, 5 lnk, 6 sock, 7 fifo) */
+    TBBT_F_MODE,      /* u32 */
+    TBBT_F_NLINK,     /* u32 */
+    TBBT_F_UID,       /* u32 */
+    TBBT_F_GID,       /* u32 */
+    TBBT_F_SIZE,      /* u64 */
+    TBBT_F_USED,      /* u64 */
+    TBBT_F_FSID,      /* u64 */
+    TBBT_F_FILEID,    /* u64 */
+    TBBT_F_ATIME,     /* time */
+    TBBT_F_MTIME,     /* time */
+    TBBT_F_CTIME,     /* time */
+    TBBT_F_PRE_SIZE,  /* u64: wcc before-attributes of the principal object */
+    TBBT_F_PRE_MTIME, /* time */
+    TBBT_F_PRE_CTIME, /* time */
     /* Directory (dir) attributes after the call (lookup dir_attributes,
      * the after half of dir_wcc). */
     TBBT_F_DIR_FILEID, /* u64 */
@@ -114,12 +114,12 @@ enum tbbt_field {
     TBBT_F_DIR_MTIME,  /* time */
     TBBT_F_DIR_NLINK,  /* u32 */
     /* rename/link: second directory's after-attributes */
-    TBBT_F_DIR2_FILEID,/* u64 */
-    TBBT_F_DIR2_MTIME, /* time */
+    TBBT_F_DIR2_FILEID, /* u64 */
+    TBBT_F_DIR2_MTIME,  /* time */
     /* object identity for remove/rmdir/rename (filled in by pass 3) */
-    TBBT_F_VICTIM,     /* id: object a remove/rmdir deletes, or rename moves */
-    TBBT_F_VICTIM2,    /* id: object a rename replaces */
-    TBBT_F_ENTRIES,    /* entries: readdir/readdirplus listing */
+    TBBT_F_VICTIM,  /* id: object a remove/rmdir deletes, or rename moves */
+    TBBT_F_VICTIM2, /* id: object a rename replaces */
+    TBBT_F_ENTRIES, /* entries: readdir/readdirplus listing */
     TBBT_F_COUNT_
 };
 
@@ -139,9 +139,9 @@ enum tbbt_ftype {
 /* One field's declaration. */
 struct tbbt_field_info {
     enum tbbt_field f;
-    const char *key;  /* text and JSON key */
+    const char *key; /* text and JSON key */
     enum tbbt_ftype type;
-    size_t offset;    /* offset of the value in struct tbbt_rec */
+    size_t offset; /* offset of the value in struct tbbt_rec */
 };
 
 extern const struct tbbt_field_info tbbt_fields[TBBT_F_COUNT_];
@@ -162,10 +162,10 @@ struct tbbt_rec {
     int64_t reply_time; /* ns; meaningless when TBBT_RF_REPLY_LOST */
     struct tbbt_endpoint client, server;
     uint32_t xid;
-    uint8_t vers;       /* 2 or 3 */
-    uint8_t op;         /* enum tbbt_op */
-    uint16_t flags;     /* TBBT_RF_* */
-    int32_t status;     /* NFS status; -1 when there is no reply */
+    uint8_t vers;   /* 2 or 3 */
+    uint8_t op;     /* enum tbbt_op */
+    uint16_t flags; /* TBBT_RF_* */
+    int32_t status; /* NFS status; -1 when there is no reply */
     struct tbbt_cred cred;
 
     /* --- optional fields --- */

@@ -18,8 +18,8 @@ struct tbbt_timefix {
     int64_t offset;    /* ns added to every raw timestamp */
     int64_t latest;    /* latest repaired timestamp seen */
     int started;
-    uint64_t steps;    /* backward steps removed */
-    int64_t removed;   /* total ns of backward steps removed */
+    uint64_t steps;        /* backward steps removed */
+    int64_t removed;       /* total ns of backward steps removed */
     int64_t first_step_at; /* repaired time of the first step, 0 if none */
 };
 

@@ -35,15 +35,16 @@ static struct prep_opts opt = {.reply_timeout = 30, .step_threshold = 1};
 
 /* The options, declared once: parsing and --help both come from here. */
 static GOptionEntry prep_entries[] = {
-    {"output", 'o', 0, G_OPTION_ARG_FILENAME, &opt.output, "Record file to write (default: NAME.tbbt beside the capture)",
-     "FILE"},
+    {"output", 'o', 0, G_OPTION_ARG_FILENAME, &opt.output,
+     "Record file to write (default: NAME.tbbt beside the capture)", "FILE"},
     {"port", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &opt.ports,
      "Also treat this TCP/UDP port as NFS (NFS is found by RPC program on any port; repeatable)", "PORT"},
     {"reply-timeout", 0, 0, G_OPTION_ARG_DOUBLE, &opt.reply_timeout,
      "Seconds after which a call with no reply is kept as reply-lost (default 30)", "SEC"},
     {"step-threshold", 0, 0, G_OPTION_ARG_DOUBLE, &opt.step_threshold,
      "A backward clock step larger than this many seconds is repaired (default 1)", "SEC"},
-    {"summary-json", 0, 0, G_OPTION_ARG_FILENAME, &opt.summary_json, "Also write the summary as JSON to FILE", "FILE"},
+    {"summary-json", 0, 0, G_OPTION_ARG_FILENAME, &opt.summary_json, "Also write the summary as JSON to FILE",
+     "FILE"},
     {"quiet", 'q', 0, G_OPTION_ARG_NONE, &opt.quiet, "Print only warnings and errors", NULL},
     {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
@@ -100,28 +101,34 @@ static void print_report(FILE *out, const char *in, struct tbbt_capture *cap, st
     fprintf(out, "Capture %s: %llu packets, %.1f MB; %llu RPC messages (%llu cut short)\n", in,
             (unsigned long long)cs->packets, cs->bytes / 1e6, (unsigned long long)cs->messages,
             (unsigned long long)cs->truncated_msgs);
-    fprintf(out, "RPC: %llu calls, %llu replies; NFS records %llu (v2 %llu, v3 %llu); skipped: v4 %llu, MOUNT %llu, "
-                 "other programs %llu, unknown procedures %llu, not RPC %llu\n",
-            (unsigned long long)s->rpc_calls, (unsigned long long)s->rpc_replies, (unsigned long long)s->records,
-            (unsigned long long)s->nfs_v2, (unsigned long long)s->nfs_v3, (unsigned long long)s->nfs_v4,
-            (unsigned long long)s->mount_calls, (unsigned long long)s->other_calls,
-            (unsigned long long)s->nfs_unknown_proc, (unsigned long long)s->bad_rpc);
-    fprintf(out, "Pairing: %llu calls without reply, %llu replies without call, %llu reply-before-call, "
-                 "%llu retransmitted calls, %llu duplicate replies, %llu RPC errors\n",
+    fprintf(
+        out,
+        "RPC: %llu calls, %llu replies; NFS records %llu (v2 %llu, v3 %llu); skipped: v4 %llu, MOUNT %llu, "
+        "other programs %llu, unknown procedures %llu, not RPC %llu\n",
+        (unsigned long long)s->rpc_calls, (unsigned long long)s->rpc_replies, (unsigned long long)s->records,
+        (unsigned long long)s->nfs_v2, (unsigned long long)s->nfs_v3, (unsigned long long)s->nfs_v4,
+        (unsigned long long)s->mount_calls, (unsigned long long)s->other_calls,
+        (unsigned long long)s->nfs_unknown_proc, (unsigned long long)s->bad_rpc);
+    fprintf(out,
+            "Pairing: %llu calls without reply, %llu replies without call, %llu reply-before-call, "
+            "%llu retransmitted calls, %llu duplicate replies, %llu RPC errors\n",
             (unsigned long long)s->replies_lost, (unsigned long long)s->replies_without_call,
             (unsigned long long)s->reply_first, (unsigned long long)s->retrans_calls,
             (unsigned long long)s->dup_replies, (unsigned long long)s->rpc_errors);
-    fprintf(out, "Streams: %llu TCP connections, %llu gaps, %llu resyncs, %llu bytes skipped, %llu retransmitted "
-                 "and %llu overlapping segments, %llu IP datagrams reassembled\n",
-            (unsigned long long)cs->tcp_streams, (unsigned long long)cs->tcp_gaps, (unsigned long long)cs->resyncs,
-            (unsigned long long)cs->skipped_bytes, (unsigned long long)cs->tcp_retrans,
-            (unsigned long long)cs->tcp_overlap, (unsigned long long)cs->ip_reassembled);
-    fprintf(out, "Objects: %llu TBBT-IDs, %llu handles joined by fileid, %llu retired, %llu roots from MOUNT\n",
+    fprintf(out,
+            "Streams: %llu TCP connections, %llu gaps, %llu resyncs, %llu bytes skipped, %llu retransmitted "
+            "and %llu overlapping segments, %llu IP datagrams reassembled\n",
+            (unsigned long long)cs->tcp_streams, (unsigned long long)cs->tcp_gaps,
+            (unsigned long long)cs->resyncs, (unsigned long long)cs->skipped_bytes,
+            (unsigned long long)cs->tcp_retrans, (unsigned long long)cs->tcp_overlap,
+            (unsigned long long)cs->ip_reassembled);
+    fprintf(out,
+            "Objects: %llu TBBT-IDs, %llu handles joined by fileid, %llu retired, %llu roots from MOUNT\n",
             (unsigned long long)fs->objects, (unsigned long long)fs->aliases, (unsigned long long)fs->retired,
             (unsigned long long)s->roots_learnt);
     if (tf->steps)
-        fprintf(out, "Time: %llu backward clock steps removed (%.3f s in all)\n", (unsigned long long)tf->steps,
-                tf->removed / 1e9);
+        fprintf(out, "Time: %llu backward clock steps removed (%.3f s in all)\n",
+                (unsigned long long)tf->steps, tf->removed / 1e9);
     else
         fprintf(out, "Time: no backward clock step\n");
     unsigned n;
@@ -142,31 +149,31 @@ static void print_report(FILE *out, const char *in, struct tbbt_capture *cap, st
 }
 
 /* Writes the summary JSON used by tests and benchmarks. */
-static int write_summary_json(const char *path, struct tbbt_capture *cap, struct tbbt_pass1 *p1, struct prep *p,
-                              double wall, double cpu) {
+static int write_summary_json(const char *path, struct tbbt_capture *cap, struct tbbt_pass1 *p1,
+                              struct prep *p, double wall, double cpu) {
     const struct tbbt_capstats *cs = tbbt_capture_stats(cap);
     const struct tbbt_pass1_stats *s = tbbt_pass1_stats(p1);
     const struct tbbt_timefix *tf = tbbt_pass1_timefix(p1);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     GString *j = g_string_new("{");
-    g_string_append_printf(j,
-                           "\"records\":%llu,\"packets\":%llu,\"bytes\":%llu,\"messages\":%llu,\"rpc_calls\":%llu,"
-                           "\"rpc_replies\":%llu,\"calls_without_reply\":%llu,\"replies_without_call\":%llu,"
-                           "\"reply_first\":%llu,\"retrans_calls\":%llu,\"dup_replies\":%llu,\"nfs_v4_calls\":%llu,"
-                           "\"other_calls\":%llu,\"mount_calls\":%llu,\"skipped_bytes\":%llu,\"resyncs\":%llu,"
-                           "\"tail_cut\":%s,\"time_steps\":%llu,\"time_removed_s\":%.9f,"
-                           "\"wall_s\":%.6f,\"cpu_s\":%.6f,\"maxrss_kb\":%ld,",
-                           (unsigned long long)s->records, (unsigned long long)cs->packets,
-                           (unsigned long long)cs->bytes, (unsigned long long)cs->messages,
-                           (unsigned long long)s->rpc_calls, (unsigned long long)s->rpc_replies,
-                           (unsigned long long)s->replies_lost, (unsigned long long)s->replies_without_call,
-                           (unsigned long long)s->reply_first, (unsigned long long)s->retrans_calls,
-                           (unsigned long long)s->dup_replies, (unsigned long long)s->nfs_v4,
-                           (unsigned long long)s->other_calls, (unsigned long long)s->mount_calls,
-                           (unsigned long long)cs->skipped_bytes, (unsigned long long)cs->resyncs,
-                           cs->tail_cut ? "true" : "false", (unsigned long long)tf->steps, tf->removed / 1e9, wall,
-                           cpu, ru.ru_maxrss);
+    g_string_append_printf(
+        j,
+        "\"records\":%llu,\"packets\":%llu,\"bytes\":%llu,\"messages\":%llu,\"rpc_calls\":%llu,"
+        "\"rpc_replies\":%llu,\"calls_without_reply\":%llu,\"replies_without_call\":%llu,"
+        "\"reply_first\":%llu,\"retrans_calls\":%llu,\"dup_replies\":%llu,\"nfs_v4_calls\":%llu,"
+        "\"other_calls\":%llu,\"mount_calls\":%llu,\"skipped_bytes\":%llu,\"resyncs\":%llu,"
+        "\"tail_cut\":%s,\"time_steps\":%llu,\"time_removed_s\":%.9f,"
+        "\"wall_s\":%.6f,\"cpu_s\":%.6f,\"maxrss_kb\":%ld,",
+        (unsigned long long)s->records, (unsigned long long)cs->packets, (unsigned long long)cs->bytes,
+        (unsigned long long)cs->messages, (unsigned long long)s->rpc_calls,
+        (unsigned long long)s->rpc_replies, (unsigned long long)s->replies_lost,
+        (unsigned long long)s->replies_without_call, (unsigned long long)s->reply_first,
+        (unsigned long long)s->retrans_calls, (unsigned long long)s->dup_replies,
+        (unsigned long long)s->nfs_v4, (unsigned long long)s->other_calls, (unsigned long long)s->mount_calls,
+        (unsigned long long)cs->skipped_bytes, (unsigned long long)cs->resyncs,
+        cs->tail_cut ? "true" : "false", (unsigned long long)tf->steps, tf->removed / 1e9, wall, cpu,
+        ru.ru_maxrss);
     tbbt_summary_json(&p->sum, j);
     g_string_append(j, "}\n");
     GError *ge = NULL;
@@ -186,7 +193,8 @@ static const char *parse_args(int argc, char **argv, struct tbbt_capture **capp)
     GError *ge = NULL;
     GOptionContext *ctx = g_option_context_new("CAPTURE - decode an NFS capture into replay records");
     g_option_context_add_main_entries(ctx, prep_entries, NULL);
-    g_option_context_set_description(ctx, "Reads pcap/pcapng (also .gz, .zst). Exit: 0 done, 1 failed, 2 usage.");
+    g_option_context_set_description(ctx,
+                                     "Reads pcap/pcapng (also .gz, .zst). Exit: 0 done, 1 failed, 2 usage.");
     if (!g_option_context_parse(ctx, &argc, &argv, &ge)) {
         fprintf(stderr, "tbbt-prep: %s (try --help)\n", ge->message);
         exit(2);
@@ -214,7 +222,8 @@ static const char *parse_args(int argc, char **argv, struct tbbt_capture **capp)
         fprintf(stderr, "tbbt-prep: %s\n", err);
         exit(1);
     }
-    for (unsigned i = 0; i < nports; i++) tbbt_capture_add_port(*capp, ports[i]);
+    for (unsigned i = 0; i < nports; i++)
+        tbbt_capture_add_port(*capp, ports[i]);
     return argv[1];
 }
 
@@ -244,7 +253,8 @@ int main(int argc, char **argv) {
     double w0 = now_s(CLOCK_MONOTONIC), c0 = now_s(CLOCK_PROCESS_CPUTIME_ID);
     int rc = tbbt_capture_run(cap, tbbt_pass1_msg, p1, p.err, sizeof(p.err));
     if (rc == 0 && tbbt_pass1_finish(p1) != 0) {
-        g_snprintf(p.err, sizeof(p.err), "%s", *tbbt_recw_error(p.w) ? tbbt_recw_error(p.w) : "cannot write records");
+        g_snprintf(p.err, sizeof(p.err), "%s",
+                   *tbbt_recw_error(p.w) ? tbbt_recw_error(p.w) : "cannot write records");
         rc = -1;
     }
     double wall = now_s(CLOCK_MONOTONIC) - w0, cpu = now_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
@@ -264,8 +274,10 @@ int main(int argc, char **argv) {
     }
     const struct tbbt_capstats *cs = tbbt_capture_stats(cap);
     if (cs->tail_cut)
-        fprintf(stderr, "tbbt-prep: warning: %s: capture cut short after packet %llu; kept every record before the cut\n",
-                in, (unsigned long long)cs->packets);
+        fprintf(
+            stderr,
+            "tbbt-prep: warning: %s: capture cut short after packet %llu; kept every record before the cut\n",
+            in, (unsigned long long)cs->packets);
     if (!opt.quiet) {
         print_report(stdout, in, cap, p1, &p, wall, cpu);
         printf("Wrote %llu records to %s\n", (unsigned long long)s->records, outpath);

@@ -6,7 +6,8 @@
 void tbbt_summary_init(struct tbbt_summary *s) {
     memset(s, 0, sizeof(*s));
     for (int v = 0; v < 2; v++)
-        for (int i = 0; i < TBBT_OP_COUNT; i++) s->op[v][i].srt_min = INT64_MAX;
+        for (int i = 0; i < TBBT_OP_COUNT; i++)
+            s->op[v][i].srt_min = INT64_MAX;
 }
 
 /* Maps an NFS status to its slot: the RFC's codes are below 100 or in
@@ -54,8 +55,10 @@ static void print_statuses(const struct tbbt_sum_op *o, FILE *out) {
         if (!o->status[k]) continue;
         int code = tbbt_summary_slot_status(k);
         const char *n = code >= 0 ? tbbt_nfsstat_name(code) : NULL;
-        if (n) fprintf(out, " %s=%llu", n, (unsigned long long)o->status[k]);
-        else fprintf(out, " %d=%llu", code, (unsigned long long)o->status[k]);
+        if (n)
+            fprintf(out, " %s=%llu", n, (unsigned long long)o->status[k]);
+        else
+            fprintf(out, " %d=%llu", code, (unsigned long long)o->status[k]);
     }
     if (o->lost) fprintf(out, " no-reply=%llu", (unsigned long long)o->lost);
     if (o->rpc_err) fprintf(out, " rpc-error=%llu", (unsigned long long)o->rpc_err);
@@ -64,7 +67,8 @@ static void print_statuses(const struct tbbt_sum_op *o, FILE *out) {
 void tbbt_summary_print(const struct tbbt_summary *s, FILE *out) {
     for (int v = 0; v < 2; v++) {
         uint64_t total = 0;
-        for (int i = 0; i < TBBT_OP_COUNT; i++) total += s->op[v][i].calls;
+        for (int i = 0; i < TBBT_OP_COUNT; i++)
+            total += s->op[v][i].calls;
         if (!total) continue;
         fprintf(out, "NFS Version %d SRT Statistics:\n", v + 2);
         fprintf(out, "%-12s %10s %12s %12s %12s  %s\n", "Procedure", "Calls", "Min SRT(ms)", "Max SRT(ms)",
@@ -74,8 +78,8 @@ void tbbt_summary_print(const struct tbbt_summary *s, FILE *out) {
             if (!o->calls) continue;
             double mn = o->replied ? o->srt_min / 1e6 : 0, mx = o->replied ? o->srt_max / 1e6 : 0;
             double avg = o->replied ? o->srt_sum / o->replied / 1e6 : 0;
-            fprintf(out, "%-12s %10llu %12.3f %12.3f %12.3f ", tbbt_op_info(i)->name, (unsigned long long)o->calls,
-                    mn, mx, avg);
+            fprintf(out, "%-12s %10llu %12.3f %12.3f %12.3f ", tbbt_op_info(i)->name,
+                    (unsigned long long)o->calls, mn, mx, avg);
             print_statuses(o, out);
             fputc('\n', out);
         }
@@ -90,13 +94,13 @@ void tbbt_summary_json(const struct tbbt_summary *s, GString *out) {
         for (int i = 0; i < TBBT_OP_COUNT; i++) {
             const struct tbbt_sum_op *o = &s->op[v][i];
             if (!o->calls) continue;
-            g_string_append_printf(out,
-                                   "%s{\"vers\":%d,\"proc\":\"%s\",\"calls\":%llu,\"replied\":%llu,\"lost\":%llu,"
-                                   "\"rpc_error\":%llu,\"inserted\":%llu,\"srt_avg_ms\":%.6f,\"status\":{",
-                                   first ? "" : ",", v + 2, tbbt_op_info(i)->name, (unsigned long long)o->calls,
-                                   (unsigned long long)o->replied, (unsigned long long)o->lost,
-                                   (unsigned long long)o->rpc_err, (unsigned long long)o->inserted,
-                                   o->replied ? o->srt_sum / o->replied / 1e6 : 0.0);
+            g_string_append_printf(
+                out,
+                "%s{\"vers\":%d,\"proc\":\"%s\",\"calls\":%llu,\"replied\":%llu,\"lost\":%llu,"
+                "\"rpc_error\":%llu,\"inserted\":%llu,\"srt_avg_ms\":%.6f,\"status\":{",
+                first ? "" : ",", v + 2, tbbt_op_info(i)->name, (unsigned long long)o->calls,
+                (unsigned long long)o->replied, (unsigned long long)o->lost, (unsigned long long)o->rpc_err,
+                (unsigned long long)o->inserted, o->replied ? o->srt_sum / o->replied / 1e6 : 0.0);
             first = 0;
             int sf = 1;
             for (int k = 0; k < TBBT_SUM_NSTAT; k++) {

@@ -14,7 +14,8 @@ static void test_monotonic(void **state) {
     (void)state;
     struct tbbt_timefix tf;
     tbbt_timefix_init(&tf, 0);
-    for (int64_t t = 100 * S; t < 200 * S; t += S / 3) assert_int_equal(tbbt_timefix_apply(&tf, t), t);
+    for (int64_t t = 100 * S; t < 200 * S; t += S / 3)
+        assert_int_equal(tbbt_timefix_apply(&tf, t), t);
     assert_int_equal(tf.steps, 0);
 }
 
