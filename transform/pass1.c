@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fhmap.h"
+#include "htab.h"
 #include "nfsdec.h"
 
 enum pend_kind { PK_NFS, PK_MOUNT, PK_OTHER };
@@ -15,6 +16,19 @@ struct pkey {
     uint32_t xid;
 };
 
+/* A call's key in the table of calls, with its hash (computed once). The
+ * same table answers "is this a call in flight?" and "was this call
+ * emitted recently?": a pend starts with its keyent (live = 1), and an
+ * emitted call leaves a copy of its keyent (live = 0) in the recent ring,
+ * which takes over the pend's place in the table. The two sets are
+ * disjoint (a call is created only when its key is in neither), so one
+ * lookup does the work of two. */
+struct keyent {
+    struct pkey key;
+    uint64_t hash;
+    int live;
+};
+
 /* A handle of the call kept until the reply, for identity by fileid. */
 struct callfh {
     uint8_t len, fresh;
@@ -23,9 +37,10 @@ struct callfh {
 
 /* One call in flight, and then its record until emitted. */
 struct pend {
-    struct pkey key;
+    struct keyent ke;         /* first member: the table holds struct keyent* */
+    struct pend *prev, *next; /* in the fifo */
     enum pend_kind kind;
-    int done;               /* reply seen */
+    int done; /* reply seen */
     uint32_t mount_vers, mount_proc;
     struct callfh fh_obj, fh_dir, fh_dir2;
     struct tbbt_rec rec;
@@ -50,13 +65,13 @@ struct tbbt_pass1 {
     struct tbbt_timefix tf;
     struct tbbt_fhmap *fh;
     struct tbbt_fhrefs refs;
-    GHashTable *pending; /* struct pkey* -> struct pend* */
-    GQueue fifo;         /* struct pend*, by call time */
+    struct tbbt_htab calls;   /* struct keyent*: pends (live) and recent keys (not live) */
+    struct pend *head, *tail; /* the fifo: pends by call time */
+    size_t npend;
     struct pend *free_list;
     GHashTable *orphans; /* struct pkey* -> struct orphan* */
     GQueue orphan_fifo;
-    GHashTable *recent;  /* struct pkey* (in recent_ring) -> itself */
-    struct pkey *recent_ring;
+    struct keyent *recent_ring; /* keys of emitted calls, their place in calls */
     uint32_t recent_pos, recent_n;
     GHashTable *clients; /* struct tbbt_endpoint* -> struct lossacc* */
     struct tbbt_client_loss *loss;
@@ -105,9 +120,26 @@ static guint ep_hash(const struct tbbt_endpoint *e) {
     return (guint)ep_hash64(e);
 }
 
-static guint pkey_hash(gconstpointer k) {
-    const struct pkey *p = k;
-    return (guint)mix64(ep_hash64(&p->client) * 31 + ep_hash64(&p->server) + p->xid);
+/* Hashes a call key word by word (its padding is zero: see make_key). */
+static uint64_t pkey_hash(const struct pkey *k) {
+    return tbbt_htab_hash_bytes(k, sizeof(*k), 0x5bd1e995u);
+}
+
+/* Copies an endpoint field by field into a zeroed one, so that the key's
+ * bytes, padding included, are a function of its value. */
+static void ep_copy(struct tbbt_endpoint *dst, const struct tbbt_endpoint *src) {
+    dst->family = src->family;
+    memcpy(dst->addr, src->addr, 16);
+    dst->port = src->port;
+}
+
+/* Builds the key of a call from client to server with this xid. */
+static void make_key(struct pkey *k, const struct tbbt_endpoint *client, const struct tbbt_endpoint *server,
+                     uint32_t xid) {
+    memset(k, 0, sizeof(*k));
+    ep_copy(&k->client, client);
+    ep_copy(&k->server, server);
+    k->xid = xid;
 }
 
 static int ep_equal(const struct tbbt_endpoint *a, const struct tbbt_endpoint *b) {
@@ -119,12 +151,22 @@ static gboolean pkey_equal(gconstpointer a, gconstpointer b) {
     return x->xid == y->xid && ep_equal(&x->client, &y->client) && ep_equal(&x->server, &y->server);
 }
 
+/* Table equality: a keyent against a struct pkey. */
+static int keyent_eq(const void *item, const void *key) {
+    return pkey_equal(&((const struct keyent *)item)->key, key);
+}
+
 static guint ep_ghash(gconstpointer k) {
     return ep_hash(k);
 }
 
 static gboolean ep_gequal(gconstpointer a, gconstpointer b) {
     return ep_equal(a, b);
+}
+
+/* GHashTable hash of an orphan's key. */
+static guint orphan_ghash(gconstpointer k) {
+    return (guint)pkey_hash(k);
 }
 
 static void orphan_free(gpointer p) {
@@ -140,12 +182,10 @@ struct tbbt_pass1 *tbbt_pass1_new(const struct tbbt_pass1_opts *o, tbbt_rec_sink
     p->ctx = ctx;
     tbbt_timefix_init(&p->tf, o->step_threshold);
     p->fh = tbbt_fhmap_new();
-    p->pending = g_hash_table_new(pkey_hash, pkey_equal);
-    g_queue_init(&p->fifo);
-    p->orphans = g_hash_table_new_full(pkey_hash, pkey_equal, NULL, orphan_free);
+    tbbt_htab_init(&p->calls, keyent_eq);
+    p->orphans = g_hash_table_new_full(orphan_ghash, pkey_equal, NULL, orphan_free);
     g_queue_init(&p->orphan_fifo);
-    p->recent = g_hash_table_new(pkey_hash, pkey_equal);
-    p->recent_ring = g_new0(struct pkey, RECENT_SIZE);
+    p->recent_ring = g_new0(struct keyent, RECENT_SIZE);
     p->clients = g_hash_table_new_full(ep_ghash, ep_gequal, NULL, g_free);
     p->last_emitted = INT64_MIN;
     return p;
@@ -173,20 +213,24 @@ static void pend_put(struct tbbt_pass1 *p, struct pend *e) {
 }
 
 /* Remembers an emitted call's key so a late retransmission or duplicate
- * reply is recognised as such rather than as a new call or an orphan. */
-static void recent_add(struct tbbt_pass1 *p, const struct pkey *k) {
-    struct pkey *slot = &p->recent_ring[p->recent_pos];
-    if (p->recent_n == RECENT_SIZE) g_hash_table_remove(p->recent, slot);
-    else p->recent_n++;
-    *slot = *k;
-    g_hash_table_add(p->recent, slot);
+ * reply is recognised as such rather than as a new call or an orphan: the
+ * key's copy in the ring takes the pend's place in the table, and the
+ * oldest of the RECENT_SIZE keys kept is forgotten. */
+static void recent_take_over(struct tbbt_pass1 *p, struct pend *e) {
+    struct keyent *slot = &p->recent_ring[p->recent_pos];
+    if (p->recent_n == RECENT_SIZE)
+        tbbt_htab_remove_item(&p->calls, slot->hash, slot);
+    else
+        p->recent_n++;
+    *slot = e->ke;
+    slot->live = 0;
+    tbbt_htab_swap_item(&p->calls, slot->hash, &e->ke, slot);
     p->recent_pos = (p->recent_pos + 1) % RECENT_SIZE;
 }
 
 /* Hands the record of e to the sink and recycles e. */
 static void emit(struct tbbt_pass1 *p, struct pend *e) {
-    g_hash_table_remove(p->pending, &e->key);
-    recent_add(p, &e->key);
+    recent_take_over(p, e);
     if (e->kind == PK_NFS) {
         struct tbbt_rec *r = &e->rec;
         if (!e->done) {
@@ -195,36 +239,60 @@ static void emit(struct tbbt_pass1 *p, struct pend *e) {
             r->status = -1;
             p->st.replies_lost++;
         }
-        if (r->call_time < p->last_emitted) p->st.out_of_order++;
-        else p->last_emitted = r->call_time;
+        if (r->call_time < p->last_emitted)
+            p->st.out_of_order++;
+        else
+            p->last_emitted = r->call_time;
         p->st.records++;
         if (!p->sink_failed && p->sink(p->ctx, r) != 0) p->sink_failed = 1;
     }
     pend_put(p, e);
 }
 
+/* Unlinks and returns the oldest pend of the fifo (which must not be empty). */
+static struct pend *fifo_pop_head(struct tbbt_pass1 *p) {
+    struct pend *e = p->head;
+    p->head = e->next;
+    if (p->head)
+        p->head->prev = NULL;
+    else
+        p->tail = NULL;
+    p->npend--;
+    return e;
+}
+
+/* Queues e in call-time order, after the calls of the same time. Messages
+ * arrive nearly in order (a call spanning many segments completes after
+ * later small ones), so the walk back from the tail is short. */
+static void fifo_insert(struct tbbt_pass1 *p, struct pend *e) {
+    struct pend *l = p->tail;
+    while (l && l->rec.call_time > e->rec.call_time)
+        l = l->prev;
+    e->prev = l;
+    e->next = l ? l->next : p->head;
+    if (e->next)
+        e->next->prev = e;
+    else
+        p->tail = e;
+    if (l)
+        l->next = e;
+    else
+        p->head = e;
+    p->npend++;
+}
+
 /* Emits from the head of the queue every call that is answered or whose
  * reply is overdue, and forces out the oldest when too many are waiting. */
 static void drain(struct tbbt_pass1 *p, int all) {
     struct pend *e;
-    while ((e = g_queue_peek_head(&p->fifo)) != NULL) {
+    while ((e = p->head) != NULL) {
         int overdue = p->now - e->rec.call_time > p->o.reply_timeout;
-        int forced = p->fifo.length > p->o.max_pending;
+        int forced = p->npend > p->o.max_pending;
         if (!(e->done || overdue || all || forced)) break;
         if (forced && !e->done && !overdue && !all) p->st.forced_out++;
-        g_queue_pop_head(&p->fifo);
+        fifo_pop_head(p);
         emit(p, e);
     }
-}
-
-/* Queues e in call-time order. Messages arrive nearly in order (a call
- * spanning many segments completes after later small ones), so the walk
- * back from the tail is short. */
-static void fifo_insert(struct tbbt_pass1 *p, struct pend *e) {
-    GList *l = p->fifo.tail;
-    while (l && ((struct pend *)l->data)->rec.call_time > e->rec.call_time) l = l->prev;
-    if (!l) g_queue_push_head(&p->fifo, e);
-    else g_queue_insert_after(&p->fifo, l, e);
 }
 
 /* Counts a call toward its client's xid span. */
@@ -258,14 +326,18 @@ static void call_ids(struct tbbt_pass1 *p, struct pend *e) {
         int fresh;
         tbbt_id id = tbbt_fhmap_lookup(p->fh, f->data, f->len, &fresh);
         tbbt_rec_set_u64(&e->rec, f->field, id);
-        if (f->field == TBBT_F_OBJ) keep_fh(&e->fh_obj, f, fresh);
-        else if (f->field == TBBT_F_DIR) keep_fh(&e->fh_dir, f, fresh);
-        else if (f->field == TBBT_F_DIR2) keep_fh(&e->fh_dir2, f, fresh);
+        if (f->field == TBBT_F_OBJ)
+            keep_fh(&e->fh_obj, f, fresh);
+        else if (f->field == TBBT_F_DIR)
+            keep_fh(&e->fh_dir, f, fresh);
+        else if (f->field == TBBT_F_DIR2)
+            keep_fh(&e->fh_dir2, f, fresh);
     }
 }
 
 /* Decodes an NFS call into e's record. */
-static void nfs_call(struct tbbt_pass1 *p, struct pend *e, const struct tbbt_rpc_hdr *h, const struct tbbt_msg *m) {
+static void nfs_call(struct tbbt_pass1 *p, struct pend *e, const struct tbbt_rpc_hdr *h,
+                     const struct tbbt_msg *m) {
     struct tbbt_rec *r = &e->rec;
     r->vers = (uint8_t)h->vers;
     r->op = (uint8_t)tbbt_op_from_wire(h->vers, h->proc);
@@ -312,9 +384,11 @@ static void reply_ids(struct tbbt_pass1 *p, struct pend *e) {
     }
     if (!has_fid) return;
     unsigned fl = tbbt_op_info(r->op)->flags;
-    if ((fl & TBBT_OPF_OBJ) && !(fl & TBBT_OPF_NEWOBJ)) identify(p, r, TBBT_F_OBJ, &e->fh_obj, r->fsid, r->fileid);
+    if ((fl & TBBT_OPF_OBJ) && !(fl & TBBT_OPF_NEWOBJ))
+        identify(p, r, TBBT_F_OBJ, &e->fh_obj, r->fsid, r->fileid);
     if (tbbt_rec_has(r, TBBT_F_DIR_FILEID)) identify(p, r, TBBT_F_DIR, &e->fh_dir, r->fsid, r->dir_fileid);
-    if (tbbt_rec_has(r, TBBT_F_DIR2_FILEID)) identify(p, r, TBBT_F_DIR2, &e->fh_dir2, r->fsid, r->dir2_fileid);
+    if (tbbt_rec_has(r, TBBT_F_DIR2_FILEID))
+        identify(p, r, TBBT_F_DIR2, &e->fh_dir2, r->fsid, r->dir2_fileid);
 }
 
 /* Follows the names a successful reply creates, moves or removes, so that
@@ -327,8 +401,8 @@ static void track_names(struct tbbt_pass1 *p, struct tbbt_rec *r) {
         if (r->status == 0 && (r->op == TBBT_OP_READDIRPLUS) && r->obj)
             for (uint32_t i = 0; i < r->nentries; i++)
                 if (r->entries[i].id)
-                    tbbt_fhmap_bind(p->fh, r->obj, tbbt_rec_str(r, r->entries[i].name), r->entries[i].name.len,
-                                    r->entries[i].id);
+                    tbbt_fhmap_bind(p->fh, r->obj, tbbt_rec_str(r, r->entries[i].name),
+                                    r->entries[i].name.len, r->entries[i].id);
         return;
     }
     switch (r->op) {
@@ -344,7 +418,8 @@ static void track_names(struct tbbt_pass1 *p, struct tbbt_rec *r) {
     case TBBT_OP_RMDIR: tbbt_fhmap_unlink(p->fh, r->dir, n, r->name.len); break;
     case TBBT_OP_RENAME:
         if (tbbt_rec_has(r, TBBT_F_DIR2) && tbbt_rec_has(r, TBBT_F_NAME2))
-            tbbt_fhmap_rename(p->fh, r->dir, n, r->name.len, r->dir2, tbbt_rec_str(r, r->name2), r->name2.len);
+            tbbt_fhmap_rename(p->fh, r->dir, n, r->name.len, r->dir2, tbbt_rec_str(r, r->name2),
+                              r->name2.len);
         break;
     default: break;
     }
@@ -399,14 +474,12 @@ static void pair(struct tbbt_pass1 *p, struct pend *e, const struct tbbt_rpc_hdr
 static void on_call(struct tbbt_pass1 *p, const struct tbbt_rpc_hdr *h, const struct tbbt_msg *m, int64_t t0,
                     int64_t t1) {
     struct pkey key;
-    memset(&key, 0, sizeof(key));
-    key.client = m->src;
-    key.server = m->dst;
-    key.xid = h->xid;
-    struct pend *e = g_hash_table_lookup(p->pending, &key);
-    if (e || g_hash_table_contains(p->recent, &key)) {
+    make_key(&key, &m->src, &m->dst, h->xid);
+    uint64_t hash = pkey_hash(&key);
+    struct keyent *k = tbbt_htab_find(&p->calls, hash, &key);
+    if (k) {
         p->st.retrans_calls++;
-        if (e) e->rec.flags |= TBBT_RF_RETRANS;
+        if (k->live) ((struct pend *)k)->rec.flags |= TBBT_RF_RETRANS;
         return;
     }
     loss_count(p, &m->src, h->xid);
@@ -417,8 +490,10 @@ static void on_call(struct tbbt_pass1 *p, const struct tbbt_rpc_hdr *h, const st
         } else {
             kind = PK_NFS;
             p->st.nfs_calls++;
-            if (h->vers == 2) p->st.nfs_v2++;
-            else p->st.nfs_v3++;
+            if (h->vers == 2)
+                p->st.nfs_v2++;
+            else
+                p->st.nfs_v3++;
         }
     } else if (h->prog == TBBT_NFS_PROGRAM && h->vers == 4) {
         p->st.nfs_v4++;
@@ -428,8 +503,10 @@ static void on_call(struct tbbt_pass1 *p, const struct tbbt_rpc_hdr *h, const st
     } else {
         p->st.other_calls++;
     }
-    e = pend_get(p);
-    e->key = key;
+    struct pend *e = pend_get(p);
+    e->ke.key = key;
+    e->ke.hash = hash;
+    e->ke.live = 1;
     e->kind = kind;
     e->mount_vers = h->vers;
     e->mount_proc = h->proc;
@@ -440,7 +517,7 @@ static void on_call(struct tbbt_pass1 *p, const struct tbbt_rpc_hdr *h, const st
     e->rec.xid = h->xid;
     (void)t1;
     if (kind == PK_NFS) nfs_call(p, e, h, m);
-    g_hash_table_insert(p->pending, &e->key, e);
+    tbbt_htab_put(&p->calls, hash, &e->ke);
     fifo_insert(p, e);
     if (g_hash_table_size(p->orphans)) {
         struct orphan *o = g_hash_table_lookup(p->orphans, &key);
@@ -466,7 +543,7 @@ static void orphan_keep(struct tbbt_pass1 *p, const struct pkey *key, const stru
         return;
     }
     struct orphan *o = g_new0(struct orphan, 1);
-    o->key = *key;
+    memcpy(&o->key, key, sizeof(o->key));
     o->ts = ts;
     o->len = m->len;
     o->caplen = m->caplen;
@@ -486,16 +563,17 @@ static void orphan_expire(struct tbbt_pass1 *p, int all) {
     }
 }
 
-static void on_reply(struct tbbt_pass1 *p, const struct tbbt_rpc_hdr *h, const struct tbbt_msg *m, int64_t t1) {
+static void on_reply(struct tbbt_pass1 *p, const struct tbbt_rpc_hdr *h, const struct tbbt_msg *m,
+                     int64_t t1) {
     struct pkey key;
-    memset(&key, 0, sizeof(key));
-    key.client = m->dst;
-    key.server = m->src;
-    key.xid = h->xid;
-    struct pend *e = g_hash_table_lookup(p->pending, &key);
-    if (e) pair(p, e, h, m->data, m->caplen, t1);
-    else if (g_hash_table_contains(p->recent, &key)) p->st.dup_replies++;
-    else orphan_keep(p, &key, m, t1);
+    make_key(&key, &m->dst, &m->src, h->xid);
+    struct keyent *k = tbbt_htab_find(&p->calls, pkey_hash(&key), &key);
+    if (k && k->live)
+        pair(p, (struct pend *)k, h, m->data, m->caplen, t1);
+    else if (k)
+        p->st.dup_replies++;
+    else
+        orphan_keep(p, &key, m, t1);
 }
 
 void tbbt_pass1_msg(void *pass1, const struct tbbt_msg *m) {
@@ -565,7 +643,8 @@ const struct tbbt_client_loss *tbbt_pass1_loss(const struct tbbt_pass1 *p, unsig
 void tbbt_pass1_free(struct tbbt_pass1 *p) {
     struct pend *e;
     if (!p) return;
-    while ((e = g_queue_pop_head(&p->fifo)) != NULL) pend_put(p, e);
+    while (p->head)
+        pend_put(p, fifo_pop_head(p));
     while ((e = p->free_list) != NULL) {
         p->free_list = e->next_free;
         tbbt_rec_free(&e->rec);
@@ -573,8 +652,7 @@ void tbbt_pass1_free(struct tbbt_pass1 *p) {
     }
     g_queue_clear(&p->orphan_fifo);
     g_hash_table_destroy(p->orphans);
-    g_hash_table_destroy(p->pending);
-    g_hash_table_destroy(p->recent);
+    tbbt_htab_clear(&p->calls);
     g_hash_table_destroy(p->clients);
     g_free(p->recent_ring);
     g_free(p->loss);

@@ -1,0 +1,148 @@
+/* htab.c -- open-addressing hash table with linear probing (see htab.h). */
+#include "htab.h"
+
+#include <glib.h>
+#include <string.h>
+
+#define MIN_CAP 16
+
+/* Prepares an empty table; see htab.h. */
+void tbbt_htab_init(struct tbbt_htab *t, tbbt_htab_eq eq) {
+    t->slots = NULL;
+    t->mask = 0;
+    t->n = 0;
+    t->eq = eq;
+}
+
+/* Frees the slot array; see htab.h. */
+void tbbt_htab_clear(struct tbbt_htab *t) {
+    g_free(t->slots);
+    tbbt_htab_init(t, t->eq);
+}
+
+/* Finds the slot holding a key equal to key under hash; returns its index,
+ * or -1 when the probe reaches an empty slot first. */
+static ptrdiff_t find_slot(const struct tbbt_htab *t, uint64_t hash, const void *key) {
+    if (!t->n) return -1;
+    for (size_t i = hash & t->mask;; i = (i + 1) & t->mask) {
+        const struct tbbt_htab_slot *s = &t->slots[i];
+        if (!s->item) return -1;
+        if (s->hash == hash && t->eq(s->item, key)) return (ptrdiff_t)i;
+    }
+}
+
+/* Finds the slot holding this very item; returns its index or -1. */
+static ptrdiff_t find_item(const struct tbbt_htab *t, uint64_t hash, const void *item) {
+    if (!t->n) return -1;
+    for (size_t i = hash & t->mask;; i = (i + 1) & t->mask) {
+        const struct tbbt_htab_slot *s = &t->slots[i];
+        if (!s->item) return -1;
+        if (s->item == item) return (ptrdiff_t)i;
+    }
+}
+
+/* Stores (hash, item) in the first empty slot of its probe sequence; the
+ * table must have room. */
+static void place(struct tbbt_htab *t, uint64_t hash, void *item) {
+    size_t i = hash & t->mask;
+    while (t->slots[i].item)
+        i = (i + 1) & t->mask;
+    t->slots[i].hash = hash;
+    t->slots[i].item = item;
+}
+
+/* Doubles the capacity (or makes the first array) and re-places every item
+ * by its stored hash: no hash or equality callback runs. */
+static void grow(struct tbbt_htab *t) {
+    size_t oldcap = t->slots ? t->mask + 1 : 0;
+    size_t cap = oldcap ? 2 * oldcap : MIN_CAP;
+    struct tbbt_htab_slot *old = t->slots;
+    t->slots = g_new0(struct tbbt_htab_slot, cap);
+    t->mask = cap - 1;
+    for (size_t i = 0; i < oldcap; i++)
+        if (old[i].item) place(t, old[i].hash, old[i].item);
+    g_free(old);
+}
+
+/* Returns the matching item or NULL; see htab.h. */
+void *tbbt_htab_find(const struct tbbt_htab *t, uint64_t hash, const void *key) {
+    ptrdiff_t i = find_slot(t, hash, key);
+    return i < 0 ? NULL : t->slots[i].item;
+}
+
+/* Adds an item whose key is known to be absent; see htab.h. */
+void tbbt_htab_put(struct tbbt_htab *t, uint64_t hash, void *item) {
+    if (!t->slots || (t->n + 1) * 4 > (t->mask + 1) * 3) grow(t);
+    place(t, hash, item);
+    t->n++;
+}
+
+/* Empties slot i and moves back the entries after it that would otherwise
+ * be cut off from their home slot (backward-shift deletion): an entry at j
+ * moves into the hole when the hole lies on its probe path, that is when
+ * its home is not cyclically within (hole, j]. */
+static void delete_at(struct tbbt_htab *t, size_t hole) {
+    size_t j = hole;
+    for (;;) {
+        j = (j + 1) & t->mask;
+        struct tbbt_htab_slot *s = &t->slots[j];
+        if (!s->item) break;
+        size_t home = s->hash & t->mask;
+        if (((j - home) & t->mask) >= ((j - hole) & t->mask)) {
+            t->slots[hole] = *s;
+            hole = j;
+        }
+    }
+    t->slots[hole].item = NULL;
+    t->slots[hole].hash = 0;
+    t->n--;
+}
+
+/* Removes by key; see htab.h. */
+void *tbbt_htab_remove(struct tbbt_htab *t, uint64_t hash, const void *key) {
+    ptrdiff_t i = find_slot(t, hash, key);
+    if (i < 0) return NULL;
+    void *item = t->slots[i].item;
+    delete_at(t, (size_t)i);
+    return item;
+}
+
+/* Removes by identity; see htab.h. */
+int tbbt_htab_remove_item(struct tbbt_htab *t, uint64_t hash, const void *item) {
+    ptrdiff_t i = find_item(t, hash, item);
+    if (i < 0) return 0;
+    delete_at(t, (size_t)i);
+    return 1;
+}
+
+/* Replaces an item in place; see htab.h. */
+int tbbt_htab_swap_item(struct tbbt_htab *t, uint64_t hash, const void *old, void *item) {
+    ptrdiff_t i = find_item(t, hash, old);
+    if (i < 0) return 0;
+    t->slots[i].item = item;
+    return 1;
+}
+
+/* Iterates in slot order; see htab.h. */
+void *tbbt_htab_next(const struct tbbt_htab *t, size_t *pos) {
+    if (!t->slots) return NULL;
+    while (*pos <= t->mask) {
+        void *item = t->slots[(*pos)++].item;
+        if (item) return item;
+    }
+    return NULL;
+}
+
+/* Word-at-a-time byte hash; see htab.h. */
+uint64_t tbbt_htab_hash_bytes(const void *p, size_t n, uint64_t seed) {
+    const uint8_t *b = p;
+    uint64_t h = seed ^ (n * 0x9e3779b97f4a7c15ULL), w;
+    for (; n >= 8; n -= 8, b += 8) {
+        memcpy(&w, b, 8);
+        h = (h ^ w) * 0x87c37b91114253d5ULL;
+        h ^= h >> 31;
+    }
+    w = 0;
+    memcpy(&w, b, n);
+    return tbbt_htab_mix(h ^ w);
+}
