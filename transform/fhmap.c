@@ -4,202 +4,239 @@
 #include <glib.h>
 #include <string.h>
 
-struct fhkey {
+#include "htab.h"
+
+/* A handle, owned by fh_table, naming the object o. */
+struct fhent {
+    struct obj *o;
+    uint64_t hash;
     uint16_t len;
     uint8_t data[];
+};
+
+/* A handle as looked up (not copied). */
+struct fhprobe {
+    const uint8_t *data;
+    size_t len;
 };
 
 struct fidkey {
     uint64_t fsid, fileid;
 };
 
-struct namekey {
-    tbbt_id dir;
+/* A binding (dir, name) -> obj, owned by name_table. */
+struct nament {
+    uint64_t hash;
+    tbbt_id dir, obj;
     uint32_t len;
     char name[];
+};
+
+/* A name as looked up (not copied). */
+struct nameprobe {
+    tbbt_id dir;
+    const char *name;
+    size_t len;
 };
 
 struct obj {
     tbbt_id id;
     struct fidkey fid;
-    int has_fid;
+    int has_fid;          /* then fid_table maps fid to this object */
     uint32_t type, nlink; /* 0 = unknown */
-    struct fhkey **fhs;   /* handles pointing here (owned by fh_table keys) */
+    struct fhent **fhs;   /* handles pointing here (owned by fh_table) */
     uint32_t nfh;
 };
 
 struct tbbt_fhmap {
-    GHashTable *fh_table;   /* struct fhkey* -> struct obj* */
-    GHashTable *fid_table;  /* struct fidkey* (inside obj) -> struct obj* */
-    GHashTable *id_table;   /* id -> struct obj* (owned) */
-    GHashTable *name_table; /* struct namekey* (owned) -> id */
+    struct tbbt_htab fh_table;   /* struct fhent* (its o names the object) */
+    struct tbbt_htab fid_table;  /* struct obj* with has_fid, by fid */
+    struct tbbt_htab id_table;   /* struct obj* (owned), by id */
+    struct tbbt_htab name_table; /* struct nament* (owned) */
+    struct obj *last;            /* the object of the last lookup (identify follows lookup), or NULL */
     tbbt_id next_id;
     struct tbbt_fhmap_stats st;
 };
 
-/* Hashes a byte range eight bytes at a time (handles are 32-64 bytes and
- * every call and listing entry looks one up), finishing with murmur3's
- * 64-bit mixer so that handles differing in one byte spread apart. */
-static guint hash_bytes(const void *p, size_t n, guint seed) {
-    const uint8_t *b = p;
-    uint64_t h = seed ^ (n * 0x9e3779b97f4a7c15ULL), w;
-    for (; n >= 8; n -= 8, b += 8) {
-        memcpy(&w, b, 8);
-        h = (h ^ w) * 0x87c37b91114253d5ULL;
-        h ^= h >> 31;
-    }
-    w = 0;
-    memcpy(&w, b, n);
-    h ^= w;
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ULL;
-    return (guint)(h ^ (h >> 33));
+/* Hash of a handle's bytes. */
+static uint64_t fh_hash(const uint8_t *fh, size_t len) {
+    return tbbt_htab_hash_bytes(fh, len, 2166136261u);
 }
 
-static guint fhkey_hash(gconstpointer k) {
-    const struct fhkey *f = k;
-    return hash_bytes(f->data, f->len, 2166136261u);
+/* Hash of an object identity. */
+static uint64_t fid_hash(const struct fidkey *k) {
+    return tbbt_htab_mix(k->fsid ^ tbbt_htab_mix(k->fileid + 0x9e3779b97f4a7c15ULL));
 }
 
-static gboolean fhkey_equal(gconstpointer a, gconstpointer b) {
-    const struct fhkey *x = a, *y = b;
-    return x->len == y->len && memcmp(x->data, y->data, x->len) == 0;
+/* Hash of an ID. */
+static uint64_t id_hash(tbbt_id id) {
+    return tbbt_htab_mix(id);
 }
 
-static guint fidkey_hash(gconstpointer k) {
-    return hash_bytes(k, sizeof(struct fidkey), 2166136261u);
+/* Hash of a (dir, name) binding. */
+static uint64_t name_hash(tbbt_id dir, const char *name, size_t len) {
+    return tbbt_htab_hash_bytes(name, len, tbbt_htab_mix(dir));
 }
 
-static gboolean fidkey_equal(gconstpointer a, gconstpointer b) {
-    return memcmp(a, b, sizeof(struct fidkey)) == 0;
+/* fh_table equality: a handle entry against a struct fhprobe. */
+static int fhent_eq(const void *item, const void *key) {
+    const struct fhent *e = item;
+    const struct fhprobe *k = key;
+    return e->len == k->len && memcmp(e->data, k->data, k->len) == 0;
 }
 
-static guint namekey_hash(gconstpointer k) {
-    const struct namekey *n = k;
-    return hash_bytes(n->name, n->len, hash_bytes(&n->dir, sizeof(n->dir), 2166136261u));
+/* fid_table equality: an object against a struct fidkey. */
+static int fid_eq(const void *item, const void *key) {
+    const struct obj *o = item;
+    const struct fidkey *k = key;
+    return o->fid.fsid == k->fsid && o->fid.fileid == k->fileid;
 }
 
-static gboolean namekey_equal(gconstpointer a, gconstpointer b) {
-    const struct namekey *x = a, *y = b;
-    return x->dir == y->dir && x->len == y->len && memcmp(x->name, y->name, x->len) == 0;
+/* id_table equality: an object against a tbbt_id. */
+static int id_eq(const void *item, const void *key) {
+    return ((const struct obj *)item)->id == *(const tbbt_id *)key;
 }
 
-static guint id_hash(gconstpointer k) {
-    uint64_t v = *(const uint64_t *)k;
-    return (guint)(v ^ (v >> 32));
+/* name_table equality: a binding against a struct nameprobe. */
+static int name_eq(const void *item, const void *key) {
+    const struct nament *e = item;
+    const struct nameprobe *k = key;
+    return e->dir == k->dir && e->len == k->len && memcmp(e->name, k->name, k->len) == 0;
 }
 
-static gboolean id_equal(gconstpointer a, gconstpointer b) {
-    return *(const uint64_t *)a == *(const uint64_t *)b;
-}
-
-static void obj_free(gpointer p) {
-    struct obj *o = p;
-    g_free(o->fhs);
-    g_free(o);
-}
-
+/* An empty map; free it with tbbt_fhmap_free. */
 struct tbbt_fhmap *tbbt_fhmap_new(void) {
     struct tbbt_fhmap *m = g_new0(struct tbbt_fhmap, 1);
-    m->fh_table = g_hash_table_new_full(fhkey_hash, fhkey_equal, g_free, NULL);
-    m->fid_table = g_hash_table_new(fidkey_hash, fidkey_equal);
-    m->id_table = g_hash_table_new_full(id_hash, id_equal, NULL, obj_free);
-    m->name_table = g_hash_table_new_full(namekey_hash, namekey_equal, g_free, NULL);
+    tbbt_htab_init(&m->fh_table, fhent_eq);
+    tbbt_htab_init(&m->fid_table, fid_eq);
+    tbbt_htab_init(&m->id_table, id_eq);
+    tbbt_htab_init(&m->name_table, name_eq);
     m->next_id = 1;
     return m;
 }
 
+/* Frees an object, its handle entries with it (they must be out of fh_table
+ * already, or the table is going away). */
+static void obj_free(struct obj *o) {
+    for (uint32_t i = 0; i < o->nfh; i++)
+        g_free(o->fhs[i]);
+    g_free(o->fhs);
+    g_free(o);
+}
+
+/* Frees the map with every object, handle and binding it holds. */
 void tbbt_fhmap_free(struct tbbt_fhmap *m) {
     if (!m) return;
-    g_hash_table_destroy(m->fh_table);
-    g_hash_table_destroy(m->fid_table);
-    g_hash_table_destroy(m->name_table);
-    g_hash_table_destroy(m->id_table);
+    size_t pos = 0;
+    void *item;
+    while ((item = tbbt_htab_next(&m->id_table, &pos)) != NULL)
+        obj_free(item);
+    pos = 0;
+    while ((item = tbbt_htab_next(&m->name_table, &pos)) != NULL)
+        g_free(item);
+    tbbt_htab_clear(&m->fh_table);
+    tbbt_htab_clear(&m->fid_table);
+    tbbt_htab_clear(&m->id_table);
+    tbbt_htab_clear(&m->name_table);
     g_free(m);
 }
 
+/* A new live object with the next ID, owned by id_table. */
 static struct obj *obj_new(struct tbbt_fhmap *m) {
     struct obj *o = g_new0(struct obj, 1);
     o->id = m->next_id++;
-    g_hash_table_insert(m->id_table, &o->id, o);
+    tbbt_htab_put(&m->id_table, id_hash(o->id), o);
     m->st.objects++;
     m->st.live++;
     return o;
 }
 
+/* The live object with this ID, or NULL (0 and retired IDs have none). */
 static struct obj *obj_by_id(struct tbbt_fhmap *m, tbbt_id id) {
-    return id ? g_hash_table_lookup(m->id_table, &id) : NULL;
+    if (!id) return NULL;
+    if (m->last && m->last->id == id) return m->last;
+    return tbbt_htab_find(&m->id_table, id_hash(id), &id);
 }
 
-/* Points a new handle key at o. The key is owned by fh_table. */
-static void obj_add_fh(struct tbbt_fhmap *m, struct obj *o, const uint8_t *fh, size_t len) {
-    struct fhkey *k = g_malloc(sizeof(*k) + len);
+/* Points a new handle entry (hash h) at o; the entry is owned by fh_table. */
+static void obj_add_fh(struct tbbt_fhmap *m, struct obj *o, const uint8_t *fh, size_t len, uint64_t h) {
+    struct fhent *k = g_malloc(sizeof(*k) + len);
+    k->o = o;
+    k->hash = h;
     k->len = (uint16_t)len;
     memcpy(k->data, fh, len);
-    o->fhs = g_renew(struct fhkey *, o->fhs, o->nfh + 1);
+    o->fhs = g_renew(struct fhent *, o->fhs, o->nfh + 1);
     o->fhs[o->nfh++] = k;
-    g_hash_table_insert(m->fh_table, k, o);
+    tbbt_htab_put(&m->fh_table, h, k);
     m->st.handles++;
 }
 
-/* Forgets an object: its handles, its identity, its ID. */
-static void obj_retire(struct tbbt_fhmap *m, struct obj *o) {
-    for (uint32_t i = 0; i < o->nfh; i++) g_hash_table_remove(m->fh_table, o->fhs[i]);
+/* Takes o out of every table and frees it: its handles, its identity,
+ * its ID. */
+static void obj_destroy(struct tbbt_fhmap *m, struct obj *o) {
+    for (uint32_t i = 0; i < o->nfh; i++)
+        tbbt_htab_remove_item(&m->fh_table, o->fhs[i]->hash, o->fhs[i]);
     m->st.handles -= o->nfh;
-    if (o->has_fid && g_hash_table_lookup(m->fid_table, &o->fid) == o) g_hash_table_remove(m->fid_table, &o->fid);
-    m->st.retired++;
+    if (o->has_fid) tbbt_htab_remove_item(&m->fid_table, fid_hash(&o->fid), o);
     m->st.live--;
-    g_hash_table_remove(m->id_table, &o->id);
+    tbbt_htab_remove_item(&m->id_table, id_hash(o->id), o);
+    if (m->last == o) m->last = NULL;
+    obj_free(o);
 }
 
+/* Forgets an object whose last name went away. */
+static void obj_retire(struct tbbt_fhmap *m, struct obj *o) {
+    m->st.retired++;
+    obj_destroy(m, o);
+}
+
+/* Contract in fhmap.h; the object found or made becomes m->last. */
 tbbt_id tbbt_fhmap_lookup(struct tbbt_fhmap *m, const uint8_t *fh, size_t len, int *fresh) {
-    union {
-        struct fhkey k;
-        uint8_t buf[sizeof(struct fhkey) + 64];
-    } u;
-    struct obj *o = NULL;
     if (len > 64) len = 64;
-    u.k.len = (uint16_t)len;
-    memcpy(u.k.data, fh, len);
-    o = g_hash_table_lookup(m->fh_table, &u.k);
-    *fresh = o == NULL;
-    if (!o) {
+    struct fhprobe k = {fh, len};
+    uint64_t h = fh_hash(fh, len);
+    struct fhent *e = tbbt_htab_find(&m->fh_table, h, &k);
+    struct obj *o;
+    *fresh = e == NULL;
+    if (e) {
+        o = e->o;
+    } else {
         o = obj_new(m);
-        obj_add_fh(m, o, fh, len);
+        obj_add_fh(m, o, fh, len, h);
     }
+    m->last = o;
     return o->id;
 }
 
-/* Detaches handle key k from object o (used when a fresh handle joins
- * another object); o, now handle-less and unused, is dropped. */
+/* Drops o, a fresh object whose only handle joins another object. */
 static void obj_drop_fresh(struct tbbt_fhmap *m, struct obj *o) {
-    for (uint32_t i = 0; i < o->nfh; i++) g_hash_table_remove(m->fh_table, o->fhs[i]);
-    m->st.handles -= o->nfh;
-    m->st.live--;
-    g_hash_table_remove(m->id_table, &o->id);
+    obj_destroy(m, o);
 }
 
+/* Contract in fhmap.h. An object keeps its place in fid_table as long as it
+ * has_fid (the entry is only ever replaced by the object itself), so an
+ * object already carrying (fsid, fileid) needs no lookup: the common case of
+ * a handle seen again. */
 tbbt_id tbbt_fhmap_identify(struct tbbt_fhmap *m, const uint8_t *fh, size_t len, tbbt_id id, int fresh,
                             uint64_t fsid, uint64_t fileid) {
     struct obj *o = obj_by_id(m, id);
     struct fidkey key = {fsid, fileid};
-    struct obj *known = g_hash_table_lookup(m->fid_table, &key);
     if (!o) return id;
+    if (o->has_fid && o->fid.fsid == fsid && o->fid.fileid == fileid) return id;
     if (len > 64) len = 64;
+    uint64_t h = fid_hash(&key);
+    struct obj *known = tbbt_htab_find(&m->fid_table, h, &key);
     if (known == o) return id;
     if (!known) {
-        if (o->has_fid && g_hash_table_lookup(m->fid_table, &o->fid) == o)
-            g_hash_table_remove(m->fid_table, &o->fid);
+        if (o->has_fid) tbbt_htab_remove_item(&m->fid_table, fid_hash(&o->fid), o);
         o->fid = key;
         o->has_fid = 1;
-        g_hash_table_insert(m->fid_table, &o->fid, o);
+        tbbt_htab_put(&m->fid_table, h, o);
         return id;
     }
     if (fresh && o->nfh == 1) {
         obj_drop_fresh(m, o);
-        obj_add_fh(m, known, fh, len);
+        obj_add_fh(m, known, fh, len, fh_hash(fh, len));
         m->st.aliases++;
         return known->id;
     }
@@ -207,6 +244,7 @@ tbbt_id tbbt_fhmap_identify(struct tbbt_fhmap *m, const uint8_t *fh, size_t len,
     return id;
 }
 
+/* Contract in fhmap.h. */
 void tbbt_fhmap_set_attr(struct tbbt_fhmap *m, tbbt_id id, uint32_t type, uint32_t nlink) {
     struct obj *o = obj_by_id(m, id);
     if (!o) return;
@@ -214,55 +252,35 @@ void tbbt_fhmap_set_attr(struct tbbt_fhmap *m, tbbt_id id, uint32_t type, uint32
     o->nlink = nlink;
 }
 
-/* Builds a name key on the heap (names can be long; this is off the
- * per-packet fast path, only directory operations come here). */
-static struct namekey *namekey_make(tbbt_id dir, const char *name, size_t len) {
-    struct namekey *k = g_malloc(sizeof(*k) + len);
-    k->dir = dir;
-    k->len = (uint32_t)len;
-    memcpy(k->name, name, len);
-    return k;
+/* The binding of (dir, name) under hash h, or NULL. */
+static struct nament *name_find(struct tbbt_fhmap *m, uint64_t h, tbbt_id dir, const char *name, size_t len) {
+    struct nameprobe k = {dir, name, len};
+    return tbbt_htab_find(&m->name_table, h, &k);
 }
 
-/* A name key on the stack for lookups; names longer than the buffer (rare:
- * NFS servers cap them at 255) fall back to the heap. */
-struct namebuf {
-    struct namekey *k;
-    union {
-        struct namekey nk;
-        char raw[sizeof(struct namekey) + 256];
-    } u;
-};
-
-static struct namekey *namebuf_key(struct namebuf *b, tbbt_id dir, const char *name, size_t len) {
-    if (len > 256) return b->k = namekey_make(dir, name, len);
-    b->k = &b->u.nk;
-    b->k->dir = dir;
-    b->k->len = (uint32_t)len;
-    memcpy(b->k->name, name, len);
-    return b->k;
-}
-
-static void namebuf_done(struct namebuf *b) {
-    if (b->k != &b->u.nk) g_free(b->k);
-}
-
-/* Listings re-bind the same names over and over: only a change allocates. */
+/* Contract in fhmap.h. Listings re-bind the same names over and over: only
+ * a new name allocates, and a changed one is updated in place. */
 void tbbt_fhmap_bind(struct tbbt_fhmap *m, tbbt_id dir, const char *name, size_t len, tbbt_id obj) {
-    struct namebuf b;
-    gpointer cur;
     if (!dir || !obj) return;
-    int known = g_hash_table_lookup_extended(m->name_table, namebuf_key(&b, dir, name, len), NULL, &cur);
-    namebuf_done(&b);
-    if (known && (tbbt_id)(uintptr_t)cur == obj) return;
-    g_hash_table_replace(m->name_table, namekey_make(dir, name, len), (gpointer)(uintptr_t)obj);
+    uint64_t h = name_hash(dir, name, len);
+    struct nament *e = name_find(m, h, dir, name, len);
+    if (e) {
+        e->obj = obj;
+        return;
+    }
+    e = g_malloc(sizeof(*e) + len);
+    e->hash = h;
+    e->dir = dir;
+    e->obj = obj;
+    e->len = (uint32_t)len;
+    memcpy(e->name, name, len);
+    tbbt_htab_put(&m->name_table, h, e);
 }
 
+/* Contract in fhmap.h. */
 tbbt_id tbbt_fhmap_resolve(struct tbbt_fhmap *m, tbbt_id dir, const char *name, size_t len) {
-    struct namebuf b;
-    tbbt_id id = (tbbt_id)(uintptr_t)g_hash_table_lookup(m->name_table, namebuf_key(&b, dir, name, len));
-    namebuf_done(&b);
-    return id;
+    struct nament *e = name_find(m, name_hash(dir, name, len), dir, name, len);
+    return e ? e->obj : 0;
 }
 
 /* Drops one link of object id; retires it when that was its last. */
@@ -276,19 +294,24 @@ static void obj_unlink(struct tbbt_fhmap *m, tbbt_id id) {
     obj_retire(m, o);
 }
 
-tbbt_id tbbt_fhmap_unlink(struct tbbt_fhmap *m, tbbt_id dir, const char *name, size_t len) {
-    struct namekey *k = namekey_make(dir, name, len);
-    gpointer v = NULL;
-    tbbt_id id = 0;
-    if (g_hash_table_lookup_extended(m->name_table, k, NULL, &v)) {
-        id = (tbbt_id)(uintptr_t)v;
-        g_hash_table_remove(m->name_table, k);
-        obj_unlink(m, id);
-    }
-    g_free(k);
+/* Removes the binding (dir, name) and returns its object, or 0. */
+static tbbt_id name_remove(struct tbbt_fhmap *m, tbbt_id dir, const char *name, size_t len) {
+    struct nameprobe k = {dir, name, len};
+    struct nament *e = tbbt_htab_remove(&m->name_table, name_hash(dir, name, len), &k);
+    if (!e) return 0;
+    tbbt_id id = e->obj;
+    g_free(e);
     return id;
 }
 
+/* Contract in fhmap.h. */
+tbbt_id tbbt_fhmap_unlink(struct tbbt_fhmap *m, tbbt_id dir, const char *name, size_t len) {
+    tbbt_id id = name_remove(m, dir, name, len);
+    if (id) obj_unlink(m, id);
+    return id;
+}
+
+/* Contract in fhmap.h. */
 void tbbt_fhmap_rename(struct tbbt_fhmap *m, tbbt_id dir, const char *name, size_t len, tbbt_id dir2,
                        const char *name2, size_t len2) {
     tbbt_id moved = tbbt_fhmap_resolve(m, dir, name, len);
@@ -296,12 +319,11 @@ void tbbt_fhmap_rename(struct tbbt_fhmap *m, tbbt_id dir, const char *name, size
     if (moved && moved == replaced) return; /* rename onto a link of itself: a no-op */
     if (replaced) tbbt_fhmap_unlink(m, dir2, name2, len2);
     if (!moved) return;
-    struct namekey *k = namekey_make(dir, name, len);
-    g_hash_table_remove(m->name_table, k);
-    g_free(k);
+    name_remove(m, dir, name, len);
     tbbt_fhmap_bind(m, dir2, name2, len2, moved);
 }
 
+/* The counters, owned by the map. */
 const struct tbbt_fhmap_stats *tbbt_fhmap_stats(const struct tbbt_fhmap *m) {
     return &m->st;
 }
