@@ -7,10 +7,13 @@
  * are delivered as they are. Nothing is allocated per packet on this path
  * except in the reassemblers' slow cases (out-of-order data, messages
  * spanning segments). */
+#define _FILE_OFFSET_BITS 64 /* ftello/fseeko/pread offsets beyond 2 GB */
 #include "capture.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <glib.h>
 #include <pcap/pcap.h>
@@ -366,6 +369,104 @@ static void packet(struct tbbt_capture *c, const struct pcap_pkthdr *h, const ui
         ip6(c, &ip, p + off, h->caplen - off);
 }
 
+#define RD_BUF (512u << 10)      /* bytes read at a time: fits the caches, bounds the memory */
+#define DIRECT_MAX_CAPLEN 262144 /* libpcap's sanity limit for the usual link types */
+
+/* A window of a plain capture file, read straight from its descriptor:
+ * one copy (the kernel's) instead of stdio's and then libpcap's. */
+struct rdwin {
+    int fd;
+    uint64_t fsize;
+    uint8_t *base; /* bytes [off, off + len) of the file */
+    uint64_t off, len;
+};
+
+/* Makes [pos, pos + n) of the file (n <= RD_BUF, within the file)
+ * addressable; returns a pointer to pos, or NULL on a read error. A refill
+ * reads from pos on, so the record being read starts the buffer. */
+static const uint8_t *win_at(struct rdwin *w, uint64_t pos, size_t n) {
+    if (pos >= w->off && pos + n <= w->off + w->len) return w->base + (pos - w->off);
+    size_t want = RD_BUF, got = 0;
+    if (want > w->fsize - pos) want = (size_t)(w->fsize - pos);
+    while (got < want) {
+        ssize_t r = pread(w->fd, w->base + got, want - got, (off_t)(pos + got));
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    w->off = pos;
+    w->len = got;
+    return got >= n ? w->base : NULL;
+}
+
+/* Loads a host-order 32-bit field from a record header. */
+static uint32_t ld32(const uint8_t *p) {
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+/* Returns the file offset after the pcap file header when the capture is a
+ * plain (uncompressed) classic pcap file, version 2.4, in this host's byte
+ * order: the records of such a file can be read without libpcap.
+ * Sets *nano for nanosecond time stamps. Returns 0 for anything else
+ * (pcapng, compressed, swapped, old versions), which libpcap reads. */
+static uint64_t readable_direct(struct tbbt_capture *c, struct rdwin *w, int *nano) {
+    FILE *f = pcap_file(c->pc);
+    struct stat sb;
+    uint8_t h[24];
+    if (!f || pcap_is_swapped(c->pc) || (w->fd = fileno(f)) < 0 || fstat(w->fd, &sb) != 0 ||
+        !S_ISREG(sb.st_mode) || ftello(f) != 24 || pread(w->fd, h, 24, 0) != 24)
+        return 0;
+    uint32_t magic = ld32(h);
+    uint16_t major, minor;
+    memcpy(&major, h + 4, 2);
+    memcpy(&minor, h + 6, 2);
+    if ((magic != 0xa1b2c3d4u && magic != 0xa1b23c4du) || major != 2 || minor != 4) return 0;
+    *nano = magic == 0xa1b23c4du;
+    w->fsize = (uint64_t)sb.st_size;
+    return 24;
+}
+
+/* Reads the records of such a file (see readable_direct) from offset pos on,
+ * as libpcap would hand them, while they are ordinary: a record cut by the
+ * end of the file or with a capture length beyond the snapshot length is
+ * left to libpcap, which reports it as before. Returns the offset where
+ * libpcap should go on (the file size when everything was read). */
+static uint64_t run_direct(struct tbbt_capture *c, struct rdwin *w, uint64_t pos, int nano) {
+    uint32_t snap = (uint32_t)pcap_snapshot(c->pc),
+             limit = snap < DIRECT_MAX_CAPLEN ? snap : DIRECT_MAX_CAPLEN;
+    while (w->fsize - pos >= 16) {
+        const uint8_t *r = win_at(w, pos, 16);
+        if (!r) break;
+        struct pcap_pkthdr h;
+        h.caplen = ld32(r + 8);
+        h.len = ld32(r + 12);
+        if (h.caplen > limit || w->fsize - pos - 16 < h.caplen) break;
+        h.ts.tv_sec = (int32_t)ld32(r);
+        h.ts.tv_usec = (int32_t)ld32(r + 4);
+        if (!nano) h.ts.tv_usec *= 1000; /* as libpcap scales to the nanoseconds asked for */
+        const uint8_t *d = win_at(w, pos + 16, h.caplen);
+        if (!d) break;
+        packet(c, &h, d);
+        pos += 16 + (uint64_t)h.caplen;
+    }
+    return pos;
+}
+
+/* Reads a plain pcap file through its own buffer as far as it can, then
+ * positions the stream for libpcap to read the rest (nothing, normally).
+ * Returns -1 when the stream cannot be positioned. */
+static int run_fast(struct tbbt_capture *c) {
+    struct rdwin w = {.fd = -1};
+    int nano = 0;
+    uint64_t start = readable_direct(c, &w, &nano);
+    if (!start) return 0;
+    w.base = g_malloc(RD_BUF);
+    uint64_t pos = run_direct(c, &w, start, nano);
+    g_free(w.base);
+    return fseeko(pcap_file(c->pc), (off_t)pos, SEEK_SET) == 0 ? 0 : -1;
+}
+
 /* Reads packets to the end or the cut; a read error that is not end-of-file is fatal. */
 int tbbt_capture_run(struct tbbt_capture *c, tbbt_msg_cb cb, void *ctx, char *err, size_t errlen) {
     c->cb = cb;
@@ -378,10 +479,15 @@ int tbbt_capture_run(struct tbbt_capture *c, tbbt_msg_cb cb, void *ctx, char *er
     }
     struct pcap_pkthdr *h;
     const u_char *p;
-    int rc;
-    while ((rc = pcap_next_ex(c->pc, &h, &p)) == 1)
-        packet(c, h, p);
-    int ret = 0;
+    int rc = PCAP_ERROR_BREAK, ret = 0;
+    if (run_fast(c) < 0) {
+        snprintf(err, errlen, "%s: after packet %llu: cannot seek", c->path,
+                 (unsigned long long)c->st.packets);
+        ret = -1;
+    } else {
+        while ((rc = pcap_next_ex(c->pc, &h, &p)) == 1)
+            packet(c, h, p);
+    }
     if (rc == PCAP_ERROR) {
         FILE *f = pcap_file(c->pc);
         if (f && feof(f) && !ferror(f)) {
