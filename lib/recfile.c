@@ -42,11 +42,17 @@ static int str_ok(const struct tbbt_rec *r, struct tbbt_str s) {
     return (uint64_t)s.off + s.len <= r->arena_len;
 }
 
+/* The known fields r carries, as a mask over tbbt_fields[]: walking its
+ * set bits visits the fields in table order, skipping the absent ones. */
+static uint64_t known_fields(const struct tbbt_rec *r) {
+    return TBBT_F_COUNT_ < 64 ? r->has & ((1ull << (TBBT_F_COUNT_ & 63)) - 1) : r->has;
+}
+
 /* Upper bound of r's encoded size, or 0 when a string is out of bounds. */
 static size_t encoded_bound(const struct tbbt_rec *r) {
     size_t n = 128 + 2 * 40 + TBBT_MAX_GIDS * 5 + TBBT_F_COUNT_ * 10;
-    for (int f = 0; f < TBBT_F_COUNT_; f++) {
-        if (!tbbt_rec_has(r, f)) continue;
+    for (uint64_t m = known_fields(r); m; m &= m - 1) {
+        int f = __builtin_ctzll(m);
         if (tbbt_fields[f].type == TBBT_FT_STR) {
             struct tbbt_str s = *(const struct tbbt_str *)((const char *)r + tbbt_fields[f].offset);
             if (!str_ok(r, s)) return 0;
@@ -152,8 +158,8 @@ int tbbt_rec_encode(const struct tbbt_rec *r, int64_t prev_call, uint8_t **buf, 
     for (uint32_t i = 0; i < r->cred.ngids; i++)
         p += tbbt_varint_put(p, r->cred.gids[i]);
     p += tbbt_varint_put(p, r->has);
-    for (int f = 0; f < TBBT_F_COUNT_; f++)
-        if (tbbt_rec_has(r, f)) p += put_field(p, r, &tbbt_fields[f]);
+    for (uint64_t m = known_fields(r); m; m &= m - 1)
+        p += put_field(p, r, &tbbt_fields[__builtin_ctzll(m)]);
     *len += (size_t)(p - start);
     return 0;
 }
