@@ -65,6 +65,13 @@ int tbbt_htab_swap_item(struct tbbt_htab *t, uint64_t hash, const void *old, voi
  * advances *pos, or NULL at the end. The table must not change meanwhile. */
 void *tbbt_htab_next(const struct tbbt_htab *t, size_t *pos);
 
+/* Asks the processor to start loading the home slot of hash, for a find,
+ * put or remove coming a little later: the tables are bigger than the
+ * caches, and the load can overlap other work. */
+static inline void tbbt_htab_prefetch(const struct tbbt_htab *t, uint64_t hash) {
+    if (t->slots) __builtin_prefetch(&t->slots[hash & t->mask]);
+}
+
 /* The number of items held. */
 static inline size_t tbbt_htab_size(const struct tbbt_htab *t) {
     return t->n;

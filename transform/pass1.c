@@ -579,6 +579,8 @@ static void on_reply(struct tbbt_pass1 *p, const struct tbbt_rpc_hdr *h, const s
 void tbbt_pass1_msg(void *pass1, const struct tbbt_msg *m) {
     struct tbbt_pass1 *p = pass1;
     struct tbbt_rpc_hdr h;
+    /* the next emission forgets the oldest recent key: start fetching its slot */
+    if (p->recent_n == RECENT_SIZE) tbbt_htab_prefetch(&p->calls, p->recent_ring[p->recent_pos].hash);
     int64_t t0 = tbbt_timefix_apply(&p->tf, m->ts_first);
     int64_t t1 = tbbt_timefix_peek(&p->tf, m->ts_last);
     if (t1 < t0) t1 = t0;
