@@ -73,7 +73,8 @@ struct tbbt_pass1 {
     GQueue orphan_fifo;
     struct keyent *recent_ring; /* keys of emitted calls, their place in calls */
     uint32_t recent_pos, recent_n;
-    GHashTable *clients; /* struct tbbt_endpoint* -> struct lossacc* */
+    GHashTable *clients; /* struct tbbt_endpoint* -> struct lossacc* (owned): its order is the report's */
+    struct tbbt_htab client_index; /* the same struct lossacc*, for the lookup of every call */
     struct tbbt_client_loss *loss;
     unsigned nloss;
     int64_t now, last_emitted;
@@ -169,6 +170,11 @@ static guint orphan_ghash(gconstpointer k) {
     return (guint)pkey_hash(k);
 }
 
+/* client_index equality: a loss accumulator against an endpoint. */
+static int lossacc_eq(const void *item, const void *key) {
+    return ep_equal(&((const struct lossacc *)item)->ep, key);
+}
+
 static void orphan_free(gpointer p) {
     struct orphan *o = p;
     g_free(o->data);
@@ -187,6 +193,7 @@ struct tbbt_pass1 *tbbt_pass1_new(const struct tbbt_pass1_opts *o, tbbt_rec_sink
     g_queue_init(&p->orphan_fifo);
     p->recent_ring = g_new0(struct keyent, RECENT_SIZE);
     p->clients = g_hash_table_new_full(ep_ghash, ep_gequal, NULL, g_free);
+    tbbt_htab_init(&p->client_index, lossacc_eq);
     p->last_emitted = INT64_MIN;
     return p;
 }
@@ -297,12 +304,14 @@ static void drain(struct tbbt_pass1 *p, int all) {
 
 /* Counts a call toward its client's xid span. */
 static void loss_count(struct tbbt_pass1 *p, const struct tbbt_endpoint *client, uint32_t xid) {
-    struct lossacc *a = g_hash_table_lookup(p->clients, client);
+    uint64_t h = ep_hash64(client);
+    struct lossacc *a = tbbt_htab_find(&p->client_index, h, client);
     if (!a) {
         a = g_new0(struct lossacc, 1);
         a->ep = *client;
         a->first = xid;
         g_hash_table_insert(p->clients, &a->ep, a);
+        tbbt_htab_put(&p->client_index, h, a);
     }
     uint32_t x[2] = {xid - a->first, GUINT32_SWAP_LE_BE(xid) - GUINT32_SWAP_LE_BE(a->first)};
     for (int k = 0; k < 2; k++) {
@@ -656,6 +665,7 @@ void tbbt_pass1_free(struct tbbt_pass1 *p) {
     g_hash_table_destroy(p->orphans);
     tbbt_htab_clear(&p->calls);
     g_hash_table_destroy(p->clients);
+    tbbt_htab_clear(&p->client_index);
     g_free(p->recent_ring);
     g_free(p->loss);
     tbbt_fhrefs_free(&p->refs);
