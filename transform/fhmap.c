@@ -53,7 +53,7 @@ struct tbbt_fhmap {
     struct tbbt_htab fid_table;  /* struct obj* with has_fid, by fid */
     struct tbbt_htab id_table;   /* struct obj* (owned), by id */
     struct tbbt_htab name_table; /* struct nament* (owned) */
-    struct obj *last;            /* the object of the last lookup (identify follows lookup), or NULL */
+    struct obj *last;            /* the object last looked up by handle or ID, or NULL */
     tbbt_id next_id;
     struct tbbt_fhmap_stats st;
 };
@@ -151,11 +151,14 @@ static struct obj *obj_new(struct tbbt_fhmap *m) {
     return o;
 }
 
-/* The live object with this ID, or NULL (0 and retired IDs have none). */
+/* The live object with this ID, or NULL (0 and retired IDs have none); it
+ * becomes m->last. */
 static struct obj *obj_by_id(struct tbbt_fhmap *m, tbbt_id id) {
     if (!id) return NULL;
     if (m->last && m->last->id == id) return m->last;
-    return tbbt_htab_find(&m->id_table, id_hash(id), &id);
+    struct obj *o = tbbt_htab_find(&m->id_table, id_hash(id), &id);
+    if (o) m->last = o; /* set_attr tends to follow identify on the same object */
+    return o;
 }
 
 /* Points a new handle entry (hash h) at o; the entry is owned by fh_table. */
