@@ -39,6 +39,8 @@ struct nameprobe {
     size_t len;
 };
 
+#define OBJ_CACHE 256 /* more than the entries of most listings */
+
 struct obj {
     tbbt_id id;
     struct fidkey fid;
@@ -46,14 +48,15 @@ struct obj {
     uint32_t type, nlink; /* 0 = unknown */
     struct fhent **fhs;   /* handles pointing here (owned by fh_table) */
     uint32_t nfh;
+    struct nament *name; /* a binding naming this object (its obj is this id), or NULL */
 };
 
 struct tbbt_fhmap {
-    struct tbbt_htab fh_table;   /* struct fhent* (its o names the object) */
-    struct tbbt_htab fid_table;  /* struct obj* with has_fid, by fid */
-    struct tbbt_htab id_table;   /* struct obj* (owned), by id */
-    struct tbbt_htab name_table; /* struct nament* (owned) */
-    struct obj *last;            /* the object last looked up by handle or ID, or NULL */
+    struct tbbt_htab fh_table;     /* struct fhent* (its o names the object) */
+    struct tbbt_htab fid_table;    /* struct obj* with has_fid, by fid */
+    struct tbbt_htab id_table;     /* struct obj* (owned), by id */
+    struct tbbt_htab name_table;   /* struct nament* (owned) */
+    struct obj *recent[OBJ_CACHE]; /* objects last looked up, by id % OBJ_CACHE (or NULL) */
     tbbt_id next_id;
     struct tbbt_fhmap_stats st;
 };
@@ -151,13 +154,15 @@ static struct obj *obj_new(struct tbbt_fhmap *m) {
     return o;
 }
 
-/* The live object with this ID, or NULL (0 and retired IDs have none); it
- * becomes m->last. */
+/* The live object with this ID, or NULL (0 and retired IDs have none).
+ * Lookups by ID follow lookups by handle closely (identify, set_attr, the
+ * names of a listing's entries), so the objects last met are cached. */
 static struct obj *obj_by_id(struct tbbt_fhmap *m, tbbt_id id) {
     if (!id) return NULL;
-    if (m->last && m->last->id == id) return m->last;
+    struct obj **c = &m->recent[id % OBJ_CACHE];
+    if (*c && (*c)->id == id) return *c;
     struct obj *o = tbbt_htab_find(&m->id_table, id_hash(id), &id);
-    if (o) m->last = o; /* set_attr tends to follow identify on the same object */
+    if (o) *c = o;
     return o;
 }
 
@@ -183,7 +188,7 @@ static void obj_destroy(struct tbbt_fhmap *m, struct obj *o) {
     if (o->has_fid) tbbt_htab_remove_item(&m->fid_table, fid_hash(&o->fid), o);
     m->st.live--;
     tbbt_htab_remove_item(&m->id_table, id_hash(o->id), o);
-    if (m->last == o) m->last = NULL;
+    if (m->recent[o->id % OBJ_CACHE] == o) m->recent[o->id % OBJ_CACHE] = NULL;
     obj_free(o);
 }
 
@@ -193,7 +198,7 @@ static void obj_retire(struct tbbt_fhmap *m, struct obj *o) {
     obj_destroy(m, o);
 }
 
-/* Contract in fhmap.h; the object found or made becomes m->last. */
+/* Contract in fhmap.h; the object found or made enters the cache. */
 tbbt_id tbbt_fhmap_lookup(struct tbbt_fhmap *m, const uint8_t *fh, size_t len, int *fresh) {
     if (len > 64) len = 64;
     struct fhprobe k = {fh, len};
@@ -207,7 +212,7 @@ tbbt_id tbbt_fhmap_lookup(struct tbbt_fhmap *m, const uint8_t *fh, size_t len, i
         o = obj_new(m);
         obj_add_fh(m, o, fh, len, h);
     }
-    m->last = o;
+    m->recent[o->id % OBJ_CACHE] = o;
     return o->id;
 }
 
@@ -261,23 +266,37 @@ static struct nament *name_find(struct tbbt_fhmap *m, uint64_t h, tbbt_id dir, c
     return tbbt_htab_find(&m->name_table, h, &k);
 }
 
-/* Contract in fhmap.h. Listings re-bind the same names over and over: only
- * a new name allocates, and a changed one is updated in place. */
+/* Forgets binding e as the name its object remembers (e is going away or
+ * about to name another object). */
+static void name_unref(struct tbbt_fhmap *m, struct nament *e) {
+    struct obj *o = obj_by_id(m, e->obj);
+    if (o && o->name == e) o->name = NULL;
+}
+
+/* Contract in fhmap.h. Listings re-bind the same names over and over: an
+ * object remembers one binding naming it, so re-binding that name costs no
+ * table lookup; only a new name allocates, and a changed one is updated in
+ * place. */
 void tbbt_fhmap_bind(struct tbbt_fhmap *m, tbbt_id dir, const char *name, size_t len, tbbt_id obj) {
     if (!dir || !obj) return;
+    struct obj *o = obj_by_id(m, obj);
+    struct nament *e = o ? o->name : NULL;
+    if (e && e->dir == dir && e->len == len && memcmp(e->name, name, len) == 0) return; /* bound already */
     uint64_t h = name_hash(dir, name, len);
-    struct nament *e = name_find(m, h, dir, name, len);
+    e = name_find(m, h, dir, name, len);
     if (e) {
+        if (e->obj != obj) name_unref(m, e);
         e->obj = obj;
-        return;
+    } else {
+        e = g_malloc(sizeof(*e) + len);
+        e->hash = h;
+        e->dir = dir;
+        e->obj = obj;
+        e->len = (uint32_t)len;
+        memcpy(e->name, name, len);
+        tbbt_htab_put(&m->name_table, h, e);
     }
-    e = g_malloc(sizeof(*e) + len);
-    e->hash = h;
-    e->dir = dir;
-    e->obj = obj;
-    e->len = (uint32_t)len;
-    memcpy(e->name, name, len);
-    tbbt_htab_put(&m->name_table, h, e);
+    if (o) o->name = e;
 }
 
 /* Contract in fhmap.h. */
@@ -303,6 +322,7 @@ static tbbt_id name_remove(struct tbbt_fhmap *m, tbbt_id dir, const char *name, 
     struct nament *e = tbbt_htab_remove(&m->name_table, name_hash(dir, name, len), &k);
     if (!e) return 0;
     tbbt_id id = e->obj;
+    name_unref(m, e);
     g_free(e);
     return id;
 }
