@@ -16,17 +16,10 @@ struct pkey {
     uint32_t xid;
 };
 
-/* A call's key in the table of calls, with its hash (computed once). The
- * same table answers "is this a call in flight?" and "was this call
- * emitted recently?": a pend starts with its keyent (live = 1), and an
- * emitted call leaves a copy of its keyent (live = 0) in the recent ring,
- * which takes over the pend's place in the table. The two sets are
- * disjoint (a call is created only when its key is in neither), so one
- * lookup does the work of two. */
+/* A call's key with its hash (computed once per message). */
 struct keyent {
     struct pkey key;
     uint64_t hash;
-    int live;
 };
 
 /* A handle of the call kept until the reply, for identity by fileid. */
@@ -37,7 +30,7 @@ struct callfh {
 
 /* One call in flight, and then its record until emitted. */
 struct pend {
-    struct keyent ke;         /* first member: the table holds struct keyent* */
+    struct keyent ke;         /* its key in the table of pending calls */
     struct pend *prev, *next; /* in the fifo */
     enum pend_kind kind;
     int done; /* reply seen */
@@ -55,7 +48,9 @@ struct orphan {
     uint8_t *data;
 };
 
-#define RECENT_SIZE 65536 /* keys of emitted calls kept to recognise late duplicates */
+#define RECENT_SIZE 65536              /* keys of emitted calls kept to recognise late duplicates */
+#define RIDX_SIZE (2 * RECENT_SIZE)    /* slots of the index of the recent keys */
+#define RIDX_REBUILD (RECENT_SIZE / 2) /* keys added between rebuilds of that index */
 
 struct tbbt_pass1 {
     struct tbbt_pass1_opts o;
@@ -65,15 +60,17 @@ struct tbbt_pass1 {
     struct tbbt_timefix tf;
     struct tbbt_fhmap *fh;
     struct tbbt_fhrefs refs;
-    struct tbbt_htab calls;   /* struct keyent*: pends (live) and recent keys (not live) */
+    struct tbbt_htab pending; /* struct pend* (by its ke), calls awaiting emission */
     struct pend *head, *tail; /* the fifo: pends by call time */
     size_t npend;
     struct pend *free_list;
     GHashTable *orphans; /* struct pkey* -> struct orphan* */
     GQueue orphan_fifo;
-    struct keyent *recent_ring; /* keys of emitted calls, their place in calls */
+    struct keyent *recent_ring; /* keys of the last RECENT_SIZE emitted calls */
     uint32_t recent_pos, recent_n;
-    GHashTable *clients; /* struct tbbt_endpoint* -> struct lossacc* (owned): its order is the report's */
+    uint32_t *recent_index; /* RIDX_SIZE slots: tag << 16 | ring position, 0 = empty */
+    uint32_t recent_added;  /* keys indexed since the last rebuild */
+    GHashTable *clients;    /* struct tbbt_endpoint* -> struct lossacc* (owned): its order is the report's */
     struct tbbt_htab client_index; /* the same struct lossacc*, for the lookup of every call */
     struct tbbt_client_loss *loss;
     unsigned nloss;
@@ -152,9 +149,9 @@ static gboolean pkey_equal(gconstpointer a, gconstpointer b) {
     return x->xid == y->xid && ep_equal(&x->client, &y->client) && ep_equal(&x->server, &y->server);
 }
 
-/* Table equality: a keyent against a struct pkey. */
-static int keyent_eq(const void *item, const void *key) {
-    return pkey_equal(&((const struct keyent *)item)->key, key);
+/* Table equality: a pend against a struct pkey. */
+static int pend_eq(const void *item, const void *key) {
+    return pkey_equal(&((const struct pend *)item)->ke.key, key);
 }
 
 static guint ep_ghash(gconstpointer k) {
@@ -188,10 +185,11 @@ struct tbbt_pass1 *tbbt_pass1_new(const struct tbbt_pass1_opts *o, tbbt_rec_sink
     p->ctx = ctx;
     tbbt_timefix_init(&p->tf, o->step_threshold);
     p->fh = tbbt_fhmap_new();
-    tbbt_htab_init(&p->calls, keyent_eq);
+    tbbt_htab_init(&p->pending, pend_eq);
     p->orphans = g_hash_table_new_full(orphan_ghash, pkey_equal, NULL, orphan_free);
     g_queue_init(&p->orphan_fifo);
     p->recent_ring = g_new0(struct keyent, RECENT_SIZE);
+    p->recent_index = g_new0(uint32_t, RIDX_SIZE);
     p->clients = g_hash_table_new_full(ep_ghash, ep_gequal, NULL, g_free);
     tbbt_htab_init(&p->client_index, lossacc_eq);
     p->last_emitted = INT64_MIN;
@@ -219,25 +217,63 @@ static void pend_put(struct tbbt_pass1 *p, struct pend *e) {
     p->free_list = e;
 }
 
-/* Remembers an emitted call's key so a late retransmission or duplicate
- * reply is recognised as such rather than as a new call or an orphan: the
- * key's copy in the ring takes the pend's place in the table, and the
- * oldest of the RECENT_SIZE keys kept is forgotten. */
-static void recent_take_over(struct tbbt_pass1 *p, struct pend *e) {
-    struct keyent *slot = &p->recent_ring[p->recent_pos];
-    if (p->recent_n == RECENT_SIZE)
-        tbbt_htab_remove_item(&p->calls, slot->hash, slot);
-    else
-        p->recent_n++;
-    *slot = e->ke;
-    slot->live = 0;
-    tbbt_htab_swap_item(&p->calls, slot->hash, &e->ke, slot);
-    p->recent_pos = (p->recent_pos + 1) % RECENT_SIZE;
+/* The recent set: the keys of the last RECENT_SIZE emitted calls, to tell
+ * a late retransmission or duplicate reply from a new call or an orphan.
+ * The keys live in a ring (the oldest is overwritten), found through an
+ * index small enough for the caches: 4-byte slots holding 16 bits of the
+ * key's hash (the tag, never 0) and the key's ring position, placed by
+ * linear probing from the hash's low bits. Slots are never deleted: a slot
+ * whose ring position has been reused names another key, which the check
+ * against the ring rejects (or, if it is the key sought, rightly accepts).
+ * Every RIDX_REBUILD additions the index is rebuilt from the ring, which
+ * drops those stale slots and keeps it at most 3/4 full. */
+
+/* The tag of hash h in an index slot (16 bits, never 0). */
+static inline uint32_t ridx_tag(uint64_t h) {
+    return (uint32_t)(h >> 48) | 1u;
+}
+
+/* Returns 1 when the key (of hash h) is in the recent set. */
+static int recent_has(const struct tbbt_pass1 *p, uint64_t h, const struct pkey *key) {
+    uint32_t tag = ridx_tag(h);
+    for (uint32_t i = (uint32_t)h & (RIDX_SIZE - 1);; i = (i + 1) & (RIDX_SIZE - 1)) {
+        uint32_t v = p->recent_index[i];
+        if (!v) return 0;
+        if (v >> 16 != tag) continue;
+        const struct keyent *r = &p->recent_ring[v & 0xffff];
+        if (r->hash == h && pkey_equal(&r->key, key)) return 1;
+    }
+}
+
+/* Indexes ring position pos, whose key has hash h. */
+static void ridx_put(struct tbbt_pass1 *p, uint64_t h, uint32_t pos) {
+    uint32_t i = (uint32_t)h & (RIDX_SIZE - 1);
+    while (p->recent_index[i])
+        i = (i + 1) & (RIDX_SIZE - 1);
+    p->recent_index[i] = ridx_tag(h) << 16 | pos;
+}
+
+/* Adds an emitted call's key, forgetting the oldest of RECENT_SIZE. */
+static void recent_add(struct tbbt_pass1 *p, const struct keyent *k) {
+    G_STATIC_ASSERT(RECENT_SIZE == 1 << 16); /* a ring position fills the slot's low 16 bits */
+    uint32_t pos = p->recent_pos;
+    p->recent_ring[pos] = *k;
+    if (p->recent_n < RECENT_SIZE) p->recent_n++;
+    p->recent_pos = (pos + 1) % RECENT_SIZE;
+    if (++p->recent_added < RIDX_REBUILD) {
+        ridx_put(p, k->hash, pos);
+        return;
+    }
+    memset(p->recent_index, 0, RIDX_SIZE * sizeof(uint32_t));
+    for (uint32_t i = 0; i < p->recent_n; i++)
+        ridx_put(p, p->recent_ring[i].hash, i);
+    p->recent_added = 0;
 }
 
 /* Hands the record of e to the sink and recycles e. */
 static void emit(struct tbbt_pass1 *p, struct pend *e) {
-    recent_take_over(p, e);
+    tbbt_htab_remove_item(&p->pending, e->ke.hash, e);
+    recent_add(p, &e->ke);
     if (e->kind == PK_NFS) {
         struct tbbt_rec *r = &e->rec;
         if (!e->done) {
@@ -485,10 +521,10 @@ static void on_call(struct tbbt_pass1 *p, const struct tbbt_rpc_hdr *h, const st
     struct pkey key;
     make_key(&key, &m->src, &m->dst, h->xid);
     uint64_t hash = pkey_hash(&key);
-    struct keyent *k = tbbt_htab_find(&p->calls, hash, &key);
-    if (k) {
+    struct pend *e = tbbt_htab_find(&p->pending, hash, &key);
+    if (e || recent_has(p, hash, &key)) {
         p->st.retrans_calls++;
-        if (k->live) ((struct pend *)k)->rec.flags |= TBBT_RF_RETRANS;
+        if (e) e->rec.flags |= TBBT_RF_RETRANS;
         return;
     }
     loss_count(p, &m->src, h->xid);
@@ -512,10 +548,9 @@ static void on_call(struct tbbt_pass1 *p, const struct tbbt_rpc_hdr *h, const st
     } else {
         p->st.other_calls++;
     }
-    struct pend *e = pend_get(p);
+    e = pend_get(p);
     e->ke.key = key;
     e->ke.hash = hash;
-    e->ke.live = 1;
     e->kind = kind;
     e->mount_vers = h->vers;
     e->mount_proc = h->proc;
@@ -526,7 +561,7 @@ static void on_call(struct tbbt_pass1 *p, const struct tbbt_rpc_hdr *h, const st
     e->rec.xid = h->xid;
     (void)t1;
     if (kind == PK_NFS) nfs_call(p, e, h, m);
-    tbbt_htab_put(&p->calls, hash, &e->ke);
+    tbbt_htab_put(&p->pending, hash, e);
     fifo_insert(p, e);
     if (g_hash_table_size(p->orphans)) {
         struct orphan *o = g_hash_table_lookup(p->orphans, &key);
@@ -576,10 +611,11 @@ static void on_reply(struct tbbt_pass1 *p, const struct tbbt_rpc_hdr *h, const s
                      int64_t t1) {
     struct pkey key;
     make_key(&key, &m->dst, &m->src, h->xid);
-    struct keyent *k = tbbt_htab_find(&p->calls, pkey_hash(&key), &key);
-    if (k && k->live)
-        pair(p, (struct pend *)k, h, m->data, m->caplen, t1);
-    else if (k)
+    uint64_t hash = pkey_hash(&key);
+    struct pend *e = tbbt_htab_find(&p->pending, hash, &key);
+    if (e)
+        pair(p, e, h, m->data, m->caplen, t1);
+    else if (recent_has(p, hash, &key))
         p->st.dup_replies++;
     else
         orphan_keep(p, &key, m, t1);
@@ -588,8 +624,6 @@ static void on_reply(struct tbbt_pass1 *p, const struct tbbt_rpc_hdr *h, const s
 void tbbt_pass1_msg(void *pass1, const struct tbbt_msg *m) {
     struct tbbt_pass1 *p = pass1;
     struct tbbt_rpc_hdr h;
-    /* the next emission forgets the oldest recent key: start fetching its slot */
-    if (p->recent_n == RECENT_SIZE) tbbt_htab_prefetch(&p->calls, p->recent_ring[p->recent_pos].hash);
     int64_t t0 = tbbt_timefix_apply(&p->tf, m->ts_first);
     int64_t t1 = tbbt_timefix_peek(&p->tf, m->ts_last);
     if (t1 < t0) t1 = t0;
@@ -663,7 +697,8 @@ void tbbt_pass1_free(struct tbbt_pass1 *p) {
     }
     g_queue_clear(&p->orphan_fifo);
     g_hash_table_destroy(p->orphans);
-    tbbt_htab_clear(&p->calls);
+    tbbt_htab_clear(&p->pending);
+    g_free(p->recent_index);
     g_hash_table_destroy(p->clients);
     tbbt_htab_clear(&p->client_index);
     g_free(p->recent_ring);
