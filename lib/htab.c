@@ -2,9 +2,27 @@
 #include "htab.h"
 
 #include <glib.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define MIN_CAP 16
+#define HUGE_PAGE (2u << 20)
+
+/* Allocates n zeroed slots. Arrays of a megabyte or more are aligned to
+ * huge pages and offered to the kernel as such: probes land anywhere in
+ * them, and one TLB entry then covers 2 MB instead of 4 KB. */
+static struct tbbt_htab_slot *slots_new(size_t n) {
+    size_t bytes = n * sizeof(struct tbbt_htab_slot);
+    if (bytes < HUGE_PAGE / 2) return g_new0(struct tbbt_htab_slot, n);
+    void *p = NULL;
+    if (posix_memalign(&p, HUGE_PAGE, bytes) != 0) g_error("htab: out of memory (%zu bytes)", bytes);
+#ifdef MADV_HUGEPAGE
+    madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+    memset(p, 0, bytes);
+    return p;
+}
 
 /* Prepares an empty table; see htab.h. */
 void tbbt_htab_init(struct tbbt_htab *t, tbbt_htab_eq eq) {
@@ -16,7 +34,7 @@ void tbbt_htab_init(struct tbbt_htab *t, tbbt_htab_eq eq) {
 
 /* Frees the slot array; see htab.h. */
 void tbbt_htab_clear(struct tbbt_htab *t) {
-    g_free(t->slots);
+    free(t->slots); /* g_free is free; posix_memalign's blocks too */
     tbbt_htab_init(t, t->eq);
 }
 
@@ -57,11 +75,11 @@ static void grow(struct tbbt_htab *t) {
     size_t oldcap = t->slots ? t->mask + 1 : 0;
     size_t cap = oldcap ? 2 * oldcap : MIN_CAP;
     struct tbbt_htab_slot *old = t->slots;
-    t->slots = g_new0(struct tbbt_htab_slot, cap);
+    t->slots = slots_new(cap);
     t->mask = cap - 1;
     for (size_t i = 0; i < oldcap; i++)
         if (old[i].item) place(t, old[i].hash, old[i].item);
-    g_free(old);
+    free(old);
 }
 
 /* Returns the matching item or NULL; see htab.h. */

@@ -118,11 +118,16 @@ struct tbbt_fhmap *tbbt_fhmap_new(void) {
     return m;
 }
 
+/* The room for an object's first handle, right after the object. */
+static struct fhent *obj_inline_fh(struct obj *o) {
+    return (struct fhent *)(void *)(o + 1);
+}
+
 /* Frees an object, its handle entries with it (they must be out of fh_table
  * already, or the table is going away). */
 static void obj_free(struct obj *o) {
     for (uint32_t i = 0; i < o->nfh; i++)
-        g_free(o->fhs[i]);
+        if (o->fhs[i] != obj_inline_fh(o)) g_free(o->fhs[i]);
     g_free(o->fhs);
     g_free(o);
 }
@@ -144,9 +149,11 @@ void tbbt_fhmap_free(struct tbbt_fhmap *m) {
     g_free(m);
 }
 
-/* A new live object with the next ID, owned by id_table. */
-static struct obj *obj_new(struct tbbt_fhmap *m) {
-    struct obj *o = g_new0(struct obj, 1);
+/* A new live object with the next ID, owned by id_table, with room right
+ * after it for its first handle (of fhlen bytes), which obj_add_fh puts
+ * there: finding an object by handle then touches one block, not two. */
+static struct obj *obj_new(struct tbbt_fhmap *m, size_t fhlen) {
+    struct obj *o = g_malloc0(sizeof(struct obj) + sizeof(struct fhent) + fhlen);
     o->id = m->next_id++;
     tbbt_htab_put(&m->id_table, id_hash(o->id), o);
     m->st.objects++;
@@ -166,9 +173,10 @@ static struct obj *obj_by_id(struct tbbt_fhmap *m, tbbt_id id) {
     return o;
 }
 
-/* Points a new handle entry (hash h) at o; the entry is owned by fh_table. */
+/* Points a new handle entry (hash h) at o; the entry is owned by fh_table,
+ * except for an object's first, which lives in the object's block. */
 static void obj_add_fh(struct tbbt_fhmap *m, struct obj *o, const uint8_t *fh, size_t len, uint64_t h) {
-    struct fhent *k = g_malloc(sizeof(*k) + len);
+    struct fhent *k = o->nfh ? g_malloc(sizeof(*k) + len) : obj_inline_fh(o);
     k->o = o;
     k->hash = h;
     k->len = (uint16_t)len;
@@ -209,7 +217,7 @@ tbbt_id tbbt_fhmap_lookup(struct tbbt_fhmap *m, const uint8_t *fh, size_t len, i
     if (e) {
         o = e->o;
     } else {
-        o = obj_new(m);
+        o = obj_new(m, len);
         obj_add_fh(m, o, fh, len, h);
     }
     m->recent[o->id % OBJ_CACHE] = o;
