@@ -77,7 +77,7 @@ static inline size_t tbbt_htab_size(const struct tbbt_htab *t) {
     return t->n;
 }
 
-/* A 64-bit hash of n bytes at p (8 bytes at a time, murmur3's finaliser at
+/* A 64-bit hash of n bytes at p (16 bytes a multiplication, murmur3's finaliser at
  * the end), for callers without a cheaper hash of their own. */
 uint64_t tbbt_htab_hash_bytes(const void *p, size_t n, uint64_t seed);
 
