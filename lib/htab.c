@@ -158,6 +158,13 @@ static inline uint64_t ld64(const uint8_t *p) {
     return w;
 }
 
+/* Loads 4 bytes (any alignment). */
+static inline uint32_t ld32(const uint8_t *p) {
+    uint32_t w;
+    memcpy(&w, p, 4);
+    return w;
+}
+
 /* Multiplies to 128 bits and folds the halves together (wyhash's "mum"):
  * one multiplication mixes all the bits of both words. */
 static inline uint64_t mum(uint64_t a, uint64_t b) {
@@ -180,6 +187,8 @@ static inline uint64_t mum(uint64_t a, uint64_t b) {
 uint64_t tbbt_htab_hash_bytes(const void *p, size_t n, uint64_t seed) {
     const uint8_t *b = p;
     uint64_t a = seed ^ K0, c = seed ^ K1 ^ (uint64_t)n, w0 = 0, w1 = 0;
+    /* (the tail's loads overlap rather than copy a variable length: the
+     * hash is still a function of the bytes and their number) */
     for (; n >= 32; n -= 32, b += 32) {
         a = mum(ld64(b) ^ K2 ^ a, ld64(b + 8) ^ K3);
         c = mum(ld64(b + 16) ^ K2 ^ c, ld64(b + 24) ^ K3);
@@ -189,8 +198,14 @@ uint64_t tbbt_htab_hash_bytes(const void *p, size_t n, uint64_t seed) {
         b += 16;
         n -= 16;
     }
-    memcpy(&w0, b, n < 8 ? n : 8);
-    if (n > 8) memcpy(&w1, b + 8, n - 8);
+    if (n >= 8) { /* 8..15 bytes left: two overlapping words */
+        w0 = ld64(b);
+        w1 = ld64(b + n - 8);
+    } else if (n >= 4) { /* 4..7: two overlapping half-words */
+        w0 = (uint64_t)ld32(b) << 32 | ld32(b + n - 4);
+    } else if (n) { /* 1..3: first, middle and last byte */
+        w0 = (uint64_t)b[0] << 16 | (uint64_t)b[n >> 1] << 8 | b[n - 1];
+    }
     c = mum(w0 ^ K2 ^ c, w1 ^ K3 ^ (uint64_t)n);
     return tbbt_htab_mix(a ^ c);
 }

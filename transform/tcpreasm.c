@@ -5,6 +5,8 @@
 
 #include <glib.h>
 
+#include "htab.h"
+
 enum { ST_HUNT, ST_MARK, ST_BODY };
 
 #define SMALL_BUF (64u << 10) /* message buffers up to this size are kept for reuse */
@@ -30,6 +32,7 @@ struct oseg {
 /* One direction of a connection. */
 struct dir {
     struct flowkey key;
+    uint64_t khash; /* key_hash64(&key), its place in the index */
     struct tbbt_endpoint src, dst;
     uint64_t conn;
     uint32_t next_seq; /* sequence number of the next byte expected */
@@ -63,8 +66,9 @@ struct dir {
 };
 
 struct tbbt_tcpreasm {
-    GHashTable *dirs;    /* struct flowkey * -> struct dir * (key inside the value) */
-    struct dir *last[2]; /* the two most recent lookups (a call's and its reply's direction) */
+    GHashTable *dirs;       /* struct flowkey * -> struct dir * (key inside the value): sweeps walk it */
+    struct tbbt_htab index; /* the same struct dir *, by khash: lookups use it */
+    struct dir *last[2];    /* the two most recent lookups (a call's and its reply's direction) */
     struct tbbt_capstats *st;
     tbbt_msg_cb cb;
     void *ctx;
@@ -140,6 +144,16 @@ static gboolean key_equal(gconstpointer a, gconstpointer b) {
     return memcmp(a, b, sizeof(struct flowkey)) == 0;
 }
 
+/* Index equality: a direction against a struct flowkey. */
+static int dir_eq(const void *item, const void *key) {
+    return key_equal(&((const struct dir *)item)->key, key);
+}
+
+/* The direction with key k, or NULL. */
+static struct dir *dir_lookup(struct tbbt_tcpreasm *r, const struct flowkey *k, uint64_t h) {
+    return tbbt_htab_find(&r->index, h, k);
+}
+
 /* Builds the directional key of src -> dst. */
 static void make_key(struct flowkey *k, const struct tbbt_endpoint *src, const struct tbbt_endpoint *dst) {
     memset(k, 0, sizeof *k);
@@ -166,6 +180,7 @@ uint64_t tbbt_flow_id(const struct tbbt_endpoint *a, const struct tbbt_endpoint 
 struct tbbt_tcpreasm *tbbt_tcpreasm_new(struct tbbt_capstats *st, tbbt_msg_cb cb, void *ctx) {
     struct tbbt_tcpreasm *r = g_new0(struct tbbt_tcpreasm, 1);
     r->dirs = g_hash_table_new(key_hash, key_equal);
+    tbbt_htab_init(&r->index, dir_eq);
     r->st = st;
     r->cb = cb;
     r->ctx = ctx;
@@ -205,7 +220,7 @@ static void deliver(struct tbbt_tcpreasm *r, struct dir *d, const uint8_t *data,
         d->delivered = 1;
         struct flowkey rk;
         make_key(&rk, &d->dst, &d->src);
-        struct dir *rev = g_hash_table_lookup(r->dirs, &rk);
+        struct dir *rev = dir_lookup(r, &rk, key_hash64(&rk));
         if (!rev || !rev->delivered) r->st->tcp_streams++;
     }
     struct tbbt_msg m = {.ts_first = ts_first,
@@ -560,6 +575,7 @@ static void drop_dir(struct tbbt_tcpreasm *r, struct dir *d) {
     if (r->last[0] == d) r->last[0] = NULL;
     if (r->last[1] == d) r->last[1] = NULL;
     g_hash_table_remove(r->dirs, &d->key);
+    tbbt_htab_remove_item(&r->index, d->khash, d);
     r->mem -= d->bufsize;
     g_free(d->buf);
     g_free(d);
@@ -576,7 +592,8 @@ static struct dir *find_dir(struct tbbt_tcpreasm *r, const struct tbbt_tcpseg *s
         r->last[0] = t;
         return t;
     }
-    struct dir *d = g_hash_table_lookup(r->dirs, &k);
+    uint64_t h = key_hash64(&k);
+    struct dir *d = dir_lookup(r, &k, h);
     if (!d && create && g_hash_table_size(r->dirs) >= TBBT_TCP_MAX_DIRS) {
         r->st->skipped_bytes += s->len; /* table full (hostile capture): not followed */
         return NULL;
@@ -595,7 +612,9 @@ static struct dir *find_dir(struct tbbt_tcpreasm *r, const struct tbbt_tcpseg *s
             d->next_seq = s->seq;
             d->state = ST_HUNT;
         }
+        d->khash = h;
         g_hash_table_insert(r->dirs, &d->key, d);
+        tbbt_htab_put(&r->index, h, d);
     }
     if (d) {
         r->last[1] = r->last[0];
@@ -716,5 +735,6 @@ void tbbt_tcpreasm_free(struct tbbt_tcpreasm *r) {
         g_free(d);
     }
     g_hash_table_destroy(r->dirs);
+    tbbt_htab_clear(&r->index);
     g_free(r);
 }
