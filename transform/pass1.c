@@ -613,9 +613,11 @@ static void on_reply(struct tbbt_pass1 *p, const struct tbbt_rpc_hdr *h, const s
     make_key(&key, &m->dst, &m->src, h->xid);
     uint64_t hash = pkey_hash(&key);
     struct pend *e = tbbt_htab_find(&p->pending, hash, &key);
-    if (e)
+    if (e) {
+        /* its emission, likely soon, indexes the key: fetch the slot meanwhile */
+        __builtin_prefetch(&p->recent_index[(uint32_t)hash & (RIDX_SIZE - 1)]);
         pair(p, e, h, m->data, m->caplen, t1);
-    else if (recent_has(p, hash, &key))
+    } else if (recent_has(p, hash, &key))
         p->st.dup_replies++;
     else
         orphan_keep(p, &key, m, t1);
