@@ -44,6 +44,19 @@ void tbbt_htab_clear(struct tbbt_htab *t);
 /* Returns the item with this hash whose key equals key, or NULL. */
 void *tbbt_htab_find(const struct tbbt_htab *t, uint64_t hash, const void *key);
 
+/* tbbt_htab_find for hot call sites: the same search, inlined with the
+ * caller's equality function (which should be t's), so the compiler can
+ * inline that too instead of calling through a pointer. */
+static inline void *tbbt_htab_find_inline(const struct tbbt_htab *t, uint64_t hash, const void *key,
+                                          tbbt_htab_eq eq) {
+    if (!t->n) return NULL;
+    for (size_t i = hash & t->mask;; i = (i + 1) & t->mask) {
+        const struct tbbt_htab_slot *s = &t->slots[i];
+        if (!s->item) return NULL;
+        if (s->hash == hash && eq(s->item, key)) return s->item;
+    }
+}
+
 /* Adds item under hash. The caller guarantees that no item with an equal
  * key is in the table (typically it has just looked the key up). */
 void tbbt_htab_put(struct tbbt_htab *t, uint64_t hash, void *item);

@@ -168,7 +168,7 @@ static struct obj *obj_by_id(struct tbbt_fhmap *m, tbbt_id id) {
     if (!id) return NULL;
     struct obj **c = &m->recent[id % OBJ_CACHE];
     if (*c && (*c)->id == id) return *c;
-    struct obj *o = tbbt_htab_find(&m->id_table, id_hash(id), &id);
+    struct obj *o = tbbt_htab_find_inline(&m->id_table, id_hash(id), &id, id_eq);
     if (o) *c = o;
     return o;
 }
@@ -211,7 +211,7 @@ tbbt_id tbbt_fhmap_lookup(struct tbbt_fhmap *m, const uint8_t *fh, size_t len, i
     if (len > 64) len = 64;
     struct fhprobe k = {fh, len};
     uint64_t h = fh_hash(fh, len);
-    struct fhent *e = tbbt_htab_find(&m->fh_table, h, &k);
+    struct fhent *e = tbbt_htab_find_inline(&m->fh_table, h, &k, fhent_eq);
     struct obj *o;
     *fresh = e == NULL;
     if (e) {
@@ -271,7 +271,7 @@ void tbbt_fhmap_set_attr(struct tbbt_fhmap *m, tbbt_id id, uint32_t type, uint32
 /* The binding of (dir, name) under hash h, or NULL. */
 static struct nament *name_find(struct tbbt_fhmap *m, uint64_t h, tbbt_id dir, const char *name, size_t len) {
     struct nameprobe k = {dir, name, len};
-    return tbbt_htab_find(&m->name_table, h, &k);
+    return tbbt_htab_find_inline(&m->name_table, h, &k, name_eq);
 }
 
 /* Forgets binding e as the name its object remembers (e is going away or

@@ -521,7 +521,7 @@ static void on_call(struct tbbt_pass1 *p, const struct tbbt_rpc_hdr *h, const st
     struct pkey key;
     make_key(&key, &m->src, &m->dst, h->xid);
     uint64_t hash = pkey_hash(&key);
-    struct pend *e = tbbt_htab_find(&p->pending, hash, &key);
+    struct pend *e = tbbt_htab_find_inline(&p->pending, hash, &key, pend_eq);
     if (e || recent_has(p, hash, &key)) {
         p->st.retrans_calls++;
         if (e) e->rec.flags |= TBBT_RF_RETRANS;
@@ -612,7 +612,7 @@ static void on_reply(struct tbbt_pass1 *p, const struct tbbt_rpc_hdr *h, const s
     struct pkey key;
     make_key(&key, &m->dst, &m->src, h->xid);
     uint64_t hash = pkey_hash(&key);
-    struct pend *e = tbbt_htab_find(&p->pending, hash, &key);
+    struct pend *e = tbbt_htab_find_inline(&p->pending, hash, &key, pend_eq);
     if (e) {
         /* its emission, likely soon, indexes the key: fetch the slot meanwhile */
         __builtin_prefetch(&p->recent_index[(uint32_t)hash & (RIDX_SIZE - 1)]);

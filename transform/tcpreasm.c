@@ -151,7 +151,7 @@ static int dir_eq(const void *item, const void *key) {
 
 /* The direction with key k, or NULL. */
 static struct dir *dir_lookup(struct tbbt_tcpreasm *r, const struct flowkey *k, uint64_t h) {
-    return tbbt_htab_find(&r->index, h, k);
+    return tbbt_htab_find_inline(&r->index, h, k, dir_eq);
 }
 
 /* Builds the directional key of src -> dst. */

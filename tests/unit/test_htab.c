@@ -119,6 +119,7 @@ static void random_against_ghash(uint64_t (*hash)(uint32_t), uint32_t keyspace, 
         struct item *want = g_hash_table_lookup(g, GUINT_TO_POINTER(k + 1));
         struct item *got = tbbt_htab_find(&t, hash(k), &k);
         assert_ptr_equal(got, want);
+        assert_ptr_equal(tbbt_htab_find_inline(&t, hash(k), &k, item_eq), want);
         int op = g_rand_int_range(rnd, 0, 3);
         if (!want && op != 2) {
             struct item *it = g_new(struct item, 1);
