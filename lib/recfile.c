@@ -92,39 +92,46 @@ static size_t put_endpoint(uint8_t *p, const struct tbbt_endpoint *e) {
     return n + tbbt_varint_put(p + n, e->port);
 }
 
-/* Appends one optional field's value. */
-static size_t put_field(uint8_t *p, const struct tbbt_rec *r, const struct tbbt_field_info *fi) {
-    const char *v = (const char *)r + fi->offset;
+/* Appends a string or listing field's value. */
+static size_t put_bulk(uint8_t *p, const struct tbbt_rec *r, const struct tbbt_field_info *fi) {
     size_t n = 0;
-    switch (fi->type) {
-    case TBBT_FT_ID:
-    case TBBT_FT_U64: return tbbt_varint_put(p, *(const uint64_t *)v);
-    case TBBT_FT_U32: return tbbt_varint_put(p, *(const uint32_t *)v);
-    case TBBT_FT_TIME:
-        return tbbt_varint_put(
-            p, tbbt_zigzag((int64_t)((uint64_t) * (const int64_t *)v - (uint64_t)r->call_time)));
-    case TBBT_FT_STR: {
-        struct tbbt_str s = *(const struct tbbt_str *)v;
+    if (fi->type == TBBT_FT_STR) {
+        struct tbbt_str s = *(const struct tbbt_str *)((const char *)r + fi->offset);
         n = tbbt_varint_put(p, s.len);
         if (s.len) memcpy(p + n, tbbt_rec_str(r, s), s.len);
         return n + s.len;
     }
-    case TBBT_FT_ENTRIES:
-        n = tbbt_varint_put(p, r->nentries);
-        for (uint32_t i = 0; i < r->nentries; i++) {
-            const struct tbbt_dirent *e = &r->entries[i];
-            n += tbbt_varint_put(p + n, e->fileid);
-            n += tbbt_varint_put(p + n, e->cookie);
-            n += tbbt_varint_put(p + n, e->id);
-            n += tbbt_varint_put(p + n, e->type);
-            n += tbbt_varint_put(p + n, e->size);
-            n += tbbt_varint_put(p + n, e->name.len);
-            if (e->name.len) memcpy(p + n, tbbt_rec_str(r, e->name), e->name.len);
-            n += e->name.len;
-        }
-        return n;
+    if (fi->type != TBBT_FT_ENTRIES) return 0;
+    n = tbbt_varint_put(p, r->nentries);
+    for (uint32_t i = 0; i < r->nentries; i++) {
+        const struct tbbt_dirent *e = &r->entries[i];
+        n += tbbt_varint_put(p + n, e->fileid);
+        n += tbbt_varint_put(p + n, e->cookie);
+        n += tbbt_varint_put(p + n, e->id);
+        n += tbbt_varint_put(p + n, e->type);
+        n += tbbt_varint_put(p + n, e->size);
+        n += tbbt_varint_put(p + n, e->name.len);
+        if (e->name.len) memcpy(p + n, tbbt_rec_str(r, e->name), e->name.len);
+        n += e->name.len;
     }
-    return 0;
+    return n;
+}
+
+/* Appends one optional field's value. Most fields are numbers, encoded
+ * here with a test or two rather than a jump through a table (a record
+ * has a dozen or more fields, of types in no predictable order). */
+static inline size_t put_field(uint8_t *p, const struct tbbt_rec *r, const struct tbbt_field_info *fi) {
+    const char *v = (const char *)r + fi->offset;
+    enum tbbt_ftype t = fi->type;
+    if (t > TBBT_FT_TIME) return put_bulk(p, r, fi);
+    uint64_t x;
+    if (t == TBBT_FT_U32) {
+        x = *(const uint32_t *)v;
+    } else {
+        x = *(const uint64_t *)v;
+        if (t == TBBT_FT_TIME) x = tbbt_zigzag((int64_t)(x - (uint64_t)r->call_time));
+    }
+    return tbbt_varint_put(p, x);
 }
 
 /* Contract in recfile.h. */
