@@ -206,11 +206,33 @@ static void obj_retire(struct tbbt_fhmap *m, struct obj *o) {
     obj_destroy(m, o);
 }
 
+/* Contract in fhmap.h: handles are cut to 64 bytes, as lookup does. */
+uint64_t tbbt_fhmap_hash(const uint8_t *fh, size_t len) {
+    return fh_hash(fh, len > 64 ? 64 : len);
+}
+
+/* Contract in fhmap.h. Stage 2 reads the home slot only: an object
+ * further along the probe is left to the lookup. */
+void tbbt_fhmap_prefetch(const struct tbbt_fhmap *m, uint64_t h, int stage) {
+    const struct tbbt_htab *t = &m->fh_table;
+    if (!t->slots) return;
+    const struct tbbt_htab_slot *s = &t->slots[h & t->mask];
+    if (stage < 2) {
+        __builtin_prefetch(s);
+    } else if (s->item && s->hash == h) {
+        /* the entry, and the object before it when it is an object's first
+         * handle (otherwise a harmless hint at other memory) */
+        const char *e = s->item;
+        __builtin_prefetch(e);
+        __builtin_prefetch(e - sizeof(struct obj));
+    }
+}
+
 /* Contract in fhmap.h; the object found or made enters the cache. */
-tbbt_id tbbt_fhmap_lookup(struct tbbt_fhmap *m, const uint8_t *fh, size_t len, int *fresh) {
+tbbt_id tbbt_fhmap_lookup_hashed(struct tbbt_fhmap *m, const uint8_t *fh, size_t len, uint64_t h,
+                                 int *fresh) {
     if (len > 64) len = 64;
     struct fhprobe k = {fh, len};
-    uint64_t h = fh_hash(fh, len);
     struct fhent *e = tbbt_htab_find_inline(&m->fh_table, h, &k, fhent_eq);
     struct obj *o;
     *fresh = e == NULL;
@@ -222,6 +244,11 @@ tbbt_id tbbt_fhmap_lookup(struct tbbt_fhmap *m, const uint8_t *fh, size_t len, i
     }
     m->recent[o->id % OBJ_CACHE] = o;
     return o->id;
+}
+
+/* Contract in fhmap.h. */
+tbbt_id tbbt_fhmap_lookup(struct tbbt_fhmap *m, const uint8_t *fh, size_t len, int *fresh) {
+    return tbbt_fhmap_lookup_hashed(m, fh, len, tbbt_fhmap_hash(fh, len), fresh);
 }
 
 /* Drops o, a fresh object whose only handle joins another object. */

@@ -18,12 +18,12 @@
 #include "record.h"
 
 struct tbbt_fhmap_stats {
-    uint64_t objects;     /* IDs handed out */
-    uint64_t live;        /* objects currently known */
-    uint64_t handles;     /* distinct live handles */
-    uint64_t aliases;     /* handles joined to an existing object by fileid */
-    uint64_t conflicts;   /* two IDs already in use found to share a fileid */
-    uint64_t retired;     /* objects whose last name was removed */
+    uint64_t objects;   /* IDs handed out */
+    uint64_t live;      /* objects currently known */
+    uint64_t handles;   /* distinct live handles */
+    uint64_t aliases;   /* handles joined to an existing object by fileid */
+    uint64_t conflicts; /* two IDs already in use found to share a fileid */
+    uint64_t retired;   /* objects whose last name was removed */
 };
 
 struct tbbt_fhmap;
@@ -35,6 +35,18 @@ void tbbt_fhmap_free(struct tbbt_fhmap *m);
  * before its object was retired) gets a new ID and *fresh is set to 1, else
  * *fresh is 0. */
 tbbt_id tbbt_fhmap_lookup(struct tbbt_fhmap *m, const uint8_t *fh, size_t len, int *fresh);
+
+/* For a run of lookups (a listing's entries): the hash of handle fh, to
+ * give to tbbt_fhmap_prefetch and tbbt_fhmap_lookup_hashed. */
+uint64_t tbbt_fhmap_hash(const uint8_t *fh, size_t len);
+
+/* A hint, without effect on results: starts loading what a lookup of a
+ * handle of hash h will read. Stage 1 loads its table slot; stage 2, once
+ * that slot has had time to arrive, loads the object it points to. */
+void tbbt_fhmap_prefetch(const struct tbbt_fhmap *m, uint64_t h, int stage);
+
+/* tbbt_fhmap_lookup with h = tbbt_fhmap_hash(fh, len) already computed. */
+tbbt_id tbbt_fhmap_lookup_hashed(struct tbbt_fhmap *m, const uint8_t *fh, size_t len, uint64_t h, int *fresh);
 
 /* Teaches that the object behind handle fh, currently mapped to id, has
  * (fsid, fileid). If another live ID already has that identity and id was

@@ -409,14 +409,32 @@ static void identify(struct tbbt_pass1 *p, struct tbbt_rec *r, enum tbbt_field f
     if (nid != id) tbbt_rec_set_u64(r, f, nid);
 }
 
+#define FH_BATCH 64 /* handles of a listing hashed and prefetched at a time */
+#define FH_AHEAD 3  /* how far ahead of its lookup an object is fetched */
+
+/* Hashes the reply handles from `from` on (a batch of FH_BATCH at most)
+ * into hs[] and starts loading their table slots; the lookups that follow
+ * fetch each object a few handles ahead. Listings look up hundreds of
+ * handles whose objects are spread over memory: this overlaps the misses. */
+static void fh_prefetch(struct tbbt_pass1 *p, uint32_t from, uint64_t *hs) {
+    for (uint32_t j = from; j < p->refs.n && j < from + FH_BATCH; j++) {
+        hs[j % FH_BATCH] = tbbt_fhmap_hash(p->refs.v[j].data, p->refs.v[j].len);
+        tbbt_fhmap_prefetch(p->fh, hs[j % FH_BATCH], 1);
+    }
+}
+
 /* Maps the reply's handles (new object, readdirplus entries) to IDs. */
 static void reply_ids(struct tbbt_pass1 *p, struct pend *e) {
     struct tbbt_rec *r = &e->rec;
     int has_fid = tbbt_rec_has(r, TBBT_F_FSID) && tbbt_rec_has(r, TBBT_F_FILEID);
+    uint64_t hs[FH_BATCH];
     for (uint32_t i = 0; i < p->refs.n; i++) {
         const struct tbbt_fhref *f = &p->refs.v[i];
         int fresh;
-        tbbt_id id = tbbt_fhmap_lookup(p->fh, f->data, f->len, &fresh);
+        if (i % FH_BATCH == 0) fh_prefetch(p, i, hs);
+        if ((i + FH_AHEAD) % FH_BATCH >= FH_AHEAD && i + FH_AHEAD < p->refs.n)
+            tbbt_fhmap_prefetch(p->fh, hs[(i + FH_AHEAD) % FH_BATCH], 2);
+        tbbt_id id = tbbt_fhmap_lookup_hashed(p->fh, f->data, f->len, hs[i % FH_BATCH], &fresh);
         if (f->field == TBBT_F_NEWOBJ) {
             if (has_fid) id = tbbt_fhmap_identify(p->fh, f->data, f->len, id, fresh, r->fsid, r->fileid);
             tbbt_rec_set_u64(r, TBBT_F_NEWOBJ, id);
