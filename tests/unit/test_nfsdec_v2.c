@@ -17,20 +17,8 @@
 #include "nfsdec.h"
 #include "tbbt_nfs.h"
 
-#define BUFSZ 16384
-
-struct msg {
-    uint8_t b[BUFSZ];
-    size_t n;
-};
-
-static void enc(struct msg *m, xdrproc_t proc, void *obj) {
-    XDR x;
-    xdrmem_create(&x, (char *)m->b, BUFSZ, XDR_ENCODE);
-    assert_true(proc(&x, obj));
-    m->n = xdr_getpos(&x);
-    xdr_destroy(&x);
-}
+#define HARNESS_VERS 2
+#include "nfsdec_harness.h"
 
 static fhandle2 mkfh(int seed) {
     fhandle2 f;
@@ -75,29 +63,6 @@ static sattr2 mksattr(void) {
     return s;
 }
 
-struct out {
-    struct tbbt_rec r;
-    struct tbbt_fhrefs fh;
-    int rc;
-};
-
-static void out_init(struct out *o, enum tbbt_op op) {
-    tbbt_rec_init(&o->r);
-    memset(&o->fh, 0, sizeof(o->fh));
-    o->r.op = (uint8_t)op;
-    o->r.vers = 2;
-}
-
-static void out_free(struct out *o) {
-    tbbt_rec_free(&o->r);
-    tbbt_fhrefs_free(&o->fh);
-}
-
-static void dec(struct out *o, enum tbbt_op op, int reply, const uint8_t *p, size_t n) {
-    out_init(o, op);
-    o->rc = reply ? tbbt_nfs_decode_reply(&o->r, p, n, &o->fh) : tbbt_nfs_decode_call(&o->r, p, n, &o->fh);
-}
-
 static void check_fh(const struct out *o, enum tbbt_field f, fhandle2 want) {
     for (uint32_t i = 0; i < o->fh.n; i++) {
         if (o->fh.v[i].field != f) continue;
@@ -107,22 +72,6 @@ static void check_fh(const struct out *o, enum tbbt_field f, fhandle2 want) {
         return;
     }
     fail_msg("no handle for field %d", f);
-}
-
-static void check_str(const struct tbbt_rec *r, enum tbbt_field f, const char *want) {
-    assert_true(tbbt_rec_has(r, f));
-    struct tbbt_str s = *(const struct tbbt_str *)((const char *)r + tbbt_fields[f].offset);
-    assert_int_equal(s.len, strlen(want));
-    assert_memory_equal(tbbt_rec_str(r, s), want, s.len);
-}
-
-static void check_u(const struct tbbt_rec *r, enum tbbt_field f, uint64_t want) {
-    if (!tbbt_rec_has(r, f)) fail_msg("field %s missing", tbbt_fields[f].key);
-    assert_int_equal(tbbt_rec_get_u64(r, f), want);
-}
-
-static void check_only(const struct tbbt_rec *r, uint64_t mask) {
-    if (r->has & ~mask) fail_msg("unexpected fields 0x%llx", (unsigned long long)(r->has & ~mask));
 }
 
 /* The v2 attributes as NFSv3 meanings: NF3 type given by the caller (the
@@ -142,7 +91,6 @@ static void check_attrs(const struct tbbt_rec *r, const fattr2 *a, unsigned nf3t
     check_u(r, TBBT_F_CTIME, a->ctime.seconds * 1000000000ull + a->ctime.useconds * 1000ull);
 }
 
-#define B(f) (1ull << (f))
 #define OBJ_ATTRS                                                                                            \
     (B(TBBT_F_TYPE) | B(TBBT_F_MODE) | B(TBBT_F_NLINK) | B(TBBT_F_UID) | B(TBBT_F_GID) | B(TBBT_F_SIZE) |    \
      B(TBBT_F_USED) | B(TBBT_F_FSID) | B(TBBT_F_FILEID) | B(TBBT_F_ATIME) | B(TBBT_F_MTIME) |                \
@@ -157,63 +105,6 @@ static void check_sattr(const struct tbbt_rec *r) {
     check_u(r, TBBT_F_SET_ATIME, (uint64_t)TBBT_TIME_SERVER);
     assert_false(tbbt_rec_has(r, TBBT_F_SET_UID));
     assert_false(tbbt_rec_has(r, TBBT_F_SET_MTIME));
-}
-
-/* Cut at every length: TRUNC (or OK when the decoder stops early),
- * never BAD, a growing subset of the whole decode's fields and values. */
-static void check_cuts(enum tbbt_op op, int reply, const struct msg *m, int partial) {
-    struct out full;
-    dec(&full, op, reply, m->b, m->n);
-    assert_int_equal(full.rc, TBBT_DEC_OK);
-    uint64_t prev = 0;
-    uint32_t prevn = 0, prevfh = 0;
-    for (size_t cut = 0; cut < m->n; cut++) {
-        struct out o;
-        uint8_t *copy = malloc(cut ? cut : 1);
-        memcpy(copy, m->b, cut);
-        dec(&o, op, reply, copy, cut);
-        free(copy);
-        if (partial)
-            assert_true(o.rc == TBBT_DEC_TRUNC || o.rc == TBBT_DEC_OK);
-        else if (o.rc != TBBT_DEC_TRUNC)
-            fail_msg("%s %s cut at %zu/%zu: rc %d", tbbt_op_info(op)->name, reply ? "reply" : "call", cut,
-                     m->n, o.rc);
-        assert_int_equal(o.r.has & ~full.r.has, 0);
-        assert_int_equal(prev & ~o.r.has, 0);
-        for (int f = 0; f < TBBT_F_COUNT_; f++) {
-            enum tbbt_ftype t = tbbt_fields[f].type;
-            if (!tbbt_rec_has(&o.r, f) || t == TBBT_FT_STR || t == TBBT_FT_ENTRIES) continue;
-            assert_int_equal(tbbt_rec_get_u64(&o.r, f), tbbt_rec_get_u64(&full.r, f));
-        }
-        if (o.r.status != -1) assert_int_equal(o.r.status, full.r.status);
-        assert_true(o.r.nentries >= prevn && o.r.nentries <= full.r.nentries);
-        for (uint32_t i = 0; i < o.r.nentries; i++) {
-            assert_int_equal(o.r.entries[i].fileid, full.r.entries[i].fileid);
-            assert_int_equal(o.r.entries[i].cookie, full.r.entries[i].cookie);
-        }
-        assert_true(o.fh.n >= prevfh && o.fh.n <= full.fh.n);
-        prev = o.r.has;
-        prevn = o.r.nentries;
-        prevfh = o.fh.n;
-        out_free(&o);
-    }
-    out_free(&full);
-}
-
-static void call(struct out *o, enum tbbt_op op, xdrproc_t proc, void *args) {
-    static struct msg m;
-    enc(&m, proc, args);
-    dec(o, op, 0, m.b, m.n);
-    assert_int_equal(o->rc, TBBT_DEC_OK);
-    check_cuts(op, 0, &m, 0);
-}
-
-static void reply(struct out *o, enum tbbt_op op, xdrproc_t proc, void *res, int partial) {
-    static struct msg m;
-    enc(&m, proc, res);
-    dec(o, op, 1, m.b, m.n);
-    assert_int_equal(o->rc, TBBT_DEC_OK);
-    check_cuts(op, 1, &m, partial);
 }
 
 /* ---- procedures ---- */
