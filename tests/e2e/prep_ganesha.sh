@@ -21,6 +21,7 @@ SEED=${TBBT_E2E_SEED:-7}
 
 . "$SRC/tests/lib/ganesha.sh"
 . "$SRC/tests/lib/capture.sh"
+. "$SRC/tests/lib/e2e.sh"
 
 for b in tcpdump tshark; do
     command -v $b >/dev/null || { echo "SKIP: $b not installed"; exit 77; }
@@ -32,24 +33,7 @@ WL=$BUILD/tools/tbbt-workload
 DROP=$BUILD/tools/tbbt-pcapdrop
 CMP="perl $SRC/tests/decode/tshark-compare.pl --build $BUILD"
 
-TMP=$(mktemp -d /tmp/tbbt-e2e-prep.XXXXXX)
-FAILS=0
-cleanup() {
-    tbbt_capture_stop >/dev/null 2>&1
-    tbbt_ganesha_stop "$TMP/srv"
-    if [ "$FAILS" = 0 ] && [ -z "${TBBT_KEEP:-}" ]; then rm -rf "$TMP"; else echo "kept $TMP"; fi
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-check() {
-    local what=$1
-    shift
-    if "$@"; then echo "ok   $what"; else
-        echo "FAIL $what"
-        FAILS=$((FAILS + 1))
-    fi
-}
+e2e_begin prep
 
 tbbt_ganesha_start "$TMP/srv" || { FAILS=1; echo "FAIL: ganesha did not start"; exit 1; }
 PORTS="--port $TBBT_NFS_PORT --port $TBBT_MNT_PORT"
@@ -103,5 +87,4 @@ damaged cut "snaplen 200"
 "$DROP" --seed 11 --drop-percent 2 "$TMP/full.pcap" "$TMP/lossy.pcap"
 damaged lossy "2% of packets deleted"
 
-echo "$FAILS failed"
-[ "$FAILS" = 0 ]
+e2e_end

@@ -15,6 +15,7 @@ SEED=${TBBT_E2E_SEED:-42}
 
 . "$SRC/tests/lib/ganesha.sh"
 . "$SRC/tests/lib/capture.sh"
+. "$SRC/tests/lib/e2e.sh"
 
 for b in tcpdump tshark; do
     command -v $b >/dev/null || { echo "SKIP: $b not installed"; exit 77; }
@@ -26,26 +27,7 @@ for t in "$WL" "$DROP"; do
     [ -x "$t" ] || { echo "FAIL: $t not built"; exit 1; }
 done
 
-TMP=$(mktemp -d /tmp/tbbt-e2e-workload.XXXXXX)
-FAILS=0
-# cleanup: stop capture and server whatever happened; keep TMP on failure
-cleanup() {
-    tbbt_capture_stop >/dev/null 2>&1
-    tbbt_ganesha_stop "$TMP/srv"
-    if [ "$FAILS" = 0 ] && [ -z "${TBBT_KEEP:-}" ]; then rm -rf "$TMP"; else echo "kept $TMP"; fi
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-# check DESCRIPTION CONDITION...: run the test command, count a failure
-check() {
-    local what=$1
-    shift
-    if "$@"; then echo "ok   $what"; else
-        echo "FAIL $what"
-        FAILS=$((FAILS + 1))
-    fi
-}
+e2e_begin workload
 
 tbbt_ganesha_start "$TMP/srv" || { FAILS=1; echo "FAIL: ganesha did not start"; exit 1; }
 echo "server on 127.0.0.1 nfs $TBBT_NFS_PORT mount $TBBT_MNT_PORT export $TBBT_EXPORT"
@@ -124,5 +106,4 @@ maxcap=$(tshark -n -r "$TMP/cut.pcap" -T fields -e frame.cap_len 2>/dev/null | s
 ncut=$(tshark -n -r "$TMP/cut.pcap" 2>/dev/null | wc -l)
 check "pcapdrop --snaplen 200: $ncut packets, none over 200 bytes (max $maxcap)" [ "$ncut" = "$total" -a "$maxcap" -le 200 ]
 
-echo "$FAILS failure(s)"
-[ "$FAILS" = 0 ]
+e2e_end
