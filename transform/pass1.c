@@ -87,6 +87,7 @@ struct lossacc {
     uint32_t first;
     int64_t lo[2], hi[2]; /* signed distance of xids from the first: [0] as sent, [1] byte-swapped */
     uint64_t calls;
+    uint32_t seen_lo[2], seen_hi[2]; /* smallest and largest xid counted: [0] as sent, [1] byte-swapped */
 };
 
 void tbbt_pass1_opts_default(struct tbbt_pass1_opts *o) {
@@ -338,16 +339,38 @@ static void drain(struct tbbt_pass1 *p, int all) {
     }
 }
 
-/* Counts a call toward its client's xid span. */
-static void loss_count(struct tbbt_pass1 *p, const struct tbbt_endpoint *client, uint32_t xid) {
-    uint64_t h = ep_hash64(client);
-    struct lossacc *a = tbbt_htab_find(&p->client_index, h, client);
+/* The loss accumulator of a client, or NULL before its first call. */
+static struct lossacc *client_find(struct tbbt_pass1 *p, const struct tbbt_endpoint *client) {
+    return tbbt_htab_find_inline(&p->client_index, ep_hash64(client), client, lossacc_eq);
+}
+
+/* Returns 1 when no call from the client (a, NULL if none yet) can have
+ * carried this xid: it lies outside the range of the xids counted, in
+ * either byte order. Such a call is neither pending nor recent, whatever
+ * its server, so its lookups can be skipped: clients number calls in
+ * sequence, and nearly every call is a new largest xid in one order. */
+static int xid_unseen(const struct lossacc *a, uint32_t xid) {
+    uint32_t sw = GUINT32_SWAP_LE_BE(xid);
+    return !a || xid < a->seen_lo[0] || xid > a->seen_hi[0] || sw < a->seen_lo[1] || sw > a->seen_hi[1];
+}
+
+/* Counts a call toward its client's xid span (a: its accumulator, or NULL
+ * to make one). */
+static void loss_count(struct tbbt_pass1 *p, struct lossacc *a, const struct tbbt_endpoint *client,
+                       uint32_t xid) {
+    uint32_t sx[2] = {xid, GUINT32_SWAP_LE_BE(xid)};
     if (!a) {
         a = g_new0(struct lossacc, 1);
         a->ep = *client;
         a->first = xid;
         g_hash_table_insert(p->clients, &a->ep, a);
-        tbbt_htab_put(&p->client_index, h, a);
+        tbbt_htab_put(&p->client_index, ep_hash64(client), a);
+        for (int k = 0; k < 2; k++)
+            a->seen_lo[k] = a->seen_hi[k] = sx[k];
+    }
+    for (int k = 0; k < 2; k++) {
+        if (sx[k] < a->seen_lo[k]) a->seen_lo[k] = sx[k];
+        if (sx[k] > a->seen_hi[k]) a->seen_hi[k] = sx[k];
     }
     uint32_t x[2] = {xid - a->first, GUINT32_SWAP_LE_BE(xid) - GUINT32_SWAP_LE_BE(a->first)};
     for (int k = 0; k < 2; k++) {
@@ -539,13 +562,17 @@ static void on_call(struct tbbt_pass1 *p, const struct tbbt_rpc_hdr *h, const st
     struct pkey key;
     make_key(&key, &m->src, &m->dst, h->xid);
     uint64_t hash = pkey_hash(&key);
-    struct pend *e = tbbt_htab_find_inline(&p->pending, hash, &key, pend_eq);
-    if (e || recent_has(p, hash, &key)) {
-        p->st.retrans_calls++;
-        if (e) e->rec.flags |= TBBT_RF_RETRANS;
-        return;
+    struct lossacc *a = client_find(p, &m->src);
+    struct pend *e = NULL;
+    if (!xid_unseen(a, h->xid)) {
+        e = tbbt_htab_find_inline(&p->pending, hash, &key, pend_eq);
+        if (e || recent_has(p, hash, &key)) {
+            p->st.retrans_calls++;
+            if (e) e->rec.flags |= TBBT_RF_RETRANS;
+            return;
+        }
     }
-    loss_count(p, &m->src, h->xid);
+    loss_count(p, a, &m->src, h->xid);
     enum pend_kind kind = PK_OTHER;
     if (h->prog == TBBT_NFS_PROGRAM && (h->vers == 2 || h->vers == 3)) {
         if (tbbt_op_from_wire(h->vers, h->proc) < 0) {
