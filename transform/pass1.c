@@ -266,8 +266,11 @@ static void recent_add(struct tbbt_pass1 *p, const struct keyent *k) {
         return;
     }
     memset(p->recent_index, 0, RIDX_SIZE * sizeof(uint32_t));
-    for (uint32_t i = 0; i < p->recent_n; i++)
+    for (uint32_t i = 0; i < p->recent_n; i++) {
+        if (i + 16 < p->recent_n) /* the slots land anywhere: fetch a few ahead */
+            __builtin_prefetch(&p->recent_index[(uint32_t)p->recent_ring[i + 16].hash & (RIDX_SIZE - 1)], 1);
         ridx_put(p, p->recent_ring[i].hash, i);
+    }
     p->recent_added = 0;
 }
 
