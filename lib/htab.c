@@ -133,14 +133,6 @@ int tbbt_htab_remove_item(struct tbbt_htab *t, uint64_t hash, const void *item) 
     return 1;
 }
 
-/* Replaces an item in place; see htab.h. */
-int tbbt_htab_swap_item(struct tbbt_htab *t, uint64_t hash, const void *old, void *item) {
-    ptrdiff_t i = find_item(t, hash, old);
-    if (i < 0) return 0;
-    t->slots[i].item = item;
-    return 1;
-}
-
 /* Iterates in slot order; see htab.h. */
 void *tbbt_htab_next(const struct tbbt_htab *t, size_t *pos) {
     if (!t->slots) return NULL;

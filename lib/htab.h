@@ -69,11 +69,6 @@ void *tbbt_htab_remove(struct tbbt_htab *t, uint64_t hash, const void *key);
  * callback); returns 1, or 0 when it is not in the table under hash. */
 int tbbt_htab_remove_item(struct tbbt_htab *t, uint64_t hash, const void *item);
 
-/* Puts item in the place of old (same key, same hash): a change of item
- * without a removal and an insertion. Returns 1, or 0 when old is not in
- * the table under hash. */
-int tbbt_htab_swap_item(struct tbbt_htab *t, uint64_t hash, const void *old, void *item);
-
 /* Iteration in table order: *pos starts at 0; returns the next item and
  * advances *pos, or NULL at the end. The table must not change meanwhile. */
 void *tbbt_htab_next(const struct tbbt_htab *t, size_t *pos);
@@ -83,6 +78,15 @@ void *tbbt_htab_next(const struct tbbt_htab *t, size_t *pos);
  * caches, and the load can overlap other work. */
 static inline void tbbt_htab_prefetch(const struct tbbt_htab *t, uint64_t hash) {
     if (t->slots) __builtin_prefetch(&t->slots[hash & t->mask]);
+}
+
+/* The item in the home slot of hash when its stored hash is hash, else
+ * NULL: a likely (not certain) match, found without the equality callback,
+ * for prefetching the item before a find. */
+static inline void *tbbt_htab_peek(const struct tbbt_htab *t, uint64_t hash) {
+    if (!t->slots) return NULL;
+    const struct tbbt_htab_slot *s = &t->slots[hash & t->mask];
+    return s->hash == hash ? s->item : NULL;
 }
 
 /* The number of items held. */

@@ -214,18 +214,16 @@ uint64_t tbbt_fhmap_hash(const uint8_t *fh, size_t len) {
 /* Contract in fhmap.h. Stage 2 reads the home slot only: an object
  * further along the probe is left to the lookup. */
 void tbbt_fhmap_prefetch(const struct tbbt_fhmap *m, uint64_t h, int stage) {
-    const struct tbbt_htab *t = &m->fh_table;
-    if (!t->slots) return;
-    const struct tbbt_htab_slot *s = &t->slots[h & t->mask];
     if (stage < 2) {
-        __builtin_prefetch(s);
-    } else if (s->item && s->hash == h) {
-        /* the entry, and the object before it when it is an object's first
-         * handle (otherwise a harmless hint at other memory) */
-        const char *e = s->item;
-        __builtin_prefetch(e);
-        __builtin_prefetch(e - sizeof(struct obj));
+        tbbt_htab_prefetch(&m->fh_table, h);
+        return;
     }
+    /* the entry, and the object before it when it is an object's first
+     * handle (otherwise a harmless hint at other memory) */
+    const char *e = tbbt_htab_peek(&m->fh_table, h);
+    if (!e) return;
+    __builtin_prefetch(e);
+    __builtin_prefetch(e - sizeof(struct obj));
 }
 
 /* Contract in fhmap.h; the object found or made enters the cache. */
