@@ -48,9 +48,10 @@ struct orphan {
     uint8_t *data;
 };
 
-#define RECENT_SIZE 65536              /* keys of emitted calls kept to recognise late duplicates */
-#define RIDX_SIZE (2 * RECENT_SIZE)    /* slots of the index of the recent keys */
-#define RIDX_REBUILD (RECENT_SIZE / 2) /* keys added between rebuilds of that index */
+#define RECENT_SIZE 65536            /* keys of emitted calls kept to recognise late duplicates */
+#define RIDX_EPOCH (RECENT_SIZE / 2) /* keys added to one generation of the recent index */
+#define RIDX_SIZE (2 * RIDX_EPOCH)   /* slots of one generation: at most half full */
+#define RIDX_GENS 3                  /* generations: the one filling and two being forgotten */
 
 struct tbbt_pass1 {
     struct tbbt_pass1_opts o;
@@ -68,9 +69,10 @@ struct tbbt_pass1 {
     GQueue orphan_fifo;
     struct keyent *recent_ring; /* keys of the last RECENT_SIZE emitted calls */
     uint32_t recent_pos, recent_n;
-    uint32_t *recent_index; /* RIDX_SIZE slots: tag << 16 | ring position, 0 = empty */
-    uint32_t recent_added;  /* keys indexed since the last rebuild */
-    GHashTable *clients;    /* struct tbbt_endpoint* -> struct lossacc* (owned): its order is the report's */
+    uint32_t *recent_index[RIDX_GENS]; /* RIDX_SIZE slots each: tag << 16 | ring position, 0 = empty */
+    uint32_t recent_gen;               /* the generation being filled */
+    uint32_t recent_added;             /* keys added to it */
+    GHashTable *clients; /* struct tbbt_endpoint* -> struct lossacc* (owned): its order is the report's */
     struct tbbt_htab client_index; /* the same struct lossacc*, for the lookup of every call */
     struct tbbt_client_loss *loss;
     unsigned nloss;
@@ -190,7 +192,8 @@ struct tbbt_pass1 *tbbt_pass1_new(const struct tbbt_pass1_opts *o, tbbt_rec_sink
     p->orphans = g_hash_table_new_full(orphan_ghash, pkey_equal, NULL, orphan_free);
     g_queue_init(&p->orphan_fifo);
     p->recent_ring = g_new0(struct keyent, RECENT_SIZE);
-    p->recent_index = g_new0(uint32_t, RIDX_SIZE);
+    for (int g = 0; g < RIDX_GENS; g++)
+        p->recent_index[g] = g_new0(uint32_t, RIDX_SIZE);
     p->clients = g_hash_table_new_full(ep_ghash, ep_gequal, NULL, g_free);
     tbbt_htab_init(&p->client_index, lossacc_eq);
     p->last_emitted = INT64_MIN;
@@ -223,22 +226,27 @@ static void pend_put(struct tbbt_pass1 *p, struct pend *e) {
  * The keys live in a ring (the oldest is overwritten), found through an
  * index small enough for the caches: 4-byte slots holding 16 bits of the
  * key's hash (the tag, never 0) and the key's ring position, placed by
- * linear probing from the hash's low bits. Slots are never deleted: a slot
- * whose ring position has been reused names another key, which the check
- * against the ring rejects (or, if it is the key sought, rightly accepts).
- * Every RIDX_REBUILD additions the index is rebuilt from the ring, which
- * drops those stale slots and keeps it at most 3/4 full. */
+ * linear probing from the hash's low bits. Slots are never deleted one by
+ * one: a slot whose ring position has been reused names another key, which
+ * the check against the ring rejects (or, if it is the key sought, rightly
+ * accepts). Instead the index comes in RIDX_GENS generations of RIDX_EPOCH
+ * keys each: the ring holds the last two generations' keys, so when a new
+ * generation starts, the one before those two names only overwritten
+ * positions and its slots are cleared at once for reuse. A lookup probes
+ * every generation (lookups are rare: see xid_unseen); an addition touches
+ * only the generation being filled. */
 
 /* The tag of hash h in an index slot (16 bits, never 0). */
 static inline uint32_t ridx_tag(uint64_t h) {
     return (uint32_t)(h >> 48) | 1u;
 }
 
-/* Returns 1 when the key (of hash h) is in the recent set. */
-static int recent_has(const struct tbbt_pass1 *p, uint64_t h, const struct pkey *key) {
+/* Returns 1 when one generation of the index, idx, leads to the key (of
+ * hash h) in the ring. */
+static int ridx_has(const struct tbbt_pass1 *p, const uint32_t *idx, uint64_t h, const struct pkey *key) {
     uint32_t tag = ridx_tag(h);
     for (uint32_t i = (uint32_t)h & (RIDX_SIZE - 1);; i = (i + 1) & (RIDX_SIZE - 1)) {
-        uint32_t v = p->recent_index[i];
+        uint32_t v = idx[i];
         if (!v) return 0;
         if (v >> 16 != tag) continue;
         const struct keyent *r = &p->recent_ring[v & 0xffff];
@@ -246,12 +254,19 @@ static int recent_has(const struct tbbt_pass1 *p, uint64_t h, const struct pkey 
     }
 }
 
-/* Indexes ring position pos, whose key has hash h. */
-static void ridx_put(struct tbbt_pass1 *p, uint64_t h, uint32_t pos) {
+/* Returns 1 when the key (of hash h) is in the recent set. */
+static int recent_has(const struct tbbt_pass1 *p, uint64_t h, const struct pkey *key) {
+    for (int g = 0; g < RIDX_GENS; g++)
+        if (ridx_has(p, p->recent_index[g], h, key)) return 1;
+    return 0;
+}
+
+/* Indexes ring position pos, whose key has hash h, in generation idx. */
+static void ridx_put(uint32_t *idx, uint64_t h, uint32_t pos) {
     uint32_t i = (uint32_t)h & (RIDX_SIZE - 1);
-    while (p->recent_index[i])
+    while (idx[i])
         i = (i + 1) & (RIDX_SIZE - 1);
-    p->recent_index[i] = ridx_tag(h) << 16 | pos;
+    idx[i] = ridx_tag(h) << 16 | pos;
 }
 
 /* Adds an emitted call's key, forgetting the oldest of RECENT_SIZE. */
@@ -261,17 +276,13 @@ static void recent_add(struct tbbt_pass1 *p, const struct keyent *k) {
     p->recent_ring[pos] = *k;
     if (p->recent_n < RECENT_SIZE) p->recent_n++;
     p->recent_pos = (pos + 1) % RECENT_SIZE;
-    if (++p->recent_added < RIDX_REBUILD) {
-        ridx_put(p, k->hash, pos);
-        return;
+    if (p->recent_added == RIDX_EPOCH) {
+        p->recent_gen = (p->recent_gen + 1) % RIDX_GENS;
+        memset(p->recent_index[p->recent_gen], 0, RIDX_SIZE * sizeof(uint32_t));
+        p->recent_added = 0;
     }
-    memset(p->recent_index, 0, RIDX_SIZE * sizeof(uint32_t));
-    for (uint32_t i = 0; i < p->recent_n; i++) {
-        if (i + 16 < p->recent_n) /* the slots land anywhere: fetch a few ahead */
-            __builtin_prefetch(&p->recent_index[(uint32_t)p->recent_ring[i + 16].hash & (RIDX_SIZE - 1)], 1);
-        ridx_put(p, p->recent_ring[i].hash, i);
-    }
-    p->recent_added = 0;
+    ridx_put(p->recent_index[p->recent_gen], k->hash, pos);
+    p->recent_added++;
 }
 
 /* Hands the record of e to the sink and recycles e. */
@@ -663,7 +674,7 @@ static void on_reply(struct tbbt_pass1 *p, const struct tbbt_rpc_hdr *h, const s
     struct pend *e = tbbt_htab_find_inline(&p->pending, hash, &key, pend_eq);
     if (e) {
         /* its emission, likely soon, indexes the key: fetch the slot meanwhile */
-        __builtin_prefetch(&p->recent_index[(uint32_t)hash & (RIDX_SIZE - 1)]);
+        __builtin_prefetch(&p->recent_index[p->recent_gen][(uint32_t)hash & (RIDX_SIZE - 1)]);
         pair(p, e, h, m->data, m->caplen, t1);
     } else if (recent_has(p, hash, &key))
         p->st.dup_replies++;
@@ -748,7 +759,8 @@ void tbbt_pass1_free(struct tbbt_pass1 *p) {
     g_queue_clear(&p->orphan_fifo);
     g_hash_table_destroy(p->orphans);
     tbbt_htab_clear(&p->pending);
-    g_free(p->recent_index);
+    for (int g = 0; g < RIDX_GENS; g++)
+        g_free(p->recent_index[g]);
     g_hash_table_destroy(p->clients);
     tbbt_htab_clear(&p->client_index);
     g_free(p->recent_ring);
