@@ -1,0 +1,448 @@
+/* pass2.c -- the pre-play of pass 2: prediction, correction, insertion in
+ * order with seeded times, lost-reply resolution (see pass2.h). */
+#include "pass2.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "rectext.h"
+
+/* A corrective record waiting for its place: it goes out just before the
+ * held record with sequence number before_seq. */
+struct ins {
+    struct tbbt_rec r;
+    uint64_t before_seq;
+    uint64_t order; /* insertion order, breaks ties */
+};
+
+struct tbbt_pass2 {
+    struct tbbt_pass2_opts o;
+    tbbt_p2_sink sink;
+    void *ctx;
+    struct tbbt_fsmodel *m;
+    GRand *rng;
+    struct tbbt_rec *ring; /* held records; seq s lives in ring[s % cap] */
+    uint32_t cap;
+    uint64_t head_seq;  /* oldest held record */
+    uint64_t next_seq;  /* sequence number of the next record put (from 1) */
+    GPtrArray *pending; /* struct ins *, sorted by (before_seq, call_time, order) */
+    uint64_t ins_order;
+    int64_t last_out_time; /* call time of the last record given to the sink */
+    int have_out;
+    int failed;
+    /* the correction being built */
+    GPtrArray *group; /* struct ins * */
+    int64_t group_lo;
+    uint64_t group_after;
+    int group_rule;
+    struct tbbt_rec scratch;
+    struct tbbt_pass2_stats st;
+    GString *listed; /* unexplained failures, text */
+    uint32_t nlisted;
+};
+
+void tbbt_pass2_opts_default(struct tbbt_pass2_opts *o) {
+    memset(o, 0, sizeof(*o));
+    o->seed = 1;
+    o->window = 1024;
+    o->max_listed = 50;
+}
+
+struct tbbt_pass2 *tbbt_pass2_new(const struct tbbt_pass2_opts *o, tbbt_p2_sink sink, void *ctx) {
+    struct tbbt_pass2 *p = g_new0(struct tbbt_pass2, 1);
+    if (o)
+        p->o = *o;
+    else
+        tbbt_pass2_opts_default(&p->o);
+    p->sink = sink;
+    p->ctx = ctx;
+    p->m = tbbt_fsmodel_new();
+    p->rng = g_rand_new_with_seed((guint32)(p->o.seed ^ (p->o.seed >> 32)));
+    p->cap = p->o.window + 1;
+    p->ring = g_new0(struct tbbt_rec, p->cap);
+    for (uint32_t i = 0; i < p->cap; i++)
+        tbbt_rec_init(&p->ring[i]);
+    p->head_seq = p->next_seq = 1;
+    p->pending = g_ptr_array_new();
+    p->group = g_ptr_array_new();
+    tbbt_rec_init(&p->scratch);
+    p->listed = g_string_new(NULL);
+    G_STATIC_ASSERT(G_N_ELEMENTS(p->st.rule_failures) >= 32);
+    g_assert(tbbt_nrules <= G_N_ELEMENTS(p->st.rule_failures));
+    return p;
+}
+
+/* Frees one waiting corrective record. */
+static void ins_free(struct ins *x) {
+    tbbt_rec_free(&x->r);
+    g_free(x);
+}
+
+void tbbt_pass2_free(struct tbbt_pass2 *p) {
+    if (!p) return;
+    for (uint32_t i = 0; i < p->cap; i++)
+        tbbt_rec_free(&p->ring[i]);
+    g_free(p->ring);
+    for (guint i = 0; i < p->pending->len; i++)
+        ins_free(p->pending->pdata[i]);
+    for (guint i = 0; i < p->group->len; i++)
+        ins_free(p->group->pdata[i]);
+    g_ptr_array_free(p->pending, TRUE);
+    g_ptr_array_free(p->group, TRUE);
+    tbbt_rec_free(&p->scratch);
+    tbbt_fsmodel_free(p->m);
+    g_rand_free(p->rng);
+    g_string_free(p->listed, TRUE);
+    g_free(p);
+}
+
+/* Gives one record to the sink. */
+static void out_rec(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
+    p->st.records_out++;
+    p->last_out_time = r->call_time;
+    p->have_out = 1;
+    if (!p->failed && p->sink && p->sink(p->ctx, r) != 0) p->failed = 1;
+}
+
+/* Gives the oldest held record to the sink, after the corrective records
+ * that go before it. */
+static void out_oldest(struct tbbt_pass2 *p) {
+    uint64_t s = p->head_seq;
+    guint k = 0;
+    while (k < p->pending->len && ((struct ins *)p->pending->pdata[k])->before_seq <= s) {
+        out_rec(p, &((struct ins *)p->pending->pdata[k])->r);
+        k++;
+    }
+    for (guint i = 0; i < k; i++)
+        ins_free(p->pending->pdata[i]);
+    if (k) g_ptr_array_remove_range(p->pending, 0, k);
+    out_rec(p, &p->ring[s % p->cap]);
+    p->head_seq++;
+}
+
+/* Time a record last touched an object: its reply when there was one. */
+static int64_t touch_time(const struct tbbt_rec *r) {
+    return (r->flags & TBBT_RF_REPLY_LOST) || r->reply_time < r->call_time ? r->call_time : r->reply_time;
+}
+
+/* Marks object id as touched at time t by record seq. */
+static void touch(struct tbbt_pass2 *p, tbbt_id id, int64_t t, uint64_t seq) {
+    if (!id) return;
+    struct tbbt_fsobj *o = tbbt_fsmodel_obj_get(p->m, id);
+    if (t > o->last_time) o->last_time = t;
+    if (seq > o->last_seq) o->last_seq = seq;
+}
+
+/* The objects a record names: handle, directories, new object, and the
+ * object (dir, name) holds now. */
+static void record_objects(const struct tbbt_fsmodel *m, const struct tbbt_rec *r, tbbt_id ids[5]) {
+    ids[0] = tbbt_rec_has(r, TBBT_F_OBJ) ? r->obj : 0;
+    ids[1] = tbbt_rec_has(r, TBBT_F_DIR) ? r->dir : 0;
+    ids[2] = tbbt_rec_has(r, TBBT_F_DIR2) ? r->dir2 : 0;
+    ids[3] = tbbt_rec_has(r, TBBT_F_NEWOBJ) ? r->newobj : 0;
+    ids[4] = 0;
+    if (ids[1] && tbbt_rec_has(r, TBBT_F_NAME))
+        tbbt_fsmodel_name(m, r->dir, tbbt_rec_str(r, r->name), r->name.len, &ids[4]);
+}
+
+/* fix_out.emit: notes the range the corrective record may take, applies
+ * it to the model, and keeps it in the group being built. */
+static void group_emit(void *ctx, struct tbbt_rec *x) {
+    struct tbbt_pass2 *p = ctx;
+    tbbt_id ids[5];
+    record_objects(p->m, x, ids);
+    for (int i = 0; i < 5; i++) {
+        const struct tbbt_fsobj *o = ids[i] ? tbbt_fsmodel_obj(p->m, ids[i]) : NULL;
+        if (!o) continue;
+        if (o->last_time > p->group_lo) p->group_lo = o->last_time;
+        if (o->last_seq > p->group_after) p->group_after = o->last_seq;
+    }
+    tbbt_fsmodel_apply(p->m, x, TBBT_NFS_OK);
+    struct ins *n = g_new0(struct ins, 1);
+    tbbt_rec_init(&n->r);
+    tbbt_rec_copy(&n->r, x);
+    g_ptr_array_add(p->group, n);
+}
+
+/* Orders waiting records by (before_seq, call time, insertion order). */
+static int ins_before(const struct ins *a, const struct ins *b) {
+    if (a->before_seq != b->before_seq) return a->before_seq < b->before_seq;
+    if (a->r.call_time != b->r.call_time) return a->r.call_time < b->r.call_time;
+    return a->order < b->order;
+}
+
+/* Adds x to the waiting records in order. */
+static void pending_add(struct tbbt_pass2 *p, struct ins *x) {
+    guint i = p->pending->len;
+    g_ptr_array_add(p->pending, x);
+    while (i > 0 && ins_before(x, p->pending->pdata[i - 1])) {
+        p->pending->pdata[i] = p->pending->pdata[i - 1];
+        i--;
+    }
+    p->pending->pdata[i] = x;
+}
+
+/* Compares two times (qsort). */
+static int cmp_time(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Gives the group's records their times, drawn from [lo, hi] where hi
+ * is the failing record's call time, and their places among the held
+ * records; moves them to the waiting list. */
+static void group_place(struct tbbt_pass2 *p, uint64_t seq, int64_t hi) {
+    guint n = p->group->len;
+    int64_t floor = p->have_out ? p->last_out_time : p->ring[p->head_seq % p->cap].call_time;
+    int64_t lo = p->group_lo;
+    if (lo < floor) {
+        if (lo) p->st.late_inserts += n; /* the valid range began before the window */
+        lo = floor;
+    }
+    if (lo > hi) lo = hi;
+    int64_t *t = g_new(int64_t, n);
+    for (guint i = 0; i < n; i++)
+        t[i] = lo + (int64_t)(g_rand_double(p->rng) * (double)(hi - lo));
+    qsort(t, n, sizeof(*t), cmp_time);
+    uint64_t from = p->group_after + 1 > p->head_seq ? p->group_after + 1 : p->head_seq;
+    for (guint i = 0; i < n; i++) {
+        struct ins *x = p->group->pdata[i];
+        x->r.call_time = x->r.reply_time = t[i];
+        x->order = p->ins_order++;
+        x->before_seq = seq;
+        for (uint64_t s = from; s < seq; s++)
+            if (p->ring[s % p->cap].call_time > t[i]) {
+                x->before_seq = s;
+                break;
+            }
+        from = x->before_seq > from ? x->before_seq : from;
+        tbbt_id ids[5];
+        record_objects(p->m, &x->r, ids);
+        for (int k = 0; k < 4; k++)
+            touch(p, ids[k], t[i], x->before_seq - 1);
+        pending_add(p, x);
+    }
+    g_free(t);
+    g_ptr_array_set_size(p->group, 0);
+}
+
+/* Lists an unexplained failure with its record for the report. */
+static void list_failure(struct tbbt_pass2 *p, const struct tbbt_rec *r, enum tbbt_oc pred,
+                         enum tbbt_oc traced, const char *what) {
+    p->st.unexplained++;
+    if (p->nlisted >= p->o.max_listed) return;
+    p->nlisted++;
+    g_string_append_printf(p->listed, "  %s %s: predicted %s, traced %s: ", tbbt_op_info(r->op)->name, what,
+                           tbbt_oc_name(pred), tbbt_oc_name(traced));
+    if (tbbt_rec_format_text(r, p->listed) != 0) g_string_append(p->listed, "(record not printable)");
+    g_string_append_c(p->listed, '\n');
+}
+
+/* A replay failure of record r (held as seq): runs its rule's correction
+ * and checks that the model now predicts the traced outcome. */
+static void correct_failure(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq, enum tbbt_oc pred,
+                            enum tbbt_oc traced) {
+    int row = tbbt_rule_find(r->op, pred, traced);
+    if (row >= 0 && tbbt_rules[row].fix == TBBT_FIX_AGREE) {
+        p->st.agreed++;
+        return;
+    }
+    p->st.failures++;
+    if (row < 0) {
+        list_failure(p, r, pred, traced, "no rule");
+        return;
+    }
+    p->st.rule_failures[row]++;
+    struct tbbt_fix_out fo = {p->m, group_emit, p, &p->scratch};
+    p->group_lo = 0;
+    p->group_after = 0;
+    int k = tbbt_fix_run(tbbt_rules[row].fix, r, &fo);
+    if (k < 0 || p->group->len == 0) {
+        list_failure(p, r, pred, traced, tbbt_rules[row].name);
+        return;
+    }
+    p->st.rule_inserted[row] += p->group->len;
+    p->st.inserted += p->group->len;
+    group_place(p, seq, r->call_time);
+    enum tbbt_oc again = tbbt_oc_predict(p->m, r);
+    if (again != TBBT_OC_ANY && again != traced)
+        list_failure(p, r, again, traced, "still failing after correction");
+    else
+        p->st.corrected++;
+}
+
+/* Does op make or remove a name (a lost reply of it is worth resolving)? */
+static int names_op(unsigned op) {
+    return op == TBBT_OP_CREATE || op == TBBT_OP_MKDIR || op == TBBT_OP_SYMLINK || op == TBBT_OP_MKNOD ||
+           op == TBBT_OP_LINK || op == TBBT_OP_REMOVE || op == TBBT_OP_RMDIR || op == TBBT_OP_RENAME;
+}
+
+/* A reply-lost record: the outcome is the model's prediction where it
+ * knows, else assumed success, to be confirmed by a later record. */
+static void lost_reply(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
+    p->st.lost++;
+    int pred = tbbt_fsmodel_predict(p->m, r);
+    if (pred == TBBT_PREDICT_ANY && r->status >= 0) pred = r->status; /* resolved by an earlier pass */
+    if (pred != TBBT_PREDICT_ANY) {
+        r->status = pred;
+        p->st.lost_by_model++;
+        tbbt_fsmodel_apply(p->m, r, pred);
+        return;
+    }
+    tbbt_fsmodel_apply(p->m, r, TBBT_NFS_OK);
+    p->st.lost_unresolved++;
+    if (!names_op(r->op) || !tbbt_rec_has(r, TBBT_F_NAME)) return;
+    struct tbbt_fsdent *d = tbbt_fsmodel_dent(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len);
+    if (d) d->user = seq;
+}
+
+/* A lookup with a reply reads (dir, name): if a lost reply's assumed
+ * effect set that name and the lost record is still held, the lookup
+ * resolves it. */
+static void resolve_lost(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
+    struct tbbt_fsdent *d = tbbt_fsmodel_dent(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len);
+    if (!d || !d->user) return;
+    uint64_t s = d->user;
+    d->user = 0;
+    if (s < p->head_seq) return;
+    struct tbbt_rec *l = &p->ring[s % p->cap];
+    if (!(l->flags & TBBT_RF_REPLY_LOST) || l->status >= 0) return;
+    int makes = l->op != TBBT_OP_REMOVE && l->op != TBBT_OP_RMDIR && l->op != TBBT_OP_RENAME;
+    if (makes && r->status == TBBT_NFS_OK && d->state == TBBT_NAME_PRESENT) {
+        l->status = TBBT_NFS_OK;
+        if (l->op != TBBT_OP_LINK && tbbt_rec_has(r, TBBT_F_NEWOBJ) && !tbbt_rec_has(l, TBBT_F_NEWOBJ))
+            tbbt_rec_set_u64(l, TBBT_F_NEWOBJ, r->newobj);
+    } else if (!makes && r->status == TBBT_NFSERR_NOENT && d->state == TBBT_NAME_ABSENT) {
+        l->status = TBBT_NFS_OK;
+    } else {
+        return;
+    }
+    p->st.lost_by_later++;
+    p->st.lost_unresolved--;
+}
+
+/* Pre-plays the held record seq. */
+static void preplay(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
+    if (r->flags & TBBT_RF_RPC_ERROR) {
+        p->st.rpc_errors++;
+        return;
+    }
+    if (r->op >= TBBT_OP_COUNT) return;
+    if ((r->flags & TBBT_RF_REPLY_LOST) || r->status < 0) {
+        lost_reply(p, r, seq);
+    } else {
+        enum tbbt_oc pred = tbbt_oc_predict(p->m, r);
+        enum tbbt_oc traced = tbbt_oc_of_status(r->status);
+        if (traced == TBBT_OC_OTHER)
+            p->st.unmodelled++;
+        else if (pred != TBBT_OC_ANY && pred != traced)
+            correct_failure(p, r, seq, pred, traced);
+        if (r->op == TBBT_OP_LOOKUP) resolve_lost(p, r);
+        tbbt_fsmodel_apply(p->m, r, r->status);
+    }
+    tbbt_id ids[5];
+    record_objects(p->m, r, ids);
+    int64_t t = touch_time(r);
+    for (int k = 0; k < 5; k++)
+        touch(p, ids[k], t, seq);
+}
+
+int tbbt_pass2_put(void *p2, const struct tbbt_rec *in) {
+    struct tbbt_pass2 *p = p2;
+    uint64_t seq = p->next_seq++;
+    struct tbbt_rec *r = &p->ring[seq % p->cap];
+    tbbt_rec_copy(r, in);
+    p->st.records_in++;
+    preplay(p, r, seq);
+    while (p->next_seq - p->head_seq > p->o.window)
+        out_oldest(p);
+    return p->failed ? -1 : 0;
+}
+
+int tbbt_pass2_finish(struct tbbt_pass2 *p) {
+    while (p->head_seq < p->next_seq)
+        out_oldest(p);
+    for (guint i = 0; i < p->pending->len; i++) {
+        out_rec(p, &((struct ins *)p->pending->pdata[i])->r);
+        ins_free(p->pending->pdata[i]);
+    }
+    g_ptr_array_set_size(p->pending, 0);
+    tbbt_fsmodel_stats(p->m, &p->st.model);
+    return p->failed ? -1 : 0;
+}
+
+const struct tbbt_pass2_stats *tbbt_pass2_stats(const struct tbbt_pass2 *p) {
+    return &p->st;
+}
+
+struct tbbt_fsmodel *tbbt_pass2_model(struct tbbt_pass2 *p) {
+    return p->m;
+}
+
+/* Share of the trace, in percent, of n records. */
+static double share(const struct tbbt_pass2 *p, uint64_t n) {
+    return p->st.records_in ? 100.0 * (double)n / (double)p->st.records_in : 0.0;
+}
+
+void tbbt_pass2_report(const struct tbbt_pass2 *p, FILE *out) {
+    const struct tbbt_pass2_stats *s = &p->st;
+    fprintf(out,
+            "Pre-play: %" PRIu64 " records, %" PRIu64 " replay failures found: %" PRIu64
+            " corrected, %" PRIu64 " unexplained\n",
+            s->records_in, s->failures, s->corrected, s->unexplained);
+    fprintf(out, "Inserted: %" PRIu64 " corrective records, %.4f%% of the trace (%" PRIu64 " records out)\n",
+            s->inserted, share(p, s->inserted), s->records_out);
+    fprintf(out,
+            "Lost replies: %" PRIu64 " (%.3f%%): %" PRIu64 " resolved by the model, %" PRIu64
+            " by a later record, %" PRIu64 " assumed to succeed\n",
+            s->lost, share(p, s->lost), s->lost_by_model, s->lost_by_later, s->lost_unresolved);
+    fprintf(out,
+            "Not failures: %" PRIu64 " taught by a rule, %" PRIu64
+            " traced errors outside the model, %" PRIu64 " RPC errors; %" PRIu64
+            " inserted records placed at the window's edge\n",
+            s->agreed, s->unmodelled, s->rpc_errors, s->late_inserts);
+    for (unsigned i = 0; i < tbbt_nrules; i++)
+        if (s->rule_failures[i])
+            fprintf(out, "  rule %-24s %8" PRIu64 " failures %8" PRIu64 " inserted  (%s)\n",
+                    tbbt_rules[i].name, s->rule_failures[i], s->rule_inserted[i], tbbt_rules[i].why);
+    fprintf(out,
+            "Model: %" PRIu64 " objects (%" PRIu64 " initial, %" PRIu64 " created, %" PRIu64
+            " gone), %" PRIu64 " names (%" PRIu64 " present, %" PRIu64 " present before the trace)\n",
+            s->model.objects, s->model.initial, s->model.created, s->model.gone, s->model.entries,
+            s->model.present, s->model.init_present);
+    if (s->unexplained)
+        fprintf(out, "Unexplained failures (%u of %" PRIu64 " listed):\n%s", p->nlisted, s->unexplained,
+                p->listed->str);
+}
+
+void tbbt_pass2_report_json(const struct tbbt_pass2 *p, GString *o) {
+    const struct tbbt_pass2_stats *s = &p->st;
+    g_string_append_printf(
+        o,
+        "{\"records\":%" PRIu64 ",\"records_out\":%" PRIu64 ",\"failures\":%" PRIu64 ",\"corrected\":%" PRIu64
+        ",\"unexplained\":%" PRIu64 ",\"inserted\":%" PRIu64 ",\"inserted_share\":%.6f,\"agreed\":%" PRIu64
+        ",\"unmodelled\":%" PRIu64 ",\"rpc_errors\":%" PRIu64 ",\"late_inserts\":%" PRIu64,
+        s->records_in, s->records_out, s->failures, s->corrected, s->unexplained, s->inserted,
+        share(p, s->inserted) / 100.0, s->agreed, s->unmodelled, s->rpc_errors, s->late_inserts);
+    g_string_append_printf(o,
+                           ",\"lost\":%" PRIu64 ",\"lost_by_model\":%" PRIu64 ",\"lost_by_later\":%" PRIu64
+                           ",\"lost_unresolved\":%" PRIu64,
+                           s->lost, s->lost_by_model, s->lost_by_later, s->lost_unresolved);
+    g_string_append(o, ",\"rules\":{");
+    int first = 1;
+    for (unsigned i = 0; i < tbbt_nrules; i++) {
+        if (!s->rule_failures[i]) continue;
+        g_string_append_printf(o, "%s\"%s\":{\"failures\":%" PRIu64 ",\"inserted\":%" PRIu64 "}",
+                               first ? "" : ",", tbbt_rules[i].name, s->rule_failures[i],
+                               s->rule_inserted[i]);
+        first = 0;
+    }
+    g_string_append_printf(o,
+                           "},\"model\":{\"objects\":%" PRIu64 ",\"initial\":%" PRIu64 ",\"created\":%" PRIu64
+                           ",\"gone\":%" PRIu64 ",\"names\":%" PRIu64 ",\"present\":%" PRIu64
+                           ",\"initially_present\":%" PRIu64 "},\"unexplained_listed\":",
+                           s->model.objects, s->model.initial, s->model.created, s->model.gone,
+                           s->model.entries, s->model.present, s->model.init_present);
+    tbbt_json_str(o, p->listed->str, p->listed->len);
+    g_string_append_c(o, '}');
+}

@@ -1,0 +1,105 @@
+/* pass2.h -- tbbt-prep pass 2: pre-play the records against the file-system
+ * model and insert the corrective records that make a replay reproduce
+ * the traced outcomes (paper 3.1).
+ *
+ * Records go in one at a time in call-time order (tbbt_pass2_put is a
+ * tbbt_rec_sink, so pass 1 can feed it directly) and come out through the
+ * caller's sink, in order, with the inserted records among them. For each
+ * record the model predicts the replay's outcome; where the trace says
+ * otherwise, the row of the correction table (rules.h) for (operation,
+ * predicted, traced) gives the records to insert before it. Each inserted
+ * record is flagged TBBT_RF_INSERTED and gets a call time drawn (seeded)
+ * from its valid range: after the last record that touched the objects it
+ * touches, before the record that would fail. So that the range is not
+ * just the gap before the failing record, the last `window` records are
+ * held back before they go to the sink.
+ *
+ * Lost replies (TBBT_RF_REPLY_LOST): the model decides the call's outcome
+ * where it knows (the record then carries that status, still flagged
+ * lost); where it does not, the call is assumed to have succeeded and the
+ * record stays unresolved until a later record shows its effect -- a later
+ * successful lookup of the name a lost create/mkdir/symlink/mknod/link
+ * made resolves it as success and fills in the object it made, and a
+ * later lookup failing on the name a lost remove/rmdir/rename removed
+ * resolves it as success -- if the record is still in the window. A lost
+ * reply is never a replay failure (there is no traced status to miss).
+ *
+ * Memory: the model (objects and names the trace names) plus the window;
+ * never the trace. */
+#ifndef TBBT_PASS2_H
+#define TBBT_PASS2_H
+
+#include <glib.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "fsmodel.h"
+#include "record.h"
+#include "rules.h"
+
+/* Receives each output record in order; returns 0, or -1 to stop (the
+ * same shape as pass 1's sink). */
+typedef int (*tbbt_p2_sink)(void *ctx, const struct tbbt_rec *r);
+
+struct tbbt_pass2_opts {
+    uint64_t seed;       /* inserted records' times (default 1) */
+    uint32_t window;     /* records held back (default 1024; 0 = none) */
+    uint32_t max_listed; /* unexplained failures kept for the report (default 50) */
+};
+
+/* Fills o with the defaults. */
+void tbbt_pass2_opts_default(struct tbbt_pass2_opts *o);
+
+/* Counts, for the report. */
+struct tbbt_pass2_stats {
+    uint64_t records_in;             /* records put */
+    uint64_t records_out;            /* records given to the sink (in + inserted) */
+    uint64_t inserted;               /* corrective records */
+    uint64_t failures;               /* replay failures found (traced outcome != predicted) */
+    uint64_t corrected;              /* of which a rule's records fixed */
+    uint64_t unexplained;            /* of which no rule could fix */
+    uint64_t agreed;                 /* predicted/traced pairs a rule declares no failure (teaching) */
+    uint64_t unmodelled;             /* traced errors the model does not predict (ACCES, NOSPC, ...) */
+    uint64_t rpc_errors;             /* RPC-level errors: the call never ran, skipped */
+    uint64_t lost;                   /* reply-lost records */
+    uint64_t lost_by_model;          /* resolved: the model knew the outcome */
+    uint64_t lost_by_later;          /* resolved by a later record */
+    uint64_t lost_unresolved;        /* assumed to succeed, never confirmed */
+    uint64_t late_inserts;           /* inserted records whose range was cut by the window */
+    uint64_t rule_failures[64];      /* per row of tbbt_rules: failures found */
+    uint64_t rule_inserted[64];      /* per row: records inserted */
+    struct tbbt_fsmodel_stats model; /* at the end */
+};
+
+struct tbbt_pass2;
+
+/* Creates a pass writing to sink (may be NULL: check only, nothing is
+ * written). o may be NULL for the defaults. Free with tbbt_pass2_free. */
+struct tbbt_pass2 *tbbt_pass2_new(const struct tbbt_pass2_opts *o, tbbt_p2_sink sink, void *ctx);
+
+/* Pre-plays one record (a tbbt_rec_sink: pass the pass as ctx). r is
+ * copied. Returns 0, or -1 once the sink has failed. */
+int tbbt_pass2_put(void *p2, const struct tbbt_rec *r);
+
+/* Flushes the window to the sink. Returns 0, or -1 if the sink failed at
+ * any point. */
+int tbbt_pass2_finish(struct tbbt_pass2 *p);
+
+/* The counts (model counts filled by finish). */
+const struct tbbt_pass2_stats *tbbt_pass2_stats(const struct tbbt_pass2 *p);
+
+/* The model (owned by the pass; valid until free): after finish, the
+ * state at the end of the trace with every initial name it learnt. */
+struct tbbt_fsmodel *tbbt_pass2_model(struct tbbt_pass2 *p);
+
+/* Writes the report as text: failures per rule, records inserted and
+ * their share, lost replies, and the unexplained failures with their
+ * records in text form. */
+void tbbt_pass2_report(const struct tbbt_pass2 *p, FILE *out);
+
+/* Appends the report as one JSON object to out. */
+void tbbt_pass2_report_json(const struct tbbt_pass2 *p, GString *out);
+
+void tbbt_pass2_free(struct tbbt_pass2 *p);
+
+#endif

@@ -1,0 +1,247 @@
+/* rules.c -- the correction table and the builders of corrective records. */
+#include "rules.h"
+
+#include <string.h>
+
+#define H TBBT_RULE_ANY_HANDLE_OP
+
+/* The table. Rows are looked up by (op, predicted, traced); the first
+ * match wins. Predicted "ok" on a handle operation means "the model knows
+ * the object and it is not gone". */
+const struct tbbt_rule tbbt_rules[] = {
+    /* lookup */
+    {"lookup-ok-absent", TBBT_OP_LOOKUP, TBBT_OC_NOENT, TBBT_OC_OK, TBBT_FIX_MAKE_BY_REPLY,
+     "lookup found a name the model had removed: a create/mkdir/symlink/mknod was lost"},
+    {"lookup-noent-present", TBBT_OP_LOOKUP, TBBT_OC_OK, TBBT_OC_NOENT, TBBT_FIX_REMOVE_NAME,
+     "lookup missed a name the model holds: a remove was lost"},
+    {"lookup-other-object", TBBT_OP_LOOKUP, TBBT_OC_OK_OTHER, TBBT_OC_OK, TBBT_FIX_REPLACE,
+     "lookup found another object under the name: a remove and a create were lost"},
+    /* create */
+    {"create-exists", TBBT_OP_CREATE, TBBT_OC_EXIST, TBBT_OC_OK, TBBT_FIX_REMOVE_NAME,
+     "exclusive create succeeded on an existing name: a remove was lost (removes outnumber renames)"},
+    {"create-eexist-absent", TBBT_OP_CREATE, TBBT_OC_OK, TBBT_OC_EXIST, TBBT_FIX_MAKE_FILE,
+     "create met an existing name the model had absent: a create was lost"},
+    {"create-other-object", TBBT_OP_CREATE, TBBT_OC_OK_OTHER, TBBT_OC_OK, TBBT_FIX_REMOVE_NAME,
+     "unchecked create made a new object over an existing name: a remove was lost"},
+    /* mkdir, symlink, mknod */
+    {"mkdir-exists", TBBT_OP_MKDIR, TBBT_OC_EXIST, TBBT_OC_OK, TBBT_FIX_REMOVE_NAME,
+     "mkdir succeeded on an existing name: a remove was lost"},
+    {"mkdir-eexist-absent", TBBT_OP_MKDIR, TBBT_OC_OK, TBBT_OC_EXIST, TBBT_FIX_MAKE_FILE,
+     "mkdir met an existing name the model had absent: a create was lost"},
+    {"symlink-exists", TBBT_OP_SYMLINK, TBBT_OC_EXIST, TBBT_OC_OK, TBBT_FIX_REMOVE_NAME,
+     "symlink succeeded on an existing name: a remove was lost"},
+    {"symlink-eexist-absent", TBBT_OP_SYMLINK, TBBT_OC_OK, TBBT_OC_EXIST, TBBT_FIX_MAKE_FILE,
+     "symlink met an existing name the model had absent: a create was lost"},
+    {"mknod-exists", TBBT_OP_MKNOD, TBBT_OC_EXIST, TBBT_OC_OK, TBBT_FIX_REMOVE_NAME,
+     "mknod succeeded on an existing name: a remove was lost"},
+    {"mknod-eexist-absent", TBBT_OP_MKNOD, TBBT_OC_OK, TBBT_OC_EXIST, TBBT_FIX_MAKE_FILE,
+     "mknod met an existing name the model had absent: a create was lost"},
+    /* link */
+    {"link-exists", TBBT_OP_LINK, TBBT_OC_EXIST, TBBT_OC_OK, TBBT_FIX_REMOVE_NAME,
+     "link succeeded on an existing name: a remove was lost"},
+    {"link-eexist-absent", TBBT_OP_LINK, TBBT_OC_OK, TBBT_OC_EXIST, TBBT_FIX_MAKE_FILE,
+     "link met an existing name the model had absent: a create was lost"},
+    /* remove */
+    {"remove-missing", TBBT_OP_REMOVE, TBBT_OC_NOENT, TBBT_OC_OK, TBBT_FIX_MAKE_FILE,
+     "remove of a name the model had absent succeeded: a create was lost"},
+    {"remove-noent-present", TBBT_OP_REMOVE, TBBT_OC_OK, TBBT_OC_NOENT, TBBT_FIX_REMOVE_NAME,
+     "remove missed a name the model holds: an earlier remove was lost"},
+    /* rmdir */
+    {"rmdir-missing", TBBT_OP_RMDIR, TBBT_OC_NOENT, TBBT_OC_OK, TBBT_FIX_MAKE_DIR,
+     "rmdir of a name the model had absent succeeded: a mkdir was lost"},
+    {"rmdir-not-empty", TBBT_OP_RMDIR, TBBT_OC_NOTEMPTY, TBBT_OC_OK, TBBT_FIX_EMPTY_DIR,
+     "rmdir succeeded on a directory with entries: their removes were lost"},
+    {"rmdir-noent-present", TBBT_OP_RMDIR, TBBT_OC_OK, TBBT_OC_NOENT, TBBT_FIX_REMOVE_NAME,
+     "rmdir missed a directory the model holds: an earlier rmdir was lost"},
+    {"rmdir-noent-nonempty", TBBT_OP_RMDIR, TBBT_OC_NOTEMPTY, TBBT_OC_NOENT, TBBT_FIX_REMOVE_NAME,
+     "rmdir missed a non-empty directory the model holds: its removes and rmdir were lost"},
+    {"rmdir-unknown-entries", TBBT_OP_RMDIR, TBBT_OC_OK, TBBT_OC_NOTEMPTY, TBBT_FIX_AGREE,
+     "rmdir found entries the trace never named: they existed before (teaches)"},
+    /* rename */
+    {"rename-missing-source", TBBT_OP_RENAME, TBBT_OC_NOENT, TBBT_OC_OK, TBBT_FIX_MAKE_FILE,
+     "rename of a source the model had absent succeeded: a create was lost"},
+    {"rename-noent-present", TBBT_OP_RENAME, TBBT_OC_OK, TBBT_OC_NOENT, TBBT_FIX_REMOVE_NAME,
+     "rename missed a source the model holds: a remove was lost"},
+    {"rename-target-not-empty", TBBT_OP_RENAME, TBBT_OC_NOTEMPTY, TBBT_OC_OK, TBBT_FIX_EMPTY_NAME2,
+     "rename replaced a directory with entries: their removes were lost"},
+    {"rename-unknown-entries", TBBT_OP_RENAME, TBBT_OC_OK, TBBT_OC_NOTEMPTY, TBBT_FIX_AGREE,
+     "rename's target had entries the trace never named (teaches)"},
+    {"rename-noent-nonempty", TBBT_OP_RENAME, TBBT_OC_NOTEMPTY, TBBT_OC_NOENT, TBBT_FIX_REMOVE_NAME,
+     "rename missed a source the model holds: a remove was lost"},
+    /* operations on a handle */
+    {"handle-stale-live", H, TBBT_OC_OK, TBBT_OC_STALE, TBBT_FIX_REMOVE_OBJ,
+     "an object the model holds was stale: the removes of its names were lost"},
+    {"lookup-stale-live", TBBT_OP_LOOKUP, TBBT_OC_OK, TBBT_OC_STALE, TBBT_FIX_AGREE,
+     "lookup in a directory the trace saw go stale (teaches)"},
+    {"lookup-stale-absent", TBBT_OP_LOOKUP, TBBT_OC_NOENT, TBBT_OC_STALE, TBBT_FIX_AGREE,
+     "lookup in a directory the trace saw go stale (teaches)"},
+};
+
+const unsigned tbbt_nrules = G_N_ELEMENTS(tbbt_rules);
+
+enum tbbt_oc tbbt_oc_of_status(int status) {
+    switch (status) {
+    case TBBT_NFS_OK: return TBBT_OC_OK;
+    case TBBT_NFSERR_NOENT: return TBBT_OC_NOENT;
+    case TBBT_NFSERR_EXIST: return TBBT_OC_EXIST;
+    case TBBT_NFSERR_NOTEMPTY: return TBBT_OC_NOTEMPTY;
+    case TBBT_NFSERR_STALE:
+    case 10001: return TBBT_OC_STALE; /* BADHANDLE */
+    case TBBT_NFSERR_NOTDIR: return TBBT_OC_NOTDIR;
+    case TBBT_PREDICT_ANY: return TBBT_OC_ANY;
+    default: return TBBT_OC_OTHER;
+    }
+}
+
+enum tbbt_oc tbbt_oc_predict(const struct tbbt_fsmodel *m, const struct tbbt_rec *r) {
+    int p = tbbt_fsmodel_predict(m, r);
+    enum tbbt_oc c = tbbt_oc_of_status(p);
+    if (c != TBBT_OC_OK || (r->op != TBBT_OP_LOOKUP && r->op != TBBT_OP_CREATE)) return c;
+    if (!tbbt_rec_has(r, TBBT_F_NEWOBJ) || !r->newobj) return c;
+    tbbt_id cur;
+    if (tbbt_fsmodel_name(m, r->dir, tbbt_rec_str(r, r->name), r->name.len, &cur) != TBBT_NAME_PRESENT)
+        return c;
+    return cur && cur != r->newobj ? TBBT_OC_OK_OTHER : c;
+}
+
+const char *tbbt_oc_name(enum tbbt_oc c) {
+    static const char *const n[TBBT_OC_COUNT_] = {"any",      "ok",    "ok-other-object", "noent", "exist",
+                                                  "notempty", "stale", "notdir",          "other"};
+    return c < TBBT_OC_COUNT_ ? n[c] : "?";
+}
+
+const char *tbbt_fix_name(enum tbbt_fix_act a) {
+    static const char *const n[TBBT_FIX_COUNT_] = {"none",      "remove-name", "make-by-reply",
+                                                   "replace",   "make-file",   "make-dir",
+                                                   "empty-dir", "empty-name2", "remove-object"};
+    return a < TBBT_FIX_COUNT_ ? n[a] : "?";
+}
+
+/* Does row w's op cover operation op? */
+static int rule_op_matches(int w, int op) {
+    if (w != TBBT_RULE_ANY_HANDLE_OP) return w == op;
+    unsigned f = op >= 0 && op < TBBT_OP_COUNT ? tbbt_op_info(op)->flags : 0;
+    return (f & TBBT_OPF_OBJ) && !(f & TBBT_OPF_DIRNAME);
+}
+
+int tbbt_rule_find(int op, enum tbbt_oc predicted, enum tbbt_oc traced) {
+    for (unsigned i = 0; i < tbbt_nrules; i++) {
+        const struct tbbt_rule *w = &tbbt_rules[i];
+        if (w->predicted == predicted && w->traced == traced && rule_op_matches(w->op, op)) return (int)i;
+    }
+    return -1;
+}
+
+/* Starts a corrective record in out->scratch: the failing record's
+ * client, server, version and credentials, operation op on (dir, name). */
+static struct tbbt_rec *fix_begin(struct tbbt_fix_out *out, const struct tbbt_rec *r, enum tbbt_op op,
+                                  tbbt_id dir, const char *name, size_t len) {
+    struct tbbt_rec *x = out->scratch;
+    tbbt_rec_clear(x);
+    x->client = r->client;
+    x->server = r->server;
+    x->vers = r->vers;
+    x->cred = r->cred;
+    x->op = (uint8_t)op;
+    x->flags = TBBT_RF_INSERTED | (r->flags & TBBT_RF_TCP);
+    x->status = TBBT_NFS_OK;
+    tbbt_rec_set_u64(x, TBBT_F_DIR, dir);
+    tbbt_rec_set_str(x, TBBT_F_NAME, name, len);
+    return x;
+}
+
+/* Emits the removal of what (dir, name) holds, emptying a directory
+ * first (depth-first). Returns the records emitted. */
+static int remove_name(struct tbbt_fix_out *out, const struct tbbt_rec *r, tbbt_id dir, const char *name,
+                       size_t len, unsigned depth) {
+    tbbt_id cur;
+    if (tbbt_fsmodel_name(out->m, dir, name, len, &cur) != TBBT_NAME_PRESENT || depth > 64) return 0;
+    const struct tbbt_fsobj *o = cur ? tbbt_fsmodel_obj(out->m, cur) : NULL;
+    int isdir = o && (o->attr.type == TBBT_FT_DIR || o->nchildren);
+    int n = 0;
+    if (o && o->nchildren) {
+        GPtrArray *kids = g_ptr_array_new_with_free_func(g_free);
+        for (const struct tbbt_fsdent *d = o->children; d; d = d->child_next)
+            g_ptr_array_add(kids, g_strndup(d->name, d->len));
+        for (guint i = 0; i < kids->len; i++)
+            n += remove_name(out, r, cur, kids->pdata[i], strlen(kids->pdata[i]), depth + 1);
+        g_ptr_array_free(kids, TRUE);
+    }
+    fix_begin(out, r, isdir ? TBBT_OP_RMDIR : TBBT_OP_REMOVE, dir, name, len);
+    out->emit(out->ctx, out->scratch);
+    return n + 1;
+}
+
+/* Emits the removal of every entry of the directory (dir, name) holds. */
+static int empty_dir(struct tbbt_fix_out *out, const struct tbbt_rec *r, tbbt_id dir, const char *name,
+                     size_t len) {
+    tbbt_id cur;
+    if (tbbt_fsmodel_name(out->m, dir, name, len, &cur) != TBBT_NAME_PRESENT || !cur) return -1;
+    const struct tbbt_fsobj *o = tbbt_fsmodel_obj(out->m, cur);
+    if (!o || !o->nchildren) return -1;
+    GPtrArray *kids = g_ptr_array_new_with_free_func(g_free);
+    for (const struct tbbt_fsdent *d = o->children; d; d = d->child_next)
+        g_ptr_array_add(kids, g_strndup(d->name, d->len));
+    int n = 0;
+    for (guint i = 0; i < kids->len; i++)
+        n += remove_name(out, r, cur, kids->pdata[i], strlen(kids->pdata[i]), 1);
+    g_ptr_array_free(kids, TRUE);
+    return n;
+}
+
+/* Emits the making of (dir, name) as an object of the given type (NF3
+ * type), as newobj (0 = an object the trace never showed). */
+static int make_name(struct tbbt_fix_out *out, const struct tbbt_rec *r, tbbt_id dir, const char *name,
+                     size_t len, uint32_t type, tbbt_id newobj, uint32_t mode) {
+    enum tbbt_op op = type == TBBT_FT_DIR                                                    ? TBBT_OP_MKDIR
+                      : type == TBBT_FT_LNK                                                  ? TBBT_OP_SYMLINK
+                      : (type >= TBBT_FT_BLK && type <= TBBT_FT_FIFO && type != TBBT_FT_LNK) ? TBBT_OP_MKNOD
+                                                                                             : TBBT_OP_CREATE;
+    if (!type) type = TBBT_FT_REG;
+    struct tbbt_rec *x = fix_begin(out, r, op, dir, name, len);
+    if (op == TBBT_OP_CREATE) tbbt_rec_set_u64(x, TBBT_F_CREATEHOW, 0);
+    if (op == TBBT_OP_SYMLINK) tbbt_rec_set_str(x, TBBT_F_TARGET, "tbbt-inserted", 13);
+    if (op == TBBT_OP_MKNOD) tbbt_rec_set_u64(x, TBBT_F_NODETYPE, type);
+    tbbt_rec_set_u64(x, TBBT_F_SET_MODE, mode ? mode : type == TBBT_FT_DIR ? 0755 : 0644);
+    if (newobj) tbbt_rec_set_u64(x, TBBT_F_NEWOBJ, newobj);
+    tbbt_rec_set_u64(x, TBBT_F_TYPE, type);
+    out->emit(out->ctx, x);
+    return 1;
+}
+
+int tbbt_fix_run(enum tbbt_fix_act a, const struct tbbt_rec *r, struct tbbt_fix_out *out) {
+    const char *n = tbbt_rec_str(r, r->name);
+    uint32_t mode = tbbt_rec_has(r, TBBT_F_MODE) ? (r->mode & 07777) : 0;
+    int k;
+    switch (a) {
+    case TBBT_FIX_AGREE: return 0;
+    case TBBT_FIX_REMOVE_NAME: k = remove_name(out, r, r->dir, n, r->name.len, 0); return k ? k : -1;
+    case TBBT_FIX_MAKE_BY_REPLY: return make_name(out, r, r->dir, n, r->name.len, r->type, r->newobj, mode);
+    case TBBT_FIX_REPLACE:
+        k = remove_name(out, r, r->dir, n, r->name.len, 0);
+        if (k <= 0) return -1;
+        return k + make_name(out, r, r->dir, n, r->name.len, r->type, r->newobj, mode);
+    case TBBT_FIX_MAKE_FILE: return make_name(out, r, r->dir, n, r->name.len, TBBT_FT_REG, 0, 0);
+    case TBBT_FIX_MAKE_DIR: return make_name(out, r, r->dir, n, r->name.len, TBBT_FT_DIR, 0, 0);
+    case TBBT_FIX_EMPTY_DIR: return empty_dir(out, r, r->dir, n, r->name.len);
+    case TBBT_FIX_EMPTY_NAME2: return empty_dir(out, r, r->dir2, tbbt_rec_str(r, r->name2), r->name2.len);
+    case TBBT_FIX_REMOVE_OBJ: {
+        const struct tbbt_fsobj *o = r->obj ? tbbt_fsmodel_obj(out->m, r->obj) : NULL;
+        if (!o || !o->links) return -1;
+        GArray *dirs = g_array_new(FALSE, FALSE, sizeof(tbbt_id));
+        GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+        for (const struct tbbt_fsdent *d = o->links; d; d = d->link_next) {
+            g_array_append_val(dirs, d->dir);
+            g_ptr_array_add(names, g_strndup(d->name, d->len));
+        }
+        k = 0;
+        for (guint i = 0; i < names->len; i++)
+            k += remove_name(out, r, g_array_index(dirs, tbbt_id, i), names->pdata[i],
+                             strlen(names->pdata[i]), 0);
+        g_array_free(dirs, TRUE);
+        g_ptr_array_free(names, TRUE);
+        return k ? k : -1;
+    }
+    default: return -1;
+    }
+}

@@ -1,0 +1,99 @@
+/* rules.h -- the table of correction rules of pass 2 (paper 3.1, Table 2).
+ *
+ * A replay failure is a record whose traced outcome differs from the
+ * outcome the file-system model predicts for its replay. Outcomes are
+ * compared as classes (success, "no such name", "exists", "not empty",
+ * "stale handle", ...). Each rule is one row: the operation (or every
+ * operation on a handle), the predicted class, the traced class, and the
+ * corrective records to insert before the record so that its replay gets
+ * the traced outcome. A row whose action is TBBT_FIX_AGREE says the pair
+ * is no failure at all (the model did not know enough; the record
+ * teaches). A failure that matches no row is "unexplained". */
+#ifndef TBBT_RULES_H
+#define TBBT_RULES_H
+
+#include <stdint.h>
+
+#include "fsmodel.h"
+#include "record.h"
+
+/* Outcome classes. */
+enum tbbt_oc {
+    TBBT_OC_ANY = 0,  /* predicted: the model does not know */
+    TBBT_OC_OK,       /* success */
+    TBBT_OC_OK_OTHER, /* predicted: success, but the name holds another object than the reply shows */
+    TBBT_OC_NOENT,
+    TBBT_OC_EXIST,
+    TBBT_OC_NOTEMPTY,
+    TBBT_OC_STALE, /* STALE, BADHANDLE */
+    TBBT_OC_NOTDIR,
+    TBBT_OC_OTHER, /* traced: an error the model does not model (ACCES, NOSPC, ...) */
+    TBBT_OC_COUNT_
+};
+
+/* Corrective actions. */
+enum tbbt_fix_act {
+    TBBT_FIX_AGREE = 0,     /* not a failure: the record teaches, nothing inserted */
+    TBBT_FIX_REMOVE_NAME,   /* remove (rmdir, after emptying it) what (dir, name) holds */
+    TBBT_FIX_MAKE_BY_REPLY, /* create/mkdir/symlink/mknod (dir, name) as the reply's type, as newobj */
+    TBBT_FIX_REPLACE,       /* REMOVE_NAME, then MAKE_BY_REPLY */
+    TBBT_FIX_MAKE_FILE,     /* create a regular file at (dir, name) */
+    TBBT_FIX_MAKE_DIR,      /* mkdir (dir, name) */
+    TBBT_FIX_EMPTY_DIR,     /* remove every entry of the directory (dir, name) holds */
+    TBBT_FIX_EMPTY_NAME2,   /* remove every entry of the directory (dir2, name2) holds */
+    TBBT_FIX_REMOVE_OBJ,    /* remove every name of the record's object (obj) */
+    TBBT_FIX_COUNT_
+};
+
+/* Wildcard op of a row: every operation that names an object by handle
+ * only (getattr, read, write, readdir, ...). */
+#define TBBT_RULE_ANY_HANDLE_OP (-1)
+
+/* One row of the table. */
+struct tbbt_rule {
+    const char *name; /* short identifier used in reports: "create-exists" */
+    int op;           /* enum tbbt_op, or TBBT_RULE_ANY_HANDLE_OP */
+    enum tbbt_oc predicted, traced;
+    enum tbbt_fix_act fix;
+    const char *why; /* one line for the report */
+};
+
+/* The table and its length. */
+extern const struct tbbt_rule tbbt_rules[];
+extern const unsigned tbbt_nrules;
+
+/* Class of a traced NFS status (TBBT_OC_OTHER when not modelled). */
+enum tbbt_oc tbbt_oc_of_status(int status);
+
+/* Class of the model's prediction for r (TBBT_OC_OK_OTHER when a lookup
+ * or create would find another object than the one r's reply shows). */
+enum tbbt_oc tbbt_oc_predict(const struct tbbt_fsmodel *m, const struct tbbt_rec *r);
+
+/* Name of a class ("ok", "noent", ...). */
+const char *tbbt_oc_name(enum tbbt_oc c);
+
+/* Name of an action ("remove-name", ...). */
+const char *tbbt_fix_name(enum tbbt_fix_act a);
+
+/* The row for (r's op, predicted, traced), or -1 when none matches. */
+int tbbt_rule_find(int op, enum tbbt_oc predicted, enum tbbt_oc traced);
+
+/* Where the corrective records of an action go: emit receives each one in
+ * order (a record built on the failing one's client, server, version and
+ * credentials, flagged TBBT_RF_INSERTED, times not yet set) and must apply
+ * it to the model before returning, so the next one sees its effect. An
+ * object the trace never showed is made with no newobj (the model binds
+ * it when a later reply names it). */
+struct tbbt_fix_out {
+    struct tbbt_fsmodel *m;
+    void (*emit)(void *ctx, struct tbbt_rec *ins);
+    void *ctx;
+    struct tbbt_rec *scratch; /* initialised record the builder may reuse */
+};
+
+/* Runs action a for failing record r. Returns the number of records
+ * emitted, or -1 when the action cannot be built from what the model
+ * knows (nothing was emitted then). */
+int tbbt_fix_run(enum tbbt_fix_act a, const struct tbbt_rec *r, struct tbbt_fix_out *out);
+
+#endif

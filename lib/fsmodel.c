@@ -1,0 +1,593 @@
+/* fsmodel.c -- the in-memory file-system model (see fsmodel.h). */
+#include "fsmodel.h"
+
+#include <string.h>
+
+#include "htab.h"
+
+struct tbbt_fsmodel {
+    struct tbbt_htab objs;  /* struct tbbt_fsobj, keyed by id */
+    struct tbbt_htab dents; /* struct tbbt_fsdent, keyed by (dir, name) */
+};
+
+/* Lookup key of an entry. */
+struct dent_key {
+    tbbt_id dir;
+    const char *name;
+    uint32_t len;
+};
+
+/* Hash of an object ID. */
+static inline uint64_t obj_hash(tbbt_id id) {
+    return tbbt_htab_mix(id * 0x9e3779b97f4a7c15ULL + 1);
+}
+
+/* Hash of an entry key: the name's bytes seeded with the directory. */
+static inline uint64_t dent_hash(tbbt_id dir, const char *name, size_t len) {
+    return tbbt_htab_hash_bytes(name, len, obj_hash(dir));
+}
+
+/* htab equality: an object against an ID. */
+static int obj_eq(const void *item, const void *key) {
+    return ((const struct tbbt_fsobj *)item)->id == *(const tbbt_id *)key;
+}
+
+/* htab equality: an entry against a struct dent_key. */
+static int dent_eq(const void *item, const void *key) {
+    const struct tbbt_fsdent *d = item;
+    const struct dent_key *k = key;
+    return d->dir == k->dir && d->len == k->len && memcmp(d->name, k->name, k->len) == 0;
+}
+
+struct tbbt_fsmodel *tbbt_fsmodel_new(void) {
+    struct tbbt_fsmodel *m = g_new0(struct tbbt_fsmodel, 1);
+    tbbt_htab_init(&m->objs, obj_eq);
+    tbbt_htab_init(&m->dents, dent_eq);
+    return m;
+}
+
+void tbbt_fsmodel_free(struct tbbt_fsmodel *m) {
+    if (!m) return;
+    size_t pos = 0;
+    struct tbbt_fsobj *o;
+    while ((o = tbbt_htab_next(&m->objs, &pos))) {
+        g_free(o->target);
+        g_free(o);
+    }
+    pos = 0;
+    struct tbbt_fsdent *d;
+    while ((d = tbbt_htab_next(&m->dents, &pos)))
+        g_free(d);
+    tbbt_htab_clear(&m->objs);
+    tbbt_htab_clear(&m->dents);
+    g_free(m);
+}
+
+struct tbbt_fsobj *tbbt_fsmodel_obj(const struct tbbt_fsmodel *m, tbbt_id id) {
+    return tbbt_htab_find_inline(&m->objs, obj_hash(id), &id, obj_eq);
+}
+
+struct tbbt_fsobj *tbbt_fsmodel_obj_get(struct tbbt_fsmodel *m, tbbt_id id) {
+    uint64_t h = obj_hash(id);
+    struct tbbt_fsobj *o = tbbt_htab_find_inline(&m->objs, h, &id, obj_eq);
+    if (o) return o;
+    o = g_new0(struct tbbt_fsobj, 1);
+    o->id = id;
+    tbbt_htab_put(&m->objs, h, o);
+    return o;
+}
+
+struct tbbt_fsdent *tbbt_fsmodel_dent(const struct tbbt_fsmodel *m, tbbt_id dir, const char *name,
+                                      size_t len) {
+    struct dent_key k = {dir, name, (uint32_t)len};
+    return tbbt_htab_find_inline(&m->dents, dent_hash(dir, name, len), &k, dent_eq);
+}
+
+enum tbbt_name_state tbbt_fsmodel_name(const struct tbbt_fsmodel *m, tbbt_id dir, const char *name,
+                                       size_t len, tbbt_id *obj) {
+    const struct tbbt_fsdent *d = tbbt_fsmodel_dent(m, dir, name, len);
+    if (obj) *obj = d && d->state == TBBT_NAME_PRESENT ? d->obj : 0;
+    return d ? (enum tbbt_name_state)d->state : TBBT_NAME_UNKNOWN;
+}
+
+/* Returns the entry for (dir, name), adding an unknown-initial, absent
+ * one when there is none; *added says which. */
+static struct tbbt_fsdent *dent_get(struct tbbt_fsmodel *m, tbbt_id dir, const char *name, size_t len,
+                                    int *added) {
+    uint64_t h = dent_hash(dir, name, len);
+    struct dent_key k = {dir, name, (uint32_t)len};
+    struct tbbt_fsdent *d = tbbt_htab_find_inline(&m->dents, h, &k, dent_eq);
+    *added = !d;
+    if (d) return d;
+    d = g_malloc0(sizeof(*d) + len + 1);
+    d->dir = dir;
+    d->state = TBBT_NAME_ABSENT;
+    d->len = (uint32_t)len;
+    memcpy(d->name, name, len);
+    tbbt_htab_put(&m->dents, h, d);
+    return d;
+}
+
+/* An object a record used: if the trace did not make it, it existed
+ * before the trace started. */
+static struct tbbt_fsobj *touch(struct tbbt_fsmodel *m, tbbt_id id) {
+    if (!id) return NULL;
+    struct tbbt_fsobj *o = tbbt_fsmodel_obj_get(m, id);
+    if (!(o->flags & (TBBT_FSO_CREATED | TBBT_FSO_INITIAL))) o->flags |= TBBT_FSO_INITIAL;
+    return o;
+}
+
+/* Hangs present entry d on its object's link list and its directory's
+ * child list (d->obj may be 0: then only the child list). */
+static void dent_attach(struct tbbt_fsmodel *m, struct tbbt_fsdent *d) {
+    struct tbbt_fsobj *p = tbbt_fsmodel_obj_get(m, d->dir);
+    d->child_prev = NULL;
+    d->child_next = p->children;
+    if (p->children) p->children->child_prev = d;
+    p->children = d;
+    p->nchildren++;
+    d->link_prev = d->link_next = NULL;
+    if (!d->obj) return;
+    struct tbbt_fsobj *o = tbbt_fsmodel_obj_get(m, d->obj);
+    d->link_next = o->links;
+    if (o->links) o->links->link_prev = d;
+    o->links = d;
+}
+
+/* Takes present entry d off its object's and directory's lists. */
+static void dent_detach(struct tbbt_fsmodel *m, struct tbbt_fsdent *d) {
+    struct tbbt_fsobj *p = tbbt_fsmodel_obj(m, d->dir);
+    if (p) {
+        if (d->child_prev)
+            d->child_prev->child_next = d->child_next;
+        else if (p->children == d)
+            p->children = d->child_next;
+        if (d->child_next) d->child_next->child_prev = d->child_prev;
+        if (p->nchildren) p->nchildren--;
+    }
+    d->child_prev = d->child_next = NULL;
+    struct tbbt_fsobj *o = d->obj ? tbbt_fsmodel_obj(m, d->obj) : NULL;
+    if (o) {
+        if (d->link_prev)
+            d->link_prev->link_next = d->link_next;
+        else if (o->links == d)
+            o->links = d->link_next;
+        if (d->link_next) d->link_next->link_prev = d->link_prev;
+    }
+    d->link_prev = d->link_next = NULL;
+}
+
+/* Binds object obj to present entry d that had no known object. An entry
+ * the trace made names an object the trace made. */
+static void dent_bind(struct tbbt_fsmodel *m, struct tbbt_fsdent *d, tbbt_id obj) {
+    dent_detach(m, d);
+    d->obj = obj;
+    if (d->init == TBBT_NAME_PRESENT && !d->init_obj) {
+        d->init_obj = obj;
+        touch(m, obj);
+    } else {
+        struct tbbt_fsobj *o = tbbt_fsmodel_obj_get(m, obj);
+        if (!(o->flags & TBBT_FSO_INITIAL)) o->flags |= TBBT_FSO_CREATED;
+    }
+    dent_attach(m, d);
+}
+
+struct tbbt_fsdent *tbbt_fsmodel_learn_present(struct tbbt_fsmodel *m, tbbt_id dir, const char *name,
+                                               size_t len, tbbt_id obj) {
+    int added;
+    struct tbbt_fsdent *d = dent_get(m, dir, name, len, &added);
+    if (added) {
+        d->state = d->init = TBBT_NAME_PRESENT;
+        d->obj = d->init_obj = obj;
+        touch(m, dir);
+        touch(m, obj);
+        dent_attach(m, d);
+    } else if (d->state == TBBT_NAME_PRESENT && !d->obj && obj) {
+        dent_bind(m, d, obj);
+    } else if (d->state == TBBT_NAME_ABSENT) {
+        d->state = TBBT_NAME_PRESENT;
+        d->obj = obj;
+        dent_attach(m, d);
+    } else if (d->obj != obj && obj) {
+        dent_detach(m, d);
+        d->obj = obj;
+        dent_attach(m, d);
+    }
+    return d;
+}
+
+struct tbbt_fsdent *tbbt_fsmodel_learn_absent(struct tbbt_fsmodel *m, tbbt_id dir, const char *name,
+                                              size_t len) {
+    int added;
+    struct tbbt_fsdent *d = dent_get(m, dir, name, len, &added);
+    if (added) {
+        d->init = TBBT_NAME_ABSENT;
+        touch(m, dir);
+    } else if (d->state == TBBT_NAME_PRESENT) {
+        dent_detach(m, d);
+        d->state = TBBT_NAME_ABSENT;
+        d->obj = 0;
+    }
+    return d;
+}
+
+/* Reads rec's attribute fields into a (fields absent leave a alone). */
+static void attrs_from_rec(struct tbbt_fsattr *a, const struct tbbt_rec *r) {
+    if (tbbt_rec_has(r, TBBT_F_TYPE)) a->type = r->type;
+    if (tbbt_rec_has(r, TBBT_F_MODE)) a->mode = r->mode;
+    if (tbbt_rec_has(r, TBBT_F_UID)) a->uid = r->uid;
+    if (tbbt_rec_has(r, TBBT_F_GID)) a->gid = r->gid;
+    if (tbbt_rec_has(r, TBBT_F_NLINK)) a->nlink = r->nlink;
+    if (tbbt_rec_has(r, TBBT_F_SIZE)) a->size = r->size;
+}
+
+void tbbt_fsmodel_learn_attrs(struct tbbt_fsmodel *m, tbbt_id id, const struct tbbt_rec *r) {
+    if (!id || !tbbt_rec_has(r, TBBT_F_TYPE)) return;
+    struct tbbt_fsobj *o = tbbt_fsmodel_obj_get(m, id);
+    attrs_from_rec(&o->attr, r);
+    o->flags |= TBBT_FSO_ATTRS;
+    if (!(o->flags & (TBBT_FSO_CREATED | TBBT_FSO_CHANGED | TBBT_FSO_INIT_ATTRS))) {
+        o->init = o->attr;
+        o->flags |= TBBT_FSO_INIT_ATTRS | TBBT_FSO_INITIAL;
+    }
+}
+
+/* One link fewer for object id (after one of its names went away); a
+ * directory, or a file with no link left, is gone. */
+static void drop_link(struct tbbt_fsmodel *m, tbbt_id id) {
+    struct tbbt_fsobj *o = id ? tbbt_fsmodel_obj(m, id) : NULL;
+    if (!o) return;
+    if (o->attr.nlink) o->attr.nlink--;
+    int none_left = o->attr.nlink ? 0 : !o->links; /* a known count wins over the names we know */
+    if (o->attr.type == TBBT_FT_DIR || none_left) o->flags |= TBBT_FSO_GONE;
+}
+
+struct tbbt_fsdent *tbbt_fsmodel_link(struct tbbt_fsmodel *m, tbbt_id dir, const char *name, size_t len,
+                                      tbbt_id obj, uint32_t type) {
+    int added;
+    struct tbbt_fsdent *d = dent_get(m, dir, name, len, &added);
+    touch(m, dir);
+    if (added) d->init = TBBT_NAME_UNKNOWN;
+    tbbt_id old = d->state == TBBT_NAME_PRESENT ? d->obj : 0;
+    if (d->state == TBBT_NAME_PRESENT) dent_detach(m, d);
+    if (old && old != obj) drop_link(m, old);
+    d->state = TBBT_NAME_PRESENT;
+    d->obj = obj;
+    if (obj) {
+        struct tbbt_fsobj *o = tbbt_fsmodel_obj_get(m, obj);
+        int fresh = !o->links && !(o->flags & TBBT_FSO_INITIAL);
+        if (fresh) o->flags |= TBBT_FSO_CREATED;
+        if (old == obj) {
+            /* the same name again: no new link */
+        } else if (fresh || (o->flags & TBBT_FSO_GONE) || !o->attr.nlink) {
+            o->attr.nlink = type == TBBT_FT_DIR ? 2 : 1;
+        } else {
+            o->attr.nlink++;
+        }
+        o->flags &= ~(uint32_t)TBBT_FSO_GONE;
+        if (type) o->attr.type = type;
+    }
+    dent_attach(m, d);
+    return d;
+}
+
+tbbt_id tbbt_fsmodel_unlink(struct tbbt_fsmodel *m, tbbt_id dir, const char *name, size_t len) {
+    int added;
+    struct tbbt_fsdent *d = dent_get(m, dir, name, len, &added);
+    touch(m, dir);
+    if (added) d->init = TBBT_NAME_PRESENT; /* it was there to be removed */
+    if (d->state != TBBT_NAME_PRESENT) return 0;
+    tbbt_id obj = d->obj;
+    dent_detach(m, d);
+    d->state = TBBT_NAME_ABSENT;
+    d->obj = 0;
+    drop_link(m, obj);
+    return obj;
+}
+
+/* Is name "." or ".." (not an entry of the model)? */
+static int dot_name(const char *n, size_t len) {
+    return (len == 1 && n[0] == '.') || (len == 2 && n[0] == '.' && n[1] == '.');
+}
+
+/* STALE when the record's handle names an object the model knows is
+ * gone, else -1. */
+static int handle_gone(const struct tbbt_fsmodel *m, tbbt_id id) {
+    const struct tbbt_fsobj *o = id ? tbbt_fsmodel_obj(m, id) : NULL;
+    return o && (o->flags & TBBT_FSO_GONE) ? TBBT_NFSERR_STALE : -1;
+}
+
+/* Prediction for an operation that makes a name (create, mkdir, symlink,
+ * mknod, link) from the name's state. */
+static int predict_make(const struct tbbt_fsmodel *m, const struct tbbt_rec *r, enum tbbt_name_state st,
+                        tbbt_id cur) {
+    if (st == TBBT_NAME_UNKNOWN) return TBBT_PREDICT_ANY;
+    if (st == TBBT_NAME_ABSENT) return TBBT_NFS_OK;
+    if (r->op != TBBT_OP_CREATE) return TBBT_NFSERR_EXIST;
+    /* create: UNCHECKED (and v2) succeeds on an existing file */
+    if (tbbt_rec_has(r, TBBT_F_CREATEHOW) && r->createhow != 0) return TBBT_NFSERR_EXIST;
+    const struct tbbt_fsobj *o = cur ? tbbt_fsmodel_obj(m, cur) : NULL;
+    if (o && o->attr.type == TBBT_FT_DIR) return TBBT_PREDICT_ANY;
+    return TBBT_NFS_OK;
+}
+
+/* Prediction for remove and rmdir from the name's state. */
+static int predict_remove(const struct tbbt_fsmodel *m, const struct tbbt_rec *r, enum tbbt_name_state st,
+                          tbbt_id cur) {
+    if (st == TBBT_NAME_UNKNOWN) return TBBT_PREDICT_ANY;
+    if (st == TBBT_NAME_ABSENT) return TBBT_NFSERR_NOENT;
+    const struct tbbt_fsobj *o = cur ? tbbt_fsmodel_obj(m, cur) : NULL;
+    uint32_t type = o ? o->attr.type : 0;
+    if (r->op == TBBT_OP_REMOVE) return type == TBBT_FT_DIR ? TBBT_PREDICT_ANY : TBBT_NFS_OK;
+    if (type && type != TBBT_FT_DIR) return TBBT_PREDICT_ANY;
+    return o && o->nchildren ? TBBT_NFSERR_NOTEMPTY : TBBT_NFS_OK;
+}
+
+/* Prediction for rename: the source name decides; a target directory
+ * with known entries refuses to be replaced. */
+static int predict_rename(const struct tbbt_fsmodel *m, const struct tbbt_rec *r) {
+    if (handle_gone(m, r->dir2) > 0) return TBBT_NFSERR_STALE;
+    tbbt_id src, dst;
+    enum tbbt_name_state st = tbbt_fsmodel_name(m, r->dir, tbbt_rec_str(r, r->name), r->name.len, &src);
+    if (st == TBBT_NAME_UNKNOWN) return TBBT_PREDICT_ANY;
+    if (st == TBBT_NAME_ABSENT) return TBBT_NFSERR_NOENT;
+    enum tbbt_name_state st2 = tbbt_fsmodel_name(m, r->dir2, tbbt_rec_str(r, r->name2), r->name2.len, &dst);
+    const struct tbbt_fsobj *t =
+        st2 == TBBT_NAME_PRESENT && dst && dst != src ? tbbt_fsmodel_obj(m, dst) : NULL;
+    if (t && t->attr.type == TBBT_FT_DIR && t->nchildren) return TBBT_NFSERR_NOTEMPTY;
+    return TBBT_NFS_OK;
+}
+
+int tbbt_fsmodel_predict(const struct tbbt_fsmodel *m, const struct tbbt_rec *r) {
+    unsigned f = r->op < TBBT_OP_COUNT ? tbbt_op_info(r->op)->flags : 0;
+    int g;
+    if ((f & TBBT_OPF_OBJ) && (g = handle_gone(m, r->obj)) > 0) return g;
+    if (!(f & TBBT_OPF_DIRNAME)) {
+        if ((f & TBBT_OPF_OBJ) && r->obj && tbbt_fsmodel_obj(m, r->obj)) return TBBT_NFS_OK;
+        return TBBT_PREDICT_ANY;
+    }
+    if ((g = handle_gone(m, r->dir)) > 0) return g;
+    const struct tbbt_fsobj *dir = tbbt_fsmodel_obj(m, r->dir);
+    if (dir && (dir->flags & TBBT_FSO_ATTRS) && dir->attr.type && dir->attr.type != TBBT_FT_DIR)
+        return TBBT_NFSERR_NOTDIR;
+    const char *n = tbbt_rec_str(r, r->name);
+    if (dot_name(n, r->name.len)) return TBBT_PREDICT_ANY;
+    tbbt_id cur;
+    enum tbbt_name_state st = tbbt_fsmodel_name(m, r->dir, n, r->name.len, &cur);
+    switch (r->op) {
+    case TBBT_OP_LOOKUP:
+        return st == TBBT_NAME_UNKNOWN   ? TBBT_PREDICT_ANY
+               : st == TBBT_NAME_PRESENT ? TBBT_NFS_OK
+                                         : TBBT_NFSERR_NOENT;
+    case TBBT_OP_CREATE:
+    case TBBT_OP_MKDIR:
+    case TBBT_OP_SYMLINK:
+    case TBBT_OP_MKNOD:
+    case TBBT_OP_LINK: return predict_make(m, r, st, cur);
+    case TBBT_OP_REMOVE:
+    case TBBT_OP_RMDIR: return predict_remove(m, r, st, cur);
+    case TBBT_OP_RENAME: return predict_rename(m, r);
+    default: return TBBT_PREDICT_ANY;
+    }
+}
+
+/* The type an operation that makes a name gives its object. */
+static uint32_t made_type(const struct tbbt_rec *r) {
+    switch (r->op) {
+    case TBBT_OP_MKDIR: return TBBT_FT_DIR;
+    case TBBT_OP_SYMLINK: return TBBT_FT_LNK;
+    case TBBT_OP_MKNOD: return tbbt_rec_has(r, TBBT_F_NODETYPE) ? r->nodetype : 0;
+    case TBBT_OP_CREATE: return TBBT_FT_REG;
+    default: return tbbt_rec_has(r, TBBT_F_TYPE) ? r->type : 0;
+    }
+}
+
+/* create, mkdir, symlink, mknod, link applied with their status. */
+static void apply_make(struct tbbt_fsmodel *m, const struct tbbt_rec *r, int status, const char *n) {
+    tbbt_id obj = r->op == TBBT_OP_LINK ? r->obj : (tbbt_rec_has(r, TBBT_F_NEWOBJ) ? r->newobj : 0);
+    if (status == TBBT_NFSERR_EXIST) {
+        tbbt_fsmodel_learn_present(m, r->dir, n, r->name.len, 0);
+        return;
+    }
+    if (status != TBBT_NFS_OK) return;
+    tbbt_id cur;
+    enum tbbt_name_state st = tbbt_fsmodel_name(m, r->dir, n, r->name.len, &cur);
+    if (r->op == TBBT_OP_CREATE && st == TBBT_NAME_PRESENT && (!obj || !cur || cur == obj)) {
+        tbbt_fsmodel_learn_present(m, r->dir, n, r->name.len, obj);
+    } else {
+        if (r->op == TBBT_OP_LINK) touch(m, obj);
+        tbbt_fsmodel_link(m, r->dir, n, r->name.len, obj, made_type(r));
+    }
+    struct tbbt_fsobj *o = obj ? tbbt_fsmodel_obj_get(m, obj) : NULL;
+    if (o && r->op == TBBT_OP_SYMLINK && tbbt_rec_has(r, TBBT_F_TARGET)) {
+        g_free(o->target);
+        o->target = g_strndup(tbbt_rec_str(r, r->target), r->target.len);
+    }
+    if (o && r->op != TBBT_OP_LINK && !(o->flags & TBBT_FSO_INITIAL)) o->flags |= TBBT_FSO_CREATED;
+}
+
+/* remove and rmdir applied with their status. */
+static void apply_remove(struct tbbt_fsmodel *m, const struct tbbt_rec *r, int status, const char *n) {
+    if (status == TBBT_NFS_OK) {
+        if (tbbt_fsmodel_name(m, r->dir, n, r->name.len, NULL) == TBBT_NAME_UNKNOWN)
+            tbbt_fsmodel_learn_present(m, r->dir, n, r->name.len,
+                                       tbbt_rec_has(r, TBBT_F_VICTIM) ? r->victim : 0);
+        tbbt_fsmodel_unlink(m, r->dir, n, r->name.len);
+    } else if (status == TBBT_NFSERR_NOENT) {
+        tbbt_fsmodel_learn_absent(m, r->dir, n, r->name.len);
+    } else if (status == TBBT_NFSERR_NOTEMPTY || status == TBBT_NFSERR_ISDIR ||
+               status == TBBT_NFSERR_NOTDIR) {
+        struct tbbt_fsdent *d = tbbt_fsmodel_learn_present(m, r->dir, n, r->name.len, 0);
+        if (d->obj) {
+            struct tbbt_fsobj *o = tbbt_fsmodel_obj_get(m, d->obj);
+            if (!o->attr.type) o->attr.type = status == TBBT_NFSERR_NOTDIR ? TBBT_FT_REG : TBBT_FT_DIR;
+        }
+    }
+}
+
+/* rename applied with its status: the object moves, a replaced target
+ * loses a link. */
+static void apply_rename(struct tbbt_fsmodel *m, const struct tbbt_rec *r, int status, const char *n) {
+    const char *n2 = tbbt_rec_str(r, r->name2);
+    if (status == TBBT_NFSERR_NOENT) {
+        tbbt_fsmodel_learn_absent(m, r->dir, n, r->name.len);
+        return;
+    }
+    if (status != TBBT_NFS_OK) return;
+    touch(m, r->dir2);
+    tbbt_id src;
+    if (tbbt_fsmodel_name(m, r->dir, n, r->name.len, &src) == TBBT_NAME_UNKNOWN)
+        tbbt_fsmodel_learn_present(m, r->dir, n, r->name.len, tbbt_rec_has(r, TBBT_F_VICTIM) ? r->victim : 0);
+    tbbt_fsmodel_name(m, r->dir, n, r->name.len, &src);
+    if (r->dir == r->dir2 && r->name.len == r->name2.len && !memcmp(n, n2, r->name.len)) return;
+    if (tbbt_fsmodel_name(m, r->dir2, n2, r->name2.len, NULL) == TBBT_NAME_UNKNOWN &&
+        tbbt_rec_has(r, TBBT_F_VICTIM2) && r->victim2)
+        tbbt_fsmodel_learn_present(m, r->dir2, n2, r->name2.len, r->victim2);
+    /* the source's object keeps its link count across the move */
+    struct tbbt_fsdent *s = tbbt_fsmodel_dent(m, r->dir, n, r->name.len);
+    dent_detach(m, s);
+    s->state = TBBT_NAME_ABSENT;
+    s->obj = 0;
+    struct tbbt_fsobj *o = src ? tbbt_fsmodel_obj(m, src) : NULL;
+    uint32_t nl = o ? o->attr.nlink : 0, type = o ? o->attr.type : 0;
+    tbbt_fsmodel_link(m, r->dir2, n2, r->name2.len, src, type);
+    if (o) o->attr.nlink = nl;
+}
+
+/* Success of an operation on a handle: sizes and attributes change. */
+static void apply_obj(struct tbbt_fsmodel *m, const struct tbbt_rec *r) {
+    struct tbbt_fsobj *o = touch(m, r->obj);
+    if (!o) return;
+    int changes = r->op == TBBT_OP_WRITE || r->op == TBBT_OP_SETATTR;
+    if (changes && !(o->flags & (TBBT_FSO_CREATED | TBBT_FSO_CHANGED | TBBT_FSO_INIT_ATTRS)) &&
+        tbbt_rec_has(r, TBBT_F_TYPE)) {
+        attrs_from_rec(&o->init, r);
+        if (tbbt_rec_has(r, TBBT_F_PRE_SIZE)) o->init.size = r->pre_size;
+        o->flags |= TBBT_FSO_INIT_ATTRS;
+    }
+    if (changes) o->flags |= TBBT_FSO_CHANGED;
+    if (r->op == TBBT_OP_WRITE && tbbt_rec_has(r, TBBT_F_OFFSET)) {
+        uint64_t end = r->offset + (tbbt_rec_has(r, TBBT_F_RCOUNT) ? r->rcount : r->count);
+        if (end > o->attr.size) o->attr.size = end;
+    }
+    if (r->op == TBBT_OP_SETATTR) {
+        if (tbbt_rec_has(r, TBBT_F_SET_SIZE)) o->attr.size = r->set_size;
+        if (tbbt_rec_has(r, TBBT_F_SET_MODE)) o->attr.mode = r->set_mode;
+        if (tbbt_rec_has(r, TBBT_F_SET_UID)) o->attr.uid = r->set_uid;
+        if (tbbt_rec_has(r, TBBT_F_SET_GID)) o->attr.gid = r->set_gid;
+    }
+    tbbt_fsmodel_learn_attrs(m, r->obj, r);
+    if (r->op == TBBT_OP_READLINK && tbbt_rec_has(r, TBBT_F_TARGET) && !o->target)
+        o->target = g_strndup(tbbt_rec_str(r, r->target), r->target.len);
+    if (r->op == TBBT_OP_READDIRPLUS || r->op == TBBT_OP_READDIR) {
+        for (uint32_t i = 0; i < r->nentries; i++) {
+            const struct tbbt_dirent *e = &r->entries[i];
+            const char *en = tbbt_rec_str(r, e->name);
+            if (dot_name(en, e->name.len)) continue;
+            if (tbbt_fsmodel_name(m, r->obj, en, e->name.len, NULL) != TBBT_NAME_ABSENT)
+                tbbt_fsmodel_learn_present(m, r->obj, en, e->name.len, e->id);
+        }
+    }
+}
+
+void tbbt_fsmodel_apply(struct tbbt_fsmodel *m, const struct tbbt_rec *r, int status) {
+    unsigned f = r->op < TBBT_OP_COUNT ? tbbt_op_info(r->op)->flags : 0;
+    if (status == TBBT_NFSERR_STALE) {
+        if ((f & TBBT_OPF_OBJ) && r->obj) tbbt_fsmodel_obj_get(m, r->obj)->flags |= TBBT_FSO_GONE;
+        return;
+    }
+    if ((f & TBBT_OPF_OBJ) && r->op != TBBT_OP_LINK && status == TBBT_NFS_OK) apply_obj(m, r);
+    if (!(f & TBBT_OPF_DIRNAME) || !r->dir) return;
+    const char *n = tbbt_rec_str(r, r->name);
+    if (dot_name(n, r->name.len)) return;
+    if (status == TBBT_NFS_OK || status == TBBT_NFSERR_NOENT) touch(m, r->dir);
+    switch (r->op) {
+    case TBBT_OP_LOOKUP:
+        if (status == TBBT_NFS_OK) {
+            tbbt_id obj = tbbt_rec_has(r, TBBT_F_NEWOBJ) ? r->newobj : 0;
+            tbbt_fsmodel_learn_present(m, r->dir, n, r->name.len, obj);
+            touch(m, obj);
+            tbbt_fsmodel_learn_attrs(m, obj, r);
+        } else if (status == TBBT_NFSERR_NOENT) {
+            tbbt_fsmodel_learn_absent(m, r->dir, n, r->name.len);
+        }
+        break;
+    case TBBT_OP_CREATE:
+    case TBBT_OP_MKDIR:
+    case TBBT_OP_SYMLINK:
+    case TBBT_OP_MKNOD:
+    case TBBT_OP_LINK:
+        apply_make(m, r, status, n);
+        if (status == TBBT_NFS_OK) tbbt_fsmodel_learn_attrs(m, r->op == TBBT_OP_LINK ? r->obj : r->newobj, r);
+        break;
+    case TBBT_OP_REMOVE:
+    case TBBT_OP_RMDIR: apply_remove(m, r, status, n); break;
+    case TBBT_OP_RENAME: apply_rename(m, r, status, n); break;
+    default: break;
+    }
+}
+
+void tbbt_fsmodel_foreach_obj(const struct tbbt_fsmodel *m, void (*cb)(void *ctx, const struct tbbt_fsobj *o),
+                              void *ctx) {
+    size_t pos = 0;
+    const struct tbbt_fsobj *o;
+    while ((o = tbbt_htab_next(&m->objs, &pos)))
+        cb(ctx, o);
+}
+
+void tbbt_fsmodel_foreach_initial_name(const struct tbbt_fsmodel *m,
+                                       void (*cb)(void *ctx, const struct tbbt_fsdent *d), void *ctx) {
+    size_t pos = 0;
+    const struct tbbt_fsdent *d;
+    while ((d = tbbt_htab_next(&m->dents, &pos)))
+        if (d->init == TBBT_NAME_PRESENT) cb(ctx, d);
+}
+
+tbbt_id tbbt_fsmodel_path(const struct tbbt_fsmodel *m, tbbt_id id, GString *out) {
+    GPtrArray *parts = g_ptr_array_new();
+    tbbt_id cur = id;
+    for (unsigned depth = 0; depth < 4096; depth++) {
+        const struct tbbt_fsobj *o = tbbt_fsmodel_obj(m, cur);
+        if (!o || !o->links) break;
+        const struct tbbt_fsdent *d = o->links;
+        int loop = d->dir == id;
+        for (guint i = 0; i < parts->len && !loop; i++)
+            loop = ((const struct tbbt_fsdent *)parts->pdata[i])->dir == d->dir;
+        if (loop) break;
+        g_ptr_array_add(parts, (gpointer)d);
+        cur = d->dir;
+    }
+    for (guint i = parts->len; i-- > 0;) {
+        const struct tbbt_fsdent *d = parts->pdata[i];
+        g_string_append_len(out, d->name, d->len);
+        if (i) g_string_append_c(out, '/');
+    }
+    g_ptr_array_free(parts, TRUE);
+    return cur;
+}
+
+/* Counts one object into the stats (foreach callback). */
+static void count_obj(void *ctx, const struct tbbt_fsobj *o) {
+    struct tbbt_fsmodel_stats *s = ctx;
+    s->objects++;
+    if (o->flags & TBBT_FSO_INITIAL) s->initial++;
+    if (o->flags & TBBT_FSO_CREATED) s->created++;
+    if (o->flags & TBBT_FSO_GONE) s->gone++;
+}
+
+void tbbt_fsmodel_stats(const struct tbbt_fsmodel *m, struct tbbt_fsmodel_stats *s) {
+    memset(s, 0, sizeof(*s));
+    tbbt_fsmodel_foreach_obj(m, count_obj, s);
+    size_t pos = 0;
+    const struct tbbt_fsdent *d;
+    while ((d = tbbt_htab_next(&m->dents, &pos))) {
+        s->entries++;
+        if (d->state == TBBT_NAME_PRESENT) s->present++;
+        if (d->init == TBBT_NAME_PRESENT) s->init_present++;
+    }
+}
+
+const char *tbbt_fstype_name(uint32_t type) {
+    static const char *const names[] = {"none", "reg", "dir", "blk", "chr", "lnk", "sock", "fifo"};
+    return type < G_N_ELEMENTS(names) ? names[type] : "other";
+}

@@ -1,0 +1,222 @@
+/* fsmodel.h -- the in-memory file-system model: objects by TBBT-ID, and
+ * what is known of every name in every directory.
+ *
+ * One model serves pass 2 (the pre-play that predicts replay statuses),
+ * pass 3 (the hierarchy map: initial objects, their names and paths) and
+ * the player's simulator. It holds:
+ *   - objects keyed by TBBT-ID: type, mode, uid, gid, size, link count,
+ *     symlink target, whether the object existed before the trace started
+ *     (and its attributes then) or was made by the trace, and whether it
+ *     is gone (its last name removed);
+ *   - directory entries keyed by (directory ID, name), each in one of three
+ *     states: present (naming a known object, or an object not yet known),
+ *     absent, or -- when there is no entry -- unknown. Every entry also
+ *     remembers what the trace taught about it before the trace changed
+ *     it: its initial state (present with which object, absent, unknown).
+ *
+ * Learning versus changing. A record that reads a name the model does not
+ * know teaches the initial state (tbbt_fsmodel_learn_*): the name existed
+ * (or did not) before the trace started. A record whose operation the
+ * server performed changes the state (tbbt_fsmodel_apply): the model is
+ * updated exactly as the server was. tbbt_fsmodel_predict() says which
+ * status a replay of a record will get from the state the model knows.
+ *
+ * Memory: one object per TBBT-ID the trace names and one entry per name it
+ * names, never per record. Ownership: the model owns every object and
+ * entry; pointers it returns stay valid until the next call that changes
+ * the model (apply, learn, link, unlink) or tbbt_fsmodel_free(). */
+#ifndef TBBT_FSMODEL_H
+#define TBBT_FSMODEL_H
+
+#include <glib.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "record.h"
+
+/* NF3 object types (record.h's TBBT_F_TYPE values). */
+enum {
+    TBBT_FT_NONE = 0,
+    TBBT_FT_REG = 1,
+    TBBT_FT_DIR = 2,
+    TBBT_FT_BLK = 3,
+    TBBT_FT_CHR = 4,
+    TBBT_FT_LNK = 5,
+    TBBT_FT_SOCK = 6,
+    TBBT_FT_FIFO = 7,
+};
+
+/* NFS statuses the model predicts (the same numbers in v2 and v3). */
+enum {
+    TBBT_NFS_OK = 0,
+    TBBT_NFSERR_PERM = 1,
+    TBBT_NFSERR_NOENT = 2,
+    TBBT_NFSERR_ACCES = 13,
+    TBBT_NFSERR_EXIST = 17,
+    TBBT_NFSERR_NOTDIR = 20,
+    TBBT_NFSERR_ISDIR = 21,
+    TBBT_NFSERR_INVAL = 22,
+    TBBT_NFSERR_NOTEMPTY = 66,
+    TBBT_NFSERR_STALE = 70,
+};
+
+/* Prediction "the model does not know": any status is consistent. */
+#define TBBT_PREDICT_ANY (-2)
+
+/* What the model knows of one name. */
+enum tbbt_name_state {
+    TBBT_NAME_UNKNOWN = 0,
+    TBBT_NAME_PRESENT = 1,
+    TBBT_NAME_ABSENT = 2,
+};
+
+/* Object flags. */
+enum {
+    TBBT_FSO_INITIAL = 1u << 0,    /* existed before the trace started */
+    TBBT_FSO_CREATED = 1u << 1,    /* made by a record of the trace */
+    TBBT_FSO_GONE = 1u << 2,       /* its last name was removed: a replay gets STALE */
+    TBBT_FSO_ATTRS = 1u << 3,      /* current attributes known (type, mode, uid, gid, size) */
+    TBBT_FSO_INIT_ATTRS = 1u << 4, /* init holds the attributes before the trace changed them */
+    TBBT_FSO_CHANGED = 1u << 5,    /* a record changed its size or attributes */
+};
+
+/* Attributes of an object. */
+struct tbbt_fsattr {
+    uint32_t type, mode, uid, gid, nlink;
+    uint64_t size;
+};
+
+struct tbbt_fsdent;
+
+/* One file-system object. */
+struct tbbt_fsobj {
+    tbbt_id id;
+    uint32_t flags;               /* TBBT_FSO_* */
+    struct tbbt_fsattr attr;      /* current (valid if TBBT_FSO_ATTRS; type may be known alone) */
+    struct tbbt_fsattr init;      /* before the trace (valid if TBBT_FSO_INIT_ATTRS) */
+    char *target;                 /* symlink target (NUL-terminated, owned), or NULL */
+    struct tbbt_fsdent *links;    /* present entries naming it (through link_next) */
+    struct tbbt_fsdent *children; /* directories: present entries in it (through child_next) */
+    uint32_t nchildren;           /* number of those */
+    /* Maintained by the caller, not by the model (pass 2 keeps the last
+     * record that touched the object here). */
+    int64_t last_time;
+    uint64_t last_seq;
+};
+
+/* One (directory, name) entry the model knows. */
+struct tbbt_fsdent {
+    tbbt_id dir;
+    uint8_t state;                               /* TBBT_NAME_PRESENT or TBBT_NAME_ABSENT */
+    uint8_t init;                                /* initial state: TBBT_NAME_UNKNOWN, _PRESENT, _ABSENT */
+    tbbt_id obj;                                 /* present: the object it names, 0 = not known yet */
+    tbbt_id init_obj;                            /* init present: the object it named, 0 = not known */
+    struct tbbt_fsdent *link_prev, *link_next;   /* entries naming the same object */
+    struct tbbt_fsdent *child_prev, *child_next; /* present entries of the same directory */
+    uint64_t user; /* caller's word (pass 2: the lost-reply record that set the state) */
+    uint32_t len;
+    char name[]; /* len bytes, then a NUL */
+};
+
+struct tbbt_fsmodel;
+
+/* Model-wide counts. */
+struct tbbt_fsmodel_stats {
+    uint64_t objects;      /* objects held */
+    uint64_t initial;      /* of which existed before the trace */
+    uint64_t created;      /* of which made by the trace */
+    uint64_t gone;         /* of which removed */
+    uint64_t entries;      /* entries held (present and absent) */
+    uint64_t present;      /* of which present */
+    uint64_t init_present; /* entries known to have existed before the trace */
+};
+
+/* Creates an empty model (every name unknown). Free with tbbt_fsmodel_free. */
+struct tbbt_fsmodel *tbbt_fsmodel_new(void);
+
+/* Frees the model, its objects and entries. NULL is allowed. */
+void tbbt_fsmodel_free(struct tbbt_fsmodel *m);
+
+/* Returns the object with this ID, or NULL if the model has never seen it. */
+struct tbbt_fsobj *tbbt_fsmodel_obj(const struct tbbt_fsmodel *m, tbbt_id id);
+
+/* Returns the object with this ID, adding it (nothing known, not initial)
+ * if it is new. id must not be 0. */
+struct tbbt_fsobj *tbbt_fsmodel_obj_get(struct tbbt_fsmodel *m, tbbt_id id);
+
+/* Returns the entry for (dir, name), or NULL when the name is unknown. */
+struct tbbt_fsdent *tbbt_fsmodel_dent(const struct tbbt_fsmodel *m, tbbt_id dir, const char *name,
+                                      size_t len);
+
+/* What the model knows of (dir, name); *obj (may be NULL) gets the object
+ * it names when present (0 when not known). */
+enum tbbt_name_state tbbt_fsmodel_name(const struct tbbt_fsmodel *m, tbbt_id dir, const char *name,
+                                       size_t len, tbbt_id *obj);
+
+/* Learns that (dir, name) names obj (0 = an object not known yet). On an
+ * unknown name this is the initial state (the name existed before the
+ * trace, and so did obj unless the trace created it); on a present name
+ * with no known object it binds obj. Returns the entry. */
+struct tbbt_fsdent *tbbt_fsmodel_learn_present(struct tbbt_fsmodel *m, tbbt_id dir, const char *name,
+                                               size_t len, tbbt_id obj);
+
+/* Learns that (dir, name) does not exist; on an unknown name this is the
+ * initial state. Returns the entry. */
+struct tbbt_fsdent *tbbt_fsmodel_learn_absent(struct tbbt_fsmodel *m, tbbt_id dir, const char *name,
+                                              size_t len);
+
+/* Learns the attributes a reply showed for an object (rec's type, mode,
+ * uid, gid, nlink, size, whichever are present). An object the trace did
+ * not create and has not changed gets them as its initial attributes too
+ * (it is then initial). Current attributes are overwritten: they are what
+ * the server said. */
+void tbbt_fsmodel_learn_attrs(struct tbbt_fsmodel *m, tbbt_id id, const struct tbbt_rec *r);
+
+/* The trace made a new name: (dir, name) now names obj (0 = unknown
+ * object), whatever it named before (that object loses a link). obj, if
+ * known, is marked created when it has no links yet and is not initial.
+ * Returns the entry. */
+struct tbbt_fsdent *tbbt_fsmodel_link(struct tbbt_fsmodel *m, tbbt_id dir, const char *name, size_t len,
+                                      tbbt_id obj, uint32_t type);
+
+/* The trace removed (dir, name): the entry becomes absent; the object it
+ * named loses a link and is gone when it has none left (a directory is
+ * gone at once). Returns the object removed (0 if unknown). */
+tbbt_id tbbt_fsmodel_unlink(struct tbbt_fsmodel *m, tbbt_id dir, const char *name, size_t len);
+
+/* The status a replay of r will get from the state the model knows:
+ * TBBT_NFS_OK, an NFS error (TBBT_NFSERR_*), or TBBT_PREDICT_ANY when the
+ * model does not know enough (an unknown name, an object never seen).
+ * Does not change the model. */
+int tbbt_fsmodel_predict(const struct tbbt_fsmodel *m, const struct tbbt_rec *r);
+
+/* Applies r to the model as the server did when r got status (the traced
+ * one, or the one assumed for a lost reply): on success the names, links,
+ * sizes and attributes change as the operation changes them; on failure
+ * the failure teaches what it implies (a lookup's NOENT: the name is
+ * absent; STALE: the object is gone). Unknown names the record reads are
+ * learnt as initial state. Reply attributes are learnt. */
+void tbbt_fsmodel_apply(struct tbbt_fsmodel *m, const struct tbbt_rec *r, int status);
+
+/* Calls cb for every object the model holds (any order). */
+void tbbt_fsmodel_foreach_obj(const struct tbbt_fsmodel *m, void (*cb)(void *ctx, const struct tbbt_fsobj *o),
+                              void *ctx);
+
+/* Calls cb for every name known to have existed before the trace started,
+ * with the object it named then (0 when not known): the initial image. */
+void tbbt_fsmodel_foreach_initial_name(const struct tbbt_fsmodel *m,
+                                       void (*cb)(void *ctx, const struct tbbt_fsdent *d), void *ctx);
+
+/* Appends to out the current path of id: its names up the chain of
+ * directories the model knows ("a/b/c"), from the topmost directory it
+ * knows, whose ID is returned (id itself when it has no known name). The
+ * first link of each object is followed; a cycle stops the walk. */
+tbbt_id tbbt_fsmodel_path(const struct tbbt_fsmodel *m, tbbt_id id, GString *out);
+
+/* Current counts. */
+void tbbt_fsmodel_stats(const struct tbbt_fsmodel *m, struct tbbt_fsmodel_stats *s);
+
+/* Name of a type ("reg", "dir", "lnk", ...), "none" for 0. */
+const char *tbbt_fstype_name(uint32_t type);
+
+#endif
