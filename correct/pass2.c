@@ -15,6 +15,11 @@ struct ins {
     uint64_t order; /* insertion order, breaks ties */
 };
 
+/* fsobj.user of an object an inserted record removed: this bit, and the
+ * record's insertion order (else the sequence number of the held record
+ * that removed it). */
+#define GONE_BY_INSERTED (1ull << 63)
+
 struct tbbt_pass2 {
     struct tbbt_pass2_opts o;
     tbbt_p2_sink sink;
@@ -44,7 +49,7 @@ struct tbbt_pass2 {
 void tbbt_pass2_opts_default(struct tbbt_pass2_opts *o) {
     memset(o, 0, sizeof(*o));
     o->seed = 1;
-    o->window = 1024;
+    o->window = 4096;
     o->max_listed = 50;
 }
 
@@ -161,7 +166,12 @@ static void group_emit(void *ctx, struct tbbt_rec *x) {
     struct ins *n = g_new0(struct ins, 1);
     tbbt_rec_init(&n->r);
     tbbt_rec_copy(&n->r, x);
+    n->order = p->ins_order++;
     g_ptr_array_add(p->group, n);
+    /* an object this removal took away remembers it (rule used-after-removal) */
+    struct tbbt_fsobj *v =
+        ids[4] && (x->op == TBBT_OP_REMOVE || x->op == TBBT_OP_RMDIR) ? tbbt_fsmodel_obj(p->m, ids[4]) : NULL;
+    if (v && (v->flags & TBBT_FSO_GONE)) v->user = GONE_BY_INSERTED | n->order;
 }
 
 /* Orders waiting records by (before_seq, call time, insertion order). */
@@ -208,7 +218,6 @@ static void group_place(struct tbbt_pass2 *p, uint64_t seq, int64_t hi) {
     for (guint i = 0; i < n; i++) {
         struct ins *x = p->group->pdata[i];
         x->r.call_time = x->r.reply_time = t[i];
-        x->order = p->ins_order++;
         x->before_seq = seq;
         for (uint64_t s = from; s < seq; s++)
             if (p->ring[s % p->cap].call_time > t[i]) {
@@ -238,6 +247,166 @@ static void list_failure(struct tbbt_pass2 *p, const struct tbbt_rec *r, enum tb
     g_string_append_c(p->listed, '\n');
 }
 
+/* After a correction of n records by row: counts them, and checks that
+ * the model now predicts the traced outcome of r. */
+static void recheck(struct tbbt_pass2 *p, const struct tbbt_rec *r, int row, enum tbbt_oc traced,
+                    unsigned n) {
+    p->st.rule_inserted[row] += n;
+    p->st.inserted += n;
+    enum tbbt_oc again = tbbt_oc_predict(p->m, r);
+    if (again != TBBT_OC_ANY && again != traced) {
+        list_failure(p, r, again, traced, "still failing after correction");
+        return;
+    }
+    p->st.corrected++;
+    if (p->o.list_corrected && p->nlisted < p->o.max_listed) {
+        p->nlisted++;
+        g_string_append_printf(p->listed, "  corrected by %s (%u records): ", tbbt_rules[row].name, n);
+        tbbt_rec_format_text(r, p->listed);
+        g_string_append_c(p->listed, '\n');
+    }
+}
+
+/* Queues corrective record x (a copy is kept) to go out just before the
+ * held record seq, at time t. */
+static void queue_before(struct tbbt_pass2 *p, const struct tbbt_rec *x, uint64_t seq, int64_t t) {
+    struct ins *n = g_new0(struct ins, 1);
+    tbbt_rec_init(&n->r);
+    tbbt_rec_copy(&n->r, x);
+    n->r.call_time = n->r.reply_time = t;
+    n->before_seq = seq;
+    n->order = p->ins_order++;
+    pending_add(p, n);
+}
+
+/* The gone object record r uses (handle, directory, second directory)
+ * that a held record removed, or NULL. */
+static struct tbbt_fsobj *gone_held(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
+    tbbt_id ids[3] = {tbbt_rec_has(r, TBBT_F_OBJ) ? r->obj : 0, tbbt_rec_has(r, TBBT_F_DIR) ? r->dir : 0,
+                      tbbt_rec_has(r, TBBT_F_DIR2) ? r->dir2 : 0};
+    for (int i = 0; i < 3; i++) {
+        struct tbbt_fsobj *o = ids[i] ? tbbt_fsmodel_obj(p->m, ids[i]) : NULL;
+        if (!o || !(o->flags & TBBT_FSO_GONE) || !o->user) continue;
+        if ((o->user & GONE_BY_INSERTED) || (o->user >= p->head_seq && o->user < p->next_seq)) return o;
+    }
+    return NULL;
+}
+
+/* The name under which object g is kept: ".tbbt-kept-ID". Returns its
+ * length. */
+static int kept_name(char *buf, size_t len, tbbt_id id) {
+    return g_snprintf(buf, len, ".tbbt-kept-%" PRIu64, id);
+}
+
+/* A directory to keep an object in: the nearest directory up the chain
+ * of latest names from dir that existed before the trace and that the
+ * model holds alive now, so it exists wherever in the held records the
+ * keeping rename goes, and no record since depends on its entries. 0 when
+ * there is none. */
+static tbbt_id keep_dir(const struct tbbt_fsmodel *m, tbbt_id dir) {
+    for (int depth = 0; dir && depth < 64; depth++) {
+        const struct tbbt_fsobj *o = tbbt_fsmodel_obj(m, dir);
+        if (!o) return 0;
+        if ((o->flags & TBBT_FSO_INITIAL) && !(o->flags & TBBT_FSO_GONE) &&
+            (!o->attr.type || o->attr.type == TBBT_FT_DIR))
+            return dir;
+        dir = o->parent;
+    }
+    return 0;
+}
+
+/* TBBT_FIX_KEEP_OBJ when an inserted remove or rmdir, still waiting to
+ * go out, took g away: it becomes a rename of the name to
+ * ".tbbt-kept-ID", and the model gets g back under that name. Returns 0
+ * (records added), or -1 when the record has gone out already. */
+static int keep_inserted(struct tbbt_pass2 *p, struct tbbt_fsobj *g) {
+    uint64_t order = g->user & ~GONE_BY_INSERTED;
+    struct ins *x = NULL;
+    for (guint i = 0; i < p->pending->len && !x; i++)
+        if (((struct ins *)p->pending->pdata[i])->order == order) x = p->pending->pdata[i];
+    if (!x) return -1;
+    tbbt_id kd = keep_dir(p->m, x->r.dir);
+    if (!kd) return -1;
+    char hidden[48];
+    int hl = kept_name(hidden, sizeof(hidden), g->id);
+    x->r.op = TBBT_OP_RENAME;
+    tbbt_rec_set_u64(&x->r, TBBT_F_DIR2, kd);
+    tbbt_rec_set_str(&x->r, TBBT_F_NAME2, hidden, (size_t)hl);
+    uint32_t nl = g->attr.nlink, type = g->attr.type;
+    tbbt_fsmodel_link(p->m, kd, hidden, (size_t)hl, g->id, type);
+    if (type != TBBT_FT_DIR && nl) g->attr.nlink = nl;
+    g->user = 0;
+    return 0; /* no record added: one was changed */
+}
+
+/* Rule action TBBT_FIX_KEEP_OBJ: r uses object g that the held record
+ * g->user removed. Before that record, the name it removed is renamed to
+ * ".tbbt-kept-ID" (in the same directory, or its nearest ancestor the
+ * model holds alive) and a new object (file, or directory) made under the
+ * name, so the removal takes the new object and g lives on. The model
+ * gets g's new name. Returns the number of records added, or -1 when the
+ * removal is no longer held (or is not a remove, rmdir or rename). */
+static int keep_obj(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
+    struct tbbt_fsobj *g = gone_held(p, r);
+    if (!g) return -1;
+    if (g->user & GONE_BY_INSERTED) return keep_inserted(p, g);
+    uint64_t s = g->user;
+    const struct tbbt_rec *gr = &p->ring[s % p->cap];
+    tbbt_id d;
+    struct tbbt_str nm;
+    if (gr->op == TBBT_OP_REMOVE || gr->op == TBBT_OP_RMDIR) {
+        d = gr->dir;
+        nm = gr->name;
+    } else if (gr->op == TBBT_OP_RENAME) {
+        d = gr->dir2;
+        nm = gr->name2;
+    } else {
+        return -1;
+    }
+    tbbt_id kd = keep_dir(p->m, d);
+    if (!kd) return -1;
+    char hidden[48];
+    int hl = kept_name(hidden, sizeof(hidden), g->id);
+    int isdir = g->attr.type == TBBT_FT_DIR || gr->op == TBBT_OP_RMDIR;
+    int64_t lo = s > p->head_seq ? p->ring[(s - 1) % p->cap].call_time
+                                 : (p->have_out ? p->last_out_time : gr->call_time);
+    int64_t hi = gr->call_time;
+    if (lo > hi) lo = hi;
+    int64_t t[2];
+    for (int i = 0; i < 2; i++)
+        t[i] = lo + (int64_t)(g_rand_double(p->rng) * (double)(hi - lo));
+    if (t[0] > t[1]) {
+        int64_t x = t[0];
+        t[0] = t[1];
+        t[1] = x;
+    }
+    struct tbbt_rec *x = &p->scratch;
+    tbbt_rec_clear(x);
+    x->client = gr->client;
+    x->server = gr->server;
+    x->vers = gr->vers;
+    x->cred = gr->cred;
+    x->flags = TBBT_RF_INSERTED | (gr->flags & TBBT_RF_TCP);
+    x->status = TBBT_NFS_OK;
+    x->op = TBBT_OP_RENAME;
+    tbbt_rec_set_u64(x, TBBT_F_DIR, d);
+    tbbt_rec_set_str(x, TBBT_F_NAME, tbbt_rec_str(gr, nm), nm.len);
+    tbbt_rec_set_u64(x, TBBT_F_DIR2, kd);
+    tbbt_rec_set_str(x, TBBT_F_NAME2, hidden, (size_t)hl);
+    queue_before(p, x, s, t[0]);
+    x->op = isdir ? TBBT_OP_MKDIR : TBBT_OP_CREATE;
+    x->has &= ~((1ull << TBBT_F_DIR2) | (1ull << TBBT_F_NAME2));
+    if (!isdir) tbbt_rec_set_u64(x, TBBT_F_CREATEHOW, 0);
+    tbbt_rec_set_u64(x, TBBT_F_SET_MODE, isdir ? 0755 : 0644);
+    tbbt_rec_set_u64(x, TBBT_F_TYPE, isdir ? TBBT_FT_DIR : TBBT_FT_REG);
+    queue_before(p, x, s, t[1]);
+    uint32_t nl = g->attr.nlink;
+    tbbt_fsmodel_link(p->m, kd, hidden, (size_t)hl, g->id, isdir ? TBBT_FT_DIR : g->attr.type);
+    if (!isdir && nl) g->attr.nlink = nl;
+    g->user = 0;
+    return 2;
+}
+
 /* A replay failure of record r (held as seq): runs its rule's correction
  * and checks that the model now predicts the traced outcome. */
 static void correct_failure(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq, enum tbbt_oc pred,
@@ -253,6 +422,14 @@ static void correct_failure(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t s
         return;
     }
     p->st.rule_failures[row]++;
+    if (tbbt_rules[row].fix == TBBT_FIX_KEEP_OBJ) {
+        int k = keep_obj(p, r);
+        if (k < 0)
+            list_failure(p, r, pred, traced, tbbt_rules[row].name);
+        else
+            recheck(p, r, row, traced, (unsigned)k);
+        return;
+    }
     struct tbbt_fix_out fo = {p->m, group_emit, p, &p->scratch};
     p->group_lo = 0;
     p->group_after = 0;
@@ -261,14 +438,9 @@ static void correct_failure(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t s
         list_failure(p, r, pred, traced, tbbt_rules[row].name);
         return;
     }
-    p->st.rule_inserted[row] += p->group->len;
-    p->st.inserted += p->group->len;
+    unsigned n = p->group->len;
     group_place(p, seq, r->call_time);
-    enum tbbt_oc again = tbbt_oc_predict(p->m, r);
-    if (again != TBBT_OC_ANY && again != traced)
-        list_failure(p, r, again, traced, "still failing after correction");
-    else
-        p->st.corrected++;
+    recheck(p, r, row, traced, n);
 }
 
 /* Does op make or remove a name (a lost reply of it is worth resolving)? */
@@ -328,6 +500,11 @@ static void preplay(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
         return;
     }
     if (r->op >= TBBT_OP_COUNT) return;
+    tbbt_id victim = 0; /* the object a remove, rmdir or rename may take away */
+    if (r->op == TBBT_OP_REMOVE || r->op == TBBT_OP_RMDIR)
+        tbbt_fsmodel_name(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len, &victim);
+    else if (r->op == TBBT_OP_RENAME)
+        tbbt_fsmodel_name(p->m, r->dir2, tbbt_rec_str(r, r->name2), r->name2.len, &victim);
     if ((r->flags & TBBT_RF_REPLY_LOST) || r->status < 0) {
         lost_reply(p, r, seq);
     } else {
@@ -340,6 +517,8 @@ static void preplay(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
         if (r->op == TBBT_OP_LOOKUP) resolve_lost(p, r);
         tbbt_fsmodel_apply(p->m, r, r->status);
     }
+    struct tbbt_fsobj *vo = victim ? tbbt_fsmodel_obj(p->m, victim) : NULL;
+    if (vo && (vo->flags & TBBT_FSO_GONE)) vo->user = seq;
     tbbt_id ids[5];
     record_objects(p->m, r, ids);
     int64_t t = touch_time(r);
@@ -410,8 +589,8 @@ void tbbt_pass2_report(const struct tbbt_pass2 *p, FILE *out) {
             " gone), %" PRIu64 " names (%" PRIu64 " present, %" PRIu64 " present before the trace)\n",
             s->model.objects, s->model.initial, s->model.created, s->model.gone, s->model.entries,
             s->model.present, s->model.init_present);
-    if (s->unexplained)
-        fprintf(out, "Unexplained failures (%u of %" PRIu64 " listed):\n%s", p->nlisted, s->unexplained,
+    if (s->unexplained || (p->o.list_corrected && p->nlisted))
+        fprintf(out, "Failures listed (%u; %" PRIu64 " unexplained):\n%s", p->nlisted, s->unexplained,
                 p->listed->str);
 }
 

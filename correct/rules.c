@@ -71,6 +71,12 @@ const struct tbbt_rule tbbt_rules[] = {
     /* operations on a handle */
     {"handle-stale-live", H, TBBT_OC_OK, TBBT_OC_STALE, TBBT_FIX_REMOVE_OBJ,
      "an object the model holds was stale: the removes of its names were lost"},
+    {"used-after-removal", TBBT_RULE_ANY_OP, TBBT_OC_STALE, TBBT_OC_OK, TBBT_FIX_KEEP_OBJ,
+     "an object the model had removed was used: its name held another object (a rename away was lost)"},
+    {"noent-after-removal", TBBT_RULE_ANY_OP, TBBT_OC_STALE, TBBT_OC_NOENT, TBBT_FIX_KEEP_OBJ,
+     "a name was missing in a directory the model had removed: the directory lives (a rename away was lost)"},
+    {"exist-after-removal", TBBT_RULE_ANY_OP, TBBT_OC_STALE, TBBT_OC_EXIST, TBBT_FIX_KEEP_OBJ,
+     "a name existed in a directory the model had removed: the directory lives (a rename away was lost)"},
     {"lookup-stale-live", TBBT_OP_LOOKUP, TBBT_OC_OK, TBBT_OC_STALE, TBBT_FIX_AGREE,
      "lookup in a directory the trace saw go stale (teaches)"},
     {"lookup-stale-absent", TBBT_OP_LOOKUP, TBBT_OC_NOENT, TBBT_OC_STALE, TBBT_FIX_AGREE,
@@ -111,14 +117,15 @@ const char *tbbt_oc_name(enum tbbt_oc c) {
 }
 
 const char *tbbt_fix_name(enum tbbt_fix_act a) {
-    static const char *const n[TBBT_FIX_COUNT_] = {"none",      "remove-name", "make-by-reply",
-                                                   "replace",   "make-file",   "make-dir",
-                                                   "empty-dir", "empty-name2", "remove-object"};
+    static const char *const n[TBBT_FIX_COUNT_] = {
+        "none",     "remove-name", "make-by-reply", "replace",       "make-file",
+        "make-dir", "empty-dir",   "empty-name2",   "remove-object", "keep-object"};
     return a < TBBT_FIX_COUNT_ ? n[a] : "?";
 }
 
 /* Does row w's op cover operation op? */
 static int rule_op_matches(int w, int op) {
+    if (w == TBBT_RULE_ANY_OP) return 1;
     if (w != TBBT_RULE_ANY_HANDLE_OP) return w == op;
     unsigned f = op >= 0 && op < TBBT_OP_COUNT ? tbbt_op_info(op)->flags : 0;
     return (f & TBBT_OPF_OBJ) && !(f & TBBT_OPF_DIRNAME);

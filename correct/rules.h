@@ -42,12 +42,17 @@ enum tbbt_fix_act {
     TBBT_FIX_EMPTY_DIR,     /* remove every entry of the directory (dir, name) holds */
     TBBT_FIX_EMPTY_NAME2,   /* remove every entry of the directory (dir2, name2) holds */
     TBBT_FIX_REMOVE_OBJ,    /* remove every name of the record's object (obj) */
+    TBBT_FIX_KEEP_OBJ,      /* before the record that removed a gone object the record uses: rename
+                               that name away and make a new object under it (built by pass 2,
+                               which holds that record: tbbt_fix_run returns -1) */
     TBBT_FIX_COUNT_
 };
 
 /* Wildcard op of a row: every operation that names an object by handle
  * only (getattr, read, write, readdir, ...). */
 #define TBBT_RULE_ANY_HANDLE_OP (-1)
+/* Wildcard op of a row: every operation. */
+#define TBBT_RULE_ANY_OP (-2)
 
 /* One row of the table. */
 struct tbbt_rule {

@@ -129,6 +129,7 @@ static void dent_attach(struct tbbt_fsmodel *m, struct tbbt_fsdent *d) {
     d->link_prev = d->link_next = NULL;
     if (!d->obj) return;
     struct tbbt_fsobj *o = tbbt_fsmodel_obj_get(m, d->obj);
+    o->parent = d->dir;
     d->link_next = o->links;
     if (o->links) o->links->link_prev = d;
     o->links = d;
@@ -347,9 +348,6 @@ int tbbt_fsmodel_predict(const struct tbbt_fsmodel *m, const struct tbbt_rec *r)
         return TBBT_PREDICT_ANY;
     }
     if ((g = handle_gone(m, r->dir)) > 0) return g;
-    const struct tbbt_fsobj *dir = tbbt_fsmodel_obj(m, r->dir);
-    if (dir && (dir->flags & TBBT_FSO_ATTRS) && dir->attr.type && dir->attr.type != TBBT_FT_DIR)
-        return TBBT_NFSERR_NOTDIR;
     const char *n = tbbt_rec_str(r, r->name);
     if (dot_name(n, r->name.len)) return TBBT_PREDICT_ANY;
     tbbt_id cur;

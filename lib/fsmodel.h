@@ -98,10 +98,12 @@ struct tbbt_fsobj {
     struct tbbt_fsdent *links;    /* present entries naming it (through link_next) */
     struct tbbt_fsdent *children; /* directories: present entries in it (through child_next) */
     uint32_t nchildren;           /* number of those */
+    tbbt_id parent;               /* the directory of its latest name (kept when the name goes) */
     /* Maintained by the caller, not by the model (pass 2 keeps the last
      * record that touched the object here). */
     int64_t last_time;
     uint64_t last_seq;
+    uint64_t user; /* caller's word (pass 2: the held record that removed it) */
 };
 
 /* One (directory, name) entry the model knows. */

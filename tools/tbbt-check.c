@@ -18,14 +18,15 @@
 static char *opt_json, *opt_write;
 static gint64 opt_seed = 1;
 static gint opt_window = -1;
-static gboolean opt_quiet;
+static gboolean opt_quiet, opt_all;
 
 static GOptionEntry check_entries[] = {
     {"json", 0, 0, G_OPTION_ARG_FILENAME, &opt_json, "Also write the report as JSON to FILE", "FILE"},
     {"write", 'w', 0, G_OPTION_ARG_FILENAME, &opt_write, "Write the corrected records to FILE", "FILE"},
     {"seed", 0, 0, G_OPTION_ARG_INT64, &opt_seed, "Seed of the inserted records' times (default 1)", "N"},
-    {"window", 0, 0, G_OPTION_ARG_INT, &opt_window, "Records held back for placing insertions (default 1024)",
+    {"window", 0, 0, G_OPTION_ARG_INT, &opt_window, "Records held back for placing insertions (default 4096)",
      "N"},
+    {"list-all", 0, 0, G_OPTION_ARG_NONE, &opt_all, "List corrected failures too, with their rule", NULL},
     {"quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet, "Print only the summary line and errors", NULL},
     {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
@@ -101,6 +102,10 @@ int main(int argc, char **argv) {
     tbbt_pass2_opts_default(&o);
     o.seed = (uint64_t)opt_seed;
     if (opt_window >= 0) o.window = (uint32_t)opt_window;
+    if (opt_all) {
+        o.list_corrected = 1;
+        o.max_listed = 1000000;
+    }
     struct tbbt_pass2 *p = tbbt_pass2_new(&o, w ? write_sink : NULL, w);
     int rc = run(rd, p, opt_write);
     tbbt_recr_close(rd);

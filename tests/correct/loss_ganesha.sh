@@ -1,0 +1,79 @@
+#!/bin/bash
+# Pass 2 under loss: start a private nfs-ganesha, capture a fresh concurrent
+# workload (3 clients, 3 uids, every NFSv3 procedure) from tbbt-workload
+# under tcpdump, delete a seeded 1% and then 5% of its packets
+# (tbbt-pcapdrop), prep each capture (pass 1), correct it (pass 2,
+# tbbt-check --write) and pre-play the corrected records again:
+#   - the corrected records pre-play with zero replay failures;
+#   - the inserted share stays within a few (5) times the share of calls
+#     lost (records missing against the undamaged capture, plus replies
+#     lost); the report's counts are printed.
+# The undamaged capture must pre-play with zero failures as it is.
+# Usage (ctest): bash loss_ganesha.sh BUILD_DIR SRC_DIR; exit 77 = skipped.
+BUILD=${1:?usage: loss_ganesha.sh BUILD_DIR SRC_DIR}
+SRC=${2:?usage: loss_ganesha.sh BUILD_DIR SRC_DIR}
+OPS=${TBBT_E2E_OPS:-6000}
+SEED=${TBBT_E2E_SEED:-5}
+
+. "$SRC/tests/lib/ganesha.sh"
+. "$SRC/tests/lib/capture.sh"
+. "$SRC/tests/lib/e2e.sh"
+
+command -v tcpdump >/dev/null || { echo "SKIP: tcpdump not installed"; exit 77; }
+tbbt_ganesha_usable || { echo "SKIP: cannot run nfs-ganesha here"; exit 77; }
+PREP=$BUILD/transform/tbbt-prep
+CHECK=$BUILD/tools/tbbt-check
+WL=$BUILD/tools/tbbt-workload
+DROP=$BUILD/tools/tbbt-pcapdrop
+[ -x "$PREP" ] && [ -x "$CHECK" ] || { echo "SKIP: tbbt-prep or tbbt-check not built"; exit 77; }
+
+e2e_begin correct-loss
+
+tbbt_ganesha_start "$TMP/srv" || { FAILS=1; echo "FAIL: ganesha did not start"; exit 1; }
+PORTS="--port $TBBT_NFS_PORT --port $TBBT_MNT_PORT"
+tbbt_capture_run "$TMP/full.pcap" 0 "$(tbbt_capture_nfs_filter)" "$WL" --quiet --clients 3 \
+    --uids 0:0,1000:1000,1001:1001 --max-io 65536 --ops "$OPS" --seed "$SEED" --dir loss "$TBBT_NFS_URL" \
+    >"$TMP/workload.txt"
+rc=$?
+tbbt_ganesha_stop "$TMP/srv"
+check "workload ran under tcpdump" [ $rc = 0 ]
+[ $rc = 0 ] || exit 1
+
+# jget FILE KEY: a number from a tbbt-check JSON report.
+jget() {
+    perl -MJSON::PP -e 'local $/; print decode_json(<STDIN>)->{$ARGV[0]}' "$2" <"$1"
+}
+
+"$PREP" -q $PORTS -o "$TMP/full.tbbt" "$TMP/full.pcap"
+"$CHECK" --json "$TMP/full.json" "$TMP/full.tbbt" >"$TMP/full.txt"
+rc=$?
+cat "$TMP/full.txt"
+check "undamaged capture: the pre-play finds no replay failure" [ $rc = 0 ]
+full=$(jget "$TMP/full.json" records)
+
+for pct in 1 5; do
+    "$DROP" --seed 11 --drop-percent $pct "$TMP/full.pcap" "$TMP/lossy$pct.pcap" >/dev/null
+    "$PREP" -q $PORTS -o "$TMP/lossy$pct.tbbt" "$TMP/lossy$pct.pcap"
+    echo "--- $pct% of the packets deleted: pass 2"
+    "$CHECK" --json "$TMP/c$pct.json" --write "$TMP/fixed$pct.tbbt" "$TMP/lossy$pct.tbbt"
+    rc=$?
+    check "$pct% loss: pass 2 corrects every replay failure it finds" [ $rc = 0 ]
+    echo "--- $pct% of the packets deleted: pre-play of the corrected records"
+    "$CHECK" --json "$TMP/r$pct.json" "$TMP/fixed$pct.tbbt"
+    rc=$?
+    check "$pct% loss: the corrected records pre-play with zero replay failures" [ $rc = 0 ]
+    recs=$(jget "$TMP/c$pct.json" records)
+    lost=$(jget "$TMP/c$pct.json" lost)
+    ins=$(jget "$TMP/c$pct.json" inserted)
+    fails=$(jget "$TMP/c$pct.json" failures)
+    # calls lost: records missing against the undamaged capture, plus calls whose reply was lost
+    missing=$((full - recs))
+    [ $missing -lt 0 ] && missing=0
+    callslost=$((missing + lost))
+    echo "counts: $full records undamaged, $recs after ${pct}% packet loss ($missing calls missing, $lost replies lost);" \
+        "$fails replay failures, $ins records inserted"
+    check "$pct% loss: inserted $ins <= 5 x calls lost $callslost" [ $((ins)) -le $((5 * callslost)) ]
+    check "$pct% loss: the loss caused replay failures to correct ($fails)" [ "$fails" -gt 0 ]
+done
+
+e2e_end
