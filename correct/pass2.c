@@ -49,7 +49,7 @@ struct tbbt_pass2 {
 void tbbt_pass2_opts_default(struct tbbt_pass2_opts *o) {
     memset(o, 0, sizeof(*o));
     o->seed = 1;
-    o->window = 4096;
+    o->window = 1024;
     o->max_listed = 50;
 }
 
@@ -500,9 +500,12 @@ static void preplay(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
         return;
     }
     if (r->op >= TBBT_OP_COUNT) return;
+    tbbt_id named = 0;  /* the object (dir, name) holds before the record */
     tbbt_id victim = 0; /* the object a remove, rmdir or rename may take away */
+    if (tbbt_rec_has(r, TBBT_F_NAME) && tbbt_rec_has(r, TBBT_F_DIR))
+        tbbt_fsmodel_name(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len, &named);
     if (r->op == TBBT_OP_REMOVE || r->op == TBBT_OP_RMDIR)
-        tbbt_fsmodel_name(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len, &victim);
+        victim = named;
     else if (r->op == TBBT_OP_RENAME)
         tbbt_fsmodel_name(p->m, r->dir2, tbbt_rec_str(r, r->name2), r->name2.len, &victim);
     if ((r->flags & TBBT_RF_REPLY_LOST) || r->status < 0) {
@@ -514,16 +517,17 @@ static void preplay(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
             p->st.unmodelled++;
         else if (pred != TBBT_OC_ANY && pred != traced)
             correct_failure(p, r, seq, pred, traced);
-        if (r->op == TBBT_OP_LOOKUP) resolve_lost(p, r);
+        if (r->op == TBBT_OP_LOOKUP && p->st.lost_unresolved) resolve_lost(p, r);
         tbbt_fsmodel_apply(p->m, r, r->status);
     }
     struct tbbt_fsobj *vo = victim ? tbbt_fsmodel_obj(p->m, victim) : NULL;
     if (vo && (vo->flags & TBBT_FSO_GONE)) vo->user = seq;
-    tbbt_id ids[5];
-    record_objects(p->m, r, ids);
+    tbbt_id ids[5] = {tbbt_rec_has(r, TBBT_F_OBJ) ? r->obj : 0, tbbt_rec_has(r, TBBT_F_DIR) ? r->dir : 0,
+                      tbbt_rec_has(r, TBBT_F_DIR2) ? r->dir2 : 0,
+                      tbbt_rec_has(r, TBBT_F_NEWOBJ) ? r->newobj : 0, named};
     int64_t t = touch_time(r);
     for (int k = 0; k < 5; k++)
-        touch(p, ids[k], t, seq);
+        if (ids[k] && (k == 0 || ids[k] != ids[k - 1])) touch(p, ids[k], t, seq);
 }
 
 int tbbt_pass2_put(void *p2, const struct tbbt_rec *in) {
