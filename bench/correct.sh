@@ -33,7 +33,9 @@ if [ ! -s "$pcap" ]; then
     pcap=$("$here/make-capture.sh")
 fi
 in=$cache/$(basename "$pcap" .pcap).tbbt
-if [ ! -s "$in" ] || [ "$in" -ot "$pcap" ]; then
+# (re)made when missing, older than the capture, or not readable by this
+# build (the record format changed)
+if [ ! -s "$in" ] || [ "$in" -ot "$pcap" ] || ! "$build/tools/tbbt-check" --copy -w "$BENCH_TMP/probe.tbbt" "$in" >/dev/null 2>&1; then
     echo "bench/correct: prepping $(basename "$pcap") once to $in"
     "$build/transform/tbbt-prep" -q -o "$in" "$pcap"
 fi
