@@ -49,7 +49,7 @@ struct tbbt_pass2 {
 void tbbt_pass2_opts_default(struct tbbt_pass2_opts *o) {
     memset(o, 0, sizeof(*o));
     o->seed = 1;
-    o->window = 1024;
+    o->window = 4096;
     o->max_listed = 50;
 }
 
@@ -150,6 +150,14 @@ static void record_objects(const struct tbbt_fsmodel *m, const struct tbbt_rec *
         tbbt_fsmodel_name(m, r->dir, tbbt_rec_str(r, r->name), r->name.len, &ids[4]);
 }
 
+/* A record other than the lost one changed (dir, name): a lost reply
+ * waiting there can no longer be resolved by a later lookup. */
+static void forget_lost(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
+    if (!tbbt_rec_has(r, TBBT_F_NAME) || !tbbt_rec_has(r, TBBT_F_DIR)) return;
+    struct tbbt_fsdent *d = tbbt_fsmodel_dent(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len);
+    if (d) d->user = 0;
+}
+
 /* fix_out.emit: notes the range the corrective record may take, applies
  * it to the model, and keeps it in the group being built. */
 static void group_emit(void *ctx, struct tbbt_rec *x) {
@@ -163,6 +171,7 @@ static void group_emit(void *ctx, struct tbbt_rec *x) {
         if (o->last_seq > p->group_after) p->group_after = o->last_seq;
     }
     tbbt_fsmodel_apply(p->m, x, TBBT_NFS_OK);
+    if (p->st.lost_unresolved) forget_lost(p, x);
     struct ins *n = g_new0(struct ins, 1);
     tbbt_rec_init(&n->r);
     tbbt_rec_copy(&n->r, x);
@@ -245,26 +254,6 @@ static void list_failure(struct tbbt_pass2 *p, const struct tbbt_rec *r, enum tb
                            tbbt_oc_name(pred), tbbt_oc_name(traced));
     if (tbbt_rec_format_text(r, p->listed) != 0) g_string_append(p->listed, "(record not printable)");
     g_string_append_c(p->listed, '\n');
-}
-
-/* After a correction of n records by row: counts them, and checks that
- * the model now predicts the traced outcome of r. */
-static void recheck(struct tbbt_pass2 *p, const struct tbbt_rec *r, int row, enum tbbt_oc traced,
-                    unsigned n) {
-    p->st.rule_inserted[row] += n;
-    p->st.inserted += n;
-    enum tbbt_oc again = tbbt_oc_predict(p->m, r);
-    if (again != TBBT_OC_ANY && again != traced) {
-        list_failure(p, r, again, traced, "still failing after correction");
-        return;
-    }
-    p->st.corrected++;
-    if (p->o.list_corrected && p->nlisted < p->o.max_listed) {
-        p->nlisted++;
-        g_string_append_printf(p->listed, "  corrected by %s (%u records): ", tbbt_rules[row].name, n);
-        tbbt_rec_format_text(r, p->listed);
-        g_string_append_c(p->listed, '\n');
-    }
 }
 
 /* Queues corrective record x (a copy is kept) to go out just before the
@@ -407,8 +396,25 @@ static int keep_obj(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
     return 2;
 }
 
-/* A replay failure of record r (held as seq): runs its rule's correction
- * and checks that the model now predicts the traced outcome. */
+/* Runs the correction of row for record r (held as seq). Returns the
+ * number of records inserted (or changed into a rename: 0), or -1 when
+ * the row's action cannot be built. */
+static int run_fix(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq, int row) {
+    if (tbbt_rules[row].fix == TBBT_FIX_KEEP_OBJ) return keep_obj(p, r);
+    struct tbbt_fix_out fo = {p->m, group_emit, p, &p->scratch};
+    p->group_lo = 0;
+    p->group_after = 0;
+    int k = tbbt_fix_run(tbbt_rules[row].fix, r, &fo);
+    if (k < 0 || p->group->len == 0) return -1;
+    k = (int)p->group->len;
+    group_place(p, seq, r->call_time);
+    return k;
+}
+
+/* A replay failure of record r (held as seq): runs the rule for
+ * (op, predicted, traced); when the model then predicts another outcome
+ * that still differs (a removed object kept alive whose mode denies the
+ * call, say), the rule for that pair runs too, up to three rules. */
 static void correct_failure(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq, enum tbbt_oc pred,
                             enum tbbt_oc traced) {
     int row = tbbt_rule_find(r->op, pred, traced);
@@ -417,30 +423,39 @@ static void correct_failure(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t s
         return;
     }
     p->st.failures++;
-    if (row < 0) {
-        list_failure(p, r, pred, traced, "no rule");
-        return;
-    }
-    p->st.rule_failures[row]++;
-    if (tbbt_rules[row].fix == TBBT_FIX_KEEP_OBJ) {
-        int k = keep_obj(p, r);
-        if (k < 0)
+    for (int round = 0; round < 3; round++) {
+        if (row < 0) {
+            list_failure(p, r, pred, traced, round ? "still failing after correction: no rule" : "no rule");
+            return;
+        }
+        p->st.rule_failures[row]++;
+        int k = run_fix(p, r, seq, row);
+        if (k < 0) {
             list_failure(p, r, pred, traced, tbbt_rules[row].name);
-        else
-            recheck(p, r, row, traced, (unsigned)k);
-        return;
+            return;
+        }
+        p->st.rule_inserted[row] += (unsigned)k;
+        p->st.inserted += (unsigned)k;
+        enum tbbt_oc again = tbbt_oc_predict(p->m, r);
+        if (again == TBBT_OC_ANY || again == traced) {
+            p->st.corrected++;
+            if (p->o.list_corrected && p->nlisted < p->o.max_listed) {
+                p->nlisted++;
+                g_string_append_printf(p->listed, "  corrected by %s (%d records): ", tbbt_rules[row].name,
+                                       k);
+                tbbt_rec_format_text(r, p->listed);
+                g_string_append_c(p->listed, '\n');
+            }
+            return;
+        }
+        pred = again;
+        row = tbbt_rule_find(r->op, pred, traced);
+        if (row >= 0 && tbbt_rules[row].fix == TBBT_FIX_AGREE) {
+            p->st.corrected++;
+            return;
+        }
     }
-    struct tbbt_fix_out fo = {p->m, group_emit, p, &p->scratch};
-    p->group_lo = 0;
-    p->group_after = 0;
-    int k = tbbt_fix_run(tbbt_rules[row].fix, r, &fo);
-    if (k < 0 || p->group->len == 0) {
-        list_failure(p, r, pred, traced, tbbt_rules[row].name);
-        return;
-    }
-    unsigned n = p->group->len;
-    group_place(p, seq, r->call_time);
-    recheck(p, r, row, traced, n);
+    list_failure(p, r, pred, traced, "still failing after correction");
 }
 
 /* Does op make or remove a name (a lost reply of it is worth resolving)? */
@@ -512,13 +527,14 @@ static void preplay(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
         lost_reply(p, r, seq);
     } else {
         enum tbbt_oc pred = tbbt_oc_predict(p->m, r);
-        enum tbbt_oc traced = tbbt_oc_of_status(r->status);
+        enum tbbt_oc traced = tbbt_oc_traced(p->m, r);
         if (traced == TBBT_OC_OTHER)
             p->st.unmodelled++;
         else if (pred != TBBT_OC_ANY && pred != traced)
             correct_failure(p, r, seq, pred, traced);
         if (r->op == TBBT_OP_LOOKUP && p->st.lost_unresolved) resolve_lost(p, r);
         tbbt_fsmodel_apply(p->m, r, r->status);
+        if (p->st.lost_unresolved && names_op(r->op)) forget_lost(p, r);
     }
     struct tbbt_fsobj *vo = victim ? tbbt_fsmodel_obj(p->m, victim) : NULL;
     if (vo && (vo->flags & TBBT_FSO_GONE)) vo->user = seq;
@@ -534,6 +550,10 @@ int tbbt_pass2_put(void *p2, const struct tbbt_rec *in) {
     struct tbbt_pass2 *p = p2;
     uint64_t seq = p->next_seq++;
     struct tbbt_rec *r = &p->ring[seq % p->cap];
+    if (r->arena_cap > 16384 || r->entries_cap > 64) { /* a big listing: do not keep its buffers */
+        tbbt_rec_free(r);
+        tbbt_rec_init(r);
+    }
     tbbt_rec_copy(r, in);
     p->st.records_in++;
     preplay(p, r, seq);

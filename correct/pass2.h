@@ -43,7 +43,7 @@ typedef int (*tbbt_p2_sink)(void *ctx, const struct tbbt_rec *r);
 
 struct tbbt_pass2_opts {
     uint64_t seed;       /* inserted records' times (default 1) */
-    uint32_t window;     /* records held back (default 1024; 0 = none) */
+    uint32_t window;     /* records held back (default 4096; 0 = none) */
     uint32_t max_listed; /* unexplained failures kept for the report (default 50) */
     int list_corrected;  /* list corrected failures too (with their rule) */
 };

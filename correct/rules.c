@@ -75,8 +75,19 @@ const struct tbbt_rule tbbt_rules[] = {
      "an object the model had removed was used: its name held another object (a rename away was lost)"},
     {"noent-after-removal", TBBT_RULE_ANY_OP, TBBT_OC_STALE, TBBT_OC_NOENT, TBBT_FIX_KEEP_OBJ,
      "a name was missing in a directory the model had removed: the directory lives (a rename away was lost)"},
+    {"denied-after-removal", TBBT_RULE_ANY_OP, TBBT_OC_STALE, TBBT_OC_ACCES, TBBT_FIX_KEEP_OBJ,
+     "a call on an object the model had removed was denied, not stale: the object lives"},
     {"exist-after-removal", TBBT_RULE_ANY_OP, TBBT_OC_STALE, TBBT_OC_EXIST, TBBT_FIX_KEEP_OBJ,
      "a name existed in a directory the model had removed: the directory lives (a rename away was lost)"},
+    /* permissions (paper's Table 2: "permission denied: setattr") */
+    {"read-allowed-denied", TBBT_OP_READ, TBBT_OC_ACCES, TBBT_OC_OK, TBBT_FIX_SET_MODE,
+     "read succeeded where the mode denies it: a chmod was lost"},
+    {"read-denied-allowed", TBBT_OP_READ, TBBT_OC_OK, TBBT_OC_ACCES, TBBT_FIX_SET_MODE,
+     "read was denied where the mode allows it: a chmod was lost"},
+    {"write-allowed-denied", TBBT_OP_WRITE, TBBT_OC_ACCES, TBBT_OC_OK, TBBT_FIX_SET_MODE,
+     "write succeeded where the mode denies it: a chmod was lost"},
+    {"write-denied-allowed", TBBT_OP_WRITE, TBBT_OC_OK, TBBT_OC_ACCES, TBBT_FIX_SET_MODE,
+     "write was denied where the mode allows it: a chmod was lost"},
     {"lookup-stale-live", TBBT_OP_LOOKUP, TBBT_OC_OK, TBBT_OC_STALE, TBBT_FIX_AGREE,
      "lookup in a directory the trace saw go stale (teaches)"},
     {"lookup-stale-absent", TBBT_OP_LOOKUP, TBBT_OC_NOENT, TBBT_OC_STALE, TBBT_FIX_AGREE,
@@ -94,9 +105,17 @@ enum tbbt_oc tbbt_oc_of_status(int status) {
     case TBBT_NFSERR_STALE:
     case 10001: return TBBT_OC_STALE; /* BADHANDLE */
     case TBBT_NFSERR_NOTDIR: return TBBT_OC_NOTDIR;
+    case TBBT_NFSERR_ACCES:
+    case TBBT_NFSERR_PERM: return TBBT_OC_ACCES;
     case TBBT_PREDICT_ANY: return TBBT_OC_ANY;
     default: return TBBT_OC_OTHER;
     }
+}
+
+enum tbbt_oc tbbt_oc_traced(const struct tbbt_fsmodel *m, const struct tbbt_rec *r) {
+    enum tbbt_oc c = tbbt_oc_of_status(r->status);
+    if (c == TBBT_OC_ACCES && tbbt_fsmodel_predict_access(m, r) == TBBT_PREDICT_ANY) return TBBT_OC_OTHER;
+    return c;
 }
 
 enum tbbt_oc tbbt_oc_predict(const struct tbbt_fsmodel *m, const struct tbbt_rec *r) {
@@ -112,7 +131,7 @@ enum tbbt_oc tbbt_oc_predict(const struct tbbt_fsmodel *m, const struct tbbt_rec
 
 const char *tbbt_oc_name(enum tbbt_oc c) {
     static const char *const n[TBBT_OC_COUNT_] = {"any",      "ok",    "ok-other-object", "noent", "exist",
-                                                  "notempty", "stale", "notdir",          "other"};
+                                                  "notempty", "stale", "notdir",          "acces", "other"};
     return c < TBBT_OC_COUNT_ ? n[c] : "?";
 }
 
@@ -197,7 +216,8 @@ static int empty_dir(struct tbbt_fix_out *out, const struct tbbt_rec *r, tbbt_id
 }
 
 /* Emits the making of (dir, name) as an object of the given type (NF3
- * type), as newobj (0 = an object the trace never showed). */
+ * type), as newobj (0 = an object the trace never showed); a link when
+ * newobj is a file the model holds under another name. */
 static int make_name(struct tbbt_fix_out *out, const struct tbbt_rec *r, tbbt_id dir, const char *name,
                      size_t len, uint32_t type, tbbt_id newobj, uint32_t mode) {
     enum tbbt_op op = type == TBBT_FT_DIR                                                    ? TBBT_OP_MKDIR
@@ -205,6 +225,14 @@ static int make_name(struct tbbt_fix_out *out, const struct tbbt_rec *r, tbbt_id
                       : (type >= TBBT_FT_BLK && type <= TBBT_FT_FIFO && type != TBBT_FT_LNK) ? TBBT_OP_MKNOD
                                                                                              : TBBT_OP_CREATE;
     if (!type) type = TBBT_FT_REG;
+    const struct tbbt_fsobj *o = newobj ? tbbt_fsmodel_obj(out->m, newobj) : NULL;
+    if (o && o->links && !(o->flags & TBBT_FSO_GONE) && o->attr.type != TBBT_FT_DIR) {
+        /* the object lives under another name: this name is a hard link */
+        struct tbbt_rec *x = fix_begin(out, r, TBBT_OP_LINK, dir, name, len);
+        tbbt_rec_set_u64(x, TBBT_F_OBJ, newobj);
+        out->emit(out->ctx, x);
+        return 1;
+    }
     struct tbbt_rec *x = fix_begin(out, r, op, dir, name, len);
     if (op == TBBT_OP_CREATE) tbbt_rec_set_u64(x, TBBT_F_CREATEHOW, 0);
     if (op == TBBT_OP_SYMLINK) tbbt_rec_set_str(x, TBBT_F_TARGET, "tbbt-inserted", 13);
@@ -212,6 +240,40 @@ static int make_name(struct tbbt_fix_out *out, const struct tbbt_rec *r, tbbt_id
     tbbt_rec_set_u64(x, TBBT_F_SET_MODE, mode ? mode : type == TBBT_FT_DIR ? 0755 : 0644);
     if (newobj) tbbt_rec_set_u64(x, TBBT_F_NEWOBJ, newobj);
     tbbt_rec_set_u64(x, TBBT_F_TYPE, type);
+    out->emit(out->ctx, x);
+    return 1;
+}
+
+/* Emits a setattr (as root) of obj's mode that gives r its traced
+ * outcome: the mode r's reply shows if it does, else the model's mode
+ * with the bit r needs set (success) or cleared (denied) in the class
+ * that applies to r's caller; and the owner and group r's reply shows,
+ * where they differ from the model's. */
+static int set_mode(struct tbbt_fix_out *out, const struct tbbt_rec *r) {
+    struct tbbt_fsobj *o = r->obj ? tbbt_fsmodel_obj(out->m, r->obj) : NULL;
+    if (!o) return -1;
+    int want_ok = r->status == TBBT_NFS_OK;
+    uint32_t need = r->op == TBBT_OP_READ ? 4 : 2;
+    int group = r->cred.gid == o->attr.gid;
+    for (uint32_t i = 0; i < r->cred.ngids && i < TBBT_MAX_GIDS && !group; i++)
+        group = r->cred.gids[i] == o->attr.gid;
+    uint32_t bit = group ? need << 3 : need;
+    uint32_t mode = want_ok ? (o->rmode | bit) : (o->rmode & ~bit);
+    if (tbbt_rec_has(r, TBBT_F_MODE) && (((r->mode & bit) != 0) == want_ok)) mode = r->mode & 07777;
+    struct tbbt_rec *x = out->scratch;
+    tbbt_rec_clear(x);
+    x->client = r->client;
+    x->server = r->server;
+    x->vers = r->vers;
+    x->cred.flavor = 1; /* root: the owner may be anyone */
+    x->op = TBBT_OP_SETATTR;
+    x->flags = TBBT_RF_INSERTED | (r->flags & TBBT_RF_TCP);
+    x->status = TBBT_NFS_OK;
+    tbbt_rec_set_u64(x, TBBT_F_OBJ, r->obj);
+    tbbt_rec_set_u64(x, TBBT_F_SET_MODE, mode);
+    /* an owner the reply shows and the model does not: a chown was lost */
+    if (tbbt_rec_has(r, TBBT_F_UID) && r->uid != o->attr.uid) tbbt_rec_set_u64(x, TBBT_F_SET_UID, r->uid);
+    if (tbbt_rec_has(r, TBBT_F_GID) && r->gid != o->attr.gid) tbbt_rec_set_u64(x, TBBT_F_SET_GID, r->gid);
     out->emit(out->ctx, x);
     return 1;
 }
@@ -232,6 +294,7 @@ int tbbt_fix_run(enum tbbt_fix_act a, const struct tbbt_rec *r, struct tbbt_fix_
     case TBBT_FIX_MAKE_DIR: return make_name(out, r, r->dir, n, r->name.len, TBBT_FT_DIR, 0, 0);
     case TBBT_FIX_EMPTY_DIR: return empty_dir(out, r, r->dir, n, r->name.len);
     case TBBT_FIX_EMPTY_NAME2: return empty_dir(out, r, r->dir2, tbbt_rec_str(r, r->name2), r->name2.len);
+    case TBBT_FIX_SET_MODE: return set_mode(out, r);
     case TBBT_FIX_REMOVE_OBJ: {
         const struct tbbt_fsobj *o = r->obj ? tbbt_fsmodel_obj(out->m, r->obj) : NULL;
         if (!o || !o->links) return -1;

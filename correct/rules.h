@@ -27,6 +27,7 @@ enum tbbt_oc {
     TBBT_OC_NOTEMPTY,
     TBBT_OC_STALE, /* STALE, BADHANDLE */
     TBBT_OC_NOTDIR,
+    TBBT_OC_ACCES, /* ACCES, PERM: only where the model judges permission */
     TBBT_OC_OTHER, /* traced: an error the model does not model (ACCES, NOSPC, ...) */
     TBBT_OC_COUNT_
 };
@@ -42,6 +43,8 @@ enum tbbt_fix_act {
     TBBT_FIX_EMPTY_DIR,     /* remove every entry of the directory (dir, name) holds */
     TBBT_FIX_EMPTY_NAME2,   /* remove every entry of the directory (dir2, name2) holds */
     TBBT_FIX_REMOVE_OBJ,    /* remove every name of the record's object (obj) */
+    TBBT_FIX_SET_MODE,      /* setattr (as root) of obj's mode: the traced mode, or one that gives
+                               the traced outcome */
     TBBT_FIX_KEEP_OBJ,      /* before the record that removed a gone object the record uses: rename
                                that name away and make a new object under it (built by pass 2,
                                which holds that record: tbbt_fix_run returns -1) */
@@ -69,6 +72,11 @@ extern const unsigned tbbt_nrules;
 
 /* Class of a traced NFS status (TBBT_OC_OTHER when not modelled). */
 enum tbbt_oc tbbt_oc_of_status(int status);
+
+/* Class of r's traced status against the model: as tbbt_oc_of_status,
+ * except that a permission failure is TBBT_OC_OTHER (not modelled) where
+ * the model does not judge r's permission. */
+enum tbbt_oc tbbt_oc_traced(const struct tbbt_fsmodel *m, const struct tbbt_rec *r);
 
 /* Class of the model's prediction for r (TBBT_OC_OK_OTHER when a lookup
  * or create would find another object than the one r's reply shows). */

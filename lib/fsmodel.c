@@ -227,6 +227,10 @@ void tbbt_fsmodel_learn_attrs(struct tbbt_fsmodel *m, tbbt_id id, const struct t
     struct tbbt_fsobj *o = tbbt_fsmodel_obj_get(m, id);
     attrs_from_rec(&o->attr, r);
     o->flags |= TBBT_FSO_ATTRS;
+    if (!(o->flags & TBBT_FSO_RMODE) && tbbt_rec_has(r, TBBT_F_MODE)) {
+        o->rmode = r->mode & 07777;
+        o->flags |= TBBT_FSO_RMODE;
+    }
     if (!(o->flags & (TBBT_FSO_CREATED | TBBT_FSO_CHANGED | TBBT_FSO_INIT_ATTRS))) {
         o->init = o->attr;
         o->flags |= TBBT_FSO_INIT_ATTRS | TBBT_FSO_INITIAL;
@@ -339,10 +343,38 @@ static int predict_rename(const struct tbbt_fsmodel *m, const struct tbbt_rec *r
     return TBBT_NFS_OK;
 }
 
+/* Read or write permission of r's caller on o by rmode: TBBT_NFS_OK,
+ * TBBT_NFSERR_ACCES, or TBBT_PREDICT_ANY (root, the owner, or not enough
+ * known). */
+static int predict_access(const struct tbbt_fsobj *o, const struct tbbt_rec *r) {
+    if (r->op != TBBT_OP_READ && r->op != TBBT_OP_WRITE) return TBBT_PREDICT_ANY;
+    uint32_t need = r->op == TBBT_OP_READ ? 4 : 2;
+    if ((o->flags & (TBBT_FSO_RMODE | TBBT_FSO_ATTRS)) != (TBBT_FSO_RMODE | TBBT_FSO_ATTRS))
+        return TBBT_PREDICT_ANY;
+    if (o->attr.type != TBBT_FT_REG || r->cred.flavor != 1 || r->cred.uid == 0 || r->cred.uid == o->attr.uid)
+        return TBBT_PREDICT_ANY;
+    int group = r->cred.gid == o->attr.gid;
+    for (uint32_t i = 0; i < r->cred.ngids && i < TBBT_MAX_GIDS && !group; i++)
+        group = r->cred.gids[i] == o->attr.gid;
+    uint32_t bits = group ? (o->rmode >> 3) & 7 : o->rmode & 7;
+    return bits & need ? TBBT_NFS_OK : TBBT_NFSERR_ACCES;
+}
+
+int tbbt_fsmodel_predict_access(const struct tbbt_fsmodel *m, const struct tbbt_rec *r) {
+    const struct tbbt_fsobj *o = r->obj ? tbbt_fsmodel_obj(m, r->obj) : NULL;
+    return o ? predict_access(o, r) : TBBT_PREDICT_ANY;
+}
+
 int tbbt_fsmodel_predict(const struct tbbt_fsmodel *m, const struct tbbt_rec *r) {
     unsigned f = r->op < TBBT_OP_COUNT ? tbbt_op_info(r->op)->flags : 0;
     int g;
     if ((f & TBBT_OPF_OBJ) && (g = handle_gone(m, r->obj)) > 0) return g;
+    if (r->op == TBBT_OP_READ || r->op == TBBT_OP_WRITE) {
+        const struct tbbt_fsobj *o = r->obj ? tbbt_fsmodel_obj(m, r->obj) : NULL;
+        if (!o) return TBBT_PREDICT_ANY;
+        g = predict_access(o, r);
+        return g == TBBT_PREDICT_ANY ? TBBT_NFS_OK : g;
+    }
     if (!(f & TBBT_OPF_DIRNAME)) {
         if ((f & TBBT_OPF_OBJ) && r->obj && tbbt_fsmodel_obj(m, r->obj)) return TBBT_NFS_OK;
         return TBBT_PREDICT_ANY;
@@ -402,6 +434,10 @@ static void apply_make(struct tbbt_fsmodel *m, const struct tbbt_rec *r, int sta
         o->target = g_strndup(tbbt_rec_str(r, r->target), r->target.len);
     }
     if (o && r->op != TBBT_OP_LINK && !(o->flags & TBBT_FSO_INITIAL)) o->flags |= TBBT_FSO_CREATED;
+    if (o && r->op != TBBT_OP_LINK && tbbt_rec_has(r, TBBT_F_SET_MODE) && !tbbt_rec_has(r, TBBT_F_MODE)) {
+        o->rmode = r->set_mode & 07777;
+        o->flags |= TBBT_FSO_RMODE;
+    }
 }
 
 /* remove and rmdir applied with their status. */
@@ -470,7 +506,11 @@ static void apply_obj(struct tbbt_fsmodel *m, const struct tbbt_rec *r) {
     }
     if (r->op == TBBT_OP_SETATTR) {
         if (tbbt_rec_has(r, TBBT_F_SET_SIZE)) o->attr.size = r->set_size;
-        if (tbbt_rec_has(r, TBBT_F_SET_MODE)) o->attr.mode = r->set_mode;
+        if (tbbt_rec_has(r, TBBT_F_SET_MODE)) {
+            o->attr.mode = r->set_mode;
+            o->rmode = r->set_mode & 07777;
+            o->flags |= TBBT_FSO_RMODE;
+        }
         if (tbbt_rec_has(r, TBBT_F_SET_UID)) o->attr.uid = r->set_uid;
         if (tbbt_rec_has(r, TBBT_F_SET_GID)) o->attr.gid = r->set_gid;
     }

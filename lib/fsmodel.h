@@ -60,6 +60,10 @@ enum {
     TBBT_NFSERR_STALE = 70,
 };
 
+/* Permission prediction: read and write on a regular file by a caller
+ * who is neither root nor the owner are judged by the group or other bits
+ * of rmode; every other case is left to the server (TBBT_PREDICT_ANY). */
+
 /* Prediction "the model does not know": any status is consistent. */
 #define TBBT_PREDICT_ANY (-2)
 
@@ -78,6 +82,7 @@ enum {
     TBBT_FSO_ATTRS = 1u << 3,      /* current attributes known (type, mode, uid, gid, size) */
     TBBT_FSO_INIT_ATTRS = 1u << 4, /* init holds the attributes before the trace changed them */
     TBBT_FSO_CHANGED = 1u << 5,    /* a record changed its size or attributes */
+    TBBT_FSO_RMODE = 1u << 6,      /* rmode known */
 };
 
 /* Attributes of an object. */
@@ -91,8 +96,13 @@ struct tbbt_fsdent;
 /* One file-system object. */
 struct tbbt_fsobj {
     tbbt_id id;
-    uint32_t flags;               /* TBBT_FSO_* */
-    struct tbbt_fsattr attr;      /* current (valid if TBBT_FSO_ATTRS; type may be known alone) */
+    uint32_t flags;          /* TBBT_FSO_* */
+    struct tbbt_fsattr attr; /* current (valid if TBBT_FSO_ATTRS; type may be known alone) */
+    /* Permission bits as a replay has them (valid if TBBT_FSO_RMODE): the
+     * mode first seen, then only what records set (setattr, create). The
+     * traced attr.mode follows every reply instead, so a lost chmod shows
+     * as a difference between the two. */
+    uint32_t rmode;
     struct tbbt_fsattr init;      /* before the trace (valid if TBBT_FSO_INIT_ATTRS) */
     char *target;                 /* symlink target (NUL-terminated, owned), or NULL */
     struct tbbt_fsdent *links;    /* present entries naming it (through link_next) */
@@ -191,6 +201,11 @@ tbbt_id tbbt_fsmodel_unlink(struct tbbt_fsmodel *m, tbbt_id dir, const char *nam
  * model does not know enough (an unknown name, an object never seen).
  * Does not change the model. */
 int tbbt_fsmodel_predict(const struct tbbt_fsmodel *m, const struct tbbt_rec *r);
+
+/* Permission part of the prediction for r: TBBT_NFS_OK or
+ * TBBT_NFSERR_ACCES when the model judges the caller's read or write
+ * permission (see above), TBBT_PREDICT_ANY otherwise. */
+int tbbt_fsmodel_predict_access(const struct tbbt_fsmodel *m, const struct tbbt_rec *r);
 
 /* Applies r to the model as the server did when r got status (the traced
  * one, or the one assumed for a lost reply): on success the names, links,

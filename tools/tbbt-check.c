@@ -27,7 +27,7 @@ static GOptionEntry check_entries[] = {
     {"json", 0, 0, G_OPTION_ARG_FILENAME, &opt_json, "Also write the report as JSON to FILE", "FILE"},
     {"write", 'w', 0, G_OPTION_ARG_FILENAME, &opt_write, "Write the corrected records to FILE", "FILE"},
     {"seed", 0, 0, G_OPTION_ARG_INT64, &opt_seed, "Seed of the inserted records' times (default 1)", "N"},
-    {"window", 0, 0, G_OPTION_ARG_INT, &opt_window, "Records held back for placing insertions (default 1024)",
+    {"window", 0, 0, G_OPTION_ARG_INT, &opt_window, "Records held back for placing insertions (default 4096)",
      "N"},
     {"copy", 0, 0, G_OPTION_ARG_NONE, &opt_copy,
      "With --write: copy the records without the pre-play (the benchmark's floor)", NULL},

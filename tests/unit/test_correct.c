@@ -29,8 +29,10 @@ struct step {
     const char *name2;
     tbbt_id newobj;
     uint32_t type;
-    int createhow; /* -1: not set */
-    int lost;      /* reply lost */
+    int createhow;        /* -1: not set */
+    int lost;             /* reply lost */
+    uint32_t uid;         /* caller (uid = gid); 0 = root */
+    uint32_t owner, mode; /* reply attributes: owner (0: the caller), mode (0: 0755/0644) */
 };
 
 /* An expected inserted record: operation, directory, name (NULL: any),
@@ -74,6 +76,7 @@ static void build(struct tbbt_rec *r, const struct step *s, int i) {
     r->op = (uint8_t)s->op;
     r->status = s->status;
     r->cred.flavor = 1;
+    r->cred.uid = r->cred.gid = s->uid;
     r->flags = TBBT_RF_TCP;
     if (s->lost) {
         r->flags |= TBBT_RF_REPLY_LOST;
@@ -89,10 +92,13 @@ static void build(struct tbbt_rec *r, const struct step *s, int i) {
     if (s->op == TBBT_OP_SYMLINK) tbbt_rec_set_str(r, TBBT_F_TARGET, "t", 1);
     if (s->op == TBBT_OP_MKNOD) tbbt_rec_set_u64(r, TBBT_F_NODETYPE, s->type ? s->type : 7);
     if (s->newobj && !s->lost && s->status == 0) tbbt_rec_set_u64(r, TBBT_F_NEWOBJ, s->newobj);
-    if (s->type && !s->lost && s->status == 0) {
+    if (s->type && !s->lost && (s->status == 0 || s->mode)) {
+        uint32_t owner = s->owner ? s->owner : s->uid;
         tbbt_rec_set_u64(r, TBBT_F_TYPE, s->type);
-        tbbt_rec_set_u64(r, TBBT_F_MODE, s->type == 2 ? 0755 : 0644);
+        tbbt_rec_set_u64(r, TBBT_F_MODE, s->mode ? s->mode : s->type == 2 ? 0755 : 0644);
         tbbt_rec_set_u64(r, TBBT_F_NLINK, s->type == 2 ? 2 : 1);
+        tbbt_rec_set_u64(r, TBBT_F_UID, owner);
+        tbbt_rec_set_u64(r, TBBT_F_GID, owner);
     }
 }
 
@@ -183,19 +189,19 @@ static void expect(const struct step *steps, int n, const char *rule, const stru
 }
 
 #define CR(dir, name, newobj)                                                                                \
-    { TBBT_OP_CREATE, 0, 0, dir, name, 0, NULL, newobj, 1, 0, 0 }
+    { TBBT_OP_CREATE, 0, 0, dir, name, 0, NULL, newobj, 1, 0, 0, 0, 0, 0 }
 #define MD(dir, name, newobj)                                                                                \
-    { TBBT_OP_MKDIR, 0, 0, dir, name, 0, NULL, newobj, 2, -1, 0 }
+    { TBBT_OP_MKDIR, 0, 0, dir, name, 0, NULL, newobj, 2, -1, 0, 0, 0, 0 }
 #define LK(st, dir, name, newobj, type)                                                                      \
-    { TBBT_OP_LOOKUP, st, 0, dir, name, 0, NULL, newobj, type, -1, 0 }
+    { TBBT_OP_LOOKUP, st, 0, dir, name, 0, NULL, newobj, type, -1, 0, 0, 0, 0 }
 #define RM(st, dir, name)                                                                                    \
-    { TBBT_OP_REMOVE, st, 0, dir, name, 0, NULL, 0, 0, -1, 0 }
+    { TBBT_OP_REMOVE, st, 0, dir, name, 0, NULL, 0, 0, -1, 0, 0, 0, 0 }
 #define RD(st, dir, name)                                                                                    \
-    { TBBT_OP_RMDIR, st, 0, dir, name, 0, NULL, 0, 0, -1, 0 }
+    { TBBT_OP_RMDIR, st, 0, dir, name, 0, NULL, 0, 0, -1, 0, 0, 0, 0 }
 #define RN(st, dir, name, dir2, name2)                                                                       \
-    { TBBT_OP_RENAME, st, 0, dir, name, dir2, name2, 0, 0, -1, 0 }
+    { TBBT_OP_RENAME, st, 0, dir, name, dir2, name2, 0, 0, -1, 0, 0, 0, 0 }
 #define GA(st, obj)                                                                                          \
-    { TBBT_OP_GETATTR, st, obj, 0, NULL, 0, NULL, 0, 0, -1, 0 }
+    { TBBT_OP_GETATTR, st, obj, 0, NULL, 0, NULL, 0, 0, -1, 0, 0, 0, 0 }
 
 /* lookup succeeded on a name the model had removed: the create by the
  * reply's type (here a directory: mkdir) is inserted, as the object the
@@ -227,7 +233,7 @@ static void test_lookup_other_object(void **s) {
 /* guarded create succeeded on an existing name: remove inserted. */
 static void test_create_exists(void **s) {
     (void)s;
-    struct step t[] = {CR(ROOT, "a", 10), {TBBT_OP_CREATE, 0, 0, ROOT, "a", 0, NULL, 11, 1, 1, 0}};
+    struct step t[] = {CR(ROOT, "a", 10), {TBBT_OP_CREATE, 0, 0, ROOT, "a", 0, NULL, 11, 1, 1, 0, 0, 0, 0}};
     struct want w[] = {{TBBT_OP_REMOVE, ROOT, "a", 0, 1}};
     expect(t, 2, "create-exists", w, 1);
 }
@@ -235,7 +241,8 @@ static void test_create_exists(void **s) {
 /* guarded create met EXIST on a name the model had absent: create inserted. */
 static void test_create_eexist_absent(void **s) {
     (void)s;
-    struct step t[] = {LK(2, ROOT, "a", 0, 0), {TBBT_OP_CREATE, 17, 0, ROOT, "a", 0, NULL, 0, 0, 1, 0}};
+    struct step t[] = {LK(2, ROOT, "a", 0, 0),
+                       {TBBT_OP_CREATE, 17, 0, ROOT, "a", 0, NULL, 0, 0, 1, 0, 0, 0, 0}};
     struct want w[] = {{TBBT_OP_CREATE, ROOT, "a", 0, 1}};
     expect(t, 2, "create-eexist-absent", w, 1);
 }
@@ -266,13 +273,15 @@ static void test_make_ops(void **s) {
         int op = ops[i].op;
         tbbt_id obj = op == TBBT_OP_LINK ? 10 : 0;
         uint32_t type = op == TBBT_OP_MKDIR ? 2 : op == TBBT_OP_SYMLINK ? 5 : op == TBBT_OP_MKNOD ? 7 : 1;
-        struct step ok[] = {CR(ROOT, "x", 10),
-                            CR(ROOT, "a", 20),
-                            {op, 0, obj, ROOT, "a", 0, NULL, op == TBBT_OP_LINK ? 0 : 21, type, -1, 0}};
+        struct step ok[] = {
+            CR(ROOT, "x", 10),
+            CR(ROOT, "a", 20),
+            {op, 0, obj, ROOT, "a", 0, NULL, op == TBBT_OP_LINK ? 0 : 21, type, -1, 0, 0, 0, 0}};
         struct want wr[] = {{TBBT_OP_REMOVE, ROOT, "a", 1, 2}};
         expect(ok, 3, ops[i].ok_rule, wr, 1);
-        struct step ex[] = {
-            CR(ROOT, "x", 10), LK(2, ROOT, "a", 0, 0), {op, 17, obj, ROOT, "a", 0, NULL, 0, 0, -1, 0}};
+        struct step ex[] = {CR(ROOT, "x", 10),
+                            LK(2, ROOT, "a", 0, 0),
+                            {op, 17, obj, ROOT, "a", 0, NULL, 0, 0, -1, 0, 0, 0, 0}};
         struct want wc[] = {{TBBT_OP_CREATE, ROOT, "a", 1, 2}};
         expect(ex, 3, ops[i].exist_rule, wc, 1);
     }
@@ -424,8 +433,22 @@ static void test_dir_after_removal(void **s) {
     struct want w[] = {{TBBT_OP_RENAME, ROOT, "d", 0, 1}, {TBBT_OP_MKDIR, ROOT, "d", 0, 1}};
     expect(t, 3, "noent-after-removal", w, 2);
     struct step t2[] = {
-        MD(ROOT, "d", 10), RD(0, ROOT, "d"), {TBBT_OP_CREATE, 17, 0, 10, "x", 0, NULL, 0, 0, 1, 0}};
+        MD(ROOT, "d", 10), RD(0, ROOT, "d"), {TBBT_OP_CREATE, 17, 0, 10, "x", 0, NULL, 0, 0, 1, 0, 0, 0, 0}};
     expect(t2, 3, "exist-after-removal", w, 2);
+}
+
+/* A write denied (ACCES, not STALE) on a file the model had removed:
+ * the file is kept the same way, and the mode it has then explains the
+ * denial. */
+static void test_denied_after_removal(void **s) {
+    (void)s;
+    struct step t[] = {
+        {TBBT_OP_CREATE, 0, 0, ROOT, "f", 0, NULL, 10, 1, 0, 0, 1001, 0, 0644},
+        RM(0, ROOT, "f"),
+        {TBBT_OP_WRITE, 13, 10, 0, NULL, 0, NULL, 0, 1, -1, 0, 1000, 1001, 0644},
+    };
+    struct want w[] = {{TBBT_OP_RENAME, ROOT, "f", 0, 1}, {TBBT_OP_CREATE, ROOT, "f", 0, 1}};
+    expect(t, 3, "denied-after-removal", w, 2);
 }
 
 /* lookup STALE in a directory the model holds (name present or absent):
@@ -462,8 +485,8 @@ static void test_unknown_names_teach(void **s) {
 static void test_lost_replies(void **s) {
     (void)s;
     struct step t[] = {CR(ROOT, "a", 10),
-                       {TBBT_OP_REMOVE, 0, 0, ROOT, "a", 0, NULL, 0, 0, -1, 1},
-                       {TBBT_OP_CREATE, 0, 0, ROOT, "b", 0, NULL, 0, 0, 0, 1},
+                       {TBBT_OP_REMOVE, 0, 0, ROOT, "a", 0, NULL, 0, 0, -1, 1, 0, 0, 0},
+                       {TBBT_OP_CREATE, 0, 0, ROOT, "b", 0, NULL, 0, 0, 0, 1, 0, 0, 0},
                        LK(0, ROOT, "b", 11, 1),
                        LK(2, ROOT, "a", 0, 0)};
     struct tbbt_pass2_stats st;
@@ -517,6 +540,37 @@ static void test_seeded_times(void **s) {
     assert_int_equal(first[0], first[1]);
 }
 
+/* Permissions (paper's Table 2: permission denied -> setattr). A file
+ * made by uid 1001 with one mode, then read or written by uid 1000 (not
+ * the owner, not in the group): where the model's mode and the traced
+ * outcome disagree, a setattr of the mode (as root) is inserted before
+ * the call, with the mode the reply shows. */
+static void test_permissions(void **s) {
+    (void)s;
+    static const struct {
+        int op, status;
+        uint32_t mode_before, mode_after;
+        const char *rule;
+    } cases[] = {
+        {TBBT_OP_READ, 0, 0640, 0644, "read-allowed-denied"},
+        {TBBT_OP_READ, 13, 0644, 0640, "read-denied-allowed"},
+        {TBBT_OP_WRITE, 0, 0644, 0646, "write-allowed-denied"},
+        {TBBT_OP_WRITE, 13, 0666, 0644, "write-denied-allowed"},
+    };
+    for (unsigned i = 0; i < G_N_ELEMENTS(cases); i++) {
+        struct step t[] = {
+            {TBBT_OP_CREATE, 0, 0, ROOT, "f", 0, NULL, 10, 1, 0, 0, 1001, 0, cases[i].mode_before},
+            {cases[i].op, cases[i].status, 10, 0, NULL, 0, NULL, 0, 1, -1, 0, 1000, 1001,
+             cases[i].mode_after},
+        };
+        struct want w[] = {{TBBT_OP_SETATTR, 0, NULL, 0, 1}};
+        expect(t, 2, cases[i].rule, w, 1);
+        /* the same call where the mode agrees: no failure */
+        t[0].mode = cases[i].mode_after;
+        expect(t, 2, NULL, NULL, 0);
+    }
+}
+
 /* Every row of the table was exercised above (run last). */
 static void test_every_rule_tested(void **s) {
     (void)s;
@@ -549,10 +603,12 @@ int main(void) {
         cmocka_unit_test(test_handle_stale_live),
         cmocka_unit_test(test_used_after_removal),
         cmocka_unit_test(test_dir_after_removal),
+        cmocka_unit_test(test_denied_after_removal),
         cmocka_unit_test(test_lookup_stale),
         cmocka_unit_test(test_unknown_names_teach),
         cmocka_unit_test(test_lost_replies),
         cmocka_unit_test(test_seeded_times),
+        cmocka_unit_test(test_permissions),
         cmocka_unit_test(test_every_rule_tested),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

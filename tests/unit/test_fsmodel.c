@@ -375,6 +375,56 @@ static void test_listing_teaches(void **s) {
     tbbt_fsmodel_free(m);
 }
 
+/* Permission: read and write by a caller who is neither root nor the
+ * owner are judged by the group or other bits of the mode the replay has
+ * (the mode first seen, then what setattr set); owner and root are left
+ * to the server. A later reply's different mode does not change the
+ * replay's mode (that difference is a lost chmod). */
+static void test_permission(void **s) {
+    (void)s;
+    struct tbbt_fsmodel *m = tbbt_fsmodel_new();
+    struct tbbt_rec r;
+    tbbt_rec_init(&r);
+    create(m, &r, ROOT, "f", 90); /* mode 0644, uid 1000, gid 100 */
+    rec(&r, TBBT_OP_WRITE, 0, NULL);
+    tbbt_rec_set_u64(&r, TBBT_F_OBJ, 90);
+    r.cred.flavor = 1;
+    r.cred.uid = 2000;
+    r.cred.gid = 2000;
+    assert_int_equal(tbbt_fsmodel_predict(m, &r), TBBT_NFSERR_ACCES);
+    r.op = TBBT_OP_READ;
+    assert_int_equal(tbbt_fsmodel_predict(m, &r), TBBT_NFS_OK);
+    r.cred.uid = 1000; /* the owner */
+    assert_int_equal(tbbt_fsmodel_predict_access(m, &r), TBBT_PREDICT_ANY);
+    r.cred.uid = 0; /* root */
+    assert_int_equal(tbbt_fsmodel_predict_access(m, &r), TBBT_PREDICT_ANY);
+    /* group member, group bits 4: read yes, write no */
+    r.cred.uid = 2000;
+    r.cred.ngids = 1;
+    r.cred.gids[0] = 100;
+    r.op = TBBT_OP_WRITE;
+    assert_int_equal(tbbt_fsmodel_predict(m, &r), TBBT_NFSERR_ACCES);
+    /* a reply showing 0666 does not grant the replay anything */
+    rec(&r, TBBT_OP_GETATTR, 0, NULL);
+    tbbt_rec_set_u64(&r, TBBT_F_OBJ, 90);
+    attrs(&r, TBBT_FT_REG, 0, 1);
+    tbbt_rec_set_u64(&r, TBBT_F_MODE, 0666);
+    tbbt_fsmodel_apply(m, &r, 0);
+    assert_int_equal(tbbt_fsmodel_obj(m, 90)->rmode, 0644);
+    /* a setattr does */
+    rec(&r, TBBT_OP_SETATTR, 0, NULL);
+    tbbt_rec_set_u64(&r, TBBT_F_OBJ, 90);
+    tbbt_rec_set_u64(&r, TBBT_F_SET_MODE, 0666);
+    tbbt_fsmodel_apply(m, &r, 0);
+    rec(&r, TBBT_OP_WRITE, 0, NULL);
+    tbbt_rec_set_u64(&r, TBBT_F_OBJ, 90);
+    r.cred.flavor = 1;
+    r.cred.uid = r.cred.gid = 2000;
+    assert_int_equal(tbbt_fsmodel_predict(m, &r), TBBT_NFS_OK);
+    tbbt_rec_free(&r);
+    tbbt_fsmodel_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_three_states),
@@ -386,6 +436,7 @@ int main(void) {
         cmocka_unit_test(test_sizes),
         cmocka_unit_test(test_initial_image_and_paths),
         cmocka_unit_test(test_bind_later),
+        cmocka_unit_test(test_permission),
         cmocka_unit_test(test_listing_teaches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
