@@ -117,10 +117,32 @@ static size_t put_bulk(uint8_t *p, const struct tbbt_rec *r, const struct tbbt_f
     return n;
 }
 
+/* The time a time field is written relative to: another time field of
+ * the same record when present (a file's ctime is mostly its mtime, and
+ * a fresh file's mtime its atime: one byte instead of eight), else the
+ * call time. Bases come earlier in field order, so a decoder has them. */
+static int time_base(enum tbbt_field f) {
+    switch (f) {
+    case TBBT_F_MTIME: return TBBT_F_ATIME;
+    case TBBT_F_CTIME: return TBBT_F_MTIME;
+    case TBBT_F_PRE_CTIME: return TBBT_F_PRE_MTIME;
+    case TBBT_F_DIR2_MTIME: return TBBT_F_DIR_MTIME;
+    default: return -1;
+    }
+}
+
+/* The base value of time field f in r (see time_base). */
+static inline uint64_t time_base_value(const struct tbbt_rec *r, enum tbbt_field f) {
+    int b = time_base(f);
+    if (b >= 0 && tbbt_rec_has(r, b)) return *(const uint64_t *)((const char *)r + tbbt_fields[b].offset);
+    return (uint64_t)r->call_time;
+}
+
 /* Appends one optional field's value. Most fields are numbers, encoded
  * here with a test or two rather than a jump through a table (a record
  * has a dozen or more fields, of types in no predictable order). */
-static inline size_t put_field(uint8_t *p, const struct tbbt_rec *r, const struct tbbt_field_info *fi) {
+static inline size_t put_field(uint8_t *p, const struct tbbt_rec *r, const struct tbbt_field_info *fi,
+                               struct tbbt_rec_prev *prev) {
     const char *v = (const char *)r + fi->offset;
     enum tbbt_ftype t = fi->type;
     if (t > TBBT_FT_TIME) return put_bulk(p, r, fi);
@@ -129,13 +151,33 @@ static inline size_t put_field(uint8_t *p, const struct tbbt_rec *r, const struc
         x = *(const uint32_t *)v;
     } else {
         x = *(const uint64_t *)v;
-        if (t == TBBT_FT_TIME) x = tbbt_zigzag((int64_t)(x - (uint64_t)r->call_time));
+        if (t == TBBT_FT_TIME) {
+            x = tbbt_zigzag((int64_t)(x - time_base_value(r, fi->f)));
+        } else if (fi->f == TBBT_F_FSID) {
+            uint64_t fsid = x;
+            x ^= prev->fsid;
+            prev->fsid = fsid;
+        }
     }
     return tbbt_varint_put(p, x);
 }
 
+/* Whether two credentials are the same (gids beyond ngids ignored). */
+static int cred_equal(const struct tbbt_cred *a, const struct tbbt_cred *b) {
+    return a->flavor == b->flavor && a->uid == b->uid && a->gid == b->gid && a->ngids == b->ngids &&
+           memcmp(a->gids, b->gids, a->ngids * sizeof(a->gids[0])) == 0;
+}
+
+static int endpoint_equal(const struct tbbt_endpoint *a, const struct tbbt_endpoint *b) {
+    return a->family == b->family && a->port == b->port && memcmp(a->addr, b->addr, 16) == 0;
+}
+
+/* Bits of the header's "same as the previous record" byte. */
+enum { SAME_CLIENT = 1, SAME_SERVER = 2, SAME_CRED = 4 };
+
 /* Contract in recfile.h. */
-int tbbt_rec_encode(const struct tbbt_rec *r, int64_t prev_call, uint8_t **buf, size_t *len, size_t *cap) {
+int tbbt_rec_encode(const struct tbbt_rec *r, struct tbbt_rec_prev *prev, uint8_t **buf, size_t *len,
+                    size_t *cap) {
     size_t bound = encoded_bound(r);
     if (!bound || r->op >= TBBT_OP_COUNT || r->cred.ngids > TBBT_MAX_GIDS) return -1;
     if (r->has >> TBBT_F_COUNT_ && TBBT_F_COUNT_ < 64) return -1;
@@ -144,29 +186,43 @@ int tbbt_rec_encode(const struct tbbt_rec *r, int64_t prev_call, uint8_t **buf, 
         *buf = g_realloc(*buf, *cap);
     }
     uint8_t *p = *buf + *len, *start = p;
-    p += tbbt_varint_put(p, tbbt_zigzag((int64_t)((uint64_t)r->call_time - (uint64_t)prev_call)));
+    p += tbbt_varint_put(p, tbbt_zigzag((int64_t)((uint64_t)r->call_time - (uint64_t)prev->call_time)));
     p += tbbt_varint_put(p, r->flags);
     if (!(r->flags & TBBT_RF_REPLY_LOST))
         p += tbbt_varint_put(p, tbbt_zigzag((int64_t)((uint64_t)r->reply_time - (uint64_t)r->call_time)));
-    size_t n1 = put_endpoint(p, &r->client);
-    if (!n1) return -1;
-    p += n1;
-    size_t n2 = put_endpoint(p, &r->server);
-    if (!n2) return -1;
-    p += n2;
+    uint8_t same = (uint8_t)((endpoint_equal(&r->client, &prev->client) ? SAME_CLIENT : 0) |
+                             (endpoint_equal(&r->server, &prev->server) ? SAME_SERVER : 0) |
+                             (cred_equal(&r->cred, &prev->cred) ? SAME_CRED : 0));
+    *p++ = same;
+    if (!(same & SAME_CLIENT)) {
+        size_t n1 = put_endpoint(p, &r->client);
+        if (!n1) return -1;
+        p += n1;
+    }
+    if (!(same & SAME_SERVER)) {
+        size_t n2 = put_endpoint(p, &r->server);
+        if (!n2) return -1;
+        p += n2;
+    }
     p += tbbt_varint_put(p, r->xid);
     *p++ = r->vers;
     *p++ = r->op;
     p += tbbt_varint_put(p, tbbt_zigzag(r->status));
-    p += tbbt_varint_put(p, r->cred.flavor);
-    p += tbbt_varint_put(p, r->cred.uid);
-    p += tbbt_varint_put(p, r->cred.gid);
-    p += tbbt_varint_put(p, r->cred.ngids);
-    for (uint32_t i = 0; i < r->cred.ngids; i++)
-        p += tbbt_varint_put(p, r->cred.gids[i]);
+    if (!(same & SAME_CRED)) {
+        p += tbbt_varint_put(p, r->cred.flavor);
+        p += tbbt_varint_put(p, r->cred.uid);
+        p += tbbt_varint_put(p, r->cred.gid);
+        p += tbbt_varint_put(p, r->cred.ngids);
+        for (uint32_t i = 0; i < r->cred.ngids; i++)
+            p += tbbt_varint_put(p, r->cred.gids[i]);
+    }
     p += tbbt_varint_put(p, r->has);
     for (uint64_t m = known_fields(r); m; m &= m - 1)
-        p += put_field(p, r, &tbbt_fields[__builtin_ctzll(m)]);
+        p += put_field(p, r, &tbbt_fields[__builtin_ctzll(m)], prev);
+    prev->call_time = r->call_time;
+    prev->client = r->client;
+    prev->server = r->server;
+    prev->cred = r->cred;
     *len += (size_t)(p - start);
     return 0;
 }
@@ -254,7 +310,8 @@ static int get_entries(struct dec *d, struct tbbt_rec *r) {
 }
 
 /* Decodes one optional field into r; returns 0 or -1. */
-static int get_field(struct dec *d, struct tbbt_rec *r, const struct tbbt_field_info *fi) {
+static int get_field(struct dec *d, struct tbbt_rec *r, const struct tbbt_field_info *fi,
+                     struct tbbt_rec_prev *prev) {
     uint64_t v;
     const char *s;
     size_t len;
@@ -262,13 +319,17 @@ static int get_field(struct dec *d, struct tbbt_rec *r, const struct tbbt_field_
     case TBBT_FT_ID:
     case TBBT_FT_U64:
         if (dget(d, fi->key, &v) < 0) return -1;
+        if (fi->f == TBBT_F_FSID) {
+            v ^= prev->fsid;
+            prev->fsid = v;
+        }
         break;
     case TBBT_FT_U32:
         if (dget_max(d, fi->key, UINT32_MAX, &v) < 0) return -1;
         break;
     case TBBT_FT_TIME:
         if (dget(d, fi->key, &v) < 0) return -1;
-        v = (uint64_t)tbbt_unzigzag(v) + (uint64_t)r->call_time;
+        v = (uint64_t)tbbt_unzigzag(v) + time_base_value(r, fi->f);
         break;
     case TBBT_FT_STR:
         if (dstr(d, fi->key, &s, &len) < 0) return -1;
@@ -282,17 +343,26 @@ static int get_field(struct dec *d, struct tbbt_rec *r, const struct tbbt_field_
 }
 
 /* Decodes the fixed header; returns 0 or -1. */
-static int get_header(struct dec *d, struct tbbt_rec *r, int64_t prev_call) {
+static int get_header(struct dec *d, struct tbbt_rec *r, const struct tbbt_rec_prev *prev) {
     uint64_t v, ngids;
+    uint8_t same;
     if (dget(d, "call_time", &v) < 0) return -1;
-    r->call_time = (int64_t)((uint64_t)tbbt_unzigzag(v) + (uint64_t)prev_call);
+    r->call_time = (int64_t)((uint64_t)tbbt_unzigzag(v) + (uint64_t)prev->call_time);
     if (dget_max(d, "flags", UINT16_MAX, &v) < 0) return -1;
     r->flags = (uint16_t)v;
     if (!(r->flags & TBBT_RF_REPLY_LOST)) {
         if (dget(d, "reply_time", &v) < 0) return -1;
         r->reply_time = (int64_t)((uint64_t)tbbt_unzigzag(v) + (uint64_t)r->call_time);
     }
-    if (get_endpoint(d, "client", &r->client) < 0 || get_endpoint(d, "server", &r->server) < 0) return -1;
+    if (dbytes(d, "same", &same, 1) < 0 || same > 7) return -1;
+    if (same & SAME_CLIENT)
+        r->client = prev->client;
+    else if (get_endpoint(d, "client", &r->client) < 0)
+        return -1;
+    if (same & SAME_SERVER)
+        r->server = prev->server;
+    else if (get_endpoint(d, "server", &r->server) < 0)
+        return -1;
     if (dget_max(d, "xid", UINT32_MAX, &v) < 0) return -1;
     r->xid = (uint32_t)v;
     if (dbytes(d, "vers", &r->vers, 1) < 0 || dbytes(d, "op", &r->op, 1) < 0 || r->op >= TBBT_OP_COUNT)
@@ -301,6 +371,10 @@ static int get_header(struct dec *d, struct tbbt_rec *r, int64_t prev_call) {
     int64_t st = tbbt_unzigzag(v);
     if (st < INT32_MIN || st > INT32_MAX) return -1;
     r->status = (int32_t)st;
+    if (same & SAME_CRED) {
+        r->cred = prev->cred;
+        return 0;
+    }
     if (dget_max(d, "cred", UINT32_MAX, &v) < 0) return -1;
     r->cred.flavor = (uint32_t)v;
     if (dget_max(d, "cred", UINT32_MAX, &v) < 0) return -1;
@@ -317,20 +391,24 @@ static int get_header(struct dec *d, struct tbbt_rec *r, int64_t prev_call) {
 }
 
 /* Contract in recfile.h. */
-int tbbt_rec_decode(struct tbbt_rec *r, int64_t prev_call, const uint8_t **p, const uint8_t *end, char *err,
-                    size_t errlen) {
+int tbbt_rec_decode(struct tbbt_rec *r, struct tbbt_rec_prev *prev, const uint8_t **p, const uint8_t *end,
+                    char *err, size_t errlen) {
     struct dec d = {*p, end, "record"};
     uint64_t has;
     tbbt_rec_clear(r);
-    if (get_header(&d, r, prev_call) < 0) goto bad;
+    if (get_header(&d, r, prev) < 0) goto bad;
     if (dget(&d, "field mask", &has) < 0) goto bad;
     if (TBBT_F_COUNT_ < 64 && has >> TBBT_F_COUNT_) {
         d.what = "field mask (unknown field)";
         goto bad;
     }
     for (int f = 0; f < TBBT_F_COUNT_; f++)
-        if ((has >> f) & 1 && get_field(&d, r, &tbbt_fields[f]) < 0) goto bad;
+        if ((has >> f) & 1 && get_field(&d, r, &tbbt_fields[f], prev) < 0) goto bad;
     r->has = has;
+    prev->call_time = r->call_time;
+    prev->client = r->client;
+    prev->server = r->server;
+    prev->cred = r->cred;
     *p = d.p;
     return 0;
 bad:
@@ -347,7 +425,7 @@ struct tbbt_recwriter {
     ZSTD_CCtx *cctx;
     uint8_t *batch, *zbuf;
     size_t blen, bcap, zcap;
-    int64_t prev_call;
+    struct tbbt_rec_prev prev;
     uint64_t count;
     int failed;
     char err[512];
@@ -414,7 +492,7 @@ static int w_flush(struct tbbt_recwriter *w) {
         return -1;
     }
     w->blen = 0;
-    w->prev_call = 0;
+    memset(&w->prev, 0, sizeof(w->prev));
     return w_write(w, w->zbuf, z);
 }
 
@@ -460,14 +538,15 @@ struct tbbt_recwriter *tbbt_recw_open(const char *path, const char *meta, char *
 int tbbt_recw_put(struct tbbt_recwriter *w, const struct tbbt_rec *r) {
     if (w->failed) return -1;
     size_t before = w->blen;
-    if (tbbt_rec_encode(r, w->prev_call, &w->batch, &w->blen, &w->bcap) < 0 || w->blen > MAX_FRAME) {
+    struct tbbt_rec_prev saved = w->prev; /* a refused record must not move the base */
+    if (tbbt_rec_encode(r, &w->prev, &w->batch, &w->blen, &w->bcap) < 0 || w->blen > MAX_FRAME) {
         w->blen = before;
+        w->prev = saved;
         w_fail(w,
                "%s: record %" G_GUINT64_FORMAT ": invalid record (endpoint family, op, gids, string or size)",
                w->path, w->count + 1);
         return -1;
     }
-    w->prev_call = r->call_time;
     w->count++;
     if (w->blen >= BATCH_TARGET) return w_flush(w);
     return 0;
@@ -540,7 +619,7 @@ struct tbbt_recreader {
     uint8_t *batch; /* the current frame's content */
     size_t batch_len, batch_cap, batch_pos;
     uint64_t frame_off, frame_rec;
-    int64_t prev_call;
+    struct tbbt_rec_prev prev;
     uint64_t nread;
     char *meta;
     int state; /* 0 reading, 1 complete, -1 failed */
@@ -673,7 +752,7 @@ static int r_frame(struct tbbt_recreader *rd) {
     rd->batch_pos = 0;
     rd->frame_off = off;
     rd->frame_rec = 0;
-    rd->prev_call = 0;
+    memset(&rd->prev, 0, sizeof(rd->prev));
     return 0;
 }
 
@@ -731,10 +810,9 @@ int tbbt_recr_next(struct tbbt_recreader *rd, struct tbbt_rec *r) {
     }
     const uint8_t *p = rd->batch + rd->batch_pos;
     char msg[200];
-    if (tbbt_rec_decode(r, rd->prev_call, &p, rd->batch + rd->batch_len, msg, sizeof(msg)) < 0)
+    if (tbbt_rec_decode(r, &rd->prev, &p, rd->batch + rd->batch_len, msg, sizeof(msg)) < 0)
         return r_fail(rd, rd->frame_off, "frame record %" G_GUINT64_FORMAT ": %s", rd->frame_rec + 1, msg);
     rd->batch_pos = (size_t)(p - rd->batch);
-    rd->prev_call = r->call_time;
     rd->frame_rec++;
     rd->nread++;
     return 1;

@@ -4,7 +4,7 @@
  * stream (`zstd -dc NAME.tbbt` yields the raw record encoding):
  *
  *   header   zstd skippable frame (magic 0x184D2A50, u32 size) holding
- *            "TBBTREC1", u32 format version (1), u32 number of optional
+ *            "TBBTREC1", u32 format version (2), u32 number of optional
  *            fields the writer knew (TBBT_F_COUNT_), u32 meta length, the
  *            meta bytes (writer-supplied JSON text), u32 crc32 of all the
  *            preceding header content
@@ -34,7 +34,7 @@
 
 #include "record.h"
 
-#define TBBT_RECFILE_VERSION 1u
+#define TBBT_RECFILE_VERSION 2u
 
 struct tbbt_recwriter;
 struct tbbt_recreader;
@@ -88,14 +88,28 @@ const char *tbbt_recr_error(const struct tbbt_recreader *rd);
 /* Closes the file and frees rd. */
 void tbbt_recr_close(struct tbbt_recreader *rd);
 
-/* Low level, for tests and tools: encodes r at the end of *buf (growing
- * it, g_realloc) with prev_call the previous call time in the batch.
- * Returns 0, or -1 when r is invalid. */
-int tbbt_rec_encode(const struct tbbt_rec *r, int64_t prev_call, uint8_t **buf, size_t *len, size_t *cap);
+/* What a record's encoding is relative to: the previous record of the same
+ * batch. Zero it at the start of each batch (a frame decodes on its own).
+ * The call time is a delta from the previous one; the endpoints and the
+ * credentials are written only when they differ from the previous
+ * record's; the fsid is XORed with the previous one seen. */
+struct tbbt_rec_prev {
+    int64_t call_time;
+    struct tbbt_endpoint client, server;
+    struct tbbt_cred cred;
+    uint64_t fsid;
+};
 
-/* Decodes one record from [*p, end) into r (cleared first), advancing *p.
- * Returns 0, or -1 with a message naming the failing part in err. */
-int tbbt_rec_decode(struct tbbt_rec *r, int64_t prev_call, const uint8_t **p, const uint8_t *end, char *err,
-                    size_t errlen);
+/* Low level, for tests and tools: encodes r at the end of *buf (growing
+ * it, g_realloc) relative to *prev, which it then updates to r. Returns 0,
+ * or -1 when r is invalid. */
+int tbbt_rec_encode(const struct tbbt_rec *r, struct tbbt_rec_prev *prev, uint8_t **buf, size_t *len,
+                    size_t *cap);
+
+/* Decodes one record from [*p, end) into r (cleared first), relative to
+ * *prev (updated), advancing *p. Returns 0, or -1 with a message naming
+ * the failing part in err. */
+int tbbt_rec_decode(struct tbbt_rec *r, struct tbbt_rec_prev *prev, const uint8_t **p, const uint8_t *end,
+                    char *err, size_t errlen);
 
 #endif

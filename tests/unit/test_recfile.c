@@ -318,13 +318,16 @@ static void test_decode_truncated(void **state) {
     tbbt_rec_init(&r);
     tbbt_rec_init(&out);
     nth_record(&r, 4);
-    assert_int_equal(tbbt_rec_encode(&r, 0, &buf, &len, &cap), 0);
+    struct tbbt_rec_prev ep = {0};
+    assert_int_equal(tbbt_rec_encode(&r, &ep, &buf, &len, &cap), 0);
     for (size_t l = 0; l < len; l++) {
         const uint8_t *p = buf;
-        assert_int_equal(tbbt_rec_decode(&out, 0, &p, buf + l, err, sizeof(err)), -1);
+        struct tbbt_rec_prev dp = {0};
+        assert_int_equal(tbbt_rec_decode(&out, &dp, &p, buf + l, err, sizeof(err)), -1);
     }
     const uint8_t *p = buf;
-    assert_int_equal(tbbt_rec_decode(&out, 0, &p, buf + len, err, sizeof(err)), 0);
+    struct tbbt_rec_prev dp = {0};
+    assert_int_equal(tbbt_rec_decode(&out, &dp, &p, buf + len, err, sizeof(err)), 0);
     assert_ptr_equal(p, buf + len);
     assert_null(fx_diff(&r, &out));
     g_free(buf);
@@ -350,13 +353,66 @@ static int teardown(void **state) {
     return system(cmd) == 0 ? 0 : -1;
 }
 
+/* Records written relative to the one before them (same endpoints, same
+ * credentials, same fsid, times relative to other times) read back
+ * exactly, whichever of those repeat, change back, or are absent, across
+ * frame boundaries. */
+static void test_relative_encoding(void **state) {
+    (void)state;
+    const char *path = "/tmp/test_recfile_rel.tbbt";
+    char err[512];
+    enum { N = 40000 }; /* several frames */
+    struct tbbt_rec r, got;
+    tbbt_rec_init(&r);
+    tbbt_rec_init(&got);
+    struct tbbt_recwriter *w = tbbt_recw_open(path, "{}", err, sizeof(err));
+    assert_non_null(w);
+    for (unsigned i = 0; i < N; i++) {
+        fx_full(&r, i % 7 == 0 ? i : 5, 0); /* mostly the same header */
+        r.xid = i;
+        r.call_time = 1700000000000000000LL + (int64_t)i * 1000;
+        r.reply_time = r.call_time + 500;
+        if (i % 3) r.server.port = (uint16_t)(2049 + i % 2); /* alternates, and back */
+        if (i % 11 == 0) r.cred.uid = i;
+        tbbt_rec_set_u64(&r, TBBT_F_FSID, i % 13 == 0 ? i : 42);
+        if (i % 4 == 0) r.has &= ~(1ull << TBBT_F_ATIME);                      /* mtime without its base */
+        if (i % 5 == 0) r.has &= ~(1ull << TBBT_F_MTIME);                      /* ctime without its base */
+        if (i % 6 == 0) tbbt_rec_set_u64(&r, TBBT_F_CTIME, (uint64_t)r.mtime); /* equal to its base */
+        assert_int_equal(tbbt_recw_put(w, &r), 0);
+    }
+    assert_int_equal(tbbt_recw_close(w, err, sizeof(err)), 0);
+    struct tbbt_recreader *rd = tbbt_recr_open(path, err, sizeof(err));
+    assert_non_null(rd);
+    for (unsigned i = 0; i < N; i++) {
+        fx_full(&r, i % 7 == 0 ? i : 5, 0);
+        r.xid = i;
+        r.call_time = 1700000000000000000LL + (int64_t)i * 1000;
+        r.reply_time = r.call_time + 500;
+        if (i % 3) r.server.port = (uint16_t)(2049 + i % 2);
+        if (i % 11 == 0) r.cred.uid = i;
+        tbbt_rec_set_u64(&r, TBBT_F_FSID, i % 13 == 0 ? i : 42);
+        if (i % 4 == 0) r.has &= ~(1ull << TBBT_F_ATIME);
+        if (i % 5 == 0) r.has &= ~(1ull << TBBT_F_MTIME);
+        if (i % 6 == 0) tbbt_rec_set_u64(&r, TBBT_F_CTIME, (uint64_t)r.mtime);
+        assert_int_equal(tbbt_recr_next(rd, &got), 1);
+        const char *d = fx_diff(&r, &got);
+        if (d) fail_msg("record %u: %s", i, d);
+    }
+    assert_int_equal(tbbt_recr_next(rd, &got), 0);
+    tbbt_recr_close(rd);
+    unlink(path);
+    tbbt_rec_free(&r);
+    tbbt_rec_free(&got);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_roundtrip),        cmocka_unit_test(test_empty_file),
-        cmocka_unit_test(test_tmp_then_rename),  cmocka_unit_test(test_invalid_record),
-        cmocka_unit_test(test_flip_in_frame),    cmocka_unit_test(test_truncation),
-        cmocka_unit_test(test_flip_everywhere),  cmocka_unit_test(test_not_a_record_file),
-        cmocka_unit_test(test_decode_truncated), cmocka_unit_test(test_newer_writer),
+        cmocka_unit_test(test_roundtrip),         cmocka_unit_test(test_empty_file),
+        cmocka_unit_test(test_tmp_then_rename),   cmocka_unit_test(test_invalid_record),
+        cmocka_unit_test(test_flip_in_frame),     cmocka_unit_test(test_truncation),
+        cmocka_unit_test(test_flip_everywhere),   cmocka_unit_test(test_not_a_record_file),
+        cmocka_unit_test(test_decode_truncated),  cmocka_unit_test(test_newer_writer),
+        cmocka_unit_test(test_relative_encoding),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
