@@ -5,9 +5,17 @@
 
 #include "htab.h"
 
+#define OBJ_CACHE 256 /* direct-mapped by ID */
+
 struct tbbt_fsmodel {
     struct tbbt_htab objs;  /* struct tbbt_fsobj, keyed by id */
     struct tbbt_htab dents; /* struct tbbt_fsdent, keyed by (dir, name) */
+    /* Lookup caches. Objects and entries are never freed before the model
+     * is, so a cached pointer stays valid; a record looks its name up
+     * several times (prediction, application) and its objects too. They
+     * are updated by lookups on a const model: mutable state. */
+    struct tbbt_fsdent *last_dent;
+    struct tbbt_fsobj *obj_cache[OBJ_CACHE];
 };
 
 /* Lookup key of an entry. */
@@ -64,23 +72,35 @@ void tbbt_fsmodel_free(struct tbbt_fsmodel *m) {
 }
 
 struct tbbt_fsobj *tbbt_fsmodel_obj(const struct tbbt_fsmodel *m, tbbt_id id) {
-    return tbbt_htab_find_inline(&m->objs, obj_hash(id), &id, obj_eq);
+    struct tbbt_fsobj **slot = (struct tbbt_fsobj **)&m->obj_cache[id % OBJ_CACHE];
+    if (*slot && (*slot)->id == id) return *slot;
+    struct tbbt_fsobj *o = tbbt_htab_find_inline(&m->objs, obj_hash(id), &id, obj_eq);
+    if (o) *slot = o;
+    return o;
 }
 
 struct tbbt_fsobj *tbbt_fsmodel_obj_get(struct tbbt_fsmodel *m, tbbt_id id) {
-    uint64_t h = obj_hash(id);
-    struct tbbt_fsobj *o = tbbt_htab_find_inline(&m->objs, h, &id, obj_eq);
+    struct tbbt_fsobj *o = tbbt_fsmodel_obj(m, id);
     if (o) return o;
     o = g_new0(struct tbbt_fsobj, 1);
     o->id = id;
-    tbbt_htab_put(&m->objs, h, o);
+    tbbt_htab_put(&m->objs, obj_hash(id), o);
+    m->obj_cache[id % OBJ_CACHE] = o;
     return o;
+}
+
+/* Is d the entry (dir, name)? */
+static inline int dent_is(const struct tbbt_fsdent *d, tbbt_id dir, const char *name, size_t len) {
+    return d && d->dir == dir && d->len == len && memcmp(d->name, name, len) == 0;
 }
 
 struct tbbt_fsdent *tbbt_fsmodel_dent(const struct tbbt_fsmodel *m, tbbt_id dir, const char *name,
                                       size_t len) {
+    if (dent_is(m->last_dent, dir, name, len)) return m->last_dent;
     struct dent_key k = {dir, name, (uint32_t)len};
-    return tbbt_htab_find_inline(&m->dents, dent_hash(dir, name, len), &k, dent_eq);
+    struct tbbt_fsdent *d = tbbt_htab_find_inline(&m->dents, dent_hash(dir, name, len), &k, dent_eq);
+    if (d) ((struct tbbt_fsmodel *)m)->last_dent = d;
+    return d;
 }
 
 enum tbbt_name_state tbbt_fsmodel_name(const struct tbbt_fsmodel *m, tbbt_id dir, const char *name,
@@ -94,6 +114,10 @@ enum tbbt_name_state tbbt_fsmodel_name(const struct tbbt_fsmodel *m, tbbt_id dir
  * one when there is none; *added says which. */
 static struct tbbt_fsdent *dent_get(struct tbbt_fsmodel *m, tbbt_id dir, const char *name, size_t len,
                                     int *added) {
+    if (dent_is(m->last_dent, dir, name, len)) {
+        *added = 0;
+        return m->last_dent;
+    }
     uint64_t h = dent_hash(dir, name, len);
     struct dent_key k = {dir, name, (uint32_t)len};
     struct tbbt_fsdent *d = tbbt_htab_find_inline(&m->dents, h, &k, dent_eq);
@@ -105,6 +129,7 @@ static struct tbbt_fsdent *dent_get(struct tbbt_fsmodel *m, tbbt_id dir, const c
     d->len = (uint32_t)len;
     memcpy(d->name, name, len);
     tbbt_htab_put(&m->dents, h, d);
+    m->last_dent = d;
     return d;
 }
 
