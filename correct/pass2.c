@@ -46,6 +46,7 @@ struct tbbt_pass2 {
     uint32_t nlisted;
 };
 
+/* Contract in pass2.h. */
 void tbbt_pass2_opts_default(struct tbbt_pass2_opts *o) {
     memset(o, 0, sizeof(*o));
     o->seed = 1;
@@ -53,6 +54,7 @@ void tbbt_pass2_opts_default(struct tbbt_pass2_opts *o) {
     o->max_listed = 50;
 }
 
+/* Contract in pass2.h. */
 struct tbbt_pass2 *tbbt_pass2_new(const struct tbbt_pass2_opts *o, tbbt_p2_sink sink, void *ctx) {
     struct tbbt_pass2 *p = g_new0(struct tbbt_pass2, 1);
     if (o)
@@ -83,6 +85,7 @@ static void ins_free(struct ins *x) {
     g_free(x);
 }
 
+/* Contract in pass2.h. */
 void tbbt_pass2_free(struct tbbt_pass2 *p) {
     if (!p) return;
     for (uint32_t i = 0; i < p->cap; i++)
@@ -546,6 +549,7 @@ static void preplay(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
         if (ids[k] && (k == 0 || ids[k] != ids[k - 1])) touch(p, ids[k], t, seq);
 }
 
+/* Contract in pass2.h. */
 int tbbt_pass2_put(void *p2, const struct tbbt_rec *in) {
     struct tbbt_pass2 *p = p2;
     uint64_t seq = p->next_seq++;
@@ -562,6 +566,7 @@ int tbbt_pass2_put(void *p2, const struct tbbt_rec *in) {
     return p->failed ? -1 : 0;
 }
 
+/* Contract in pass2.h. */
 int tbbt_pass2_finish(struct tbbt_pass2 *p) {
     while (p->head_seq < p->next_seq)
         out_oldest(p);
@@ -578,6 +583,7 @@ const struct tbbt_pass2_stats *tbbt_pass2_stats(const struct tbbt_pass2 *p) {
     return &p->st;
 }
 
+/* Contract in pass2.h. */
 struct tbbt_fsmodel *tbbt_pass2_model(struct tbbt_pass2 *p) {
     return p->m;
 }
@@ -587,6 +593,7 @@ static double share(const struct tbbt_pass2 *p, uint64_t n) {
     return p->st.records_in ? 100.0 * (double)n / (double)p->st.records_in : 0.0;
 }
 
+/* Contract in pass2.h. */
 void tbbt_pass2_report(const struct tbbt_pass2 *p, FILE *out) {
     const struct tbbt_pass2_stats *s = &p->st;
     fprintf(out,
@@ -618,6 +625,7 @@ void tbbt_pass2_report(const struct tbbt_pass2 *p, FILE *out) {
                 p->listed->str);
 }
 
+/* Contract in pass2.h. */
 void tbbt_pass2_report_json(const struct tbbt_pass2 *p, GString *o) {
     const struct tbbt_pass2_stats *s = &p->st;
     g_string_append_printf(

@@ -96,6 +96,7 @@ const struct tbbt_rule tbbt_rules[] = {
 
 const unsigned tbbt_nrules = G_N_ELEMENTS(tbbt_rules);
 
+/* Contract in rules.h. */
 enum tbbt_oc tbbt_oc_of_status(int status) {
     switch (status) {
     case TBBT_NFS_OK: return TBBT_OC_OK;
@@ -112,12 +113,14 @@ enum tbbt_oc tbbt_oc_of_status(int status) {
     }
 }
 
+/* Contract in rules.h. */
 enum tbbt_oc tbbt_oc_traced(const struct tbbt_fsmodel *m, const struct tbbt_rec *r) {
     enum tbbt_oc c = tbbt_oc_of_status(r->status);
     if (c == TBBT_OC_ACCES && tbbt_fsmodel_predict_access(m, r) == TBBT_PREDICT_ANY) return TBBT_OC_OTHER;
     return c;
 }
 
+/* Contract in rules.h. */
 enum tbbt_oc tbbt_oc_predict(const struct tbbt_fsmodel *m, const struct tbbt_rec *r) {
     int p = tbbt_fsmodel_predict(m, r);
     enum tbbt_oc c = tbbt_oc_of_status(p);
@@ -150,6 +153,7 @@ static int rule_op_matches(int w, int op) {
     return (f & TBBT_OPF_OBJ) && !(f & TBBT_OPF_DIRNAME);
 }
 
+/* Contract in rules.h. */
 int tbbt_rule_find(int op, enum tbbt_oc predicted, enum tbbt_oc traced) {
     for (unsigned i = 0; i < tbbt_nrules; i++) {
         const struct tbbt_rule *w = &tbbt_rules[i];
@@ -278,6 +282,7 @@ static int set_mode(struct tbbt_fix_out *out, const struct tbbt_rec *r) {
     return 1;
 }
 
+/* Contract in rules.h. */
 int tbbt_fix_run(enum tbbt_fix_act a, const struct tbbt_rec *r, struct tbbt_fix_out *out) {
     const char *n = tbbt_rec_str(r, r->name);
     uint32_t mode = tbbt_rec_has(r, TBBT_F_MODE) ? (r->mode & 07777) : 0;

@@ -47,6 +47,7 @@ static int dent_eq(const void *item, const void *key) {
     return d->dir == k->dir && d->len == k->len && memcmp(d->name, k->name, k->len) == 0;
 }
 
+/* Contract in fsmodel.h. */
 struct tbbt_fsmodel *tbbt_fsmodel_new(void) {
     struct tbbt_fsmodel *m = g_new0(struct tbbt_fsmodel, 1);
     tbbt_htab_init(&m->objs, obj_eq);
@@ -54,6 +55,7 @@ struct tbbt_fsmodel *tbbt_fsmodel_new(void) {
     return m;
 }
 
+/* Contract in fsmodel.h. */
 void tbbt_fsmodel_free(struct tbbt_fsmodel *m) {
     if (!m) return;
     size_t pos = 0;
@@ -71,6 +73,7 @@ void tbbt_fsmodel_free(struct tbbt_fsmodel *m) {
     g_free(m);
 }
 
+/* Contract in fsmodel.h. */
 struct tbbt_fsobj *tbbt_fsmodel_obj(const struct tbbt_fsmodel *m, tbbt_id id) {
     struct tbbt_fsobj **slot = (struct tbbt_fsobj **)&m->obj_cache[id % OBJ_CACHE];
     if (*slot && (*slot)->id == id) return *slot;
@@ -79,6 +82,7 @@ struct tbbt_fsobj *tbbt_fsmodel_obj(const struct tbbt_fsmodel *m, tbbt_id id) {
     return o;
 }
 
+/* Contract in fsmodel.h. */
 struct tbbt_fsobj *tbbt_fsmodel_obj_get(struct tbbt_fsmodel *m, tbbt_id id) {
     struct tbbt_fsobj *o = tbbt_fsmodel_obj(m, id);
     if (o) return o;
@@ -94,6 +98,7 @@ static inline int dent_is(const struct tbbt_fsdent *d, tbbt_id dir, const char *
     return d && d->dir == dir && d->len == len && memcmp(d->name, name, len) == 0;
 }
 
+/* Contract in fsmodel.h. */
 struct tbbt_fsdent *tbbt_fsmodel_dent(const struct tbbt_fsmodel *m, tbbt_id dir, const char *name,
                                       size_t len) {
     if (dent_is(m->last_dent, dir, name, len)) return m->last_dent;
@@ -103,6 +108,7 @@ struct tbbt_fsdent *tbbt_fsmodel_dent(const struct tbbt_fsmodel *m, tbbt_id dir,
     return d;
 }
 
+/* Contract in fsmodel.h. */
 enum tbbt_name_state tbbt_fsmodel_name(const struct tbbt_fsmodel *m, tbbt_id dir, const char *name,
                                        size_t len, tbbt_id *obj) {
     const struct tbbt_fsdent *d = tbbt_fsmodel_dent(m, dir, name, len);
@@ -198,6 +204,7 @@ static void dent_bind(struct tbbt_fsmodel *m, struct tbbt_fsdent *d, tbbt_id obj
     dent_attach(m, d);
 }
 
+/* Contract in fsmodel.h. */
 struct tbbt_fsdent *tbbt_fsmodel_learn_present(struct tbbt_fsmodel *m, tbbt_id dir, const char *name,
                                                size_t len, tbbt_id obj) {
     int added;
@@ -222,6 +229,7 @@ struct tbbt_fsdent *tbbt_fsmodel_learn_present(struct tbbt_fsmodel *m, tbbt_id d
     return d;
 }
 
+/* Contract in fsmodel.h. */
 struct tbbt_fsdent *tbbt_fsmodel_learn_absent(struct tbbt_fsmodel *m, tbbt_id dir, const char *name,
                                               size_t len) {
     int added;
@@ -247,6 +255,7 @@ static void attrs_from_rec(struct tbbt_fsattr *a, const struct tbbt_rec *r) {
     if (tbbt_rec_has(r, TBBT_F_SIZE)) a->size = r->size;
 }
 
+/* Contract in fsmodel.h. */
 void tbbt_fsmodel_learn_attrs(struct tbbt_fsmodel *m, tbbt_id id, const struct tbbt_rec *r) {
     if (!id || !tbbt_rec_has(r, TBBT_F_TYPE)) return;
     struct tbbt_fsobj *o = tbbt_fsmodel_obj_get(m, id);
@@ -272,6 +281,7 @@ static void drop_link(struct tbbt_fsmodel *m, tbbt_id id) {
     if (o->attr.type == TBBT_FT_DIR || none_left) o->flags |= TBBT_FSO_GONE;
 }
 
+/* Contract in fsmodel.h. */
 struct tbbt_fsdent *tbbt_fsmodel_link(struct tbbt_fsmodel *m, tbbt_id dir, const char *name, size_t len,
                                       tbbt_id obj, uint32_t type) {
     int added;
@@ -301,6 +311,7 @@ struct tbbt_fsdent *tbbt_fsmodel_link(struct tbbt_fsmodel *m, tbbt_id dir, const
     return d;
 }
 
+/* Contract in fsmodel.h. */
 tbbt_id tbbt_fsmodel_unlink(struct tbbt_fsmodel *m, tbbt_id dir, const char *name, size_t len) {
     int added;
     struct tbbt_fsdent *d = dent_get(m, dir, name, len, &added);
@@ -385,11 +396,13 @@ static int predict_access(const struct tbbt_fsobj *o, const struct tbbt_rec *r) 
     return bits & need ? TBBT_NFS_OK : TBBT_NFSERR_ACCES;
 }
 
+/* Contract in fsmodel.h. */
 int tbbt_fsmodel_predict_access(const struct tbbt_fsmodel *m, const struct tbbt_rec *r) {
     const struct tbbt_fsobj *o = r->obj ? tbbt_fsmodel_obj(m, r->obj) : NULL;
     return o ? predict_access(o, r) : TBBT_PREDICT_ANY;
 }
 
+/* Contract in fsmodel.h. */
 int tbbt_fsmodel_predict(const struct tbbt_fsmodel *m, const struct tbbt_rec *r) {
     unsigned f = r->op < TBBT_OP_COUNT ? tbbt_op_info(r->op)->flags : 0;
     int g;
@@ -553,6 +566,7 @@ static void apply_obj(struct tbbt_fsmodel *m, const struct tbbt_rec *r) {
     }
 }
 
+/* Contract in fsmodel.h. */
 void tbbt_fsmodel_apply(struct tbbt_fsmodel *m, const struct tbbt_rec *r, int status) {
     unsigned f = r->op < TBBT_OP_COUNT ? tbbt_op_info(r->op)->flags : 0;
     if (status == TBBT_NFSERR_STALE) {
@@ -590,6 +604,7 @@ void tbbt_fsmodel_apply(struct tbbt_fsmodel *m, const struct tbbt_rec *r, int st
     }
 }
 
+/* Contract in fsmodel.h. */
 void tbbt_fsmodel_foreach_obj(const struct tbbt_fsmodel *m, void (*cb)(void *ctx, const struct tbbt_fsobj *o),
                               void *ctx) {
     size_t pos = 0;
@@ -598,6 +613,7 @@ void tbbt_fsmodel_foreach_obj(const struct tbbt_fsmodel *m, void (*cb)(void *ctx
         cb(ctx, o);
 }
 
+/* Contract in fsmodel.h. */
 void tbbt_fsmodel_foreach_initial_name(const struct tbbt_fsmodel *m,
                                        void (*cb)(void *ctx, const struct tbbt_fsdent *d), void *ctx) {
     size_t pos = 0;
@@ -606,6 +622,7 @@ void tbbt_fsmodel_foreach_initial_name(const struct tbbt_fsmodel *m,
         if (d->init == TBBT_NAME_PRESENT) cb(ctx, d);
 }
 
+/* Contract in fsmodel.h. */
 tbbt_id tbbt_fsmodel_path(const struct tbbt_fsmodel *m, tbbt_id id, GString *out) {
     GPtrArray *parts = g_ptr_array_new();
     tbbt_id cur = id;
@@ -638,6 +655,7 @@ static void count_obj(void *ctx, const struct tbbt_fsobj *o) {
     if (o->flags & TBBT_FSO_GONE) s->gone++;
 }
 
+/* Contract in fsmodel.h. */
 void tbbt_fsmodel_stats(const struct tbbt_fsmodel *m, struct tbbt_fsmodel_stats *s) {
     memset(s, 0, sizeof(*s));
     tbbt_fsmodel_foreach_obj(m, count_obj, s);

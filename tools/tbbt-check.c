@@ -104,6 +104,7 @@ static int run(struct tbbt_recreader *rd, struct tbbt_pass2 *p, const char *path
     return ok;
 }
 
+/* Parses the options, runs the pre-play (or the copy) and reports; exit codes above. */
 int main(int argc, char **argv) {
     GOptionContext *ctx = g_option_context_new("FILE.tbbt - pre-play records and report replay failures");
     g_option_context_add_main_entries(ctx, check_entries, NULL);

@@ -579,6 +579,7 @@ static void test_every_rule_tested(void **s) {
     }
 }
 
+/* Runs every test above. */
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lookup_ok_absent),

@@ -425,6 +425,7 @@ static void test_permission(void **s) {
     tbbt_fsmodel_free(m);
 }
 
+/* Runs every test above. */
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_three_states),
