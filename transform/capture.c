@@ -37,6 +37,8 @@ struct tbbt_capture {
     struct tbbt_tcpreasm *tcp;
     tbbt_msg_cb cb;
     void *ctx;
+    tbbt_warn_cb warn;
+    void *warn_ctx;
     int64_t next_sweep;
 };
 
@@ -341,7 +343,7 @@ static void ip6(struct tbbt_capture *c, struct ipinfo *ip, const uint8_t *p, siz
 }
 
 /* One captured frame. */
-static void packet(struct tbbt_capture *c, const struct pcap_pkthdr *h, const uint8_t *p) {
+static void packet_body(struct tbbt_capture *c, const struct pcap_pkthdr *h, const uint8_t *p) {
     struct tbbt_capstats *st = &c->st;
     int64_t ts = (int64_t)h->ts.tv_sec * 1000000000LL + h->ts.tv_usec; /* nanosecond precision */
     st->packets++;
@@ -367,6 +369,35 @@ static void packet(struct tbbt_capture *c, const struct pcap_pkthdr *h, const ui
         ip4(c, &ip, p + off, h->caplen - off);
     else
         ip6(c, &ip, p + off, h->caplen - off);
+}
+
+/* Handles one packet, and when a warning callback is set, tells it what
+ * went wrong in this packet: the counters are compared before and after,
+ * so every place that finds a fault reports it by counting it, once. */
+static void packet(struct tbbt_capture *c, const struct pcap_pkthdr *h, const uint8_t *p) {
+    if (!c->warn) {
+        packet_body(c, h, p);
+        return;
+    }
+    uint64_t bad = c->st.bad_packets, resyncs = c->st.resyncs, skipped = c->st.skipped_bytes;
+    packet_body(c, h, p);
+    char what[128];
+    if (c->st.bad_packets != bad) c->warn(c->warn_ctx, c->st.packets, "malformed packet headers, skipped");
+    if (c->st.resyncs != resyncs) {
+        uint64_t n = c->st.skipped_bytes - skipped;
+        if (n)
+            snprintf(what, sizeof(what),
+                     "RPC record framing lost in a TCP stream; resynchronised, %llu bytes skipped",
+                     (unsigned long long)n);
+        else
+            snprintf(what, sizeof(what), "RPC record framing lost in a TCP stream; resynchronised");
+        c->warn(c->warn_ctx, c->st.packets, what);
+    }
+}
+
+void tbbt_capture_set_warn(struct tbbt_capture *c, tbbt_warn_cb cb, void *ctx) {
+    c->warn = cb;
+    c->warn_ctx = ctx;
 }
 
 #define RD_BUF (512u << 10)      /* bytes read at a time: fits the caches, bounds the memory */

@@ -60,6 +60,12 @@ struct tbbt_capstats {
 
 struct tbbt_capture;
 
+/* Called once for each packet where something was wrong: a malformed
+ * header, or a TCP stream whose RPC framing was lost there (bytes skipped
+ * to resynchronise). pktno is the 1-based packet number; what says which.
+ * The string is valid only during the call. */
+typedef void (*tbbt_warn_cb)(void *ctx, uint64_t pktno, const char *what);
+
 /* Opens a capture file. Returns NULL and writes a one-line message naming
  * the file into err (e.g. "x.pcap: not a pcap or pcapng capture") on
  * failure. */
@@ -75,6 +81,9 @@ void tbbt_capture_add_port(struct tbbt_capture *c, uint16_t port);
 int tbbt_capture_run(struct tbbt_capture *c, tbbt_msg_cb cb, void *ctx, char *err, size_t errlen);
 
 const struct tbbt_capstats *tbbt_capture_stats(const struct tbbt_capture *c);
+
+/* Sets the callback for per-packet warnings (none by default). */
+void tbbt_capture_set_warn(struct tbbt_capture *c, tbbt_warn_cb cb, void *ctx);
 
 /* Closes the capture and frees all reassembly state. */
 void tbbt_capture_close(struct tbbt_capture *c);

@@ -58,6 +58,8 @@ struct tbbt_pass1 {
     tbbt_rec_sink sink;
     void *ctx;
     int sink_failed;
+    tbbt_warn_cb warn;
+    void *warn_ctx;
     struct tbbt_timefix tf;
     struct tbbt_fhmap *fh;
     struct tbbt_fhrefs refs;
@@ -682,8 +684,7 @@ static void on_reply(struct tbbt_pass1 *p, const struct tbbt_rpc_hdr *h, const s
         orphan_keep(p, &key, m, t1);
 }
 
-void tbbt_pass1_msg(void *pass1, const struct tbbt_msg *m) {
-    struct tbbt_pass1 *p = pass1;
+static void pass1_msg(struct tbbt_pass1 *p, const struct tbbt_msg *m) {
     struct tbbt_rpc_hdr h;
     int64_t t0 = tbbt_timefix_apply(&p->tf, m->ts_first);
     int64_t t1 = tbbt_timefix_peek(&p->tf, m->ts_last);
@@ -702,6 +703,27 @@ void tbbt_pass1_msg(void *pass1, const struct tbbt_msg *m) {
     }
     orphan_expire(p, 0);
     drain(p, 0);
+}
+
+/* Feeds one message; with a warning callback set, tells it when this
+ * message was not RPC or its NFS body was malformed (counted, record kept
+ * with the fields before the fault). */
+void tbbt_pass1_msg(void *pass1, const struct tbbt_msg *m) {
+    struct tbbt_pass1 *p = pass1;
+    if (!p->warn) {
+        pass1_msg(p, m);
+        return;
+    }
+    uint64_t bad_rpc = p->st.bad_rpc, bad_nfs = p->st.call_bad + p->st.reply_bad;
+    pass1_msg(p, m);
+    if (p->st.bad_rpc != bad_rpc) p->warn(p->warn_ctx, m->pktno, "not a well-formed RPC message, skipped");
+    if (p->st.call_bad + p->st.reply_bad != bad_nfs)
+        p->warn(p->warn_ctx, m->pktno, "malformed NFS arguments or results (impossible length or value)");
+}
+
+void tbbt_pass1_set_warn(struct tbbt_pass1 *p, tbbt_warn_cb cb, void *ctx) {
+    p->warn = cb;
+    p->warn_ctx = ctx;
 }
 
 int tbbt_pass1_finish(struct tbbt_pass1 *p) {

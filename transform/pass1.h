@@ -39,24 +39,24 @@ struct tbbt_client_loss {
 };
 
 struct tbbt_pass1_stats {
-    uint64_t rpc_calls, rpc_replies;     /* RPC messages of any program */
-    uint64_t bad_rpc;                    /* not parseable as RPC */
-    uint64_t nfs_calls;                  /* distinct NFSv2/v3 calls (records) */
-    uint64_t nfs_v2, nfs_v3, nfs_v4;     /* calls per version; v4 skipped */
-    uint64_t nfs_unknown_proc;           /* v2/v3 procedure numbers we don't know */
-    uint64_t mount_calls, roots_learnt;  /* MOUNT; MNT replies that taught a root */
-    uint64_t other_calls;                /* other programs (NFSACL, NLM, ...) skipped */
-    uint64_t retrans_calls;              /* retransmitted calls (kept once) */
-    uint64_t dup_replies;                /* replies to calls already answered */
-    uint64_t replies_without_call;       /* replies never matched */
-    uint64_t reply_first;                /* replies captured before their call */
-    uint64_t replies_lost;               /* NFS calls emitted with no reply */
-    uint64_t rpc_errors;                 /* NFS calls answered by an RPC error */
-    uint64_t call_trunc, reply_trunc;    /* decoded from a cut-short message */
-    uint64_t call_bad, reply_bad;        /* malformed NFS bodies (record kept) */
-    uint64_t out_of_order;               /* records emitted with an earlier call time than the last */
-    uint64_t forced_out;                 /* emitted early because max_pending was reached */
-    uint64_t records;                    /* records emitted */
+    uint64_t rpc_calls, rpc_replies;    /* RPC messages of any program */
+    uint64_t bad_rpc;                   /* not parseable as RPC */
+    uint64_t nfs_calls;                 /* distinct NFSv2/v3 calls (records) */
+    uint64_t nfs_v2, nfs_v3, nfs_v4;    /* calls per version; v4 skipped */
+    uint64_t nfs_unknown_proc;          /* v2/v3 procedure numbers we don't know */
+    uint64_t mount_calls, roots_learnt; /* MOUNT; MNT replies that taught a root */
+    uint64_t other_calls;               /* other programs (NFSACL, NLM, ...) skipped */
+    uint64_t retrans_calls;             /* retransmitted calls (kept once) */
+    uint64_t dup_replies;               /* replies to calls already answered */
+    uint64_t replies_without_call;      /* replies never matched */
+    uint64_t reply_first;               /* replies captured before their call */
+    uint64_t replies_lost;              /* NFS calls emitted with no reply */
+    uint64_t rpc_errors;                /* NFS calls answered by an RPC error */
+    uint64_t call_trunc, reply_trunc;   /* decoded from a cut-short message */
+    uint64_t call_bad, reply_bad;       /* malformed NFS bodies (record kept) */
+    uint64_t out_of_order;              /* records emitted with an earlier call time than the last */
+    uint64_t forced_out;                /* emitted early because max_pending was reached */
+    uint64_t records;                   /* records emitted */
 };
 
 struct tbbt_pass1;
@@ -65,6 +65,9 @@ struct tbbt_pass1 *tbbt_pass1_new(const struct tbbt_pass1_opts *o, tbbt_rec_sink
 
 /* Feeds one message (a tbbt_msg_cb: pass the pass1 object as ctx). */
 void tbbt_pass1_msg(void *pass1, const struct tbbt_msg *m);
+
+/* Sets the callback for per-message warnings (malformed RPC or NFS). */
+void tbbt_pass1_set_warn(struct tbbt_pass1 *p, tbbt_warn_cb cb, void *ctx);
 
 /* Emits every call still waiting (reply lost) and drops unmatched replies.
  * Returns 0, or -1 if the sink failed at any point. */

@@ -29,9 +29,10 @@ struct prep_opts {
     double step_threshold;
     char *summary_json;
     gboolean quiet;
+    gint max_warnings;
 };
 
-static struct prep_opts opt = {.reply_timeout = 30, .step_threshold = 1};
+static struct prep_opts opt = {.reply_timeout = 30, .step_threshold = 1, .max_warnings = 10};
 
 /* The options, declared once: parsing and --help both come from here. */
 static GOptionEntry prep_entries[] = {
@@ -46,9 +47,15 @@ static GOptionEntry prep_entries[] = {
     {"summary-json", 0, 0, G_OPTION_ARG_FILENAME, &opt.summary_json, "Also write the summary as JSON to FILE",
      "FILE"},
     {"quiet", 'q', 0, G_OPTION_ARG_NONE, &opt.quiet, "Print only warnings and errors", NULL},
+    {"max-warnings", 0, 0, G_OPTION_ARG_INT, &opt.max_warnings,
+     "Print at most N per-packet warnings (malformed packets, lost framing), then only their count (default "
+     "10)",
+     "N"},
     {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 struct prep {
+    const char *in;
+    uint64_t warnings;
     struct tbbt_recwriter *w;
     struct tbbt_summary sum;
     char err[512];
@@ -59,6 +66,15 @@ static int prep_sink(void *ctx, const struct tbbt_rec *r) {
     struct prep *p = ctx;
     tbbt_summary_add(&p->sum, r);
     return tbbt_recw_put(p->w, r);
+}
+
+/* Per-packet warnings from the capture layer and pass 1: one line each,
+ * naming the file and the packet, up to --max-warnings; the rest are
+ * counted and said at the end. */
+static void prep_warn(void *ctx, uint64_t pktno, const char *what) {
+    struct prep *p = ctx;
+    if (p->warnings++ < (uint64_t)opt.max_warnings)
+        fprintf(stderr, "tbbt-prep: warning: %s: packet %llu: %s\n", p->in, (unsigned long long)pktno, what);
 }
 
 /* NAME.tbbt beside the input: strips .zst/.gz, then .pcap/.pcapng/.cap. */
@@ -199,9 +215,9 @@ static const char *parse_args(int argc, char **argv, struct tbbt_capture **capp)
         fprintf(stderr, "tbbt-prep: %s (try --help)\n", ge->message);
         exit(2);
     }
-    if (argc != 2 || opt.reply_timeout <= 0 || opt.step_threshold <= 0) {
+    if (argc != 2 || opt.reply_timeout <= 0 || opt.step_threshold <= 0 || opt.max_warnings < 0) {
         fprintf(stderr, "tbbt-prep: %s (try --help)\n",
-                argc != 2 ? "expected exactly one capture file" : "timeouts must be positive");
+                argc != 2 ? "expected exactly one capture file" : "timeouts and counts must be positive");
         exit(2);
     }
     g_option_context_free(ctx);
@@ -250,6 +266,9 @@ int main(int argc, char **argv) {
     o.reply_timeout = (int64_t)(opt.reply_timeout * 1e9);
     o.step_threshold = (int64_t)(opt.step_threshold * 1e9);
     struct tbbt_pass1 *p1 = tbbt_pass1_new(&o, prep_sink, &p);
+    p.in = in;
+    tbbt_capture_set_warn(cap, prep_warn, &p);
+    tbbt_pass1_set_warn(p1, prep_warn, &p);
     double w0 = now_s(CLOCK_MONOTONIC), c0 = now_s(CLOCK_PROCESS_CPUTIME_ID);
     int rc = tbbt_capture_run(cap, tbbt_pass1_msg, p1, p.err, sizeof(p.err));
     if (rc == 0 && tbbt_pass1_finish(p1) != 0) {
@@ -273,6 +292,10 @@ int main(int argc, char **argv) {
         return 1;
     }
     const struct tbbt_capstats *cs = tbbt_capture_stats(cap);
+    if (p.warnings > (uint64_t)opt.max_warnings)
+        fprintf(stderr,
+                "tbbt-prep: warning: %s: %llu more packets with warnings not shown (--max-warnings)\n", in,
+                (unsigned long long)(p.warnings - (uint64_t)opt.max_warnings));
     if (cs->tail_cut)
         fprintf(
             stderr,

@@ -88,11 +88,27 @@ for my $frac (0.1, 0.37, 0.5, 0.83, 0.999) {
     $prev = $n;
 }
 
+# A packet whose IP header is garbage: reported with its number.
+my $badip = $good;
+my ($off, $i) = (24, 0);
+while ($off + 16 <= length($badip)) {
+    my ($caplen) = unpack('V', substr($badip, $off + 8, 4));
+    if (++$i == 300) { substr($badip, $off + 16 + 14, 1) = chr(0x99); last; }    # IP version 9
+    $off += 16 + $caplen;
+}
+write_file("$tmp/badip.pcap", $badip);
+($rc, $err) = run('-q', '-o', "$tmp/badip.tbbt", "$tmp/badip.pcap");
+is($rc, 0, 'a packet with a garbage IP header: exit 0');
+like($err, qr/^tbbt-prep: warning: \S*badip\.pcap: packet 300: malformed packet headers/m,
+    'and a one-line warning names the file and packet 300')
+    or diag($err);
+
 # Packets of garbage inside a good capture: flip bytes in packet payloads
 # (not the pcap record headers: those are the file's framing). The decoder
 # must survive and keep most records.
 my $mangled = $good;
-my ($off, $i, $flipped) = (24, 0, 0);
+my $flipped = 0;
+($off, $i) = (24, 0);
 while ($off + 16 <= length($mangled)) {
     my ($caplen) = unpack('V', substr($mangled, $off + 8, 4));
     last if $off + 16 + $caplen > length($mangled);
@@ -105,6 +121,10 @@ while ($off + 16 <= length($mangled)) {
 write_file("$tmp/mangled.pcap", $mangled);
 ($rc, $err) = run('-q', '-o', "$tmp/mangled.tbbt", "$tmp/mangled.pcap");
 is($rc, 0, "$flipped packets with garbage payloads: exit 0, no crash") or diag($err);
+like($err, qr/^tbbt-prep: warning: \S*mangled\.pcap: packet \d+: .+$/m, 'and warnings name the file and the packet')
+    or diag($err);
+my @w = $err =~ /^tbbt-prep: warning: \S+: packet /mg;
+cmp_ok(scalar @w, '<=', 10, 'at most --max-warnings (10) of them are printed one by one');
 my $m = records("$tmp/mangled.tbbt");
 cmp_ok($m, '>', $full / 2, "and $m of $full records survive");
 
@@ -125,6 +145,9 @@ while (!$done && $off + 16 <= length($absurd)) {
 write_file("$tmp/absurd.pcap", $absurd);
 ($rc, $err) = run('-q', '-o', "$tmp/absurd.tbbt", "$tmp/absurd.pcap");
 is($rc, 0, 'an absurd RPC record length: exit 0, no crash, no hang') or diag($err);
+like($err, qr/^tbbt-prep: warning: \S*absurd\.pcap: packet \d+: RPC record framing lost/m,
+    'and the lost framing is reported with its packet number')
+    or diag($err);
 cmp_ok(records("$tmp/absurd.tbbt"), '>=', $full - 50, 'and the records around it are kept');
 
 # An output directory that does not exist: exit 1 naming the path.
