@@ -30,6 +30,7 @@ struct tbbt_pass2 {
     uint32_t cap;
     uint64_t head_seq;  /* oldest held record */
     uint64_t next_seq;  /* sequence number of the next record put (from 1) */
+    uint64_t played;    /* last record pre-played (one behind the last put) */
     GPtrArray *pending; /* struct ins *, sorted by (before_seq, call_time, order) */
     uint64_t ins_order;
     int64_t last_out_time; /* call time of the last record given to the sink */
@@ -65,7 +66,7 @@ struct tbbt_pass2 *tbbt_pass2_new(const struct tbbt_pass2_opts *o, tbbt_p2_sink 
     p->ctx = ctx;
     p->m = tbbt_fsmodel_new();
     p->rng = g_rand_new_with_seed((guint32)(p->o.seed ^ (p->o.seed >> 32)));
-    p->cap = p->o.window + 1;
+    p->cap = p->o.window + 2; /* the window, the record being pre-played, the one just put */
     p->ring = g_new0(struct tbbt_rec, p->cap);
     for (uint32_t i = 0; i < p->cap; i++)
         tbbt_rec_init(&p->ring[i]);
@@ -560,14 +561,24 @@ int tbbt_pass2_put(void *p2, const struct tbbt_rec *in) {
     }
     tbbt_rec_copy(r, in);
     p->st.records_in++;
-    preplay(p, r, seq);
-    while (p->next_seq - p->head_seq > p->o.window)
+    /* one record of delay: its table slots load while the previous one
+     * is pre-played */
+    tbbt_fsmodel_prefetch(p->m, r);
+    if (p->played + 1 < seq) {
+        p->played++;
+        preplay(p, &p->ring[p->played % p->cap], p->played);
+    }
+    while (p->head_seq <= p->played && p->played + 1 - p->head_seq > p->o.window)
         out_oldest(p);
     return p->failed ? -1 : 0;
 }
 
 /* Contract in pass2.h. */
 int tbbt_pass2_finish(struct tbbt_pass2 *p) {
+    while (p->played + 1 < p->next_seq) {
+        p->played++;
+        preplay(p, &p->ring[p->played % p->cap], p->played);
+    }
     while (p->head_seq < p->next_seq)
         out_oldest(p);
     for (guint i = 0; i < p->pending->len; i++) {

@@ -605,6 +605,16 @@ void tbbt_fsmodel_apply(struct tbbt_fsmodel *m, const struct tbbt_rec *r, int st
 }
 
 /* Contract in fsmodel.h. */
+void tbbt_fsmodel_prefetch(const struct tbbt_fsmodel *m, const struct tbbt_rec *r) {
+    if (tbbt_rec_has(r, TBBT_F_DIR)) {
+        if (tbbt_rec_has(r, TBBT_F_NAME))
+            tbbt_htab_prefetch(&m->dents, dent_hash(r->dir, tbbt_rec_str(r, r->name), r->name.len));
+        tbbt_htab_prefetch(&m->objs, obj_hash(r->dir));
+    }
+    if (tbbt_rec_has(r, TBBT_F_OBJ)) tbbt_htab_prefetch(&m->objs, obj_hash(r->obj));
+}
+
+/* Contract in fsmodel.h. */
 void tbbt_fsmodel_foreach_obj(const struct tbbt_fsmodel *m, void (*cb)(void *ctx, const struct tbbt_fsobj *o),
                               void *ctx) {
     size_t pos = 0;

@@ -215,6 +215,10 @@ int tbbt_fsmodel_predict_access(const struct tbbt_fsmodel *m, const struct tbbt_
  * learnt as initial state. Reply attributes are learnt. */
 void tbbt_fsmodel_apply(struct tbbt_fsmodel *m, const struct tbbt_rec *r, int status);
 
+/* Starts loading the table slots r's name and objects will be looked
+ * up in (a hint for a caller that applies r a little later). */
+void tbbt_fsmodel_prefetch(const struct tbbt_fsmodel *m, const struct tbbt_rec *r);
+
 /* Calls cb for every object the model holds (any order). */
 void tbbt_fsmodel_foreach_obj(const struct tbbt_fsmodel *m, void (*cb)(void *ctx, const struct tbbt_fsobj *o),
                               void *ctx);
