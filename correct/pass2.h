@@ -12,7 +12,13 @@
  * from its valid range: after the last record that touched the objects it
  * touches, before the record that would fail. So that the range is not
  * just the gap before the failing record, the last `window` records are
- * held back before they go to the sink.
+ * held back before they go to the sink (and one more: a record is
+ * pre-played when the next one arrives, so its table slots load
+ * meanwhile). Some rules act on a held record instead: an object used
+ * after the record that removed it is kept by renaming that name away
+ * just before the removal (rules.h, TBBT_FIX_KEEP_OBJ). When a correction
+ * reveals a second disagreement (the kept object's mode denies the call),
+ * the rule for that pair runs too.
  *
  * Lost replies (TBBT_RF_REPLY_LOST): the model decides the call's outcome
  * where it knows (the record then carries that status, still flagged
@@ -21,10 +27,13 @@
  * successful lookup of the name a lost create/mkdir/symlink/mknod/link
  * made resolves it as success and fills in the object it made, and a
  * later lookup failing on the name a lost remove/rmdir/rename removed
- * resolves it as success -- if the record is still in the window. A lost
- * reply is never a replay failure (there is no traced status to miss).
+ * resolves it as success -- if the record is still in the window and no
+ * other record changed that name meanwhile. A lost reply is never a
+ * replay failure (there is no traced status to miss); a record whose
+ * status is an RPC-level error never ran and is skipped.
  *
- * Memory: the model (objects and names the trace names) plus the window;
+ * Memory: the model (objects and names the trace names: a trace that
+ * keeps touching the same files does not grow it) plus the window;
  * never the trace. */
 #ifndef TBBT_PASS2_H
 #define TBBT_PASS2_H
