@@ -622,6 +622,9 @@ void tbbt_pass2_report(const struct tbbt_pass2 *p, FILE *out) {
             " traced errors outside the model, %" PRIu64 " RPC errors; %" PRIu64
             " inserted records placed at the window's edge\n",
             s->agreed, s->unmodelled, s->rpc_errors, s->late_inserts);
+    if (s->failures)
+        fprintf(out,
+                "Per rule (a failure whose correction revealed a second one counts under both rules):\n");
     for (unsigned i = 0; i < tbbt_nrules; i++)
         if (s->rule_failures[i])
             fprintf(out, "  rule %-24s %8" PRIu64 " failures %8" PRIu64 " inserted  (%s)\n",
@@ -662,7 +665,7 @@ void tbbt_pass2_report_json(const struct tbbt_pass2 *p, GString *o) {
     g_string_append_printf(o,
                            "},\"model\":{\"objects\":%" PRIu64 ",\"initial\":%" PRIu64 ",\"created\":%" PRIu64
                            ",\"gone\":%" PRIu64 ",\"names\":%" PRIu64 ",\"present\":%" PRIu64
-                           ",\"initially_present\":%" PRIu64 "},\"unexplained_listed\":",
+                           ",\"initially_present\":%" PRIu64 "},\"listed\":",
                            s->model.objects, s->model.initial, s->model.created, s->model.gone,
                            s->model.entries, s->model.present, s->model.init_present);
     tbbt_json_str(o, p->listed->str, p->listed->len);
