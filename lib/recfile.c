@@ -6,6 +6,7 @@
 #include <glib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -511,8 +512,19 @@ static void w_free(struct tbbt_recwriter *w) {
 struct tbbt_recwriter *tbbt_recw_open(const char *path, const char *meta, char *err, size_t errlen) {
     struct tbbt_recwriter *w = g_new0(struct tbbt_recwriter, 1);
     w->path = g_strdup(path);
+    struct stat sb;
     if (strcmp(path, "-") == 0) {
         w->f = stdout;
+    } else if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        /* A device, FIFO or symlink (/dev/null, a pipe): written in place.
+         * Renaming a temporary file over it would replace the device or
+         * the link itself. */
+        w->f = fopen(path, "wb");
+        if (!w->f) {
+            g_snprintf(err, errlen, "%s: cannot open: %s", path, g_strerror(errno));
+            w_free(w);
+            return NULL;
+        }
     } else {
         w->tmp = g_strconcat(path, ".tmp", NULL);
         w->f = fopen(w->tmp, "wb");

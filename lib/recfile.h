@@ -39,7 +39,9 @@
 struct tbbt_recwriter;
 struct tbbt_recreader;
 
-/* Creates path + ".tmp" (path "-" writes to stdout, no rename) and writes
+/* Creates path + ".tmp", renamed to path at close (path "-" writes to
+ * stdout; a path that exists and is not a regular file -- /dev/null, a
+ * FIFO, a symlink -- is written in place, never replaced), and writes
  * the header carrying meta (NUL-terminated text, may be NULL = ""). Returns
  * the writer (owned by the caller until close/abort), or NULL with a
  * message in err. */

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/wait.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 #include <glib.h>
@@ -405,6 +407,41 @@ static void test_relative_encoding(void **state) {
     tbbt_rec_free(&got);
 }
 
+/* Writing to a path that is not a regular file (a FIFO standing for
+ * /dev/null or a pipe) writes into it and leaves it what it was: a temporary
+ * file renamed over it would replace it (this once turned /dev/null into a
+ * regular file). */
+static void test_special_file_kept(void **state) {
+    (void)state;
+    const char *fifo = "/tmp/test_recfile.fifo";
+    char err[512];
+    struct stat sb;
+    unlink(fifo);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    pid_t pid = fork();
+    if (pid == 0) { /* a reader draining the FIFO */
+        FILE *f = fopen(fifo, "rb");
+        char buf[4096];
+        while (f && fread(buf, 1, sizeof(buf), f) > 0) {
+        }
+        _exit(0);
+    }
+    struct tbbt_rec r;
+    tbbt_rec_init(&r);
+    nth_record(&r, 1);
+    struct tbbt_recwriter *w = tbbt_recw_open(fifo, "{}", err, sizeof(err));
+    assert_non_null(w);
+    assert_int_equal(tbbt_recw_put(w, &r), 0);
+    assert_int_equal(tbbt_recw_close(w, err, sizeof(err)), 0);
+    int status;
+    waitpid(pid, &status, 0);
+    assert_int_equal(lstat(fifo, &sb), 0);
+    assert_true(S_ISFIFO(sb.st_mode));
+    assert_int_equal(access("/tmp/test_recfile.fifo.tmp", F_OK), -1);
+    unlink(fifo);
+    tbbt_rec_free(&r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_roundtrip),         cmocka_unit_test(test_empty_file),
@@ -412,7 +449,7 @@ int main(void) {
         cmocka_unit_test(test_flip_in_frame),     cmocka_unit_test(test_truncation),
         cmocka_unit_test(test_flip_everywhere),   cmocka_unit_test(test_not_a_record_file),
         cmocka_unit_test(test_decode_truncated),  cmocka_unit_test(test_newer_writer),
-        cmocka_unit_test(test_relative_encoding),
+        cmocka_unit_test(test_relative_encoding), cmocka_unit_test(test_special_file_kept),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
