@@ -286,6 +286,61 @@ tbbt_id tbbt_fhmap_identify(struct tbbt_fhmap *m, const uint8_t *fh, size_t len,
 }
 
 /* Contract in fhmap.h. */
+tbbt_id tbbt_fhmap_by_fileid(struct tbbt_fhmap *m, uint64_t fsid, uint64_t fileid) {
+    struct fidkey key = {fsid, fileid};
+    struct obj *o = tbbt_htab_find(&m->fid_table, fid_hash(&key), &key);
+    return o ? o->id : 0;
+}
+
+/* Contract in fhmap.h. The handle's present object (if it is not the
+ * object just made for this fresh handle) and the identity's present
+ * owner are both dead: the server reused their inode. */
+tbbt_id tbbt_fhmap_born(struct tbbt_fhmap *m, const uint8_t *fh, size_t len, tbbt_id id, int fresh,
+                        int has_fid, uint64_t fsid, uint64_t fileid) {
+    if (len > 64) len = 64;
+    struct obj *o = obj_by_id(m, id);
+    if (o && !fresh) {
+        obj_retire(m, o);
+        m->st.reborn++;
+        o = NULL;
+    }
+    if (!o) {
+        o = obj_new(m, len);
+        obj_add_fh(m, o, fh, len, fh_hash(fh, len));
+    }
+    if (has_fid) {
+        struct fidkey key = {fsid, fileid};
+        uint64_t h = fid_hash(&key);
+        struct obj *known = tbbt_htab_find(&m->fid_table, h, &key);
+        if (known && known != o) {
+            obj_retire(m, known);
+            m->st.reborn++;
+        }
+        if (!o->has_fid) {
+            o->fid = key;
+            o->has_fid = 1;
+            tbbt_htab_put(&m->fid_table, h, o);
+        }
+    }
+    m->recent[o->id % OBJ_CACHE] = o;
+    return o->id;
+}
+
+/* Contract in fhmap.h. */
+int tbbt_fhmap_named_elsewhere(struct tbbt_fhmap *m, tbbt_id id, tbbt_id dir, const char *name, size_t len) {
+    struct obj *o = obj_by_id(m, id);
+    if (!o || o->nlink != 1 || !o->name) return 0;
+    const struct nament *e = o->name;
+    return !(e->dir == dir && e->len == len && memcmp(e->name, name, len) == 0);
+}
+
+/* Contract in fhmap.h. */
+uint32_t tbbt_fhmap_type(struct tbbt_fhmap *m, tbbt_id id) {
+    struct obj *o = obj_by_id(m, id);
+    return o ? o->type : 0;
+}
+
+/* Contract in fhmap.h. */
 void tbbt_fhmap_set_attr(struct tbbt_fhmap *m, tbbt_id id, uint32_t type, uint32_t nlink) {
     struct obj *o = obj_by_id(m, id);
     if (!o) return;

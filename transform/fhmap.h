@@ -24,6 +24,7 @@ struct tbbt_fhmap_stats {
     uint64_t aliases;   /* handles joined to an existing object by fileid */
     uint64_t conflicts; /* two IDs already in use found to share a fileid */
     uint64_t retired;   /* objects whose last name was removed */
+    uint64_t reborn;    /* live objects found dead: a new object took their handle or fileid */
 };
 
 struct tbbt_fhmap;
@@ -55,6 +56,25 @@ tbbt_id tbbt_fhmap_lookup_hashed(struct tbbt_fhmap *m, const uint8_t *fh, size_t
  * the identity recorded. */
 tbbt_id tbbt_fhmap_identify(struct tbbt_fhmap *m, const uint8_t *fh, size_t len, tbbt_id id, int fresh,
                             uint64_t fsid, uint64_t fileid);
+
+/* The live object with identity (fsid, fileid), or 0. */
+tbbt_id tbbt_fhmap_by_fileid(struct tbbt_fhmap *m, uint64_t fsid, uint64_t fileid);
+
+/* A successful create-type reply showed a brand-new object under handle fh
+ * (looked up as id, fresh as lookup said) with (fsid, fileid) when has_fid.
+ * Any live object holding that handle or that identity is dead -- the
+ * server reused its inode, and the reply that removed it may come later
+ * (another client's remove answered after this create) -- and is retired.
+ * Returns the new object's ID. */
+tbbt_id tbbt_fhmap_born(struct tbbt_fhmap *m, const uint8_t *fh, size_t len, tbbt_id id, int fresh,
+                        int has_fid, uint64_t fsid, uint64_t fileid);
+
+/* 1 when live object id has a single link (as its attributes last said)
+ * and that link is known to be a name other than (dir, name). */
+int tbbt_fhmap_named_elsewhere(struct tbbt_fhmap *m, tbbt_id id, tbbt_id dir, const char *name, size_t len);
+
+/* The NF3 type last seen for a live object, 0 when unknown or not live. */
+uint32_t tbbt_fhmap_type(struct tbbt_fhmap *m, tbbt_id id);
 
 /* Records the object's type (NF3 number) and link count as the latest
  * attributes showed them. */

@@ -462,6 +462,35 @@ static void fh_prefetch(struct tbbt_pass1 *p, uint32_t from, uint64_t *hs) {
     }
 }
 
+/* Whether the object a successful create-type reply shows is brand new
+ * although its handle or fileid names a live object: that object is then
+ * dead (its inode reused; the remove's reply, from another client, may
+ * come after this one). MKDIR, SYMLINK and MKNOD succeed only on a new
+ * object, as do GUARDED and EXCLUSIVE CREATE unless the name was already
+ * bound to that very object (a retry). UNCHECKED CREATE of an existing
+ * file returns that file: new only when the object differs in type, the
+ * name was bound to another object, or the object has one link, known to
+ * be another name. */
+static int newobj_is_born(struct tbbt_pass1 *p, const struct tbbt_rec *r, tbbt_id id, int fresh,
+                          int has_fid) {
+    if (r->status != 0 || !(tbbt_op_info(r->op)->flags & TBBT_OPF_CREATES)) return 0;
+    tbbt_id existing = fresh ? 0 : id;
+    if (!existing && has_fid) existing = tbbt_fhmap_by_fileid(p->fh, r->fsid, r->fileid);
+    if (!existing) return fresh; /* a new handle and an unknown identity: new anyway */
+    if (r->op != TBBT_OP_CREATE) return 1;
+    tbbt_id bound = tbbt_rec_has(r, TBBT_F_NAME)
+                        ? tbbt_fhmap_resolve(p->fh, r->dir, tbbt_rec_str(r, r->name), r->name.len)
+                        : 0;
+    if (bound == existing) return 0;
+    if (tbbt_fhmap_type(p->fh, existing) && tbbt_rec_has(r, TBBT_F_TYPE) &&
+        tbbt_fhmap_type(p->fh, existing) != r->type)
+        return 1;
+    if (bound != 0 || (tbbt_rec_has(r, TBBT_F_CREATEHOW) && r->createhow != 0)) return 1;
+    /* an unknown name: the same file only if that file could have it */
+    return tbbt_rec_has(r, TBBT_F_NAME) &&
+           tbbt_fhmap_named_elsewhere(p->fh, existing, r->dir, tbbt_rec_str(r, r->name), r->name.len);
+}
+
 /* Maps the reply's handles (new object, readdirplus entries) to IDs. */
 static void reply_ids(struct tbbt_pass1 *p, struct pend *e) {
     struct tbbt_rec *r = &e->rec;
@@ -475,7 +504,10 @@ static void reply_ids(struct tbbt_pass1 *p, struct pend *e) {
             tbbt_fhmap_prefetch(p->fh, hs[(i + FH_AHEAD) % FH_BATCH], 2);
         tbbt_id id = tbbt_fhmap_lookup_hashed(p->fh, f->data, f->len, hs[i % FH_BATCH], &fresh);
         if (f->field == TBBT_F_NEWOBJ) {
-            if (has_fid) id = tbbt_fhmap_identify(p->fh, f->data, f->len, id, fresh, r->fsid, r->fileid);
+            if (newobj_is_born(p, r, id, fresh, has_fid))
+                id = tbbt_fhmap_born(p->fh, f->data, f->len, id, fresh, has_fid, r->fsid, r->fileid);
+            else if (has_fid)
+                id = tbbt_fhmap_identify(p->fh, f->data, f->len, id, fresh, r->fsid, r->fileid);
             tbbt_rec_set_u64(r, TBBT_F_NEWOBJ, id);
         } else if (f->field == TBBT_F_ENTRIES && f->entry >= 0 && (uint32_t)f->entry < r->nentries) {
             struct tbbt_dirent *d = &r->entries[f->entry];

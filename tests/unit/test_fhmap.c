@@ -105,6 +105,46 @@ static void test_rename_over(void **state) {
     tbbt_fhmap_free(m);
 }
 
+/* A create-type reply showing a new object under a live object's handle
+ * or fileid (the inode was reused; the remove's reply, from another
+ * client, comes later): the live object is retired, the new one gets a
+ * new ID, and the late remove does not disturb it. */
+static void test_born_retires_reused_inode(void **state) {
+    (void)state;
+    struct tbbt_fhmap *m = tbbt_fhmap_new();
+    int fresh;
+    tbbt_id dir = tbbt_fhmap_lookup(m, H3, sizeof(H3), &fresh);
+    tbbt_id f2 = tbbt_fhmap_lookup(m, H1, sizeof(H1), &fresh);
+    tbbt_fhmap_identify(m, H1, sizeof(H1), f2, fresh, 1, 500);
+    tbbt_fhmap_set_attr(m, f2, 1, 1);
+    tbbt_fhmap_bind(m, dir, "f2", 2, f2);
+    assert_true(tbbt_fhmap_named_elsewhere(m, f2, dir, "d18", 3));
+    assert_false(tbbt_fhmap_named_elsewhere(m, f2, dir, "f2", 2));
+    assert_int_equal(tbbt_fhmap_by_fileid(m, 1, 500), f2);
+    /* same fileid under another handle: born, not an alias */
+    tbbt_id h = tbbt_fhmap_lookup(m, H2, sizeof(H2), &fresh);
+    assert_true(fresh);
+    tbbt_id d18 = tbbt_fhmap_born(m, H2, sizeof(H2), h, fresh, 1, 1, 500);
+    assert_int_not_equal(d18, f2);
+    assert_int_equal(tbbt_fhmap_by_fileid(m, 1, 500), d18);
+    assert_int_equal(tbbt_fhmap_lookup(m, H2, sizeof(H2), &fresh), d18);
+    /* f2's handle no longer names a live object */
+    tbbt_id again = tbbt_fhmap_lookup(m, H1, sizeof(H1), &fresh);
+    assert_true(fresh);
+    assert_int_not_equal(again, f2);
+    /* the late remove of f2 leaves d18 alone */
+    tbbt_fhmap_unlink(m, dir, "f2", 2);
+    assert_int_equal(tbbt_fhmap_by_fileid(m, 1, 500), d18);
+    assert_int_equal(tbbt_fhmap_stats(m)->reborn, 1);
+    /* the same handle bytes reused: born retires the handle's object too */
+    tbbt_id k = tbbt_fhmap_lookup(m, H2, sizeof(H2), &fresh);
+    assert_false(fresh);
+    tbbt_id newer = tbbt_fhmap_born(m, H2, sizeof(H2), k, fresh, 1, 1, 500);
+    assert_int_not_equal(newer, d18);
+    assert_int_equal(tbbt_fhmap_lookup(m, H2, sizeof(H2), &fresh), newer);
+    tbbt_fhmap_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stable_ids),
@@ -112,6 +152,7 @@ int main(void) {
         cmocka_unit_test(test_fileid_reuse_after_remove),
         cmocka_unit_test(test_hard_link_survives),
         cmocka_unit_test(test_rename_over),
+        cmocka_unit_test(test_born_retires_reused_inode),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
