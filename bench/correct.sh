@@ -40,7 +40,7 @@ in=$cache/$(basename "$pcap" .pcap).tbbt
 # build (the record format changed)
 if [ ! -s "$in" ] || [ "$in" -ot "$pcap" ] || ! "$build/tools/tbbt-check" --copy -w "$BENCH_TMP/probe.tbbt" "$in" >/dev/null 2>&1; then
     echo "bench/correct: prepping $(basename "$pcap") once to $in"
-    "$build/transform/tbbt-prep" -q -o "$in" "$pcap"
+    "$build/transform/tbbt-prep" -q --no-correct -o "$in" "$pcap"
 fi
 check=$build/tools/tbbt-check
 # the first tenth of the records, for memory against the trace's length

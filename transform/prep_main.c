@@ -16,6 +16,7 @@
 #include "capture.h"
 #include "fhmap.h"
 #include "pass1.h"
+#include "pass2.h"
 #include "recfile.h"
 #include "rectext.h"
 #include "summary.h"
@@ -30,9 +31,11 @@ struct prep_opts {
     char *summary_json;
     gboolean quiet;
     gint max_warnings;
+    gboolean no_correct;
+    gint64 seed;
 };
 
-static struct prep_opts opt = {.reply_timeout = 30, .step_threshold = 1, .max_warnings = 10};
+static struct prep_opts opt = {.reply_timeout = 30, .step_threshold = 1, .max_warnings = 10, .seed = 1};
 
 /* The options, declared once: parsing and --help both come from here. */
 static GOptionEntry prep_entries[] = {
@@ -47,6 +50,10 @@ static GOptionEntry prep_entries[] = {
     {"summary-json", 0, 0, G_OPTION_ARG_FILENAME, &opt.summary_json, "Also write the summary as JSON to FILE",
      "FILE"},
     {"quiet", 'q', 0, G_OPTION_ARG_NONE, &opt.quiet, "Print only warnings and errors", NULL},
+    {"no-correct", 0, 0, G_OPTION_ARG_NONE, &opt.no_correct,
+     "Pass 1 only: write the records as captured, without pass 2's pre-play and corrections", NULL},
+    {"seed", 0, 0, G_OPTION_ARG_INT64, &opt.seed, "Seed of the corrective records' timestamps (default 1)",
+     "N"},
     {"max-warnings", 0, 0, G_OPTION_ARG_INT, &opt.max_warnings,
      "Print at most N per-packet warnings (malformed packets, lost framing), then only their count (default "
      "10)",
@@ -56,16 +63,29 @@ static GOptionEntry prep_entries[] = {
 struct prep {
     const char *in;
     uint64_t warnings;
+    struct tbbt_pass2 *p2; /* NULL with --no-correct */
     struct tbbt_recwriter *w;
     struct tbbt_summary sum;
     char err[512];
 };
 
-/* The pass-1 sink: every record goes to the file and the summary. */
+/* The pass-1 sink: every captured record goes to the summary (what the
+ * capture saw), then through pass 2 to the file. */
 static int prep_sink(void *ctx, const struct tbbt_rec *r) {
     struct prep *p = ctx;
     tbbt_summary_add(&p->sum, r);
+    return p->p2 ? tbbt_pass2_put(p->p2, r) : tbbt_recw_put(p->w, r);
+}
+
+/* The pass-2 sink: corrected records, inserted ones among them, to the file. */
+static int write_sink(void *ctx, const struct tbbt_rec *r) {
+    struct prep *p = ctx;
     return tbbt_recw_put(p->w, r);
+}
+
+/* Records written: pass 2's output (captured and inserted), or pass 1's. */
+static unsigned long long tbbt_recw_count_final(const struct prep *p) {
+    return p->p2 ? (unsigned long long)tbbt_pass2_stats(p->p2)->records_out : 0;
 }
 
 /* Per-packet warnings from the capture layer and pass 1: one line each,
@@ -191,6 +211,10 @@ static int write_summary_json(const char *path, struct tbbt_capture *cap, struct
         cs->tail_cut ? "true" : "false", (unsigned long long)tf->steps, tf->removed / 1e9, wall, cpu,
         ru.ru_maxrss);
     tbbt_summary_json(&p->sum, j);
+    if (p->p2) {
+        g_string_append(j, ",\"correct\":");
+        tbbt_pass2_report_json(p->p2, j);
+    }
     g_string_append(j, "}\n");
     GError *ge = NULL;
     int rc = g_file_set_contents(path, j->str, (gssize)j->len, &ge) ? 0 : -1;
@@ -265,13 +289,19 @@ int main(int argc, char **argv) {
     tbbt_pass1_opts_default(&o);
     o.reply_timeout = (int64_t)(opt.reply_timeout * 1e9);
     o.step_threshold = (int64_t)(opt.step_threshold * 1e9);
+    if (!opt.no_correct) {
+        struct tbbt_pass2_opts o2;
+        tbbt_pass2_opts_default(&o2);
+        o2.seed = (uint64_t)opt.seed;
+        p.p2 = tbbt_pass2_new(&o2, write_sink, &p);
+    }
     struct tbbt_pass1 *p1 = tbbt_pass1_new(&o, prep_sink, &p);
     p.in = in;
     tbbt_capture_set_warn(cap, prep_warn, &p);
     tbbt_pass1_set_warn(p1, prep_warn, &p);
     double w0 = now_s(CLOCK_MONOTONIC), c0 = now_s(CLOCK_PROCESS_CPUTIME_ID);
     int rc = tbbt_capture_run(cap, tbbt_pass1_msg, p1, p.err, sizeof(p.err));
-    if (rc == 0 && tbbt_pass1_finish(p1) != 0) {
+    if (rc == 0 && (tbbt_pass1_finish(p1) != 0 || (p.p2 && tbbt_pass2_finish(p.p2) != 0))) {
         g_snprintf(p.err, sizeof(p.err), "%s",
                    *tbbt_recw_error(p.w) ? tbbt_recw_error(p.w) : "cannot write records");
         rc = -1;
@@ -303,10 +333,16 @@ int main(int argc, char **argv) {
             in, (unsigned long long)cs->packets);
     if (!opt.quiet) {
         print_report(stdout, in, cap, p1, &p, wall, cpu);
-        printf("Wrote %llu records to %s\n", (unsigned long long)s->records, outpath);
+        if (p.p2) {
+            printf("\nPass 2 (pre-play against the file-system model, corrections):\n");
+            tbbt_pass2_report(p.p2, stdout);
+        }
+        printf("Wrote %llu records to %s\n",
+               p.p2 ? tbbt_recw_count_final(&p) : (unsigned long long)s->records, outpath);
     }
     if (opt.summary_json && write_summary_json(opt.summary_json, cap, p1, &p, wall, cpu) != 0) return 1;
     tbbt_pass1_free(p1);
+    if (p.p2) tbbt_pass2_free(p.p2);
     tbbt_capture_close(cap);
     g_free(outpath);
     g_free(meta);

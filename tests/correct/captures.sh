@@ -23,7 +23,7 @@ for f in "$SRC"/../shared/captures/real/*.zst "$SRC"/../shared/captures/public/*
     b=$(basename "$f")
     ports=""
     case "$b" in ganesha-libnfs-mixed*) ports="--port 20490" ;; esac
-    if ! "$PREP" -q $ports -o "$TMP/$b.tbbt" "$f" >"$TMP/$b.prep" 2>&1; then
+    if ! "$PREP" -q --no-correct $ports -o "$TMP/$b.tbbt" "$f" >"$TMP/$b.prep" 2>&1; then
         check "$b: tbbt-prep" false
         continue
     fi

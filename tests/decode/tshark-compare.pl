@@ -150,8 +150,11 @@ sub load_tbbt {
     my $json = JSON::PP->new;
     while (my $l = <$fh>) {
         my $j = $json->decode($l);
+        # Records pass 2 inserted are not in the capture; a status pass 2
+        # inferred for a lost reply is not on the wire either.
+        next if $j->{inserted};
         my $k = "$j->{client}>$j->{server}#$j->{xid}";
-        my %rec = (proc => $j->{proc}, status => $j->{status});
+        my %rec = (proc => $j->{proc}, status => $j->{reply_lost} ? undef : $j->{status});
         $rec{cut} = 1 if $j->{flags} =~ /C/;
         $rec{reply_first} = 1 if defined $j->{reply_time} && $j->{reply_time} < $j->{call_time};
         $rec{name}  = $j->{name}  if defined $j->{name};
