@@ -235,8 +235,11 @@ static const char *parse_args(int argc, char **argv, struct tbbt_capture **capp)
     g_option_context_add_main_entries(ctx, prep_entries, NULL);
     g_option_context_set_description(ctx,
                                      "Reads pcap/pcapng (also .gz, .zst). Exit: 0 done, 1 failed, 2 usage.");
-    if (!g_option_context_parse(ctx, &argc, &argv, &ge)) {
+    int ok = g_option_context_parse(ctx, &argc, &argv, &ge);
+    g_option_context_free(ctx);
+    if (!ok) {
         fprintf(stderr, "tbbt-prep: %s (try --help)\n", ge->message);
+        g_error_free(ge);
         exit(2);
     }
     if (argc != 2 || opt.reply_timeout <= 0 || opt.step_threshold <= 0 || opt.max_warnings < 0) {
@@ -244,7 +247,6 @@ static const char *parse_args(int argc, char **argv, struct tbbt_capture **capp)
                 argc != 2 ? "expected exactly one capture file" : "timeouts and counts must be positive");
         exit(2);
     }
-    g_option_context_free(ctx);
     uint16_t ports[64];
     unsigned nports = 0;
     for (char **p = opt.ports; p && *p; p++) {
