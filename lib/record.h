@@ -223,9 +223,11 @@ uint64_t tbbt_rec_get_u64(const struct tbbt_rec *r, enum tbbt_field f);
 /* Stores len bytes of s as string field f (copied into the arena). */
 void tbbt_rec_set_str(struct tbbt_rec *r, enum tbbt_field f, const char *s, size_t len);
 
-/* Returns a pointer to a string's bytes (not NUL terminated: use s.len). */
+/* Returns a pointer to a string's bytes (not NUL terminated: use s.len).
+ * Never NULL: a record with no string yet has no arena, and callers pass
+ * the pointer to memcmp/memcpy, where NULL is undefined even for 0 bytes. */
 static inline const char *tbbt_rec_str(const struct tbbt_rec *r, struct tbbt_str s) {
-    return r->arena + s.off;
+    return r->arena ? r->arena + s.off : "";
 }
 
 /* Appends a directory entry whose name is copied into the arena; returns
