@@ -84,8 +84,8 @@ static int write_sink(void *ctx, const struct tbbt_rec *r) {
 }
 
 /* Records written: pass 2's output (captured and inserted), or pass 1's. */
-static unsigned long long tbbt_recw_count_final(const struct prep *p) {
-    return p->p2 ? (unsigned long long)tbbt_pass2_stats(p->p2)->records_out : 0;
+static unsigned long long records_written(const struct prep *p, const struct tbbt_pass1_stats *s) {
+    return p->p2 ? (unsigned long long)tbbt_pass2_stats(p->p2)->records_out : (unsigned long long)s->records;
 }
 
 /* Per-packet warnings from the capture layer and pass 1: one line each,
@@ -339,8 +339,7 @@ int main(int argc, char **argv) {
             printf("\nPass 2 (pre-play against the file-system model, corrections):\n");
             tbbt_pass2_report(p.p2, stdout);
         }
-        printf("Wrote %llu records to %s\n",
-               p.p2 ? tbbt_recw_count_final(&p) : (unsigned long long)s->records, outpath);
+        printf("Wrote %llu records to %s\n", records_written(&p, s), outpath);
     }
     if (opt.summary_json && write_summary_json(opt.summary_json, cap, p1, &p, wall, cpu) != 0) return 1;
     tbbt_pass1_free(p1);
