@@ -98,14 +98,33 @@ static inline int dent_is(const struct tbbt_fsdent *d, tbbt_id dir, const char *
     return d && d->dir == dir && d->len == len && memcmp(d->name, name, len) == 0;
 }
 
+/* tbbt_fsmodel_dent with the key's hash h (dent_hash) already computed:
+ * the entry, or NULL. */
+static struct tbbt_fsdent *dent_find(const struct tbbt_fsmodel *m, uint64_t h, tbbt_id dir, const char *name,
+                                     size_t len) {
+    if (dent_is(m->last_dent, dir, name, len)) return m->last_dent;
+    struct dent_key k = {dir, name, (uint32_t)len};
+    struct tbbt_fsdent *d = tbbt_htab_find_inline(&m->dents, h, &k, dent_eq);
+    if (d) ((struct tbbt_fsmodel *)m)->last_dent = d;
+    return d;
+}
+
 /* Contract in fsmodel.h. */
 struct tbbt_fsdent *tbbt_fsmodel_dent(const struct tbbt_fsmodel *m, tbbt_id dir, const char *name,
                                       size_t len) {
     if (dent_is(m->last_dent, dir, name, len)) return m->last_dent;
-    struct dent_key k = {dir, name, (uint32_t)len};
-    struct tbbt_fsdent *d = tbbt_htab_find_inline(&m->dents, dent_hash(dir, name, len), &k, dent_eq);
-    if (d) ((struct tbbt_fsmodel *)m)->last_dent = d;
-    return d;
+    return dent_find(m, dent_hash(dir, name, len), dir, name, len);
+}
+
+/* Starts loading the entry that likely holds hash h (the one in its home
+ * slot, whose key's two cache lines an equality test reads): a hint for a
+ * lookup of h a little later. The home slot should be loaded already
+ * (tbbt_htab_prefetch), or this waits for it. */
+static inline void dent_prefetch_item(const struct tbbt_fsmodel *m, uint64_t h) {
+    const char *d = tbbt_htab_peek(&m->dents, h);
+    if (!d) return;
+    __builtin_prefetch(d);
+    __builtin_prefetch(d + 64);
 }
 
 /* Contract in fsmodel.h. */
@@ -526,6 +545,30 @@ static void apply_rename(struct tbbt_fsmodel *m, const struct tbbt_rec *r, int s
     if (o) o->attr.nlink = nl;
 }
 
+#define LISTING_BATCH 32 /* listing entries whose lookups overlap */
+
+/* Learns entries [from, from + n) of listing r (n <= LISTING_BATCH): every
+ * name not known absent is present. The names' hashes are computed and
+ * their table slots, then their entries, loaded first, so that the n
+ * lookups' cache misses overlap instead of following one another. */
+static void learn_listing(struct tbbt_fsmodel *m, const struct tbbt_rec *r, uint32_t from, uint32_t n) {
+    uint64_t h[LISTING_BATCH];
+    for (uint32_t i = 0; i < n; i++) {
+        const struct tbbt_dirent *e = &r->entries[from + i];
+        h[i] = dent_hash(r->obj, tbbt_rec_str(r, e->name), e->name.len);
+        tbbt_htab_prefetch(&m->dents, h[i]);
+    }
+    for (uint32_t i = 0; i < n; i++)
+        dent_prefetch_item(m, h[i]);
+    for (uint32_t i = 0; i < n; i++) {
+        const struct tbbt_dirent *e = &r->entries[from + i];
+        const char *en = tbbt_rec_str(r, e->name);
+        if (dot_name(en, e->name.len)) continue;
+        const struct tbbt_fsdent *d = dent_find(m, h[i], r->obj, en, e->name.len);
+        if (!d || d->state != TBBT_NAME_ABSENT) tbbt_fsmodel_learn_present(m, r->obj, en, e->name.len, e->id);
+    }
+}
+
 /* Success of an operation on a handle: sizes and attributes change. */
 static void apply_obj(struct tbbt_fsmodel *m, const struct tbbt_rec *r) {
     struct tbbt_fsobj *o = touch(m, r->obj);
@@ -555,15 +598,9 @@ static void apply_obj(struct tbbt_fsmodel *m, const struct tbbt_rec *r) {
     tbbt_fsmodel_learn_attrs(m, r->obj, r);
     if (r->op == TBBT_OP_READLINK && tbbt_rec_has(r, TBBT_F_TARGET) && !o->target)
         o->target = g_strndup(tbbt_rec_str(r, r->target), r->target.len);
-    if (r->op == TBBT_OP_READDIRPLUS || r->op == TBBT_OP_READDIR) {
-        for (uint32_t i = 0; i < r->nentries; i++) {
-            const struct tbbt_dirent *e = &r->entries[i];
-            const char *en = tbbt_rec_str(r, e->name);
-            if (dot_name(en, e->name.len)) continue;
-            if (tbbt_fsmodel_name(m, r->obj, en, e->name.len, NULL) != TBBT_NAME_ABSENT)
-                tbbt_fsmodel_learn_present(m, r->obj, en, e->name.len, e->id);
-        }
-    }
+    if (r->op == TBBT_OP_READDIRPLUS || r->op == TBBT_OP_READDIR)
+        for (uint32_t i = 0; i < r->nentries; i += LISTING_BATCH)
+            learn_listing(m, r, i, r->nentries - i < LISTING_BATCH ? r->nentries - i : LISTING_BATCH);
 }
 
 /* Contract in fsmodel.h. */
