@@ -7,7 +7,21 @@
 
 #define OBJ_CACHE 256 /* direct-mapped by ID */
 
+#define SLAB_SIZE (64 * 1024) /* bytes per block of objects or entries */
+
+/* Where objects and entries live: blocks filled one item after the
+ * other, freed all at once with the model (items are never freed before
+ * it is). Items made one after the other sit side by side, with no
+ * allocator header between them. */
+struct slab {
+    GPtrArray *blocks; /* the blocks (owned) */
+    char *next;        /* free space in the last block */
+    size_t left;       /* bytes of it */
+};
+
 struct tbbt_fsmodel {
+    struct slab obj_slab;   /* the objects' storage */
+    struct slab dent_slab;  /* the entries' storage */
     struct tbbt_htab objs;  /* struct tbbt_fsobj, keyed by id */
     struct tbbt_htab dents; /* struct tbbt_fsdent, keyed by (dir, name) */
     /* Lookup caches. Objects and entries are never freed before the model
@@ -17,6 +31,29 @@ struct tbbt_fsmodel {
     struct tbbt_fsdent *last_dent;
     struct tbbt_fsobj *obj_cache[OBJ_CACHE];
 };
+
+/* Returns n zeroed bytes (8-aligned) from slab s, owned by s: valid until
+ * slab_free. */
+static void *slab_alloc(struct slab *s, size_t n) {
+    n = (n + 7) & ~(size_t)7;
+    if (n > s->left) {
+        size_t size = n > SLAB_SIZE ? n : SLAB_SIZE;
+        if (!s->blocks) s->blocks = g_ptr_array_new_with_free_func(g_free);
+        s->next = g_malloc0(size);
+        s->left = size;
+        g_ptr_array_add(s->blocks, s->next);
+    }
+    void *p = s->next;
+    s->next += n;
+    s->left -= n;
+    return p;
+}
+
+/* Frees every block of slab s. */
+static void slab_free(struct slab *s) {
+    if (s->blocks) g_ptr_array_free(s->blocks, TRUE);
+    memset(s, 0, sizeof(*s));
+}
 
 /* Lookup key of an entry. */
 struct dent_key {
@@ -60,16 +97,12 @@ void tbbt_fsmodel_free(struct tbbt_fsmodel *m) {
     if (!m) return;
     size_t pos = 0;
     struct tbbt_fsobj *o;
-    while ((o = tbbt_htab_next(&m->objs, &pos))) {
+    while ((o = tbbt_htab_next(&m->objs, &pos)))
         g_free(o->target);
-        g_free(o);
-    }
-    pos = 0;
-    struct tbbt_fsdent *d;
-    while ((d = tbbt_htab_next(&m->dents, &pos)))
-        g_free(d);
     tbbt_htab_clear(&m->objs);
     tbbt_htab_clear(&m->dents);
+    slab_free(&m->obj_slab);
+    slab_free(&m->dent_slab);
     g_free(m);
 }
 
@@ -86,7 +119,7 @@ struct tbbt_fsobj *tbbt_fsmodel_obj(const struct tbbt_fsmodel *m, tbbt_id id) {
 struct tbbt_fsobj *tbbt_fsmodel_obj_get(struct tbbt_fsmodel *m, tbbt_id id) {
     struct tbbt_fsobj *o = tbbt_fsmodel_obj(m, id);
     if (o) return o;
-    o = g_new0(struct tbbt_fsobj, 1);
+    o = slab_alloc(&m->obj_slab, sizeof(*o));
     o->id = id;
     tbbt_htab_put(&m->objs, obj_hash(id), o);
     m->obj_cache[id % OBJ_CACHE] = o;
@@ -148,7 +181,7 @@ static struct tbbt_fsdent *dent_get(struct tbbt_fsmodel *m, tbbt_id dir, const c
     struct tbbt_fsdent *d = tbbt_htab_find_inline(&m->dents, h, &k, dent_eq);
     *added = !d;
     if (d) return d;
-    d = g_malloc0(sizeof(*d) + len + 1);
+    d = slab_alloc(&m->dent_slab, offsetof(struct tbbt_fsdent, name) + len + 1);
     d->dir = dir;
     d->state = TBBT_NAME_ABSENT;
     d->len = (uint32_t)len;
