@@ -7,6 +7,13 @@
 
 #define OBJ_CACHE 256 /* direct-mapped by ID */
 
+/* One line of the object lookup cache: the ID beside the object, so that
+ * a miss does not load the object to see it is another. */
+struct obj_cached {
+    tbbt_id id;
+    struct tbbt_fsobj *o; /* NULL: empty */
+};
+
 #define SLAB_SIZE (64 * 1024) /* bytes per block of objects or entries */
 
 /* Where objects and entries live: blocks filled one item after the
@@ -29,7 +36,7 @@ struct tbbt_fsmodel {
      * several times (prediction, application) and its objects too. They
      * are updated by lookups on a const model: mutable state. */
     struct tbbt_fsdent *last_dent;
-    struct tbbt_fsobj *obj_cache[OBJ_CACHE];
+    struct obj_cached obj_cache[OBJ_CACHE];
 };
 
 /* Returns n zeroed bytes (8-aligned) from slab s, owned by s: valid until
@@ -108,10 +115,10 @@ void tbbt_fsmodel_free(struct tbbt_fsmodel *m) {
 
 /* Contract in fsmodel.h. */
 struct tbbt_fsobj *tbbt_fsmodel_obj(const struct tbbt_fsmodel *m, tbbt_id id) {
-    struct tbbt_fsobj **slot = (struct tbbt_fsobj **)&m->obj_cache[id % OBJ_CACHE];
-    if (*slot && (*slot)->id == id) return *slot;
+    struct obj_cached *c = (struct obj_cached *)&m->obj_cache[id % OBJ_CACHE];
+    if (c->o && c->id == id) return c->o;
     struct tbbt_fsobj *o = tbbt_htab_find_inline(&m->objs, obj_hash(id), &id, obj_eq);
-    if (o) *slot = o;
+    if (o) *c = (struct obj_cached){id, o};
     return o;
 }
 
@@ -122,7 +129,7 @@ struct tbbt_fsobj *tbbt_fsmodel_obj_get(struct tbbt_fsmodel *m, tbbt_id id) {
     o = slab_alloc(&m->obj_slab, sizeof(*o));
     o->id = id;
     tbbt_htab_put(&m->objs, obj_hash(id), o);
-    m->obj_cache[id % OBJ_CACHE] = o;
+    m->obj_cache[id % OBJ_CACHE] = (struct obj_cached){id, o};
     return o;
 }
 
@@ -682,6 +689,8 @@ void tbbt_fsmodel_prefetch(const struct tbbt_fsmodel *m, const struct tbbt_rec *
         tbbt_htab_prefetch(&m->objs, obj_hash(r->dir));
     }
     if (tbbt_rec_has(r, TBBT_F_OBJ)) tbbt_htab_prefetch(&m->objs, obj_hash(r->obj));
+    if (tbbt_rec_has(r, TBBT_F_NEWOBJ)) tbbt_htab_prefetch(&m->objs, obj_hash(r->newobj));
+    if (tbbt_rec_has(r, TBBT_F_DIR2)) tbbt_htab_prefetch(&m->objs, obj_hash(r->dir2));
 }
 
 /* Contract in fsmodel.h. */
