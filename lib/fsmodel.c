@@ -605,7 +605,9 @@ static void learn_listing(struct tbbt_fsmodel *m, const struct tbbt_rec *r, uint
         const char *en = tbbt_rec_str(r, e->name);
         if (dot_name(en, e->name.len)) continue;
         const struct tbbt_fsdent *d = dent_find(m, h[i], r->obj, en, e->name.len);
-        if (!d || d->state != TBBT_NAME_ABSENT) tbbt_fsmodel_learn_present(m, r->obj, en, e->name.len, e->id);
+        if (d && (d->state == TBBT_NAME_ABSENT || (d->state == TBBT_NAME_PRESENT && d->obj == e->id)))
+            continue; /* known absent, or already naming this object: learning changes nothing */
+        tbbt_fsmodel_learn_present(m, r->obj, en, e->name.len, e->id);
     }
 }
 
