@@ -559,11 +559,12 @@ int tbbt_pass2_put(void *p2, const struct tbbt_rec *in) {
         tbbt_rec_free(r);
         tbbt_rec_init(r);
     }
+    /* one record of delay: its table slots load while the previous one
+     * is pre-played (hinted from in, the same fields as r's copy but not
+     * just written) */
+    tbbt_fsmodel_prefetch(p->m, in);
     tbbt_rec_copy(r, in);
     p->st.records_in++;
-    /* one record of delay: its table slots load while the previous one
-     * is pre-played */
-    tbbt_fsmodel_prefetch(p->m, r);
     if (p->played + 1 < seq) {
         p->played++;
         preplay(p, &p->ring[p->played % p->cap], p->played);
