@@ -6,7 +6,10 @@
 #define TBBT_REC_FIXTURE_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <glib.h>
 
 #include "record.h"
 
@@ -159,6 +162,27 @@ static const char *fx_diff(const struct tbbt_rec *a, const struct tbbt_rec *b) {
         }
     }
     return NULL;
+}
+
+/* The temporary directory a record test writes into, made by fx_setup
+ * and removed with everything in it by fx_teardown (cmocka group
+ * fixtures). */
+static char fx_tmpdir[256];
+
+static int fx_setup(void **state) {
+    (void)state;
+    char *d = g_dir_make_tmp("tbbt-rectest-XXXXXX", NULL);
+    if (!d) return -1;
+    snprintf(fx_tmpdir, sizeof(fx_tmpdir), "%s", d);
+    g_free(d);
+    return 0;
+}
+
+static int fx_teardown(void **state) {
+    (void)state;
+    char cmd[400];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", fx_tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
 }
 
 #endif

@@ -21,12 +21,10 @@
 
 #define NREC 6000 /* several 256 KiB frames with the fixture's entries */
 
-static char tmpdir[256];
-
 /* Returns a path in the test's temporary directory (static buffer). */
 static const char *tpath(const char *name) {
     static char buf[512];
-    snprintf(buf, sizeof(buf), "%s/%s", tmpdir, name);
+    snprintf(buf, sizeof(buf), "%s/%s", fx_tmpdir, name);
     return buf;
 }
 
@@ -337,31 +335,14 @@ static void test_decode_truncated(void **state) {
     tbbt_rec_free(&out);
 }
 
-/* Creates the temporary directory the tests write into. */
-static int setup(void **state) {
-    (void)state;
-    char *d = g_dir_make_tmp("tbbt-recfile-XXXXXX", NULL);
-    if (!d) return -1;
-    snprintf(tmpdir, sizeof(tmpdir), "%s", d);
-    g_free(d);
-    return 0;
-}
-
-/* Removes the temporary directory. */
-static int teardown(void **state) {
-    (void)state;
-    char cmd[400];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
 /* Records written relative to the one before them (same endpoints, same
  * credentials, same fsid, times relative to other times) read back
  * exactly, whichever of those repeat, change back, or are absent, across
  * frame boundaries. */
 static void test_relative_encoding(void **state) {
     (void)state;
-    const char *path = "/tmp/test_recfile_rel.tbbt";
+    char path[512];
+    snprintf(path, sizeof(path), "%s", tpath("relative.tbbt"));
     char err[512];
     enum { N = 40000 }; /* several frames */
     struct tbbt_rec r, got;
@@ -413,7 +394,9 @@ static void test_relative_encoding(void **state) {
  * regular file). */
 static void test_special_file_kept(void **state) {
     (void)state;
-    const char *fifo = "/tmp/test_recfile.fifo";
+    char fifo[512], tmp[520];
+    snprintf(fifo, sizeof(fifo), "%s", tpath("out.fifo"));
+    snprintf(tmp, sizeof(tmp), "%s.tmp", fifo);
     char err[512];
     struct stat sb;
     unlink(fifo);
@@ -437,7 +420,7 @@ static void test_special_file_kept(void **state) {
     waitpid(pid, &status, 0);
     assert_int_equal(lstat(fifo, &sb), 0);
     assert_true(S_ISFIFO(sb.st_mode));
-    assert_int_equal(access("/tmp/test_recfile.fifo.tmp", F_OK), -1);
+    assert_int_equal(access(tmp, F_OK), -1);
     unlink(fifo);
     tbbt_rec_free(&r);
 }
@@ -451,5 +434,5 @@ int main(void) {
         cmocka_unit_test(test_decode_truncated),  cmocka_unit_test(test_newer_writer),
         cmocka_unit_test(test_relative_encoding), cmocka_unit_test(test_special_file_kept),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, fx_setup, fx_teardown);
 }

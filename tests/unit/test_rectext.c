@@ -18,11 +18,9 @@
 #include "recfile.h"
 #include "rectext.h"
 
-static char tmpdir[256];
-
 /* Returns a path in the test's temporary directory (caller frees). */
 static char *tpath(const char *name) {
-    return g_strdup_printf("%s/%s", tmpdir, name);
+    return g_strdup_printf("%s/%s", fx_tmpdir, name);
 }
 
 /* format -> parse -> format gives the same line and the same record, for
@@ -355,29 +353,11 @@ static void test_sample_file(void **state) {
     g_free(path);
 }
 
-/* Creates the temporary directory the tests write into. */
-static int setup(void **state) {
-    (void)state;
-    char *d = g_dir_make_tmp("tbbt-rectext-XXXXXX", NULL);
-    if (!d) return -1;
-    snprintf(tmpdir, sizeof(tmpdir), "%s", d);
-    g_free(d);
-    return 0;
-}
-
-/* Removes the temporary directory. */
-static int teardown(void **state) {
-    (void)state;
-    char cmd[400];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_roundtrip),    cmocka_unit_test(test_golden),
         cmocka_unit_test(test_parse_errors), cmocka_unit_test(test_json),
         cmocka_unit_test(test_dump_tool),    cmocka_unit_test(test_sample_file),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, fx_setup, fx_teardown);
 }
