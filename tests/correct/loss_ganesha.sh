@@ -19,8 +19,7 @@ SEED=${TBBT_E2E_SEED:-5}
 . "$SRC/tests/lib/capture.sh"
 . "$SRC/tests/lib/e2e.sh"
 
-command -v tcpdump >/dev/null || { echo "SKIP: tcpdump not installed"; exit 77; }
-tbbt_ganesha_usable || { echo "SKIP: cannot run nfs-ganesha here"; exit 77; }
+e2e_require tcpdump
 PREP=$BUILD/transform/tbbt-prep
 CHECK=$BUILD/tools/tbbt-check
 WL=$BUILD/tools/tbbt-workload
@@ -29,15 +28,7 @@ DROP=$BUILD/tools/tbbt-pcapdrop
 
 e2e_begin correct-loss
 
-tbbt_ganesha_start "$TMP/srv" || { FAILS=1; echo "FAIL: ganesha did not start"; exit 1; }
-PORTS="--port $TBBT_NFS_PORT --port $TBBT_MNT_PORT"
-tbbt_capture_run "$TMP/full.pcap" 0 "$(tbbt_capture_nfs_filter)" "$WL" --quiet --clients 3 \
-    --uids 0:0,1000:1000,1001:1001 --max-io 65536 --ops "$OPS" --seed "$SEED" --dir loss "$TBBT_NFS_URL" \
-    >"$TMP/workload.txt"
-rc=$?
-tbbt_ganesha_stop "$TMP/srv"
-check "workload ran under tcpdump" [ $rc = 0 ]
-[ $rc = 0 ] || exit 1
+e2e_capture_workload "$TMP/full.pcap" "$OPS" "$SEED" 65536 loss
 
 # jget FILE KEY: a number from a tbbt-check JSON report.
 jget() {

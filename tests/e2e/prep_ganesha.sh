@@ -23,10 +23,7 @@ SEED=${TBBT_E2E_SEED:-7}
 . "$SRC/tests/lib/capture.sh"
 . "$SRC/tests/lib/e2e.sh"
 
-for b in tcpdump tshark; do
-    command -v $b >/dev/null || { echo "SKIP: $b not installed"; exit 77; }
-done
-tbbt_ganesha_usable || { echo "SKIP: cannot run nfs-ganesha here"; exit 77; }
+e2e_require tcpdump tshark
 PREP=$BUILD/transform/tbbt-prep
 DUMP=$BUILD/tools/tbbt-dump
 WL=$BUILD/tools/tbbt-workload
@@ -35,15 +32,7 @@ CMP="perl $SRC/tests/decode/tshark-compare.pl --build $BUILD"
 
 e2e_begin prep
 
-tbbt_ganesha_start "$TMP/srv" || { FAILS=1; echo "FAIL: ganesha did not start"; exit 1; }
-PORTS="--port $TBBT_NFS_PORT --port $TBBT_MNT_PORT"
-tbbt_capture_run "$TMP/full.pcap" 0 "$(tbbt_capture_nfs_filter)" "$WL" --quiet --clients 3 \
-    --uids 0:0,1000:1000,1001:1001 --max-io 262144 --ops "$OPS" --seed "$SEED" --dir prep "$TBBT_NFS_URL" \
-    >"$TMP/workload.txt"
-rc=$?
-tbbt_ganesha_stop "$TMP/srv"
-check "workload ran under tcpdump" [ $rc = 0 ]
-[ $rc = 0 ] || exit 1
+e2e_capture_workload "$TMP/full.pcap" "$OPS" "$SEED" 262144 prep
 
 # 1. The whole capture.
 out=$($CMP $PORTS --report "$TMP/full.json" "$TMP/full.pcap")

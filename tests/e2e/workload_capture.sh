@@ -17,10 +17,7 @@ SEED=${TBBT_E2E_SEED:-42}
 . "$SRC/tests/lib/capture.sh"
 . "$SRC/tests/lib/e2e.sh"
 
-for b in tcpdump tshark; do
-    command -v $b >/dev/null || { echo "SKIP: $b not installed"; exit 77; }
-done
-tbbt_ganesha_usable || { echo "SKIP: cannot run nfs-ganesha here"; exit 77; }
+e2e_require tcpdump tshark
 WL=$BUILD/tools/tbbt-workload
 DROP=$BUILD/tools/tbbt-pcapdrop
 for t in "$WL" "$DROP"; do

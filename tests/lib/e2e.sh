@@ -9,6 +9,13 @@
 #   check WHAT CMD... runs CMD: prints "ok   WHAT", or "FAIL WHAT" and
 #                     counts a failure
 #   e2e_end           prints the count and returns 0 only if none failed
+#   e2e_require CMD.. exits 77 (skipped, saying why) unless every command is
+#                     installed and nfs-ganesha can run here
+#   e2e_capture_workload FILE OPS SEED MAXIO DIR
+#                     starts nfs-ganesha in $TMP/srv, captures tbbt-workload
+#                     ($WL: 3 clients, uids 0, 1000, 1001) under tcpdump into
+#                     FILE, stops the server, checks the run; exits 1 when it
+#                     failed. Sets PORTS to tbbt-prep's --port options.
 # Source tests/lib/ganesha.sh and tests/lib/capture.sh first.
 
 e2e_begin() {
@@ -32,6 +39,27 @@ check() {
         echo "FAIL $what"
         FAILS=$((FAILS + 1))
     fi
+}
+
+e2e_require() {
+    local b
+    for b in "$@"; do
+        command -v "$b" >/dev/null || { echo "SKIP: $b not installed"; exit 77; }
+    done
+    tbbt_ganesha_usable || { echo "SKIP: cannot run nfs-ganesha here"; exit 77; }
+}
+
+e2e_capture_workload() {
+    local file=$1 ops=$2 seed=$3 maxio=$4 dir=$5 rc
+    tbbt_ganesha_start "$TMP/srv" || { FAILS=1; echo "FAIL: ganesha did not start"; exit 1; }
+    PORTS="--port $TBBT_NFS_PORT --port $TBBT_MNT_PORT"
+    tbbt_capture_run "$file" 0 "$(tbbt_capture_nfs_filter)" "$WL" --quiet --clients 3 \
+        --uids 0:0,1000:1000,1001:1001 --max-io "$maxio" --ops "$ops" --seed "$seed" --dir "$dir" \
+        "$TBBT_NFS_URL" >"$TMP/workload.txt"
+    rc=$?
+    tbbt_ganesha_stop "$TMP/srv"
+    check "workload ran under tcpdump" [ $rc = 0 ]
+    [ $rc = 0 ] || exit 1
 }
 
 e2e_end() {
