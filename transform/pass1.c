@@ -605,8 +605,8 @@ static void pair(struct tbbt_pass1 *p, struct pend *e, const struct tbbt_rpc_hdr
 }
 
 /* A call: start a record, or recognise a retransmission. */
-static void on_call(struct tbbt_pass1 *p, const struct tbbt_rpc_hdr *h, const struct tbbt_msg *m, int64_t t0,
-                    int64_t t1) {
+static void on_call(struct tbbt_pass1 *p, const struct tbbt_rpc_hdr *h, const struct tbbt_msg *m,
+                    int64_t t0) {
     struct pkey key;
     make_key(&key, &m->src, &m->dst, h->xid);
     uint64_t hash = pkey_hash(&key);
@@ -652,7 +652,6 @@ static void on_call(struct tbbt_pass1 *p, const struct tbbt_rpc_hdr *h, const st
     e->rec.client = m->src;
     e->rec.server = m->dst;
     e->rec.xid = h->xid;
-    (void)t1;
     if (kind == PK_NFS) nfs_call(p, e, h, m);
     tbbt_htab_put(&p->pending, hash, e);
     fifo_insert(p, e);
@@ -728,7 +727,7 @@ static void pass1_msg(struct tbbt_pass1 *p, const struct tbbt_msg *m) {
     }
     if (h.mtype == TBBT_RPC_CALL) {
         p->st.rpc_calls++;
-        on_call(p, &h, m, t0, t1);
+        on_call(p, &h, m, t0);
     } else {
         p->st.rpc_replies++;
         on_reply(p, &h, m, t1);
