@@ -45,7 +45,7 @@ static void app_u64(GString *o, uint64_t v) {
 }
 
 /* Appends t (ns) as seconds.nanoseconds. */
-static void fmt_time(GString *o, int64_t t) {
+void tbbt_text_time(GString *o, int64_t t) {
     uint64_t m = t < 0 ? -(uint64_t)t : (uint64_t)t;
     if (t < 0) g_string_append_c(o, '-');
     app_u64(o, m / 1000000000u);
@@ -100,7 +100,7 @@ static void fmt_flags(GString *o, uint16_t flags) {
 }
 
 /* Appends bytes as a quoted string with \" \\ \xHH escapes. */
-static void fmt_qstr(GString *o, const char *s, size_t len) {
+void tbbt_text_qstr(GString *o, const char *s, size_t len) {
     g_string_append_c(o, '"');
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)s[i];
@@ -141,11 +141,11 @@ static void fmt_value(GString *o, const struct tbbt_rec *r, const struct tbbt_fi
         if (*(const int64_t *)v == TBBT_TIME_SERVER)
             g_string_append(o, "server");
         else
-            fmt_time(o, *(const int64_t *)v);
+            tbbt_text_time(o, *(const int64_t *)v);
         break;
     case TBBT_FT_STR: {
         struct tbbt_str s = *(const struct tbbt_str *)v;
-        fmt_qstr(o, tbbt_rec_str(r, s), s.len);
+        tbbt_text_qstr(o, tbbt_rec_str(r, s), s.len);
         break;
     }
     case TBBT_FT_ENTRIES:
@@ -155,7 +155,7 @@ static void fmt_value(GString *o, const struct tbbt_rec *r, const struct tbbt_fi
             if (i) g_string_append_c(o, ',');
             g_string_append_printf(o, "%" PRIu64 ":%" PRIu64 ":%" PRIu64 ":%u:%" PRIu64 ":", e->fileid,
                                    e->cookie, e->id, e->type, e->size);
-            fmt_qstr(o, tbbt_rec_str(r, e->name), e->name.len);
+            tbbt_text_qstr(o, tbbt_rec_str(r, e->name), e->name.len);
         }
         g_string_append_c(o, ']');
         break;
@@ -166,12 +166,12 @@ static void fmt_value(GString *o, const struct tbbt_rec *r, const struct tbbt_fi
 int tbbt_rec_format_text(const struct tbbt_rec *r, GString *out) {
     size_t saved = out->len;
     if (r->op >= TBBT_OP_COUNT || r->cred.ngids > TBBT_MAX_GIDS || !strings_ok(r)) return -1;
-    fmt_time(out, r->call_time);
+    tbbt_text_time(out, r->call_time);
     g_string_append_c(out, ' ');
     if (r->flags & TBBT_RF_REPLY_LOST)
         g_string_append_c(out, '-');
     else
-        fmt_time(out, r->reply_time);
+        tbbt_text_time(out, r->reply_time);
     g_string_append_c(out, ' ');
     if (tbbt_endpoint_format(out, &r->client) < 0) goto bad;
     g_string_append_c(out, ' ');
@@ -291,12 +291,12 @@ void tbbt_rec_format_json(const struct tbbt_rec *r, GString *out) {
     int lost = (r->flags & TBBT_RF_REPLY_LOST) != 0;
     int sok = strings_ok(r);
     g_string_append(out, "{\"call_time\":");
-    fmt_time(out, r->call_time);
+    tbbt_text_time(out, r->call_time);
     g_string_append(out, ",\"reply_time\":");
     if (lost)
         g_string_append(out, "null");
     else
-        fmt_time(out, r->reply_time);
+        tbbt_text_time(out, r->reply_time);
     g_string_append(out, ",\"client\":");
     json_endpoint(out, &r->client);
     g_string_append(out, ",\"server\":");
@@ -405,7 +405,7 @@ static int parse_hex(const char *b, const char *e, int maxdigits, uint64_t *v) {
 }
 
 /* Parses all of [b, e) as ["-"]SECONDS.NNNNNNNNN into ns. Returns 0 or -1. */
-static int parse_time(const char *b, const char *e, int64_t *t) {
+int tbbt_text_parse_time(const char *b, const char *e, int64_t *t) {
     int neg = b < e && *b == '-';
     uint64_t sec, ns;
     if (neg) b++;
@@ -494,7 +494,7 @@ static int parse_cred(const char *b, const char *e, struct tbbt_cred *cr) {
 
 /* Decodes a quoted string at *p (before end) into out; sets *len and
  * advances *p past the closing quote. Returns 0 or -1. */
-static int scan_qstr(const char **p, const char *end, char *out, size_t *len) {
+int tbbt_text_scan_qstr(const char **p, const char *end, char *out, size_t *len) {
     const char *q = *p;
     size_t n = 0;
     if (q == end || *q++ != '"') return -1;
@@ -536,7 +536,7 @@ static int parse_entries(struct pc *c, const char *b, const char *e, struct tbbt
             if (scan_u64(&b, e, i == 3 ? UINT8_MAX : UINT64_MAX, &v[i]) < 0 || b == e || *b++ != ':')
                 return -1;
         }
-        if (scan_qstr(&b, e, c->scratch, &len) < 0) return -1;
+        if (tbbt_text_scan_qstr(&b, e, c->scratch, &len) < 0) return -1;
         struct tbbt_dirent *d = tbbt_rec_add_entry(r, c->scratch, len);
         d->fileid = v[0];
         d->cookie = v[1];
@@ -567,12 +567,12 @@ static int parse_value(struct pc *c, const struct tbbt_field_info *fi, const cha
     case TBBT_FT_TIME:
         if (e - b == 6 && memcmp(b, "server", 6) == 0)
             t = TBBT_TIME_SERVER;
-        else if (parse_time(b, e, &t) < 0)
+        else if (tbbt_text_parse_time(b, e, &t) < 0)
             return -1;
         tbbt_rec_set_u64(r, fi->f, (uint64_t)t);
         return 0;
     case TBBT_FT_STR:
-        if (scan_qstr(&b, e, c->scratch, &len) < 0 || b != e) return -1;
+        if (tbbt_text_scan_qstr(&b, e, c->scratch, &len) < 0 || b != e) return -1;
         tbbt_rec_set_str(r, fi->f, c->scratch, len);
         return 0;
     case TBBT_FT_ENTRIES: return parse_entries(c, b, e, r, at);
@@ -607,11 +607,12 @@ static int parse_header(struct pc *c, struct tbbt_rec *r) {
     uint64_t v;
     char name[32];
     int lost;
-    if (!next_token(c) || parse_time(c->tb, c->te, &r->call_time) < 0)
+    if (!next_token(c) || tbbt_text_parse_time(c->tb, c->te, &r->call_time) < 0)
         return pfail(c, c->tb, "bad call time");
     if (!next_token(c)) return pfail(c, c->tb, "missing reply time");
     lost = c->te - c->tb == 1 && *c->tb == '-';
-    if (!lost && parse_time(c->tb, c->te, &r->reply_time) < 0) return pfail(c, c->tb, "bad reply time");
+    if (!lost && tbbt_text_parse_time(c->tb, c->te, &r->reply_time) < 0)
+        return pfail(c, c->tb, "bad reply time");
     if (!next_token(c) || parse_endpoint(c->tb, c->te, &r->client) < 0) return pfail(c, c->tb, "bad client");
     if (!next_token(c) || parse_endpoint(c->tb, c->te, &r->server) < 0) return pfail(c, c->tb, "bad server");
     if (!next_token(c) || c->te - c->tb < 3 || c->tb[0] != '0' || c->tb[1] != 'x' ||

@@ -73,6 +73,20 @@ void tbbt_rec_format_json(const struct tbbt_rec *r, GString *out);
  * "[::1]:2049", "-", ...). Returns 0, or -1 for an unknown family. */
 int tbbt_endpoint_format(GString *out, const struct tbbt_endpoint *e);
 
+/* The text form's pieces, shared with the other text formats (the
+ * hierarchy map): a time as seconds.nanoseconds (negative allowed), and a
+ * quoted string with the escapes above. */
+void tbbt_text_time(GString *out, int64_t t);
+void tbbt_text_qstr(GString *out, const char *s, size_t len);
+
+/* Parses all of [b, e) as a time. Returns 0, or -1 when it is not one. */
+int tbbt_text_parse_time(const char *b, const char *e, int64_t *t);
+
+/* Decodes the quoted string at *p (before end) into out, which must have
+ * room for end - *p bytes; sets *len and moves *p past the closing quote.
+ * Returns 0, or -1 when it is not a well-formed quoted string. */
+int tbbt_text_scan_qstr(const char **p, const char *end, char *out, size_t *len);
+
 /* Appends len bytes of s as a JSON string literal (quotes included), with
  * the escaping rules of the JSON lines above. */
 void tbbt_json_str(GString *out, const char *s, size_t len);

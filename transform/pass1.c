@@ -79,6 +79,7 @@ struct tbbt_pass1 {
     struct tbbt_client_loss *loss;
     unsigned nloss;
     int64_t now, last_emitted;
+    GArray *roots; /* tbbt_id: export roots MOUNT replies named */
     struct tbbt_pass1_stats st;
 };
 
@@ -582,6 +583,14 @@ static void nfs_reply(struct tbbt_pass1 *p, struct pend *e, const struct tbbt_rp
     track_names(p, r);
 }
 
+/* Keeps an export root's ID once (pass 3 makes it the image root). */
+static void add_root(struct tbbt_pass1 *p, tbbt_id id) {
+    if (!p->roots) p->roots = g_array_new(FALSE, FALSE, sizeof(tbbt_id));
+    for (guint i = 0; i < p->roots->len; i++)
+        if (g_array_index(p->roots, tbbt_id, i) == id) return;
+    g_array_append_val(p->roots, id);
+}
+
 /* Handles the reply of any program to the call e. */
 static void pair(struct tbbt_pass1 *p, struct pend *e, const struct tbbt_rpc_hdr *h, const uint8_t *data,
                  size_t caplen, int64_t ts) {
@@ -598,8 +607,9 @@ static void pair(struct tbbt_pass1 *p, struct pend *e, const struct tbbt_rpc_hdr
         if (tbbt_mount_decode_mnt_reply(e->mount_vers, data + h->body, caplen - h->body, &status, &f) == 0 &&
             status == 0) {
             int fresh;
-            tbbt_fhmap_lookup(p->fh, f.data, f.len, &fresh);
+            tbbt_id id = tbbt_fhmap_lookup(p->fh, f.data, f.len, &fresh);
             p->st.roots_learnt++;
+            add_root(p, id);
         }
     }
 }
@@ -799,9 +809,15 @@ const struct tbbt_client_loss *tbbt_pass1_loss(const struct tbbt_pass1 *p, unsig
     return q->loss;
 }
 
+const tbbt_id *tbbt_pass1_roots(const struct tbbt_pass1 *p, unsigned *n) {
+    *n = p->roots ? p->roots->len : 0;
+    return p->roots ? (const tbbt_id *)p->roots->data : NULL;
+}
+
 void tbbt_pass1_free(struct tbbt_pass1 *p) {
     struct pend *e;
     if (!p) return;
+    if (p->roots) g_array_free(p->roots, TRUE);
     while (p->head)
         pend_put(p, fifo_pop_head(p));
     while ((e = p->free_list) != NULL) {

@@ -80,6 +80,10 @@ const struct tbbt_timefix *tbbt_pass1_timefix(const struct tbbt_pass1 *p);
 /* Loss estimates, one per client, valid until tbbt_pass1_free. */
 const struct tbbt_client_loss *tbbt_pass1_loss(const struct tbbt_pass1 *p, unsigned *n);
 
+/* The IDs of the export roots MOUNT replies named (n of them), valid
+ * until tbbt_pass1_free. */
+const tbbt_id *tbbt_pass1_roots(const struct tbbt_pass1 *p, unsigned *n);
+
 void tbbt_pass1_free(struct tbbt_pass1 *p);
 
 #endif

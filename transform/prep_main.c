@@ -17,6 +17,7 @@
 #include "fhmap.h"
 #include "pass1.h"
 #include "pass2.h"
+#include "pass3.h"
 #include "recfile.h"
 #include "rectext.h"
 #include "summary.h"
@@ -32,6 +33,8 @@ struct prep_opts {
     gboolean quiet;
     gint max_warnings;
     gboolean no_correct;
+    char *map;
+    gboolean no_map;
     gint64 seed;
 };
 
@@ -52,6 +55,10 @@ static GOptionEntry prep_entries[] = {
     {"quiet", 'q', 0, G_OPTION_ARG_NONE, &opt.quiet, "Print only warnings and errors", NULL},
     {"no-correct", 0, 0, G_OPTION_ARG_NONE, &opt.no_correct,
      "Pass 1 only: write the records as captured, without pass 2's pre-play and corrections", NULL},
+    {"map", 'm', 0, G_OPTION_ARG_FILENAME, &opt.map,
+     "Hierarchy map to write (default: NAME.hmap beside the records)", "FILE"},
+    {"no-map", 0, 0, G_OPTION_ARG_NONE, &opt.no_map,
+     "Skip pass 3: no hierarchy map, and no victim IDs in remove, rmdir and rename records", NULL},
     {"seed", 0, 0, G_OPTION_ARG_INT64, &opt.seed, "Seed of the corrective records' timestamps (default 1)",
      "N"},
     {"max-warnings", 0, 0, G_OPTION_ARG_INT, &opt.max_warnings,
@@ -64,23 +71,31 @@ struct prep {
     const char *in;
     uint64_t warnings;
     struct tbbt_pass2 *p2; /* NULL with --no-correct */
+    struct tbbt_pass3 *p3; /* NULL with --no-map */
     struct tbbt_recwriter *w;
     struct tbbt_summary sum;
     char err[512];
 };
 
-/* The pass-1 sink: every captured record goes to the summary (what the
- * capture saw), then through pass 2 to the file. */
-static int prep_sink(void *ctx, const struct tbbt_rec *r) {
-    struct prep *p = ctx;
-    tbbt_summary_add(&p->sum, r);
-    return p->p2 ? tbbt_pass2_put(p->p2, r) : tbbt_recw_put(p->w, r);
-}
-
-/* The pass-2 sink: corrected records, inserted ones among them, to the file. */
+/* The pass-3 sink: records with their victim IDs, to the file. */
 static int write_sink(void *ctx, const struct tbbt_rec *r) {
     struct prep *p = ctx;
     return tbbt_recw_put(p->w, r);
+}
+
+/* The pass-2 sink: corrected records, inserted ones among them, through
+ * pass 3 to the file. */
+static int map_sink(void *ctx, const struct tbbt_rec *r) {
+    struct prep *p = ctx;
+    return p->p3 ? tbbt_pass3_put(p->p3, r) : tbbt_recw_put(p->w, r);
+}
+
+/* The pass-1 sink: every captured record goes to the summary (what the
+ * capture saw), then through passes 2 and 3 to the file. */
+static int prep_sink(void *ctx, const struct tbbt_rec *r) {
+    struct prep *p = ctx;
+    tbbt_summary_add(&p->sum, r);
+    return p->p2 ? tbbt_pass2_put(p->p2, r) : map_sink(p, r);
 }
 
 /* Records written: pass 2's output (captured and inserted), or pass 1's. */
@@ -110,6 +125,28 @@ static char *default_output(const char *in) {
     char *out = g_strconcat(s, ".tbbt", NULL);
     g_free(s);
     return out;
+}
+
+/* NAME.hmap beside the records: NAME.tbbt's suffix replaced. */
+static char *map_path(const char *records) {
+    size_t n = strlen(records);
+    if (n > 5 && g_str_has_suffix(records, ".tbbt")) n -= 5;
+    return g_strdup_printf("%.*s.hmap", (int)n, records);
+}
+
+/* Pass 3's end: the export roots pass 1 learnt, then the map. Returns 0,
+ * or -1 with the message in p->err. */
+static int write_map(struct prep *p, struct tbbt_pass1 *p1, const char *in, const char *records,
+                     const char *path) {
+    unsigned n;
+    const tbbt_id *roots = tbbt_pass1_roots(p1, &n);
+    for (unsigned i = 0; i < n; i++)
+        tbbt_pass3_add_root(p->p3, roots[i]);
+    char *b1 = g_path_get_basename(in), *b2 = g_path_get_basename(records);
+    char *comment = g_strdup_printf("source %s\nrecords %s\ntool tbbt-prep " TBBT_VERSION, b1, b2);
+    int rc = tbbt_pass3_write_map(p->p3, path, comment, p->err, sizeof(p->err));
+    g_free(b1), g_free(b2), g_free(comment);
+    return rc;
 }
 
 static double now_s(clockid_t clk) {
@@ -215,6 +252,10 @@ static int write_summary_json(const char *path, struct tbbt_capture *cap, struct
         g_string_append(j, ",\"correct\":");
         tbbt_pass2_report_json(p->p2, j);
     }
+    if (p->p3) {
+        g_string_append(j, ",\"map\":");
+        tbbt_pass3_report_json(p->p3, j);
+    }
     g_string_append(j, "}\n");
     GError *ge = NULL;
     int rc = g_file_set_contents(path, j->str, (gssize)j->len, &ge) ? 0 : -1;
@@ -279,7 +320,9 @@ int main(int argc, char **argv) {
     char *base = g_path_get_basename(in);
     GString *mj = g_string_new("{\"source\":");
     tbbt_json_str(mj, base, strlen(base));
-    g_string_append(mj, ",\"tool\":\"tbbt-prep " TBBT_VERSION "\",\"pass\":1}");
+    /* the passes the records went through */
+    g_string_append_printf(mj, ",\"tool\":\"tbbt-prep " TBBT_VERSION "\",\"passes\":\"1%s%s\"}",
+                           opt.no_correct ? "" : ",2", opt.no_map ? "" : ",3");
     char *meta = g_string_free(mj, FALSE);
     g_free(base);
     p.w = tbbt_recw_open(outpath, meta, p.err, sizeof(p.err));
@@ -295,8 +338,9 @@ int main(int argc, char **argv) {
         struct tbbt_pass2_opts o2;
         tbbt_pass2_opts_default(&o2);
         o2.seed = (uint64_t)opt.seed;
-        p.p2 = tbbt_pass2_new(&o2, write_sink, &p);
+        p.p2 = tbbt_pass2_new(&o2, map_sink, &p);
     }
+    if (!opt.no_map) p.p3 = tbbt_pass3_new(write_sink, &p);
     struct tbbt_pass1 *p1 = tbbt_pass1_new(&o, prep_sink, &p);
     p.in = in;
     tbbt_capture_set_warn(cap, prep_warn, &p);
@@ -308,12 +352,14 @@ int main(int argc, char **argv) {
                    *tbbt_recw_error(p.w) ? tbbt_recw_error(p.w) : "cannot write records");
         rc = -1;
     }
-    double wall = now_s(CLOCK_MONOTONIC) - w0, cpu = now_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
     const struct tbbt_pass1_stats *s = tbbt_pass1_stats(p1);
     if (rc == 0 && s->records == 0) {
         g_snprintf(p.err, sizeof(p.err), "%s: no NFSv2 or NFSv3 calls found", in);
         rc = -1;
     }
+    char *mappath = opt.map ? g_strdup(opt.map) : map_path(outpath);
+    if (rc == 0 && p.p3) rc = write_map(&p, p1, in, outpath, mappath);
+    double wall = now_s(CLOCK_MONOTONIC) - w0, cpu = now_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
     if (rc != 0) {
         fprintf(stderr, "tbbt-prep: %s\n", p.err);
         tbbt_recw_abort(p.w);
@@ -339,12 +385,19 @@ int main(int argc, char **argv) {
             printf("\nPass 2 (pre-play against the file-system model, corrections):\n");
             tbbt_pass2_report(p.p2, stdout);
         }
+        if (p.p3) {
+            printf("\nPass 3 (hierarchy map):\n");
+            tbbt_pass3_report(p.p3, stdout);
+        }
         printf("Wrote %llu records to %s\n", records_written(&p, s), outpath);
+        if (p.p3) printf("Wrote the hierarchy map to %s\n", mappath);
     }
     if (opt.summary_json && write_summary_json(opt.summary_json, cap, p1, &p, wall, cpu) != 0) return 1;
     tbbt_pass1_free(p1);
     if (p.p2) tbbt_pass2_free(p.p2);
+    tbbt_pass3_free(p.p3);
     tbbt_capture_close(cap);
+    g_free(mappath);
     g_free(outpath);
     g_free(meta);
     return 0;

@@ -62,7 +62,7 @@ for my $f (qw(text empty garbage missing)) {
     ($rc, $err) = run('-o', "$tmp/$f.tbbt", "$tmp/$f.pcap");
     is($rc, 1, "$f: exits 1");
     like($err, qr/^tbbt-prep: \S*$f\.pcap: .+\n\z/, "$f: one line naming the file") or diag($err);
-    ok(!-e "$tmp/$f.tbbt", "$f: no record file left");
+    ok(!-e "$tmp/$f.tbbt" && !-e "$tmp/$f.hmap", "$f: no record file or map left");
 }
 
 # A capture with no NFS in it: exit 1, said plainly, nothing written.
@@ -71,7 +71,8 @@ write_file("$tmp/nonfs.pcap", $hdr);
 ($rc, $err) = run('-o', "$tmp/nonfs.tbbt", "$tmp/nonfs.pcap");
 is($rc, 1, 'a capture with no packets exits 1');
 like($err, qr/nonfs\.pcap: no NFSv2 or NFSv3 calls found/, 'and says there was no NFS') or diag($err);
-ok(!-e "$tmp/nonfs.tbbt" && !-e "$tmp/nonfs.tbbt.tmp", 'and leaves no record file, final or temporary');
+ok(!-e "$tmp/nonfs.tbbt" && !-e "$tmp/nonfs.tbbt.tmp" && !-e "$tmp/nonfs.hmap" && !glob("$tmp/nonfs.hmap.tmp*"),
+    'and leaves no record file or map, final or temporary');
 
 # Tails cut at many points (tcpdump killed): every record before the cut,
 # a warning naming the file and packet, exit 0.

@@ -20,7 +20,7 @@ plan skip_all => 'no summaries in traces/' unless @sums;
 for my $sum (@sums) {
     (my $cap = $sum) =~ s/\.summary$/.pcap.zst/;
     my $got = `'$build/transform/tbbt-prep' -o /tmp/golden.$$.tbbt '$cap'`;
-    unlink "/tmp/golden.$$.tbbt";
+    unlink "/tmp/golden.$$.tbbt", "/tmp/golden.$$.hmap";
     $got = join '', grep { !/^(Speed|Wrote|Capture)[: ]/ } split /^/, $got;
     open my $fh, '<', $sum or die "$sum: $!";
     my $want = do { local $/; <$fh> };

@@ -40,7 +40,7 @@ for my $ref (@refs) {
     system("'$build/transform/tbbt-prep' -q --port 2049 -o /tmp/nfstrace-t.$$.tbbt --summary-json $json '$cap'") == 0
         or do { fail("$b: tbbt-prep ran"); next };
     my $s = decode_json(slurp($json));
-    unlink $json, "/tmp/nfstrace-t.$$.tbbt";
+    unlink $json, "/tmp/nfstrace-t.$$.tbbt", "/tmp/nfstrace-t.$$.hmap";
     my %ours;
     for my $p (@{ $s->{procedures} }) {
         next unless $p->{vers} == 3;
