@@ -1,0 +1,129 @@
+/* map_main.c -- tbbt-map: pass 3 on any record file.
+ *
+ *   tbbt-map [-m OUT.hmap] [-w OUT.tbbt] [--root ID]... [--json FILE] IN.tbbt
+ *       Applies the records to the file-system model, writes the hierarchy
+ *       map (default: IN's name with .hmap) and, with -w, the records with
+ *       their victim IDs. A record file does not keep the MOUNT replies:
+ *       give the export root with --root when it is known (tbbt-prep,
+ *       which sees them, does this itself).
+ *
+ * Used after editing a trace (the Perl transforms pass their output
+ * through tbbt-check --write and tbbt-map), and by bench/hierarchy.sh.
+ * Exit: 0 done, 1 failed (unreadable input, unwritable output), 2 usage. */
+#include <glib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pass3.h"
+#include "recfile.h"
+
+static char *opt_map, *opt_write, *opt_json;
+static char **opt_roots;
+static gboolean opt_quiet;
+
+static GOptionEntry map_entries[] = {
+    {"map", 'm', 0, G_OPTION_ARG_FILENAME, &opt_map, "Map to write (default: IN with .hmap)", "FILE"},
+    {"write", 'w', 0, G_OPTION_ARG_FILENAME, &opt_write, "Also write the records, with victim IDs, to FILE",
+     "FILE"},
+    {"root", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_roots, "TBBT-ID of the export root (repeatable)", "ID"},
+    {"json", 0, 0, G_OPTION_ARG_FILENAME, &opt_json, "Also write the report as JSON to FILE", "FILE"},
+    {"quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet, "Print only errors", NULL},
+    {NULL, 0, 0, 0, NULL, NULL, NULL}};
+
+/* Sink into the record writer. */
+static int write_sink(void *ctx, const struct tbbt_rec *r) {
+    return tbbt_recw_put(ctx, r);
+}
+
+/* Parses the options; exits 2 on bad usage. Returns the input path. */
+static const char *parse(int argc, char **argv) {
+    GOptionContext *ctx = g_option_context_new("IN.tbbt - pass 3: the hierarchy map of a record file");
+    g_option_context_add_main_entries(ctx, map_entries, NULL);
+    g_option_context_set_description(ctx, "Exit: 0 done, 1 failed, 2 usage.");
+    GError *e = NULL;
+    int ok = g_option_context_parse(ctx, &argc, &argv, &e);
+    g_option_context_free(ctx);
+    if (!ok || argc != 2) {
+        fprintf(stderr, "tbbt-map: %s (try --help)\n", e ? e->message : "expected one record file");
+        if (e) g_error_free(e);
+        exit(2);
+    }
+    for (char **r = opt_roots; r && *r; r++) {
+        char *end;
+        if (!**r || strtoull(*r, &end, 10) == 0 || *end) {
+            fprintf(stderr, "tbbt-map: --root %s: not a TBBT-ID (try --help)\n", *r);
+            exit(2);
+        }
+    }
+    return argv[1];
+}
+
+/* Feeds every record to the pass. Returns 0, or -1 with the message printed. */
+static int feed(struct tbbt_recreader *rd, struct tbbt_pass3 *p, struct tbbt_recwriter *w) {
+    struct tbbt_rec r;
+    tbbt_rec_init(&r);
+    int rc;
+    while ((rc = tbbt_recr_next(rd, &r)) == 1)
+        if (tbbt_pass3_put(p, &r) != 0) break;
+    tbbt_rec_free(&r);
+    if (rc < 0) fprintf(stderr, "tbbt-map: %s\n", tbbt_recr_error(rd));
+    if (rc == 1) fprintf(stderr, "tbbt-map: %s\n", tbbt_recw_error(w));
+    return rc == 0 ? 0 : -1;
+}
+
+/* Writes the report as JSON to path. Returns 0 or -1. */
+static int write_json(const struct tbbt_pass3 *p, const char *path) {
+    GString *s = g_string_new(NULL);
+    tbbt_pass3_report_json(p, s);
+    g_string_append_c(s, '\n');
+    GError *e = NULL;
+    int rc = g_file_set_contents(path, s->str, (gssize)s->len, &e) ? 0 : -1;
+    if (rc) {
+        fprintf(stderr, "tbbt-map: %s\n", e->message);
+        g_error_free(e);
+    }
+    g_string_free(s, TRUE);
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    const char *in = parse(argc, argv);
+    char err[512];
+    struct tbbt_recreader *rd = tbbt_recr_open(in, err, sizeof(err));
+    if (!rd) {
+        fprintf(stderr, "tbbt-map: %s\n", err);
+        return 1;
+    }
+    struct tbbt_recwriter *w = NULL;
+    if (opt_write && !(w = tbbt_recw_open(opt_write, tbbt_recr_meta(rd), err, sizeof(err)))) {
+        fprintf(stderr, "tbbt-map: %s\n", err);
+        tbbt_recr_close(rd);
+        return 1;
+    }
+    size_t n = strlen(in);
+    if (n > 5 && g_str_has_suffix(in, ".tbbt")) n -= 5;
+    char *map = opt_map ? g_strdup(opt_map) : g_strdup_printf("%.*s.hmap", (int)n, in);
+    struct tbbt_pass3 *p = tbbt_pass3_new(w ? write_sink : NULL, w);
+    for (char **r = opt_roots; r && *r; r++)
+        tbbt_pass3_add_root(p, strtoull(*r, NULL, 10));
+    char *base = g_path_get_basename(in);
+    char *comment = g_strdup_printf("records %s\ntool tbbt-map", base);
+    int rc = feed(rd, p, w);
+    tbbt_recr_close(rd);
+    if (rc == 0 && tbbt_pass3_write_map(p, map, comment, err, sizeof(err)) != 0) {
+        fprintf(stderr, "tbbt-map: %s\n", err);
+        rc = -1;
+    }
+    if (w && rc == 0 && tbbt_recw_close(w, err, sizeof(err)) != 0) {
+        fprintf(stderr, "tbbt-map: %s\n", err);
+        rc = -1;
+    } else if (w && rc != 0) {
+        tbbt_recw_abort(w);
+    }
+    if (rc == 0 && !opt_quiet) tbbt_pass3_report(p, stdout);
+    if (rc == 0 && opt_json && write_json(p, opt_json) != 0) rc = -1;
+    tbbt_pass3_free(p);
+    g_free(map), g_free(base), g_free(comment);
+    return rc ? 1 : 0;
+}
