@@ -1,0 +1,1142 @@
+/* augment.c -- synthetic augmentation of a hierarchy map: the size laws,
+ * the seeded generator of the synthetic tree and its files, and the
+ * writer that emits them between the input's initial and later entries.
+ * See augment.h for what the parameters mean. */
+#include "augment.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fsmodel.h"
+#include "rectext.h"
+
+#define AUG_MAX_FILE_SIZE (1ull << 50) /* one sampled size never exceeds 1 PiB */
+#define AUG_NONE UINT32_MAX
+#define AUG_TOP_NAME "tbbt-synthetic"
+
+/* ==== elementary functions ====
+ * libtbbt and tbbthier do not link libm, so the three functions needed are
+ * here, in the fdlibm manner: correct to about one ulp over the ranges
+ * used (exp on [-745, 709.78], log and sqrt on positive finite numbers).
+ * math.h gives only the isfinite/isinf/INFINITY macros. */
+#define AUG_LN2_HI 6.93147180369123816490e-01 /* ln 2 with trailing zero bits: k*HI is exact */
+#define AUG_LN2_LO 1.90821492927058770002e-10
+
+static double d_from_bits(uint64_t b) {
+    double d;
+    memcpy(&d, &b, sizeof(d));
+    return d;
+}
+
+static uint64_t d_bits(double d) {
+    uint64_t b;
+    memcpy(&b, &d, sizeof(b));
+    return b;
+}
+
+/* e^x: x = k ln2 + r with |r| <= ln2/2, Taylor series of e^r, times 2^k. */
+static double aug_exp(double x) {
+    if (x > 709.78) return INFINITY;
+    if (x < -745.0) return 0;
+    double kf = x * 1.4426950408889634;
+    int k = (int)(kf < 0 ? kf - 0.5 : kf + 0.5);
+    double r = (x - k * AUG_LN2_HI) - k * AUG_LN2_LO, t = 1, s = 1;
+    for (int n = 1; n < 20; n++)
+        t *= r / n, s += t;
+    if (k > 1023) s *= 2, k--;
+    if (k < -1022) s *= 0x1p-60, k += 60;
+    return s * d_from_bits((uint64_t)(k + 1023) << 52);
+}
+
+/* ln x for x > 0: x = m 2^e with m in [sqrt(1/2), sqrt(2)), ln m = 2 atanh((m-1)/(m+1)). */
+static double aug_log(double x) {
+    uint64_t b = d_bits(x);
+    int e = (int)((b >> 52) & 0x7ff);
+    if (e == 0) { /* subnormal */
+        b = d_bits(x * 0x1p54);
+        e = (int)((b >> 52) & 0x7ff) - 54;
+    }
+    e -= 1023;
+    double m = d_from_bits((b & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL);
+    if (m > 1.4142135623730951) m /= 2, e++;
+    double s = (m - 1) / (m + 1), s2 = s * s, t = s, sum = 0;
+    for (int n = 1; n < 40; n += 2)
+        sum += t / n, t *= s2;
+    return 2 * sum + e * AUG_LN2_HI + e * AUG_LN2_LO;
+}
+
+/* sqrt x for x >= 0: Newton's iteration from a halved exponent. */
+static double aug_sqrt(double x) {
+    if (x <= 0) return 0;
+    double y = d_from_bits((d_bits(x) >> 1) + (0x3ff0000000000000ULL >> 1));
+    for (int i = 0; i < 6; i++)
+        y = 0.5 * (y + x / y);
+    return y;
+}
+
+/* ==== random numbers: xoshiro256** seeded through splitmix64 ====
+ * One independent stream per use, so that (for example) the sizes drawn do
+ * not change when only the merge factor does. */
+enum { STREAM_SIZE = 1, STREAM_TREE = 2, STREAM_PLACE = 3, STREAM_LATENT = 4, STREAM_EXTRACTED = 5 };
+
+struct rng {
+    uint64_t s[4];
+    double spare; /* the polar method's second normal */
+    int has_spare;
+};
+
+/* splitmix64 step: the seeding generator recommended for xoshiro. */
+static uint64_t splitmix64(uint64_t *x) {
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* Seeds stream number `stream` of seed. */
+static void rng_seed(struct rng *r, uint64_t seed, uint64_t stream) {
+    uint64_t x = seed ^ (stream * 0xd1342543de82ef95ULL);
+    for (int i = 0; i < 4; i++)
+        r->s[i] = splitmix64(&x);
+    r->has_spare = 0;
+}
+
+static inline uint64_t rotl(uint64_t x, int k) {
+    return (x << k) | (x >> (64 - k));
+}
+
+/* Next 64 random bits (xoshiro256**). */
+static uint64_t rng_next(struct rng *r) {
+    uint64_t *s = r->s;
+    uint64_t out = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return out;
+}
+
+/* Uniform on [0,1). */
+static double rng_unit(struct rng *r) {
+    return (double)(rng_next(r) >> 11) * 0x1p-53;
+}
+
+/* Uniform on (0,1]. */
+static double rng_open(struct rng *r) {
+    return (double)((rng_next(r) >> 11) + 1) * 0x1p-53;
+}
+
+/* Standard normal (Marsaglia's polar method; the pair's second value is
+ * kept for the next call). */
+static double rng_normal(struct rng *r) {
+    if (r->has_spare) return r->has_spare = 0, r->spare;
+    double v1, v2, s;
+    do {
+        v1 = 2 * rng_unit(r) - 1;
+        v2 = 2 * rng_unit(r) - 1;
+        s = v1 * v1 + v2 * v2;
+    } while (s >= 1 || s == 0);
+    double f = aug_sqrt(-2 * aug_log(s) / s);
+    r->spare = v2 * f, r->has_spare = 1;
+    return v1 * f;
+}
+
+/* ==== size distributions ==== */
+enum { DIST_TRACE, DIST_SPECSFS, DIST_LOGNORMAL, DIST_TABLE };
+
+struct tbbt_aug_dist {
+    int kind;
+    double mu, sigma; /* lognormal */
+    size_t n;         /* table: sizes ascending, cumulative probabilities (cum[n-1] = 1) */
+    uint64_t *size;
+    double *cum;
+    char *spec;
+};
+
+/* SPEC SFS 2.0 (SFS97, also used by SFS 3.0) file-set size distribution:
+ * Default_file_size_dist[] in sfs_c_dat.c of the SPEC SFS sources, there
+ * given as cumulative percentages of files per size in KB (33, 54, 67, 77,
+ * 85, 90, 94, 97, 99, 100). SFS creates its files at exactly these sizes;
+ * so do we (KB = 1024 bytes). Mean 26.7 KiB. */
+static const struct {
+    unsigned kb;
+    unsigned pct;
+} specsfs_table[] = {{1, 33}, {2, 21}, {4, 13},  {8, 10},  {16, 8},
+                     {32, 5}, {64, 4}, {128, 3}, {256, 2}, {1024, 1}};
+
+struct size_weight {
+    uint64_t size;
+    double w;
+};
+
+static int cmp_size_weight(const void *a, const void *b) {
+    uint64_t x = ((const struct size_weight *)a)->size, y = ((const struct size_weight *)b)->size;
+    return x < y ? -1 : x > y;
+}
+
+/* Turns n (size, weight) pairs into d's table: sorted, equal sizes merged,
+ * zero weights dropped. Takes and sorts pw in place. Returns 0, or -1 when
+ * the weights do not sum to a positive finite number. */
+static int table_build(struct tbbt_aug_dist *d, struct size_weight *pw, size_t n) {
+    double total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += pw[i].w;
+    if (!(total > 0) || !isfinite(total)) return -1;
+    qsort(pw, n, sizeof(*pw), cmp_size_weight);
+    d->size = g_new(uint64_t, n);
+    d->cum = g_new(double, n);
+    d->n = 0;
+    double acc = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (pw[i].w <= 0) continue;
+        acc += pw[i].w;
+        if (d->n && d->size[d->n - 1] == pw[i].size) {
+            d->cum[d->n - 1] = acc / total;
+            continue;
+        }
+        d->size[d->n] = pw[i].size;
+        d->cum[d->n++] = acc / total;
+    }
+    d->cum[d->n - 1] = 1.0;
+    return 0;
+}
+
+/* Fills d with the SPEC SFS table. */
+static void specsfs_build(struct tbbt_aug_dist *d) {
+    size_t n = sizeof(specsfs_table) / sizeof(specsfs_table[0]);
+    struct size_weight pw[sizeof(specsfs_table) / sizeof(specsfs_table[0])];
+    for (size_t i = 0; i < n; i++)
+        pw[i] = (struct size_weight){(uint64_t)specsfs_table[i].kb * 1024, specsfs_table[i].pct};
+    table_build(d, pw, n);
+}
+
+int tbbt_aug_parse_bytes(const char *s, uint64_t *out) {
+    if (!s || !g_ascii_isdigit(*s)) return -1;
+    char *end;
+    errno = 0;
+    guint64 ip = g_ascii_strtoull(s, &end, 10);
+    if (errno) return -1;
+    double frac = 0;
+    if (*end == '.') {
+        if (!g_ascii_isdigit(end[1])) return -1;
+        frac = g_ascii_strtod(end, &end);
+    }
+    uint64_t mult = 1;
+    switch (*end) {
+    case 'k':
+    case 'K':
+        mult = 1ull << 10;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        mult = 1ull << 20;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        mult = 1ull << 30;
+        end++;
+        break;
+    case 't':
+    case 'T':
+        mult = 1ull << 40;
+        end++;
+        break;
+    default: break;
+    }
+    if (*end || ip > (UINT64_MAX - mult) / mult) return -1;
+    *out = ip * mult + (uint64_t)(frac * (double)mult);
+    return 0;
+}
+
+/* Parses "MU,SIGMA" into d. Returns 0 or -1. */
+static int parse_lognormal(struct tbbt_aug_dist *d, const char *s) {
+    char *end;
+    d->mu = g_ascii_strtod(s, &end);
+    if (end == s || *end != ',') return -1;
+    s = end + 1;
+    d->sigma = g_ascii_strtod(s, &end);
+    if (end == s || *end || !isfinite(d->mu) || !isfinite(d->sigma) || d->sigma < 0) return -1;
+    return 0;
+}
+
+/* Parses "SIZE:WEIGHT,..." into d's table. Returns 0 or -1. */
+static int parse_table(struct tbbt_aug_dist *d, const char *s) {
+    gchar **items = g_strsplit(s, ",", -1);
+    guint n = g_strv_length(items);
+    struct size_weight *pw = g_new(struct size_weight, n ? n : 1);
+    int rc = n ? 0 : -1;
+    for (guint i = 0; i < n && rc == 0; i++) {
+        char *colon = strchr(items[i], ':'), *end;
+        if (!colon) {
+            rc = -1;
+            break;
+        }
+        *colon = 0;
+        pw[i].w = g_ascii_strtod(colon + 1, &end);
+        if (tbbt_aug_parse_bytes(items[i], &pw[i].size) < 0 || end == colon + 1 || *end ||
+            !isfinite(pw[i].w) || pw[i].w < 0 || pw[i].size > AUG_MAX_FILE_SIZE)
+            rc = -1;
+    }
+    if (rc == 0) rc = table_build(d, pw, n);
+    g_free(pw);
+    g_strfreev(items);
+    return rc;
+}
+
+struct tbbt_aug_dist *tbbt_aug_dist_parse(const char *spec, char *err, size_t errlen) {
+    struct tbbt_aug_dist *d = g_new0(struct tbbt_aug_dist, 1);
+    int rc = 0;
+    if (strcmp(spec, "trace") == 0)
+        d->kind = DIST_TRACE;
+    else if (strcmp(spec, "specsfs") == 0)
+        d->kind = DIST_SPECSFS, specsfs_build(d);
+    else if (g_str_has_prefix(spec, "lognormal:"))
+        d->kind = DIST_LOGNORMAL, rc = parse_lognormal(d, spec + 10);
+    else if (g_str_has_prefix(spec, "table:"))
+        d->kind = DIST_TABLE, rc = parse_table(d, spec + 6);
+    else
+        rc = -1;
+    if (rc < 0) {
+        g_snprintf(err, errlen,
+                   "bad size distribution '%s' (trace, specsfs, lognormal:MU,SIGMA with SIGMA >= 0, or "
+                   "table:SIZE:WEIGHT,... with weights >= 0 not all 0)",
+                   spec);
+        tbbt_aug_dist_free(d);
+        return NULL;
+    }
+    d->spec = g_strdup(spec);
+    return d;
+}
+
+void tbbt_aug_dist_free(struct tbbt_aug_dist *d) {
+    if (!d) return;
+    g_free(d->size);
+    g_free(d->cum);
+    g_free(d->spec);
+    g_free(d);
+}
+
+void tbbt_aug_dist_describe(const struct tbbt_aug_dist *d, GString *out) {
+    g_string_append(out, d->spec ? d->spec : "trace");
+}
+
+/* One size drawn from d (a table or a lognormal). */
+static uint64_t dist_sample(const struct tbbt_aug_dist *d, struct rng *r) {
+    if (d->kind == DIST_LOGNORMAL) {
+        double x = aug_exp(d->mu + d->sigma * rng_normal(r)) + 0.5; /* rounded to the nearest byte */
+        return x >= (double)AUG_MAX_FILE_SIZE ? AUG_MAX_FILE_SIZE : (uint64_t)x;
+    }
+    double u = rng_unit(r);
+    size_t lo = 0, hi = d->n - 1; /* first i with u < cum[i] */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (u < d->cum[mid])
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return d->size[lo];
+}
+
+/* The mean size under d (lognormal: unclamped). */
+static double dist_mean(const struct tbbt_aug_dist *d) {
+    if (d->kind == DIST_LOGNORMAL) return aug_exp(d->mu + d->sigma * d->sigma / 2);
+    double m = 0, prev = 0;
+    for (size_t i = 0; i < d->n; i++) {
+        m += (double)d->size[i] * (d->cum[i] - prev);
+        prev = d->cum[i];
+    }
+    return m;
+}
+
+/* ==== the augmenter ==== */
+
+/* A directory open to synthetic objects: extracted ones first (in input
+ * order), then the synthetic ones in creation order. */
+struct adir {
+    double w;        /* fan-out weight (distortion) */
+    double z;        /* size latent of the directory (distortion) */
+    uint32_t parent; /* synthetic: its parent's index; extracted: AUG_NONE */
+    uint32_t entry;  /* extracted: index of its input entry */
+    uint32_t nsub;   /* synthetic subdirectories so far (attachment weight) */
+    uint32_t depth;  /* path components below the image root */
+    uint32_t level;  /* synthetic: 1 under an extracted parent, else parent's + 1; extracted: 0 */
+};
+
+struct tbbt_aug {
+    GArray *in; /* struct tbbt_hm_entry, strings in chunk */
+    GStringChunk *chunk;
+    GString *comment;
+    int ran;
+    struct tbbt_aug_params par;
+    struct tbbt_aug_dist *dist; /* the law used (trace resolved) */
+    GHashTable *byid;           /* &entry.id -> 1 + index of the ID's first entry */
+    GHashTable *names;          /* "PARENT/NAME" of input names shaped like synthetic ones */
+    struct adir *dir;
+    uint32_t ne, nd, root, top; /* extracted and synthetic directories; indices of root and top */
+    uint32_t nf;
+    tbbt_id max_id; /* the largest ID of the input */
+    uint32_t *fdir; /* file -> directory index */
+    uint64_t *fsize;
+    uint32_t *foff, *flist, *soff, *slist; /* files and subdirectories of each directory */
+    struct tbbt_aug_stats st;
+};
+
+struct tbbt_aug *tbbt_aug_new(void) {
+    struct tbbt_aug *a = g_new0(struct tbbt_aug, 1);
+    a->in = g_array_new(FALSE, FALSE, sizeof(struct tbbt_hm_entry));
+    a->chunk = g_string_chunk_new(1 << 16);
+    a->comment = g_string_new(NULL);
+    a->top = AUG_NONE;
+    return a;
+}
+
+void tbbt_aug_free(struct tbbt_aug *a) {
+    if (!a) return;
+    g_array_free(a->in, TRUE);
+    g_string_chunk_free(a->chunk);
+    g_string_free(a->comment, TRUE);
+    tbbt_aug_dist_free(a->dist);
+    if (a->byid) g_hash_table_destroy(a->byid);
+    if (a->names) g_hash_table_destroy(a->names);
+    g_free(a->dir);
+    g_free(a->fdir);
+    g_free(a->fsize);
+    g_free(a->foff);
+    g_free(a->flist);
+    g_free(a->soff);
+    g_free(a->slist);
+    g_free(a);
+}
+
+void tbbt_aug_add(struct tbbt_aug *a, const struct tbbt_hm_entry *e) {
+    struct tbbt_hm_entry c = *e;
+    c.path = g_string_chunk_insert(a->chunk, e->path);
+    c.target = e->target ? g_string_chunk_insert(a->chunk, e->target) : NULL;
+    g_array_append_val(a->in, c);
+}
+
+int tbbt_aug_load(struct tbbt_aug *a, const char *path, char *err, size_t errlen) {
+    struct tbbt_hmapr *r = tbbt_hmapr_open(path, err, errlen);
+    if (!r) return -1;
+    struct tbbt_hm_entry e;
+    int rc;
+    while ((rc = tbbt_hmapr_next(r, &e, err, errlen)) == 1)
+        tbbt_aug_add(a, &e);
+    if (rc == 0) g_string_assign(a->comment, tbbt_hmapr_comment(r));
+    tbbt_hmapr_close(r);
+    return rc;
+}
+
+const char *tbbt_aug_comment(const struct tbbt_aug *a) {
+    return a->comment->str;
+}
+
+void tbbt_aug_params_default(struct tbbt_aug_params *p) {
+    memset(p, 0, sizeof(*p));
+    p->seed = 1;
+    p->dir_ratio = 0.1;
+    p->distortion = 0.5;
+    p->merge = 0.5;
+}
+
+const struct tbbt_aug_stats *tbbt_aug_stats(const struct tbbt_aug *a) {
+    return &a->st;
+}
+
+static inline struct tbbt_hm_entry *in_entry(const struct tbbt_aug *a, size_t i) {
+    return &g_array_index(a->in, struct tbbt_hm_entry, i);
+}
+
+/* The last name of a path ("." for the root). */
+static const char *base_name(const char *path) {
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+/* Path components below the image root. */
+static uint32_t path_depth(const char *path) {
+    if (strcmp(path, ".") == 0) return 0;
+    uint32_t d = 1;
+    for (const char *p = path; *p; p++)
+        d += *p == '/';
+    return d;
+}
+
+/* Whether an input name could equal a synthetic one ("f<digits>...",
+ * "d<digits>...", "tbbt-synthetic..."): only those are remembered. */
+static int may_clash(const char *name) {
+    if ((name[0] == 'f' || name[0] == 'd') && g_ascii_isdigit(name[1])) return 1;
+    return g_str_has_prefix(name, AUG_TOP_NAME);
+}
+
+/* The entry index of the ID's first entry, or -1. */
+static gssize find_id(const struct tbbt_aug *a, tbbt_id id) {
+    gpointer v = g_hash_table_lookup(a->byid, &id);
+    return v ? (gssize)GPOINTER_TO_SIZE(v) - 1 : -1;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Counts one initial object (its first entry) into the extracted figures. */
+static void count_extracted(struct tbbt_aug *a, const struct tbbt_hm_entry *e) {
+    struct tbbt_aug_counts *c = &a->st.extracted;
+    c->objects++;
+    if (e->type == TBBT_FT_REG) {
+        c->files++;
+        if (e->known & TBBT_HM_SIZE) c->bytes += e->size;
+    } else if (e->type == TBBT_FT_DIR)
+        c->dirs++;
+    else if (e->type == TBBT_FT_LNK)
+        c->symlinks++;
+    else
+        c->others++;
+}
+
+/* Whether an initial directory entry is open to synthetic objects. */
+static int eligible(const struct tbbt_hm_entry *e) {
+    return e->type == TBBT_FT_DIR && e->create == 0 && e->del == TBBT_HM_NEVER &&
+           e->origin != TBBT_HM_ORPHANS;
+}
+
+/* Checks an initial entry's place: the root is a directory; any other
+ * entry's parent is an initial entry seen before. Returns 0 or -1. */
+static int check_initial(struct tbbt_aug *a, size_t i, char *err, size_t errlen) {
+    const struct tbbt_hm_entry *e = in_entry(a, i);
+    if (e->parent == 0) {
+        if (!eligible(e)) {
+            g_snprintf(err, errlen, "entry %zu (ID %llu): the image root must be a directory never deleted",
+                       i + 1, (unsigned long long)e->id);
+            return -1;
+        }
+        if (a->root == AUG_NONE) a->root = (uint32_t)i; /* entry index for now */
+        return 0;
+    }
+    gssize p = find_id(a, e->parent);
+    if (p < 0 || (size_t)p >= i || in_entry(a, (size_t)p)->create != 0) {
+        g_snprintf(err, errlen,
+                   "entry %zu (ID %llu): its parent %llu is not an earlier entry existing before the trace",
+                   i + 1, (unsigned long long)e->id, (unsigned long long)e->parent);
+        return -1;
+    }
+    return 0;
+}
+
+/* Picks the owner of the synthetic objects: the most common uid:gid of
+ * the extracted objects named by the trace (ties: the smallest). */
+static void pick_owner(struct tbbt_aug *a, GArray *owners) {
+    if (a->par.owner_set) {
+        a->st.owner_known = 1, a->st.uid = a->par.uid, a->st.gid = a->par.gid;
+        return;
+    }
+    g_array_sort(owners, cmp_u64);
+    uint64_t *o = (uint64_t *)(void *)owners->data, best = 0;
+    size_t bestn = 0;
+    for (size_t i = 0, j; i < owners->len; i = j) {
+        for (j = i; j < owners->len && o[j] == o[i]; j++)
+            ;
+        if (j - i > bestn) bestn = j - i, best = o[i];
+    }
+    if (bestn) a->st.owner_known = 1, a->st.uid = (uint32_t)(best >> 32), a->st.gid = (uint32_t)best;
+}
+
+/* Indexes the input: IDs, clash-prone names, the root, the extracted
+ * figures, the open directories, the owner and the trace's file sizes
+ * (into sizes). Returns 0 or -1. */
+static int index_input(struct tbbt_aug *a, GArray *elig, GArray *sizes, char *err, size_t errlen) {
+    GArray *owners = g_array_new(FALSE, FALSE, sizeof(uint64_t)),
+           *all = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+    a->byid = g_hash_table_new(g_int64_hash, g_int64_equal);
+    a->names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    a->root = AUG_NONE;
+    int rc = 0;
+    for (size_t i = 0; i < a->in->len && rc == 0; i++) {
+        struct tbbt_hm_entry *e = in_entry(a, i);
+        int first = !g_hash_table_contains(a->byid, &e->id);
+        if (first) g_hash_table_insert(a->byid, &e->id, GSIZE_TO_POINTER(i + 1));
+        if (e->id > a->max_id) a->max_id = e->id;
+        if (e->parent && may_clash(base_name(e->path)))
+            g_hash_table_add(a->names,
+                             g_strdup_printf("%llu/%s", (unsigned long long)e->parent, base_name(e->path)));
+        if (e->create != 0) continue;
+        if ((rc = check_initial(a, i, err, errlen)) < 0) break;
+        uint32_t depth = path_depth(e->path);
+        if (depth > a->st.extracted.max_depth) a->st.extracted.max_depth = depth;
+        if (!first) continue; /* another name of a hard-linked object */
+        count_extracted(a, e);
+        if (eligible(e)) g_array_append_val(elig, i);
+        if (e->type == TBBT_FT_REG && (e->known & TBBT_HM_SIZE) && e->origin != TBBT_HM_SYNTH)
+            g_array_append_val(sizes, e->size);
+        uint64_t ow = (uint64_t)e->uid << 32 | e->gid;
+        if ((e->known & (TBBT_HM_UID | TBBT_HM_GID)) == (TBBT_HM_UID | TBBT_HM_GID))
+            g_array_append_val(e->origin == TBBT_HM_TRACE ? owners : all, ow);
+    }
+    if (rc == 0 && a->root == AUG_NONE) {
+        g_snprintf(err, errlen, "no image root entry (parent 0, create 0)");
+        rc = -1;
+    }
+    if (rc == 0) pick_owner(a, owners->len ? owners : all);
+    g_array_free(owners, TRUE);
+    g_array_free(all, TRUE);
+    return rc;
+}
+
+/* Resolves the size law: "trace" becomes the table of the extracted sizes
+ * (or SPEC SFS's when there are too few). */
+static void resolve_dist(struct tbbt_aug *a, const struct tbbt_aug_dist *given, GArray *sizes) {
+    struct tbbt_aug_dist *d = g_new0(struct tbbt_aug_dist, 1);
+    if (given && given->kind != DIST_TRACE) {
+        *d = *given;
+        d->size = given->size ? g_memdup2(given->size, given->n * sizeof(uint64_t)) : NULL;
+        d->cum = given->cum ? g_memdup2(given->cum, given->n * sizeof(double)) : NULL;
+        d->spec = g_strdup(given->spec);
+        g_strlcpy(a->st.dist, d->spec, sizeof(a->st.dist));
+    } else if (sizes->len >= TBBT_AUG_TRACE_MIN) {
+        struct size_weight *pw = g_new(struct size_weight, sizes->len);
+        for (guint i = 0; i < sizes->len; i++)
+            pw[i] = (struct size_weight){g_array_index(sizes, uint64_t, i), 1.0};
+        d->kind = DIST_TABLE;
+        table_build(d, pw, sizes->len);
+        g_free(pw);
+        d->spec = g_strdup("trace");
+        g_snprintf(a->st.dist, sizeof(a->st.dist), "trace (resampling %u extracted file sizes)", sizes->len);
+    } else {
+        d->kind = DIST_SPECSFS;
+        specsfs_build(d);
+        d->spec = g_strdup("specsfs");
+        g_snprintf(a->st.dist, sizeof(a->st.dist), "specsfs (trace fallback: only %u extracted file sizes)",
+                   sizes->len);
+    }
+    a->dist = d;
+}
+
+/* Synthetic directories needed for nf synthetic files. */
+static uint64_t dirs_for(const struct tbbt_aug_params *p, uint64_t nf) {
+    if (nf == 0) return 0;
+    uint64_t nd = (uint64_t)(p->dir_ratio * (double)nf + 0.5);
+    return nd == 0 && p->merge < 1 ? 1 : nd;
+}
+
+/* Checks that the targets can be reached within the memory guard:
+ * estimates the synthetic objects each target needs. Returns 0 or -1. */
+static int check_reach(const struct tbbt_aug *a, const struct tbbt_aug_params *p, char *err, size_t errlen) {
+    uint64_t have = a->st.extracted.bytes, objs = a->st.extracted.objects;
+    double need_objs = INFINITY, need_size = INFINITY, m = dist_mean(a->dist);
+    if (p->total_objects) need_objs = p->total_objects > objs ? (double)(p->total_objects - objs) : 0;
+    if (p->total_size && have >= p->total_size)
+        need_size = 0;
+    else if (p->total_size && m > 0)
+        need_size = (double)(p->total_size - have) / m * (1 + p->dir_ratio);
+    double need = need_objs < need_size ? need_objs : need_size;
+    if (isinf(need)) {
+        g_snprintf(err, errlen, "the size distribution's mean is 0: the total size cannot be reached");
+        return -1;
+    }
+    if (need > (double)TBBT_AUG_MAX_OBJECTS) {
+        g_snprintf(err, errlen, "about %.3g synthetic objects needed: more than the limit of %llu", need,
+                   (unsigned long long)TBBT_AUG_MAX_OBJECTS);
+        return -1;
+    }
+    return 0;
+}
+
+/* Draws the synthetic files' sizes until a target is reached; returns
+ * them (generation order). */
+static GArray *gen_sizes(struct tbbt_aug *a, const struct tbbt_aug_params *p) {
+    struct rng r;
+    rng_seed(&r, p->seed, STREAM_SIZE);
+    GArray *sz = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+    uint64_t bytes = a->st.extracted.bytes, objs = a->st.extracted.objects;
+    for (uint64_t nf = 0;; nf++) {
+        a->st.size_reached = p->total_size && bytes >= p->total_size;
+        a->st.objects_reached = p->total_objects && objs + nf + dirs_for(p, nf) >= p->total_objects;
+        if (a->st.size_reached || a->st.objects_reached || nf >= TBBT_AUG_MAX_OBJECTS) break;
+        uint64_t s = dist_sample(a->dist, &r);
+        bytes = bytes > UINT64_MAX - s ? UINT64_MAX : bytes + s;
+        g_array_append_val(sz, s);
+    }
+    return sz;
+}
+
+/* Index of the first cumulative weight above u x total (binary search). */
+static uint32_t pick_cum(const double *cum, uint32_t n, double u) {
+    double t = u * cum[n - 1];
+    uint32_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (t < cum[mid])
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+/* Fenwick tree over n weights (1-based array t of n+1). */
+static void fen_add(double *t, uint32_t n, uint32_t i, double v) {
+    for (uint32_t k = i + 1; k <= n; k += k & -k)
+        t[k] += v;
+}
+
+/* 0-based index of the element where the prefix sum first exceeds target. */
+static uint32_t fen_find(const double *t, uint32_t n, double target) {
+    uint32_t pos = 0, step = 1;
+    while (step * 2 <= n)
+        step *= 2;
+    for (; step; step /= 2)
+        if (pos + step <= n && t[pos + step] <= target) pos += step, target -= t[pos];
+    return pos;
+}
+
+/* A new directory's weight and size latent. */
+static void dir_draw(struct adir *d, struct rng *r, double distortion) {
+    d->w = distortion > 0 ? aug_exp(-distortion * aug_log(rng_open(r))) : 1.0;
+    d->z = rng_normal(r);
+}
+
+/* The cumulative weights of n directories. Caller frees. */
+static double *cum_weights(const struct adir *d, uint32_t n) {
+    double *c = g_new(double, n ? n : 1), acc = 0;
+    for (uint32_t i = 0; i < n; i++)
+        c[i] = acc += d[i].w;
+    return c;
+}
+
+/* Builds the synthetic directory tree: the top (when merge < 1), then
+ * each directory under an extracted directory (probability merge, by
+ * weight) or a synthetic one (by weight x (subdirectories + 2)). */
+static void build_tree(struct tbbt_aug *a, const struct tbbt_aug_params *p, const double *cume) {
+    struct rng r;
+    rng_seed(&r, p->seed, STREAM_TREE);
+    uint32_t ne = a->ne, nd = a->nd;
+    double *fen = g_new0(double, (size_t)nd + 1), total = 0;
+    for (uint32_t k = 0; k < nd; k++) {
+        struct adir *d = &a->dir[ne + k];
+        dir_draw(d, &r, p->distortion);
+        if (k == 0 && p->merge < 1) {
+            d->parent = a->root;
+            a->top = ne;
+        } else if (p->merge >= 1 || rng_unit(&r) < p->merge) {
+            d->parent = pick_cum(cume, ne, rng_unit(&r));
+        } else {
+            uint32_t s = fen_find(fen, nd, rng_unit(&r) * total);
+            if (s >= k) s = k - 1; /* rounding at the very end of the range */
+            d->parent = ne + s;
+            a->dir[d->parent].nsub++;
+            fen_add(fen, nd, s, a->dir[d->parent].w);
+            total += a->dir[d->parent].w;
+        }
+        const struct adir *pd = &a->dir[d->parent];
+        d->depth = pd->depth + 1;
+        d->level = pd->level + 1;
+        d->entry = AUG_NONE;
+        fen_add(fen, nd, k, 2 * d->w);
+        total += 2 * d->w;
+    }
+    g_free(fen);
+}
+
+/* Places every synthetic file: an extracted directory with probability
+ * merge, else a synthetic one, by weight. */
+static void place_files(struct tbbt_aug *a, const struct tbbt_aug_params *p, const double *cume) {
+    struct rng r;
+    rng_seed(&r, p->seed, STREAM_PLACE);
+    double *cums = cum_weights(a->dir + a->ne, a->nd);
+    for (uint32_t f = 0; f < a->nf; f++) {
+        int ext = p->merge >= 1 || rng_unit(&r) < p->merge;
+        a->fdir[f] = ext ? pick_cum(cume, a->ne, rng_unit(&r)) : a->ne + pick_cum(cums, a->nd, rng_unit(&r));
+    }
+    g_free(cums);
+}
+
+struct keyed {
+    double key;
+    uint32_t idx;
+};
+
+static int cmp_keyed(const void *a, const void *b) {
+    const struct keyed *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Hands the drawn sizes to the files: in order when distortion is 0, else
+ * by rank of the latent sqrt(d) Z_dir + sqrt(1-d) E. */
+static void assign_sizes(struct tbbt_aug *a, const struct tbbt_aug_params *p, GArray *sizes) {
+    uint64_t *s = (uint64_t *)(void *)sizes->data;
+    if (p->distortion <= 0) {
+        memcpy(a->fsize, s, (size_t)a->nf * sizeof(uint64_t));
+        return;
+    }
+    struct rng r;
+    rng_seed(&r, p->seed, STREAM_LATENT);
+    double cd = aug_sqrt(p->distortion), ce = aug_sqrt(1 - p->distortion);
+    struct keyed *k = g_new(struct keyed, a->nf ? a->nf : 1);
+    for (uint32_t f = 0; f < a->nf; f++)
+        k[f] = (struct keyed){cd * a->dir[a->fdir[f]].z + ce * rng_normal(&r), f};
+    qsort(k, a->nf, sizeof(*k), cmp_keyed);
+    qsort(s, a->nf, sizeof(*s), cmp_u64);
+    for (uint32_t i = 0; i < a->nf; i++)
+        a->fsize[k[i].idx] = s[i];
+    g_free(k);
+}
+
+/* Children lists: counting sort of items by their directory (n items,
+ * of[i] their directory among nd directories). */
+static void csr(uint32_t nd, const uint32_t *of, uint32_t n, uint32_t **offp, uint32_t **listp) {
+    uint32_t *off = g_new0(uint32_t, (size_t)nd + 1), *list = g_new(uint32_t, n ? n : 1);
+    for (uint32_t i = 0; i < n; i++)
+        off[of[i] + 1]++;
+    for (uint32_t d = 0; d < nd; d++)
+        off[d + 1] += off[d];
+    uint32_t *pos = g_memdup2(off, (size_t)nd * sizeof(uint32_t));
+    for (uint32_t i = 0; i < n; i++)
+        list[pos[of[i]]++] = i;
+    g_free(pos);
+    *offp = off;
+    *listp = list;
+}
+
+/* The added figures, from the generated tree. */
+static void count_added(struct tbbt_aug *a) {
+    struct tbbt_aug_stats *st = &a->st;
+    struct tbbt_aug_counts *c = &st->added;
+    c->files = a->nf, c->dirs = a->nd, c->objects = (uint64_t)a->nf + a->nd;
+    double depth_sum = 0;
+    for (uint32_t k = 0; k < a->nd; k++) {
+        const struct adir *d = &a->dir[a->ne + k];
+        if (d->depth > c->max_depth) c->max_depth = d->depth;
+        if (d->level > st->synth_depth) st->synth_depth = d->level;
+        st->merged_dirs += d->parent < a->ne && a->ne + k != a->top;
+    }
+    for (uint32_t f = 0; f < a->nf; f++) {
+        const struct adir *d = &a->dir[a->fdir[f]];
+        c->bytes += a->fsize[f];
+        depth_sum += d->depth + 1;
+        if (d->depth + 1 > c->max_depth) c->max_depth = d->depth + 1;
+        st->merged_files += a->fdir[f] < a->ne;
+    }
+    st->mean_file_depth = a->nf ? depth_sum / a->nf : 0;
+    for (uint32_t d = 0; d < a->ne; d++)
+        st->mixed_dirs += a->foff[d + 1] > a->foff[d] || a->soff[d + 1] > a->soff[d];
+    st->first_id = c->objects ? a->max_id + 1 : 0;
+    st->last_id = c->objects ? a->max_id + c->objects : 0;
+}
+
+/* Checks the parameters' ranges. Returns 0 or -1. */
+static int check_params(const struct tbbt_aug_params *p, char *err, size_t errlen) {
+    const char *bad = NULL;
+    if (!p->total_size && !p->total_objects)
+        bad = "no target: give a total size and/or a total number of objects";
+    else if (!(p->dir_ratio >= 0 && p->dir_ratio <= 1000))
+        bad = "the directory/file ratio must be between 0 and 1000";
+    else if (!(p->distortion >= 0 && p->distortion <= 1))
+        bad = "the distortion factor must be between 0 and 1";
+    else if (!(p->merge >= 0 && p->merge <= 1))
+        bad = "the merge factor must be between 0 and 1";
+    if (bad) g_snprintf(err, errlen, "%s", bad);
+    return bad ? -1 : 0;
+}
+
+/* Sets up the directory table: the open extracted directories first. */
+static void init_dirs(struct tbbt_aug *a, GArray *elig, const struct tbbt_aug_params *p) {
+    struct rng r;
+    rng_seed(&r, p->seed, STREAM_EXTRACTED);
+    a->ne = elig->len;
+    a->st.eligible_dirs = a->ne;
+    a->dir = g_new0(struct adir, (size_t)a->ne + a->nd);
+    uint32_t root_entry = a->root;
+    a->root = AUG_NONE;
+    for (uint32_t i = 0; i < a->ne; i++) {
+        struct adir *d = &a->dir[i];
+        d->entry = g_array_index(elig, uint32_t, i);
+        d->parent = AUG_NONE;
+        d->depth = path_depth(in_entry(a, d->entry)->path);
+        dir_draw(d, &r, p->distortion);
+        if (d->entry == root_entry) a->root = i;
+    }
+}
+
+int tbbt_aug_run(struct tbbt_aug *a, const struct tbbt_aug_params *p, char *err, size_t errlen) {
+    if (a->ran) return g_snprintf(err, errlen, "augmentation already run"), -1;
+    if (check_params(p, err, errlen) < 0) return -1;
+    a->ran = 1;
+    a->par = *p;
+    GArray *elig = g_array_new(FALSE, FALSE, sizeof(uint32_t)),
+           *sizes = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+    int rc = index_input(a, elig, sizes, err, errlen);
+    if (rc == 0) resolve_dist(a, p->dist, sizes);
+    if (rc == 0) rc = check_reach(a, p, err, errlen);
+    g_array_free(sizes, TRUE);
+    if (rc < 0) return g_array_free(elig, TRUE), -1;
+    sizes = gen_sizes(a, p);
+    a->nf = sizes->len;
+    a->nd = (uint32_t)dirs_for(p, a->nf);
+    if (a->max_id > UINT64_MAX - ((uint64_t)a->nf + a->nd)) {
+        g_snprintf(err, errlen, "no room for synthetic IDs above the largest ID of the map");
+        rc = -1;
+    } else if ((uint64_t)a->nf + a->nd > TBBT_AUG_MAX_OBJECTS) {
+        g_snprintf(err, errlen, "more than %llu synthetic objects needed",
+                   (unsigned long long)TBBT_AUG_MAX_OBJECTS);
+        rc = -1;
+    }
+    if (rc == 0) {
+        init_dirs(a, elig, p);
+        double *cume = cum_weights(a->dir, a->ne);
+        build_tree(a, p, cume);
+        a->fdir = g_new(uint32_t, a->nf ? a->nf : 1);
+        a->fsize = g_new(uint64_t, a->nf ? a->nf : 1);
+        place_files(a, p, cume);
+        g_free(cume);
+        assign_sizes(a, p, sizes);
+        csr(a->ne + a->nd, a->fdir, a->nf, &a->foff, &a->flist);
+        uint32_t *par = g_new(uint32_t, a->nd ? a->nd : 1);
+        for (uint32_t k = 0; k < a->nd; k++)
+            par[k] = a->dir[a->ne + k].parent;
+        csr(a->ne + a->nd, par, a->nd, &a->soff, &a->slist);
+        g_free(par);
+        count_added(a);
+    }
+    g_array_free(sizes, TRUE);
+    g_array_free(elig, TRUE);
+    return rc;
+}
+
+/* ==== emitting the augmented map ==== */
+
+/* State of one walk over the synthetic objects. */
+struct walk {
+    const struct tbbt_aug *a;
+    int (*fn)(void *ctx, const struct tbbt_hm_entry *e);
+    void *ctx;
+    GString *path, *key;
+    tbbt_id next;
+    struct tbbt_hm_entry e;
+};
+
+/* A frame of the depth-first walk: a directory, the next subdirectory to
+ * visit, the length of its path, its ID. */
+struct frame {
+    uint32_t dir, cur;
+    size_t plen;
+    tbbt_id id;
+};
+
+/* Appends the name of a new object (kind 'f' or 'd', or the top) under the
+ * directory at fr to w->path, avoiding names the input holds there. */
+static void put_name(struct walk *w, const struct frame *fr, char kind, tbbt_id id, int top) {
+    g_string_truncate(w->path, fr->plen);
+    if (fr->plen) g_string_append_c(w->path, '/');
+    size_t at = w->path->len;
+    if (top)
+        g_string_append(w->path, AUG_TOP_NAME);
+    else
+        g_string_append_printf(w->path, "%c%llu", kind, (unsigned long long)id);
+    if (fr->dir >= w->a->ne) return; /* a synthetic directory holds synthetic names only */
+    size_t blen = w->path->len;
+    for (unsigned n = 1;; n++) {
+        g_string_printf(w->key, "%llu/%s", (unsigned long long)fr->id, w->path->str + at);
+        if (!g_hash_table_contains(w->a->names, w->key->str)) return;
+        g_string_truncate(w->path, blen);
+        g_string_append_printf(w->path, ".%u", n);
+    }
+}
+
+/* Emits one synthetic object under the directory at fr. */
+static int emit(struct walk *w, const struct frame *fr, uint32_t type, uint64_t size, tbbt_id id, int top) {
+    put_name(w, fr, type == TBBT_FT_DIR ? 'd' : 'f', id, top);
+    w->e.id = id;
+    w->e.parent = fr->id;
+    w->e.type = type;
+    w->e.size = size;
+    w->e.mode = type == TBBT_FT_DIR ? 0755 : 0644;
+    w->e.known = (w->e.known & ~TBBT_HM_SIZE) | (type == TBBT_FT_REG ? TBBT_HM_SIZE : 0);
+    w->e.path = w->path->str;
+    return w->fn(w->ctx, &w->e);
+}
+
+/* Emits the files of the directory at fr. */
+static int emit_files(struct walk *w, const struct frame *fr) {
+    const struct tbbt_aug *a = w->a;
+    for (uint32_t i = a->foff[fr->dir]; i < a->foff[fr->dir + 1]; i++) {
+        uint32_t f = a->flist[i];
+        int rc = emit(w, fr, TBBT_FT_REG, a->fsize[f], w->next++, 0);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+/* Emits everything synthetic below extracted directory d, depth first. */
+static int emit_below(struct walk *w, uint32_t d, GArray *stack) {
+    const struct tbbt_aug *a = w->a;
+    const struct tbbt_hm_entry *de = in_entry(a, a->dir[d].entry);
+    struct frame fr = {d, 0, 0, de->id};
+    g_string_assign(w->path, strcmp(de->path, ".") ? de->path : "");
+    fr.plen = w->path->len;
+    g_array_set_size(stack, 0);
+    g_array_append_val(stack, fr);
+    int rc = emit_files(w, &fr);
+    while (rc == 0 && stack->len) {
+        struct frame *top = &g_array_index(stack, struct frame, stack->len - 1);
+        if (top->cur == a->soff[top->dir + 1] - a->soff[top->dir]) {
+            g_array_set_size(stack, stack->len - 1);
+            continue;
+        }
+        uint32_t s = a->ne + a->slist[a->soff[top->dir] + top->cur++];
+        struct frame child = {s, 0, 0, w->next++};
+        if ((rc = emit(w, top, TBBT_FT_DIR, 0, child.id, s == a->top)) != 0) break;
+        child.plen = w->path->len;
+        g_array_append_val(stack, child);
+        rc = emit_files(w, &child);
+    }
+    return rc;
+}
+
+/* Emits every synthetic object, below each open extracted directory in
+ * input order. */
+static int emit_synthetic(const struct tbbt_aug *a, int (*fn)(void *, const struct tbbt_hm_entry *),
+                          void *ctx) {
+    struct walk w = {.a = a, .fn = fn, .ctx = ctx, .next = a->st.first_id};
+    w.path = g_string_sized_new(256);
+    w.key = g_string_sized_new(256);
+    w.e.del = TBBT_HM_NEVER;
+    w.e.origin = TBBT_HM_SYNTH;
+    w.e.known = TBBT_HM_MODE | (a->st.owner_known ? TBBT_HM_UID | TBBT_HM_GID : 0);
+    w.e.uid = a->st.uid;
+    w.e.gid = a->st.gid;
+    GArray *stack = g_array_new(FALSE, FALSE, sizeof(struct frame));
+    int rc = 0;
+    for (uint32_t d = 0; d < a->ne && rc == 0; d++)
+        if (a->foff[d + 1] > a->foff[d] || a->soff[d + 1] > a->soff[d]) rc = emit_below(&w, d, stack);
+    g_array_free(stack, TRUE);
+    g_string_free(w.path, TRUE);
+    g_string_free(w.key, TRUE);
+    return rc;
+}
+
+int tbbt_aug_foreach(const struct tbbt_aug *a, int (*fn)(void *ctx, const struct tbbt_hm_entry *e),
+                     void *ctx) {
+    int rc = 0;
+    for (guint i = 0; i < a->in->len && rc == 0; i++)
+        if (in_entry(a, i)->create == 0) rc = fn(ctx, in_entry(a, i));
+    if (rc == 0 && a->ran && a->foff) rc = emit_synthetic(a, fn, ctx);
+    for (guint i = 0; i < a->in->len && rc == 0; i++)
+        if (in_entry(a, i)->create != 0) rc = fn(ctx, in_entry(a, i));
+    return rc;
+}
+
+/* foreach callback: one map line. */
+static int put_entry(void *ctx, const struct tbbt_hm_entry *e) {
+    return tbbt_hmapw_put(ctx, e);
+}
+
+int tbbt_aug_write(const struct tbbt_aug *a, const char *path, const char *comment, char *err,
+                   size_t errlen) {
+    struct tbbt_hmapw *w = tbbt_hmapw_open(path, comment, err, errlen);
+    if (!w) return -1;
+    tbbt_aug_foreach(a, put_entry, w); /* a failed put is kept by the writer for close */
+    return tbbt_hmapw_close(w, err, errlen);
+}
+
+/* ==== reports ==== */
+
+/* One line of counts. */
+static void report_counts(FILE *out, const char *what, const struct tbbt_aug_counts *c) {
+    fprintf(
+        out,
+        "%-10s %llu objects: %llu files, %llu directories, %llu symlinks, %llu other; %llu bytes (%.1f MiB); "
+        "max depth %u\n",
+        what, (unsigned long long)c->objects, (unsigned long long)c->files, (unsigned long long)c->dirs,
+        (unsigned long long)c->symlinks, (unsigned long long)c->others, (unsigned long long)c->bytes,
+        c->bytes / 1048576.0, c->max_depth);
+}
+
+void tbbt_aug_report(const struct tbbt_aug *a, FILE *out) {
+    const struct tbbt_aug_stats *s = &a->st;
+    const struct tbbt_aug_params *p = &a->par;
+    report_counts(out, "Extracted:", &s->extracted);
+    report_counts(out, "Added:", &s->added);
+    fprintf(out, "Total:     %llu objects, %llu bytes; target %s",
+            (unsigned long long)(s->extracted.objects + s->added.objects),
+            (unsigned long long)(s->extracted.bytes + s->added.bytes),
+            s->size_reached && s->objects_reached ? "size and objects reached"
+            : s->size_reached                     ? "size reached"
+            : s->objects_reached                  ? "objects reached"
+                                                  : "not reached");
+    if (p->total_size) fprintf(out, " (size %llu bytes)", (unsigned long long)p->total_size);
+    if (p->total_objects) fprintf(out, " (objects %llu)", (unsigned long long)p->total_objects);
+    fprintf(out, "\nTree:      synthetic directory depth %u levels; synthetic files at mean depth %.2f\n",
+            s->synth_depth, s->mean_file_depth);
+    fprintf(out,
+            "Merge:     %llu synthetic files (%.1f%%) and %llu directories in extracted directories; %llu of "
+            "%llu "
+            "open extracted directories hold synthetic objects\n",
+            (unsigned long long)s->merged_files,
+            s->added.files ? 100.0 * s->merged_files / s->added.files : 0.0,
+            (unsigned long long)s->merged_dirs, (unsigned long long)s->mixed_dirs,
+            (unsigned long long)s->eligible_dirs);
+    fprintf(out,
+            "Params:    size distribution %s; dir/file ratio %g; distortion %g; merge %g; seed %llu; owner ",
+            s->dist, p->dir_ratio, p->distortion, p->merge, (unsigned long long)p->seed);
+    if (s->owner_known)
+        fprintf(out, "%u:%u (%s)", s->uid, s->gid, p->owner_set ? "given" : "most common");
+    else
+        fprintf(out, "unknown");
+    if (s->added.objects)
+        fprintf(out, "; IDs %llu-%llu\n", (unsigned long long)s->first_id, (unsigned long long)s->last_id);
+    else
+        fprintf(out, "; nothing added\n");
+}
+
+/* One counts object in JSON. */
+static void json_counts(GString *j, const char *name, const struct tbbt_aug_counts *c) {
+    g_string_append_printf(
+        j,
+        "\"%s\":{\"objects\":%llu,\"files\":%llu,\"dirs\":%llu,\"symlinks\":%llu,\"others\":%llu,"
+        "\"bytes\":%llu,\"max_depth\":%u},",
+        name, (unsigned long long)c->objects, (unsigned long long)c->files, (unsigned long long)c->dirs,
+        (unsigned long long)c->symlinks, (unsigned long long)c->others, (unsigned long long)c->bytes,
+        c->max_depth);
+}
+
+void tbbt_aug_report_json(const struct tbbt_aug *a, GString *j) {
+    const struct tbbt_aug_stats *s = &a->st;
+    const struct tbbt_aug_params *p = &a->par;
+    g_string_append_c(j, '{');
+    json_counts(j, "extracted", &s->extracted);
+    json_counts(j, "added", &s->added);
+    g_string_append_printf(j, "\"total\":{\"objects\":%llu,\"bytes\":%llu},",
+                           (unsigned long long)(s->extracted.objects + s->added.objects),
+                           (unsigned long long)(s->extracted.bytes + s->added.bytes));
+    g_string_append_printf(j,
+                           "\"targets\":{\"total_size\":%llu,\"total_objects\":%llu,\"size_reached\":%s,"
+                           "\"objects_reached\":%s},",
+                           (unsigned long long)p->total_size, (unsigned long long)p->total_objects,
+                           s->size_reached ? "true" : "false", s->objects_reached ? "true" : "false");
+    g_string_append_printf(
+        j,
+        "\"synth_depth\":%u,\"mean_file_depth\":%.4f,\"eligible_dirs\":%llu,\"merged_files\":%llu,"
+        "\"merged_dirs\":%llu,\"mixed_dirs\":%llu,\"first_id\":%llu,\"last_id\":%llu,",
+        s->synth_depth, s->mean_file_depth, (unsigned long long)s->eligible_dirs,
+        (unsigned long long)s->merged_files, (unsigned long long)s->merged_dirs,
+        (unsigned long long)s->mixed_dirs, (unsigned long long)s->first_id, (unsigned long long)s->last_id);
+    g_string_append(j, "\"params\":{\"size_dist\":");
+    tbbt_json_str(j, s->dist, strlen(s->dist));
+    g_string_append_printf(
+        j, ",\"dir_ratio\":%.17g,\"distortion\":%.17g,\"merge\":%.17g,\"seed\":%llu,\"owner\":", p->dir_ratio,
+        p->distortion, p->merge, (unsigned long long)p->seed);
+    if (s->owner_known)
+        g_string_append_printf(j, "\"%u:%u\"", s->uid, s->gid);
+    else
+        g_string_append(j, "null");
+    g_string_append(j, "}}");
+}

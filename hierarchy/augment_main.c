@@ -1,0 +1,226 @@
+/* augment_main.c -- tbbt-augment: add synthetic objects to a hierarchy
+ * map's initial image until a target size and/or object count (paper
+ * 3.2, 3.3.2; augment.h says what each parameter means).
+ *
+ *   tbbt-augment IN.hmap [-o OUT.hmap] --total-size 10G [options]
+ *
+ * Exit codes as in design.md: 0 done, 1 failed (unreadable or bad map,
+ * cannot write; no output file is left behind), 2 bad usage. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/resource.h>
+
+#include <glib.h>
+
+#include "augment.h"
+#include "rectext.h"
+
+#define TBBT_VERSION "0.1.0"
+
+struct aug_opts {
+    char *output;
+    char *total_size;
+    char *total_objects;
+    char *size_dist;
+    double dir_ratio;
+    double distortion;
+    double merge;
+    gint64 seed;
+    char *owner;
+    char *json;
+    gboolean quiet;
+};
+
+static struct aug_opts opt = {.dir_ratio = 0.1, .distortion = 0.5, .merge = 0.5, .seed = 1};
+
+/* The options, declared once: parsing and --help both come from here. */
+static GOptionEntry aug_entries[] = {
+    {"output", 'o', 0, G_OPTION_ARG_FILENAME, &opt.output,
+     "Augmented map to write (default: IN with .hmap replaced by .aug.hmap)", "FILE"},
+    {"total-size", 's', 0, G_OPTION_ARG_STRING, &opt.total_size,
+     "Target bytes of regular files in the whole initial image, extracted + synthetic (k/M/G/T = powers of "
+     "1024)",
+     "BYTES"},
+    {"total-objects", 'n', 0, G_OPTION_ARG_STRING, &opt.total_objects,
+     "Target number of objects (distinct IDs) in the whole initial image; with --total-size, the first "
+     "target reached stops",
+     "N"},
+    {"size-dist", 0, 0, G_OPTION_ARG_STRING, &opt.size_dist,
+     "File size distribution: trace (default: resample the extracted files' sizes; specsfs when fewer than "
+     "20), specsfs (SPEC SFS 2.0's table), lognormal:MU,SIGMA (of ln bytes), table:SIZE:WEIGHT,...",
+     "LAW"},
+    {"dir-ratio", 0, 0, G_OPTION_ARG_DOUBLE, &opt.dir_ratio,
+     "Synthetic directories per synthetic file (default 0.1: about ten files a directory)", "R"},
+    {"distortion", 0, 0, G_OPTION_ARG_DOUBLE, &opt.distortion,
+     "Imbalance among directories, 0..1: directory weights U^-D (Zipf exponent D) for fan-out, and D = the "
+     "directory's share of the variance of its files' size ranks (default 0.5)",
+     "D"},
+    {"merge", 0, 0, G_OPTION_ARG_DOUBLE, &opt.merge,
+     "Share of synthetic files (and directories) placed directly in extracted directories, 0..1; 0 = "
+     "extracted and synthetic never share a directory but the root (default 0.5)",
+     "M"},
+    {"seed", 0, 0, G_OPTION_ARG_INT64, &opt.seed, "Random seed: same input and seed, same output (default 1)",
+     "N"},
+    {"owner", 0, 0, G_OPTION_ARG_STRING, &opt.owner,
+     "uid:gid of the synthetic objects (default: the most common owner of the extracted objects)", "UID:GID"},
+    {"json", 0, 0, G_OPTION_ARG_FILENAME, &opt.json, "Also write the summary as JSON to FILE", "FILE"},
+    {"quiet", 'q', 0, G_OPTION_ARG_NONE, &opt.quiet, "Print only errors", NULL},
+    {NULL, 0, 0, 0, NULL, NULL, NULL}};
+
+/* Prints a usage error and exits 2. */
+static void usage_error(const char *what, const char *arg) {
+    if (arg)
+        fprintf(stderr, "tbbt-augment: %s '%s' (try --help)\n", what, arg);
+    else
+        fprintf(stderr, "tbbt-augment: %s (try --help)\n", what);
+    exit(2);
+}
+
+/* Parses "UID:GID" into p. Returns 0 or -1. */
+static int parse_owner(const char *s, struct tbbt_aug_params *p) {
+    guint64 uid, gid;
+    const char *colon = strchr(s, ':');
+    if (!colon) return -1;
+    char *u = g_strndup(s, (gsize)(colon - s));
+    int ok = g_ascii_string_to_unsigned(u, 10, 0, UINT32_MAX, &uid, NULL) &&
+             g_ascii_string_to_unsigned(colon + 1, 10, 0, UINT32_MAX, &gid, NULL);
+    g_free(u);
+    if (!ok) return -1;
+    p->owner_set = 1, p->uid = (uint32_t)uid, p->gid = (uint32_t)gid;
+    return 0;
+}
+
+/* Turns the options into parameters; exits 2 on any bad value (before a
+ * file is touched). The distribution is owned by the caller. */
+static void make_params(struct tbbt_aug_params *p, struct tbbt_aug_dist **distp) {
+    tbbt_aug_params_default(p);
+    if (opt.total_size && (tbbt_aug_parse_bytes(opt.total_size, &p->total_size) < 0 || !p->total_size))
+        usage_error("--total-size: not a positive byte count (digits, optional k/M/G/T)", opt.total_size);
+    guint64 n;
+    if (opt.total_objects && (!g_ascii_string_to_unsigned(opt.total_objects, 10, 1, G_MAXUINT64, &n, NULL)))
+        usage_error("--total-objects: not a positive number", opt.total_objects);
+    p->total_objects = opt.total_objects ? n : 0;
+    if (!p->total_size && !p->total_objects) usage_error("give --total-size and/or --total-objects", NULL);
+    if (opt.seed < 0) usage_error("--seed must not be negative", NULL);
+    p->seed = (uint64_t)opt.seed;
+    p->dir_ratio = opt.dir_ratio, p->distortion = opt.distortion, p->merge = opt.merge;
+    if (opt.owner && parse_owner(opt.owner, p) < 0) usage_error("--owner: expected UID:GID", opt.owner);
+    char err[512];
+    *distp = tbbt_aug_dist_parse(opt.size_dist ? opt.size_dist : "trace", err, sizeof(err));
+    if (!*distp) usage_error(err, NULL);
+    p->dist = *distp;
+    /* The library checks these too; checked here they are usage errors. */
+    if (!(p->dir_ratio >= 0 && p->dir_ratio <= 1000))
+        usage_error("--dir-ratio must be between 0 and 1000", NULL);
+    if (!(p->distortion >= 0 && p->distortion <= 1))
+        usage_error("--distortion must be between 0 and 1", NULL);
+    if (!(p->merge >= 0 && p->merge <= 1)) usage_error("--merge must be between 0 and 1", NULL);
+}
+
+/* Parses the command line; returns the input map's path. */
+static const char *parse_args(int argc, char **argv, struct tbbt_aug_params *p,
+                              struct tbbt_aug_dist **distp) {
+    GError *ge = NULL;
+    GOptionContext *ctx = g_option_context_new("IN.hmap - add synthetic objects to a hierarchy map");
+    g_option_context_add_main_entries(ctx, aug_entries, NULL);
+    g_option_context_set_description(
+        ctx, "Give --total-size and/or --total-objects. Exit: 0 done, 1 failed, 2 usage.");
+    int ok = g_option_context_parse(ctx, &argc, &argv, &ge);
+    g_option_context_free(ctx);
+    if (!ok) {
+        fprintf(stderr, "tbbt-augment: %s (try --help)\n", ge->message);
+        g_error_free(ge);
+        exit(2);
+    }
+    if (argc != 2) usage_error("expected exactly one input map", NULL);
+    make_params(p, distp);
+    return argv[1];
+}
+
+/* IN with its .hmap replaced by .aug.hmap (or .aug.hmap appended). */
+static char *default_output(const char *in) {
+    size_t n = strlen(in);
+    if (g_str_has_suffix(in, ".hmap") && n > 5) return g_strdup_printf("%.*s.aug.hmap", (int)(n - 5), in);
+    return g_strconcat(in, ".aug.hmap", NULL);
+}
+
+static double now_s(clockid_t clk) {
+    struct timespec ts;
+    clock_gettime(clk, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The output's comment: the input's, then one line saying how it grew. */
+static char *make_comment(const struct tbbt_aug *a, const struct tbbt_aug_params *p, const char *in) {
+    GString *c = g_string_new(tbbt_aug_comment(a));
+    const struct tbbt_aug_stats *s = tbbt_aug_stats(a);
+    char *base = g_path_get_basename(in);
+    if (c->len) g_string_append_c(c, '\n');
+    g_string_append_printf(
+        c,
+        "augmented by tbbt-augment " TBBT_VERSION " from %s: size-dist %s, dir-ratio %g, "
+        "distortion %g, merge %g, seed %llu, total-size %llu, total-objects %llu (0: none); added %llu "
+        "objects",
+        base, s->dist, p->dir_ratio, p->distortion, p->merge, (unsigned long long)p->seed,
+        (unsigned long long)p->total_size, (unsigned long long)p->total_objects,
+        (unsigned long long)s->added.objects);
+    g_free(base);
+    return g_string_free(c, FALSE);
+}
+
+/* Writes the JSON summary with the run's paths, time and memory. */
+static int write_json(const char *path, const struct tbbt_aug *a, const char *in, const char *out,
+                      double wall, double cpu) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    GString *j = g_string_new("{\"tool\":\"tbbt-augment " TBBT_VERSION "\",\"input\":");
+    tbbt_json_str(j, in, strlen(in));
+    g_string_append(j, ",\"output\":");
+    tbbt_json_str(j, out, strlen(out));
+    g_string_append_printf(j, ",\"wall_s\":%.6f,\"cpu_s\":%.6f,\"maxrss_kb\":%ld,\"summary\":", wall, cpu,
+                           ru.ru_maxrss);
+    tbbt_aug_report_json(a, j);
+    g_string_append(j, "}\n");
+    GError *ge = NULL;
+    int rc = g_file_set_contents(path, j->str, (gssize)j->len, &ge) ? 0 : -1;
+    if (rc) {
+        fprintf(stderr, "tbbt-augment: %s\n", ge->message);
+        g_error_free(ge);
+    }
+    g_string_free(j, TRUE);
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    struct tbbt_aug_params p;
+    struct tbbt_aug_dist *dist = NULL;
+    const char *in = parse_args(argc, argv, &p, &dist);
+    char *out = opt.output ? g_strdup(opt.output) : default_output(in);
+    char err[1024], rerr[512];
+    double w0 = now_s(CLOCK_MONOTONIC), c0 = now_s(CLOCK_PROCESS_CPUTIME_ID);
+    struct tbbt_aug *a = tbbt_aug_new();
+    int rc = tbbt_aug_load(a, in, err, sizeof(err));
+    if (rc == 0 && tbbt_aug_run(a, &p, rerr, sizeof(rerr)) < 0) {
+        g_snprintf(err, sizeof(err), "%s: %s", in, rerr);
+        rc = -1;
+    }
+    char *comment = rc == 0 ? make_comment(a, &p, in) : NULL;
+    if (rc == 0) rc = tbbt_aug_write(a, out, comment, err, sizeof(err));
+    double wall = now_s(CLOCK_MONOTONIC) - w0, cpu = now_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+    if (rc != 0) {
+        fprintf(stderr, "tbbt-augment: %s\n", err);
+    } else {
+        if (!opt.quiet) {
+            tbbt_aug_report(a, stdout);
+            printf("Wrote %s in %.3f s (%.3f s CPU)\n", out, wall, cpu);
+        }
+        if (opt.json && write_json(opt.json, a, in, out, wall, cpu) != 0) rc = -1;
+    }
+    g_free(comment);
+    g_free(out);
+    tbbt_aug_free(a);
+    tbbt_aug_dist_free(dist);
+    return rc == 0 ? 0 : 1;
+}
