@@ -1,0 +1,148 @@
+#!/usr/bin/perl
+# cli.t -- the command-line contract of scripts/tbbt-ellard that tbbt-prep
+# and users rely on: stdout carries records only, the exit codes (0 done,
+# 1 failed with one line naming the file, 2 usage), -o writes a complete
+# file or none, the same records from a file, stdin or a .gz, several
+# files read as one trace, warnings bounded by --max-warnings, and the
+# "not a trace" rule (first 10 content lines).
+use strict;
+use warnings;
+use Test::More;
+use File::Basename qw(dirname);
+use File::Temp qw(tempdir);
+use Cwd qw(abs_path);
+
+my $src     = $ENV{TBBT_SRC} // abs_path(dirname(__FILE__) . '/../..');
+my $tool    = "$src/scripts/tbbt-ellard";
+my $fixture = "$src/tests/data/ellard-quirks.txt";
+my $tmp     = tempdir(CLEANUP => 1);
+
+# run(SHELL-ARGS): runs the importer with a 60 s limit; returns (exit
+# code, stdout, stderr). A crash or a hang shows as an exit code >= 124.
+sub run {
+    my ($args, $stdin) = @_;
+    my $cmd = "timeout 60 perl '$tool' $args 2>'$tmp/err'";
+    $cmd .= " <'$stdin'" if $stdin;
+    my $out = `$cmd`;
+    my $rc  = $? & 127 ? 128 + ($? & 127) : $? >> 8;
+    my $err = do { open my $fh, '<', "$tmp/err" or die; local $/; <$fh> // '' };
+    return ($rc, $out, $err);
+}
+
+# write_file(NAME, TEXT): creates $tmp/NAME; returns its path.
+sub write_file {
+    my ($name, $text) = @_;
+    open my $fh, '>', "$tmp/$name" or die;
+    print $fh $text;
+    close $fh;
+    return "$tmp/$name";
+}
+
+my @fix = do { open my $fh, '<', $fixture or die; <$fh> };
+my ($rc, $ref, $err) = run("-q '$fixture'");
+is($rc, 0, 'reference run');
+ok(length $ref, 'records on stdout');
+unlike($err, qr/lines read/, '-q: no summary');
+
+subtest 'help and usage errors' => sub {
+    my ($rc, $out, $e) = run('--help');
+    is($rc, 0, '--help exits 0');
+    like($out, qr/Usage:.*--reply-timeout/s, 'usage with the options on stdout');
+    is($e, '', 'nothing on stderr');
+    for my $bad ('--no-such-option', '--reply-timeout 0', '--step-threshold -1', '--size-swap-before 2003-13-45',
+        '--max-warnings x')
+    {
+        ($rc, $out, $e) = run("$bad '$fixture'");
+        is($rc, 2, "$bad: exit 2");
+        is($out, '', "$bad: nothing on stdout");
+    }
+};
+
+subtest 'a file that cannot be read: exit 1, one line naming it' => sub {
+    for my $f ("$tmp/missing.txt", $tmp) {
+        my ($rc, $out, $e) = run("'$f'");
+        is($rc, 1, "$f: exit 1");
+        is($out, '', 'nothing on stdout');
+        like($e, qr/^tbbt-ellard: \Q$f\E: [^\n]+\n\z/, 'one line naming the file');
+    }
+};
+
+subtest '-o writes a complete file, or none' => sub {
+    my ($rc, $out) = run("-q -o '$tmp/o.txt' '$fixture'");
+    is($rc, 0, 'exit 0');
+    is($out, '', 'nothing on stdout');
+    is(do { open my $fh, '<', "$tmp/o.txt" or die; local $/; <$fh> }, $ref, 'the same records as on stdout');
+    ($rc) = run("-q -o '$tmp/bad.txt' '$src/tests/data/rec-sample.txt'");
+    is($rc, 1, 'not a trace: exit 1');
+    ok(!-e "$tmp/bad.txt", 'no output file');
+    is_deeply([grep {/\.tmp\.\d+$/} glob("$tmp/.*")], [], 'no temporary file left');
+};
+
+subtest 'stdin and compressed input give the same records' => sub {
+    my ($rc, $out) = run('-q', $fixture);
+    is($rc, 0, 'stdin: exit 0');
+    is($out, $ref, 'stdin: same records');
+  SKIP: {
+        skip 'no gzip', 2 unless system('gzip --version >/dev/null 2>&1') == 0;
+        system("gzip -c '$fixture' > '$tmp/f.txt.gz'") == 0 or die;
+        ($rc, $out) = run("-q '$tmp/f.txt.gz'");
+        is($rc, 0, '.gz: exit 0');
+        is($out, $ref, '.gz: same records');
+    }
+    write_file('broken.gz', "not gzip at all\n");
+    my ($rc2, $out2, $e2) = run("-q '$tmp/broken.gz'");
+    is($rc2, 1, 'a broken .gz: exit 1');
+    like($e2, qr/\Q$tmp\E\/broken\.gz/, 'naming the file');
+};
+
+subtest 'several files are one trace' => sub {
+    my ($cut) = grep { $fix[$_] =~ /^1006231510\.900000 / } 0 .. $#fix;    # between a call and its reply
+    my $a = write_file('a.txt', join '', @fix[0 .. $cut]);
+    my $b = write_file('b.txt', join '', @fix[ $cut + 1 .. $#fix ]);
+    my ($rc, $out, $e) = run("'$a' '$b'");
+    is($rc, 0, 'exit 0');
+    is($out, $ref, 'same records as the whole file: pairing, IDs and order span files');
+    like($e, qr/from 2 files/, 'summary counts the files');
+};
+
+subtest 'warnings: at most --max-warnings, then counted' => sub {
+    my $bad = "1006231511.200000 31.03f7 30.0801 T C3\n";
+    my $f   = write_file('w.txt', join('', @fix) . ($bad x 14));
+    my ($rc, $out, $e) = run("--max-warnings 3 '$f'");
+    is($rc, 0, 'exit 0: the rest imported');
+    is(scalar(() = $e =~ /^tbbt-ellard: \Q$f\E:\d+: /mg), 3, 'three warnings shown');
+    like($e, qr/malformed lines skipped: 15\b/, 'all 15 counted');
+    like($e, qr/12 more warnings not shown/, 'the rest announced');
+    is($out, $ref, 'same records');
+};
+
+subtest 'the first 10 content lines decide whether a file is a trace' => sub {
+    my $junk  = "this is not a trace\n";
+    my $start = "# a comment\n\n";
+    my $f     = write_file('nine.txt', $start . ($junk x 9) . join('', @fix));
+    my ($rc, $out, $e) = run("-q '$f'");
+    is($rc, 0, '9 bad lines, then a trace: exit 0');
+    is($out, $ref, 'the trace is imported');
+    my @lines = $e =~ /^tbbt-ellard: \Q$f\E:(\d+): /mg;
+    is_deeply([grep { $_ <= 11 } @lines], [3 .. 11], 'each bad line warned about, numbered in the file');
+    $f = write_file('ten.txt', $start . ($junk x 10) . join('', @fix));
+    ($rc, $out, $e) = run("-q '$f'");
+    is($rc, 1, '10 bad lines first: exit 1');
+    is($out, '', 'nothing on stdout');
+    like($e, qr/^tbbt-ellard: \Q$f\E: not an Ellard nfsdump trace[^\n]*\n\z/, 'one line');
+    $f = write_file('empty.txt', '');
+    ($rc, $out) = run("-q '$f'");
+    is($rc, 0, 'an empty file: exit 0');
+    is($out, '', 'no records');
+};
+
+subtest '--reply-timeout decides when a call is lost' => sub {
+    # The retransmitted read's reply comes 0.71 s after the call.
+    my ($rc, $out, $e) = run("--reply-timeout 0.5 '$fixture'");
+    is($rc, 0, 'exit 0');
+    my ($read) = grep {/ 0x1cf0d105 /} split /\n/, $out;
+    like($read, qr/^\S+ - \S+ \S+ 0x1cf0d105 v3 read - L/, 'a reply later than the timeout: the call is lost');
+    like($e, qr/late 1,/, 'and the reply counted as late');
+};
+
+done_testing();
