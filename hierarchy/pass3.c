@@ -74,13 +74,25 @@ static struct p3ent *ent(struct tbbt_pass3 *p, size_t idx1) {
 }
 
 /* Binds the entries a rename chain moved an unknown object through (the
- * entry idx1 and its predecessors still at 0) to obj. */
+ * entry idx1 and its predecessors still at 0) to obj. When the chain
+ * starts before the trace, so did obj: the model, which saw it first
+ * under a name the trace made (the rename's target), thought it made by
+ * the trace; its attributes then are its initial ones. */
 static void bind_chain(struct tbbt_pass3 *p, size_t idx1, tbbt_id obj) {
+    int initial = 0;
     for (unsigned n = 0; idx1 && n < MAX_DEPTH; n++) {
         struct p3ent *e = ent(p, idx1);
-        if (e->obj) return;
+        if (e->obj) break;
         e->obj = obj;
+        initial = e->create == 0;
         idx1 = e->prev;
+    }
+    struct tbbt_fsobj *o = initial ? tbbt_fsmodel_obj_get(p->m, obj) : NULL;
+    if (!o || (o->flags & TBBT_FSO_INITIAL)) return;
+    o->flags = (o->flags & ~(uint32_t)TBBT_FSO_CREATED) | TBBT_FSO_INITIAL;
+    if ((o->flags & TBBT_FSO_ATTRS) && !(o->flags & (TBBT_FSO_CHANGED | TBBT_FSO_INIT_ATTRS))) {
+        o->init = o->attr;
+        o->flags |= TBBT_FSO_INIT_ATTRS;
     }
 }
 
@@ -290,7 +302,7 @@ static void settle_entries(struct mapw *mw) {
         mobj(mw, e->d->dir)->last_seq |= OM_PARENT;
         gpointer prev = g_hash_table_lookup(last, &e->obj);
         if (prev)
-            mw->next_same[GPOINTER_TO_UINT(prev)] = i + 1;
+            mw->next_same[GPOINTER_TO_UINT(prev) - 1] = i + 1;
         else
             o->last_time = i + 1; /* first entry of the object */
         g_hash_table_insert(last, &e->obj, GUINT_TO_POINTER(i + 1));
@@ -390,10 +402,11 @@ static unsigned path_at(struct mapw *mw, tbbt_id id, int64_t t, GString *out) {
         if (e->create > t) t = e->create;
         id = e->d->dir;
     }
+    size_t start = out->len;
     unsigned n = top ? placeholder_path(mw, top, out) : 0;
     for (guint i = mw->parts->len; i-- > 0;) {
         const struct p3ent *e = mw->parts->pdata[i];
-        if (out->len) g_string_append_c(out, '/');
+        if (out->len > start) g_string_append_c(out, '/');
         g_string_append_len(out, e->d->name, e->d->len);
         n++;
     }
@@ -403,8 +416,9 @@ static unsigned path_at(struct mapw *mw, tbbt_id id, int64_t t, GString *out) {
 /* Appends the path of entry e (its directory's path when it was made,
  * then its name); returns its depth. */
 static unsigned entry_path(struct mapw *mw, const struct p3ent *e, GString *out) {
+    size_t start = out->len;
     unsigned n = path_at(mw, e->d->dir, e->create, out);
-    if (out->len) g_string_append_c(out, '/');
+    if (out->len > start) g_string_append_c(out, '/');
     g_string_append_len(out, e->d->name, e->d->len);
     return n + 1;
 }
