@@ -6,6 +6,7 @@
  *
  * Exit codes as in design.md: 0 done, 1 failed (unreadable or bad map,
  * cannot write; no output file is left behind), 2 bad usage. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,12 +70,14 @@ static GOptionEntry aug_entries[] = {
     {"quiet", 'q', 0, G_OPTION_ARG_NONE, &opt.quiet, "Print only errors", NULL},
     {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
-/* Prints a usage error and exits 2. */
-static void usage_error(const char *what, const char *arg) {
-    if (arg)
-        fprintf(stderr, "tbbt-augment: %s '%s' (try --help)\n", what, arg);
-    else
-        fprintf(stderr, "tbbt-augment: %s (try --help)\n", what);
+/* Prints a usage error (printf-style) on one line and exits 2. */
+G_GNUC_PRINTF(1, 2) static void usage_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("tbbt-augment: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputs(" (try --help)\n", stderr);
+    va_end(ap);
     exit(2);
 }
 
@@ -97,26 +100,24 @@ static int parse_owner(const char *s, struct tbbt_aug_params *p) {
 static void make_params(struct tbbt_aug_params *p, struct tbbt_aug_dist **distp) {
     tbbt_aug_params_default(p);
     if (opt.total_size && (tbbt_aug_parse_bytes(opt.total_size, &p->total_size) < 0 || !p->total_size))
-        usage_error("--total-size: not a positive byte count (digits, optional k/M/G/T)", opt.total_size);
+        usage_error("--total-size %s: not a positive byte count (digits, optional k/M/G/T)", opt.total_size);
     guint64 n;
     if (opt.total_objects && (!g_ascii_string_to_unsigned(opt.total_objects, 10, 1, G_MAXUINT64, &n, NULL)))
-        usage_error("--total-objects: not a positive number", opt.total_objects);
+        usage_error("--total-objects %s: not a positive number", opt.total_objects);
     p->total_objects = opt.total_objects ? n : 0;
-    if (!p->total_size && !p->total_objects) usage_error("give --total-size and/or --total-objects", NULL);
-    if (opt.seed < 0) usage_error("--seed must not be negative", NULL);
+    if (!p->total_size && !p->total_objects) usage_error("give --total-size and/or --total-objects");
+    if (opt.seed < 0) usage_error("--seed must not be negative");
     p->seed = (uint64_t)opt.seed;
     p->dir_ratio = opt.dir_ratio, p->distortion = opt.distortion, p->merge = opt.merge;
-    if (opt.owner && parse_owner(opt.owner, p) < 0) usage_error("--owner: expected UID:GID", opt.owner);
+    if (opt.owner && parse_owner(opt.owner, p) < 0) usage_error("--owner %s: expected UID:GID", opt.owner);
     char err[512];
     *distp = tbbt_aug_dist_parse(opt.size_dist ? opt.size_dist : "trace", err, sizeof(err));
-    if (!*distp) usage_error(err, NULL);
+    if (!*distp) usage_error("--size-dist: %s", err);
     p->dist = *distp;
     /* The library checks these too; checked here they are usage errors. */
-    if (!(p->dir_ratio >= 0 && p->dir_ratio <= 1000))
-        usage_error("--dir-ratio must be between 0 and 1000", NULL);
-    if (!(p->distortion >= 0 && p->distortion <= 1))
-        usage_error("--distortion must be between 0 and 1", NULL);
-    if (!(p->merge >= 0 && p->merge <= 1)) usage_error("--merge must be between 0 and 1", NULL);
+    if (!(p->dir_ratio >= 0 && p->dir_ratio <= 1000)) usage_error("--dir-ratio must be between 0 and 1000");
+    if (!(p->distortion >= 0 && p->distortion <= 1)) usage_error("--distortion must be between 0 and 1");
+    if (!(p->merge >= 0 && p->merge <= 1)) usage_error("--merge must be between 0 and 1");
 }
 
 /* Parses the command line; returns the input map's path. */
@@ -134,7 +135,7 @@ static const char *parse_args(int argc, char **argv, struct tbbt_aug_params *p,
         g_error_free(ge);
         exit(2);
     }
-    if (argc != 2) usage_error("expected exactly one input map", NULL);
+    if (argc != 2) usage_error("expected exactly one input map");
     make_params(p, distp);
     return argv[1];
 }
