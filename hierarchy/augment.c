@@ -1049,15 +1049,15 @@ int tbbt_aug_write(const struct tbbt_aug *a, const char *path, const char *comme
 
 /* ==== reports ==== */
 
-/* One line of counts. */
+/* One line of counts, with the directories per file. */
 static void report_counts(FILE *out, const char *what, const struct tbbt_aug_counts *c) {
     fprintf(
         out,
         "%-10s %llu objects: %llu files, %llu directories, %llu symlinks, %llu other; %llu bytes (%.1f MiB); "
-        "max depth %u\n",
+        "max depth %u; %.3f directories a file\n",
         what, (unsigned long long)c->objects, (unsigned long long)c->files, (unsigned long long)c->dirs,
         (unsigned long long)c->symlinks, (unsigned long long)c->others, (unsigned long long)c->bytes,
-        c->bytes / 1048576.0, c->max_depth);
+        c->bytes / 1048576.0, c->max_depth, c->files ? (double)c->dirs / (double)c->files : 0.0);
 }
 
 void tbbt_aug_report(const struct tbbt_aug *a, FILE *out) {

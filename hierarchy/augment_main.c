@@ -127,7 +127,25 @@ static const char *parse_args(int argc, char **argv, struct tbbt_aug_params *p,
     GOptionContext *ctx = g_option_context_new("IN.hmap - add synthetic objects to a hierarchy map");
     g_option_context_add_main_entries(ctx, aug_entries, NULL);
     g_option_context_set_description(
-        ctx, "Give --total-size and/or --total-objects. Exit: 0 done, 1 failed, 2 usage.");
+        ctx,
+        "Adds synthetic objects (origin s, existing before the trace, never deleted) to the map's initial "
+        "image\n"
+        "until --total-size and/or --total-objects is reached (the first reached stops).\n"
+        "  --size-dist: the synthetic files' sizes are i.i.d. from this law whatever the other parameters.\n"
+        "  --dir-ratio: synthetic directories = round(R x synthetic files); 0.1 = about ten files a "
+        "directory,\n"
+        "    the order of magnitude of the mean directory size in file-system content studies (Douceur and\n"
+        "    Bolosky 1999, Agrawal et al. 2007); the summary shows the extracted image's own ratio.\n"
+        "  --distortion D: each directory's weight is U^-D (U uniform): files choose directories, and new\n"
+        "    directories their parents, in proportion to it (D = 0: all alike; D = 1: Zipf's law); D is "
+        "also\n"
+        "    the share of the variance of a file's size rank (normal scores) that is its directory's.\n"
+        "  --merge M: each synthetic file and directory goes directly into an extracted directory with\n"
+        "    probability M; the others go into a synthetic tree under <root>/tbbt-synthetic. Directories "
+        "the\n"
+        "    trace removes, renames away or creates, and the orphans placeholder, never get synthetic "
+        "objects.\n"
+        "Exit: 0 done, 1 failed (no output left behind), 2 usage.");
     int ok = g_option_context_parse(ctx, &argc, &argv, &ge);
     g_option_context_free(ctx);
     if (!ok) {
