@@ -931,6 +931,17 @@ struct frame {
     tbbt_id id;
 };
 
+/* Appends v in decimal (printf is a good part of the walk's time). */
+static void append_u64(GString *s, uint64_t v) {
+    char buf[24];
+    int n = 0;
+    do
+        buf[n++] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    while (n)
+        g_string_append_c(s, buf[--n]);
+}
+
 /* Appends the name of a new object (kind 'f' or 'd', or the top) under the
  * directory at fr to w->path, avoiding names the input holds there. */
 static void put_name(struct walk *w, const struct frame *fr, char kind, tbbt_id id, int top) {
@@ -939,12 +950,17 @@ static void put_name(struct walk *w, const struct frame *fr, char kind, tbbt_id 
     size_t at = w->path->len;
     if (top)
         g_string_append(w->path, AUG_TOP_NAME);
-    else
-        g_string_append_printf(w->path, "%c%llu", kind, (unsigned long long)id);
+    else {
+        g_string_append_c(w->path, kind);
+        append_u64(w->path, id);
+    }
     if (fr->dir >= w->a->ne) return; /* a synthetic directory holds synthetic names only */
     size_t blen = w->path->len;
     for (unsigned n = 1;; n++) {
-        g_string_printf(w->key, "%llu/%s", (unsigned long long)fr->id, w->path->str + at);
+        g_string_truncate(w->key, 0);
+        append_u64(w->key, fr->id);
+        g_string_append_c(w->key, '/');
+        g_string_append(w->key, w->path->str + at);
         if (!g_hash_table_contains(w->a->names, w->key->str)) return;
         g_string_truncate(w->path, blen);
         g_string_append_printf(w->path, ".%u", n);
