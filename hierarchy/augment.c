@@ -24,12 +24,14 @@
 #define AUG_LN2_HI 6.93147180369123816490e-01 /* ln 2 with trailing zero bits: k*HI is exact */
 #define AUG_LN2_LO 1.90821492927058770002e-10
 
+/* The double with these bits. */
 static double d_from_bits(uint64_t b) {
     double d;
     memcpy(&d, &b, sizeof(d));
     return d;
 }
 
+/* The bits of a double. */
 static uint64_t d_bits(double d) {
     uint64_t b;
     memcpy(&b, &d, sizeof(b));
@@ -103,6 +105,7 @@ static void rng_seed(struct rng *r, uint64_t seed, uint64_t stream) {
     r->has_spare = 0;
 }
 
+/* x rotated left by k bits (0 < k < 64). */
 static inline uint64_t rotl(uint64_t x, int k) {
     return (x << k) | (x >> (64 - k));
 }
@@ -173,6 +176,7 @@ struct size_weight {
     double w;
 };
 
+/* qsort order of (size, weight) pairs: by size. */
 static int cmp_size_weight(const void *a, const void *b) {
     uint64_t x = ((const struct size_weight *)a)->size, y = ((const struct size_weight *)b)->size;
     return x < y ? -1 : x > y;
@@ -416,6 +420,7 @@ void tbbt_aug_free(struct tbbt_aug *a) {
 }
 
 void tbbt_aug_add(struct tbbt_aug *a, const struct tbbt_hm_entry *e) {
+    g_return_if_fail(!a->ran); /* the run's index points into the array */
     struct tbbt_hm_entry c = *e;
     c.path = g_string_chunk_insert(a->chunk, e->path);
     c.target = e->target ? g_string_chunk_insert(a->chunk, e->target) : NULL;
@@ -450,6 +455,7 @@ const struct tbbt_aug_stats *tbbt_aug_stats(const struct tbbt_aug *a) {
     return &a->st;
 }
 
+/* Input entry number i (0-based). */
 static inline struct tbbt_hm_entry *in_entry(const struct tbbt_aug *a, size_t i) {
     return &g_array_index(a->in, struct tbbt_hm_entry, i);
 }
@@ -482,6 +488,7 @@ static gssize find_id(const struct tbbt_aug *a, tbbt_id id) {
     return v ? (gssize)GPOINTER_TO_SIZE(v) - 1 : -1;
 }
 
+/* qsort order of uint64_t values. */
 static int cmp_u64(const void *a, const void *b) {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return x < y ? -1 : x > y;
@@ -573,7 +580,8 @@ static int index_input(struct tbbt_aug *a, GArray *elig, GArray *sizes, char *er
         if (depth > a->st.extracted.max_depth) a->st.extracted.max_depth = depth;
         if (!first) continue; /* another name of a hard-linked object */
         count_extracted(a, e);
-        if (eligible(e)) g_array_append_val(elig, i);
+        uint32_t ei = (uint32_t)i;
+        if (eligible(e)) g_array_append_val(elig, ei);
         if (e->type == TBBT_FT_REG && (e->known & TBBT_HM_SIZE) && e->origin != TBBT_HM_SYNTH)
             g_array_append_val(sizes, e->size);
         uint64_t ow = (uint64_t)e->uid << 32 | e->gid;
@@ -763,6 +771,7 @@ struct keyed {
     uint32_t idx;
 };
 
+/* qsort order of latents: by key, ties by file index (deterministic). */
 static int cmp_keyed(const void *a, const void *b) {
     const struct keyed *x = a, *y = b;
     if (x->key != y->key) return x->key < y->key ? -1 : 1;

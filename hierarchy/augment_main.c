@@ -165,6 +165,7 @@ static char *default_output(const char *in) {
     return g_strconcat(in, ".aug.hmap", NULL);
 }
 
+/* Seconds on clock clk. */
 static double now_s(clockid_t clk) {
     struct timespec ts;
     clock_gettime(clk, &ts);

@@ -65,6 +65,7 @@ static double t_phi(double z) {
     return 0.5 * (1 + (x < 0 ? -erf : erf));
 }
 
+/* |x|. */
 static double fabs_(double x) {
     return x < 0 ? -x : x;
 }
@@ -150,6 +151,7 @@ struct outmap {
     GArray *e; /* struct got, in output order */
 };
 
+/* foreach callback: keeps a copy of every entry. */
 static int collect(void *ctx, const struct tbbt_hm_entry *e) {
     struct outmap *o = ctx;
     struct got g = {e->id,    e->parent, e->type,   e->mode, e->uid,    e->gid,
@@ -158,6 +160,7 @@ static int collect(void *ctx, const struct tbbt_hm_entry *e) {
     return 0;
 }
 
+/* Every entry of the augmented map, in output order. */
 static struct outmap *out_of(const struct tbbt_aug *a) {
     struct outmap *o = g_new0(struct outmap, 1);
     o->e = g_array_new(FALSE, FALSE, sizeof(struct got));
@@ -165,6 +168,7 @@ static struct outmap *out_of(const struct tbbt_aug *a) {
     return o;
 }
 
+/* Frees an outmap and its paths. */
 static void out_free(struct outmap *o) {
     for (guint i = 0; i < o->e->len; i++)
         g_free(g_array_index(o->e, struct got, i).path);
@@ -197,11 +201,13 @@ static void run(struct tbbt_aug *a, const struct tbbt_aug_params *p) {
  * one alike. */
 typedef double (*cdf_fn)(const void *law, uint64_t v);
 
+/* qsort order of uint64_t values. */
 static int cmp_u64(const void *a, const void *b) {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return x < y ? -1 : x > y;
 }
 
+/* The KS statistic D of the sample (sorted in place) against cdf. */
 static double ks_d(GArray *sizes, cdf_fn cdf, const void *law) {
     uint64_t *s = (uint64_t *)(void *)sizes->data;
     size_t n = sizes->len;
@@ -220,6 +226,7 @@ static double ks_d(GArray *sizes, cdf_fn cdf, const void *law) {
     return d;
 }
 
+/* The critical D at alpha = 0.01 for n samples: 1.63 / sqrt(n). */
 static double ks_crit(size_t n) {
     double x = (double)n, r = x; /* sqrt by Newton */
     for (int i = 0; i < 60; i++)
@@ -244,6 +251,7 @@ struct table {
     size_t n;
 };
 
+/* P(X <= v) under a weighted table (sizes may repeat). */
 static double table_cdf(const void *law, uint64_t v) {
     const struct table *t = law;
     double below = 0, all = 0;
@@ -412,6 +420,7 @@ struct mix {
     int ext, syn;
 };
 
+/* The mix of every directory that holds initial children. Caller destroys. */
 static GHashTable *mixes(const struct outmap *o) {
     GHashTable *h = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
     for (guint i = 0; i < o->e->len; i++) {
@@ -615,6 +624,7 @@ static char *tmpdir(void) {
     return d;
 }
 
+/* Removes the directory d, its files, and frees d. */
 static void rmtree(char *d) {
     GDir *dir = g_dir_open(d, 0, NULL);
     const char *n;
