@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <glib.h>
 
@@ -21,6 +22,7 @@
 #include "recfile.h"
 #include "rectext.h"
 #include "summary.h"
+#include "textin.h"
 
 #define TBBT_VERSION "0.1.0"
 
@@ -35,6 +37,7 @@ struct prep_opts {
     gboolean no_correct;
     char *map;
     gboolean no_map;
+    char *format;
     gint64 seed;
 };
 
@@ -55,6 +58,10 @@ static GOptionEntry prep_entries[] = {
     {"quiet", 'q', 0, G_OPTION_ARG_NONE, &opt.quiet, "Print only warnings and errors", NULL},
     {"no-correct", 0, 0, G_OPTION_ARG_NONE, &opt.no_correct,
      "Pass 1 only: write the records as captured, without pass 2's pre-play and corrections", NULL},
+    {"format", 'f', 0, G_OPTION_ARG_STRING, &opt.format,
+     "What the input is: capture, ellard (nfsdump text), text (records' text form), or auto (default: "
+     "found from its first bytes)",
+     "KIND"},
     {"map", 'm', 0, G_OPTION_ARG_FILENAME, &opt.map,
      "Hierarchy map to write (default: NAME.hmap beside the records)", "FILE"},
     {"no-map", 0, 0, G_OPTION_ARG_NONE, &opt.no_map,
@@ -69,6 +76,10 @@ static GOptionEntry prep_entries[] = {
 
 struct prep {
     const char *in;
+    int kind;                 /* TBBT_IN_*: what the input holds */
+    struct tbbt_capture *cap; /* a capture's decoder, else NULL */
+    struct tbbt_pass1 *p1;    /* pass 1, for a capture */
+    uint64_t text_records;    /* records read from a text input */
     uint64_t warnings;
     struct tbbt_pass2 *p2; /* NULL with --no-correct */
     struct tbbt_pass3 *p3; /* NULL with --no-map */
@@ -98,9 +109,10 @@ static int prep_sink(void *ctx, const struct tbbt_rec *r) {
     return p->p2 ? tbbt_pass2_put(p->p2, r) : map_sink(p, r);
 }
 
-/* Records written: pass 2's output (captured and inserted), or pass 1's. */
-static unsigned long long records_written(const struct prep *p, const struct tbbt_pass1_stats *s) {
-    return p->p2 ? (unsigned long long)tbbt_pass2_stats(p->p2)->records_out : (unsigned long long)s->records;
+/* Records written: pass 2's output (captured and inserted), or the input's. */
+static unsigned long long records_written(const struct prep *p) {
+    if (p->p2) return (unsigned long long)tbbt_pass2_stats(p->p2)->records_out;
+    return p->p1 ? (unsigned long long)tbbt_pass1_stats(p->p1)->records : (unsigned long long)p->text_records;
 }
 
 /* Per-packet warnings from the capture layer and pass 1: one line each,
@@ -138,8 +150,8 @@ static char *map_path(const char *records) {
  * or -1 with the message in p->err. */
 static int write_map(struct prep *p, struct tbbt_pass1 *p1, const char *in, const char *records,
                      const char *path) {
-    unsigned n;
-    const tbbt_id *roots = tbbt_pass1_roots(p1, &n);
+    unsigned n = 0;
+    const tbbt_id *roots = p1 ? tbbt_pass1_roots(p1, &n) : NULL;
     for (unsigned i = 0; i < n; i++)
         tbbt_pass3_add_root(p->p3, roots[i]);
     char *b1 = g_path_get_basename(in), *b2 = g_path_get_basename(records);
@@ -221,23 +233,18 @@ static void print_report(FILE *out, const char *in, struct tbbt_capture *cap, st
             s->records / wall, wall, cpu);
 }
 
-/* Writes the summary JSON used by tests and benchmarks. */
-static int write_summary_json(const char *path, struct tbbt_capture *cap, struct tbbt_pass1 *p1,
-                              struct prep *p, double wall, double cpu) {
-    const struct tbbt_capstats *cs = tbbt_capture_stats(cap);
-    const struct tbbt_pass1_stats *s = tbbt_pass1_stats(p1);
-    const struct tbbt_timefix *tf = tbbt_pass1_timefix(p1);
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    GString *j = g_string_new("{");
+/* Appends the capture's and pass 1's figures to the summary JSON. */
+static void capture_json(GString *j, const struct prep *p) {
+    const struct tbbt_capstats *cs = tbbt_capture_stats(p->cap);
+    const struct tbbt_pass1_stats *s = tbbt_pass1_stats(p->p1);
+    const struct tbbt_timefix *tf = tbbt_pass1_timefix(p->p1);
     g_string_append_printf(
         j,
         "\"records\":%llu,\"packets\":%llu,\"bytes\":%llu,\"messages\":%llu,\"rpc_calls\":%llu,"
         "\"rpc_replies\":%llu,\"calls_without_reply\":%llu,\"replies_without_call\":%llu,"
         "\"reply_first\":%llu,\"retrans_calls\":%llu,\"dup_replies\":%llu,\"nfs_v4_calls\":%llu,"
         "\"other_calls\":%llu,\"mount_calls\":%llu,\"skipped_bytes\":%llu,\"resyncs\":%llu,"
-        "\"tail_cut\":%s,\"time_steps\":%llu,\"time_removed_s\":%.9f,"
-        "\"wall_s\":%.6f,\"cpu_s\":%.6f,\"maxrss_kb\":%ld,",
+        "\"tail_cut\":%s,\"time_steps\":%llu,\"time_removed_s\":%.9f,",
         (unsigned long long)s->records, (unsigned long long)cs->packets, (unsigned long long)cs->bytes,
         (unsigned long long)cs->messages, (unsigned long long)s->rpc_calls,
         (unsigned long long)s->rpc_replies, (unsigned long long)s->replies_lost,
@@ -245,8 +252,21 @@ static int write_summary_json(const char *path, struct tbbt_capture *cap, struct
         (unsigned long long)s->retrans_calls, (unsigned long long)s->dup_replies,
         (unsigned long long)s->nfs_v4, (unsigned long long)s->other_calls, (unsigned long long)s->mount_calls,
         (unsigned long long)cs->skipped_bytes, (unsigned long long)cs->resyncs,
-        cs->tail_cut ? "true" : "false", (unsigned long long)tf->steps, tf->removed / 1e9, wall, cpu,
-        ru.ru_maxrss);
+        cs->tail_cut ? "true" : "false", (unsigned long long)tf->steps, tf->removed / 1e9);
+}
+
+/* Writes the summary JSON used by tests and benchmarks. */
+static int write_summary_json(const char *path, struct prep *p, double wall, double cpu) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    GString *j = g_string_new("{\"input\":");
+    tbbt_json_str(j, tbbt_input_kind_name(p->kind), strlen(tbbt_input_kind_name(p->kind)));
+    g_string_append_c(j, ',');
+    if (p->cap)
+        capture_json(j, p);
+    else
+        g_string_append_printf(j, "\"records\":%llu,", (unsigned long long)p->text_records);
+    g_string_append_printf(j, "\"wall_s\":%.6f,\"cpu_s\":%.6f,\"maxrss_kb\":%ld,", wall, cpu, ru.ru_maxrss);
     tbbt_summary_json(&p->sum, j);
     if (p->p2) {
         g_string_append(j, ",\"correct\":");
@@ -267,15 +287,26 @@ static int write_summary_json(const char *path, struct tbbt_capture *cap, struct
     return rc;
 }
 
+/* The --format option as an input kind (0 = auto); exits 2 if unknown. */
+static int forced_kind(void) {
+    if (!opt.format || !strcmp(opt.format, "auto")) return 0;
+    if (!strcmp(opt.format, "capture")) return TBBT_IN_CAPTURE;
+    if (!strcmp(opt.format, "ellard")) return TBBT_IN_ELLARD;
+    if (!strcmp(opt.format, "text")) return TBBT_IN_RECTEXT;
+    fprintf(stderr, "tbbt-prep: --format %s: not capture, ellard, text or auto (try --help)\n", opt.format);
+    exit(2);
+}
+
 /* Parses and checks every option before touching a file (bad usage exits
- * 2 whatever the file), then opens the capture (exit 1 if it cannot).
- * Returns the capture path. */
-static const char *parse_args(int argc, char **argv, struct tbbt_capture **capp) {
+ * 2 whatever the file), then finds what the input holds and, for a
+ * capture, opens it (exit 1 if it cannot). Returns the input path. */
+static const char *parse_args(int argc, char **argv, struct prep *p) {
     GError *ge = NULL;
-    GOptionContext *ctx = g_option_context_new("CAPTURE - decode an NFS capture into replay records");
+    GOptionContext *ctx = g_option_context_new("INPUT - decode an NFS capture or trace into replay records");
     g_option_context_add_main_entries(ctx, prep_entries, NULL);
-    g_option_context_set_description(ctx,
-                                     "Reads pcap/pcapng (also .gz, .zst). Exit: 0 done, 1 failed, 2 usage.");
+    g_option_context_set_description(
+        ctx, "Reads pcap/pcapng captures, Ellard's nfsdump text traces and the records' "
+             "text form (also .gz, .zst). Exit: 0 done, 1 failed, 2 usage.");
     int ok = g_option_context_parse(ctx, &argc, &argv, &ge);
     g_option_context_free(ctx);
     if (!ok) {
@@ -285,80 +316,134 @@ static const char *parse_args(int argc, char **argv, struct tbbt_capture **capp)
     }
     if (argc != 2 || opt.reply_timeout <= 0 || opt.step_threshold <= 0 || opt.max_warnings < 0) {
         fprintf(stderr, "tbbt-prep: %s (try --help)\n",
-                argc != 2 ? "expected exactly one capture file" : "timeouts and counts must be positive");
+                argc != 2 ? "expected exactly one input file" : "timeouts and counts must be positive");
         exit(2);
     }
+    int kind = forced_kind();
     uint16_t ports[64];
     unsigned nports = 0;
-    for (char **p = opt.ports; p && *p; p++) {
+    for (char **s = opt.ports; s && *s; s++) {
         char *end;
-        long v = strtol(*p, &end, 10);
+        long v = strtol(*s, &end, 10);
         if (*end || v <= 0 || v > 65535 || nports == 64) {
-            fprintf(stderr, "tbbt-prep: --port %s: not a port number, or too many ports (try --help)\n", *p);
+            fprintf(stderr, "tbbt-prep: --port %s: not a port number, or too many ports (try --help)\n", *s);
             exit(2);
         }
         ports[nports++] = (uint16_t)v;
     }
     char err[512];
-    *capp = tbbt_capture_open(argv[1], err, sizeof(err));
-    if (!*capp) {
+    if (!kind && (kind = tbbt_input_kind(argv[1], err, sizeof(err))) < 0) {
+        fprintf(stderr, "tbbt-prep: %s\n", err);
+        exit(1);
+    }
+    p->kind = kind ? kind : TBBT_IN_CAPTURE; /* unknown: the capture decoder says what is wrong */
+    if (p->kind != TBBT_IN_CAPTURE) return argv[1];
+    p->cap = tbbt_capture_open(argv[1], err, sizeof(err));
+    if (!p->cap) {
         fprintf(stderr, "tbbt-prep: %s\n", err);
         exit(1);
     }
     for (unsigned i = 0; i < nports; i++)
-        tbbt_capture_add_port(*capp, ports[i]);
+        tbbt_capture_add_port(p->cap, ports[i]);
     return argv[1];
 }
 
-int main(int argc, char **argv) {
-    struct tbbt_capture *cap;
-    const char *in = parse_args(argc, argv, &cap);
-    char *outpath = opt.output ? g_strdup(opt.output) : default_output(in);
-    struct prep p;
-    memset(&p, 0, sizeof(p));
-    tbbt_summary_init(&p.sum);
+/* The record file's metadata: the source and the passes it went through. */
+static char *record_meta(const char *in, int kind) {
     char *base = g_path_get_basename(in);
     GString *mj = g_string_new("{\"source\":");
     tbbt_json_str(mj, base, strlen(base));
-    /* the passes the records went through */
-    g_string_append_printf(mj, ",\"tool\":\"tbbt-prep " TBBT_VERSION "\",\"passes\":\"1%s%s\"}",
-                           opt.no_correct ? "" : ",2", opt.no_map ? "" : ",3");
-    char *meta = g_string_free(mj, FALSE);
+    g_string_append_printf(mj,
+                           ",\"input\":\"%s\",\"tool\":\"tbbt-prep " TBBT_VERSION "\",\"passes\":\"1%s%s\"}",
+                           tbbt_input_kind_name(kind), opt.no_correct ? "" : ",2", opt.no_map ? "" : ",3");
     g_free(base);
+    return g_string_free(mj, FALSE);
+}
+
+/* Sets up passes 1 (for a capture), 2 and 3 in front of the writer. */
+static void setup_passes(struct prep *p) {
+    if (!opt.no_correct) {
+        struct tbbt_pass2_opts o2;
+        tbbt_pass2_opts_default(&o2);
+        o2.seed = (uint64_t)opt.seed;
+        p->p2 = tbbt_pass2_new(&o2, map_sink, p);
+    }
+    if (!opt.no_map) p->p3 = tbbt_pass3_new(write_sink, p);
+    if (!p->cap) return;
+    struct tbbt_pass1_opts o;
+    tbbt_pass1_opts_default(&o);
+    o.reply_timeout = (int64_t)(opt.reply_timeout * 1e9);
+    o.step_threshold = (int64_t)(opt.step_threshold * 1e9);
+    p->p1 = tbbt_pass1_new(&o, prep_sink, p);
+    tbbt_capture_set_warn(p->cap, prep_warn, p);
+    tbbt_pass1_set_warn(p->p1, prep_warn, p);
+}
+
+/* Runs the input through the passes to the writer. Returns 0, or -1 with
+ * the message in p->err. */
+static int run_input(struct prep *p) {
+    int rc;
+    uint64_t n;
+    if (p->cap) {
+        rc = tbbt_capture_run(p->cap, tbbt_pass1_msg, p->p1, p->err, sizeof(p->err));
+        if (rc == 0 && tbbt_pass1_finish(p->p1) != 0) rc = -1, *p->err = 0;
+        n = tbbt_pass1_stats(p->p1)->records;
+    } else {
+        struct tbbt_textin_opts to = {opt.reply_timeout, opt.step_threshold, opt.max_warnings, opt.quiet};
+        rc = tbbt_textin_run(p->in, p->kind, &to, prep_sink, p, &p->text_records, p->err, sizeof(p->err));
+        n = p->text_records;
+    }
+    if (rc == 0 && p->p2 && tbbt_pass2_finish(p->p2) != 0) rc = -1, *p->err = 0;
+    if (rc != 0 && !*p->err)
+        g_snprintf(p->err, sizeof(p->err), "%s",
+                   *tbbt_recw_error(p->w) ? tbbt_recw_error(p->w) : "cannot write records");
+    if (rc == 0 && n == 0) {
+        g_snprintf(p->err, sizeof(p->err), "%s: no NFSv2 or NFSv3 calls found", p->in);
+        rc = -1;
+    }
+    return rc;
+}
+
+/* Prints the report of a text input: what it held, then the passes'. */
+static void print_text_report(FILE *out, struct prep *p, double wall, double cpu) {
+    tbbt_summary_print(&p->sum, out);
+    fprintf(out, "Input %s (%s): %llu records\n", p->in, tbbt_input_kind_name(p->kind),
+            (unsigned long long)p->text_records);
+    fprintf(out, "Speed: %.0f records/s (%.3f s wall, %.3f s CPU)\n", p->text_records / wall, wall, cpu);
+}
+
+/* Warnings said once at the end: packets past --max-warnings, a cut tail. */
+static void end_warnings(struct prep *p) {
+    if (p->warnings > (uint64_t)opt.max_warnings)
+        fprintf(stderr,
+                "tbbt-prep: warning: %s: %llu more packets with warnings not shown (--max-warnings)\n", p->in,
+                (unsigned long long)(p->warnings - (uint64_t)opt.max_warnings));
+    const struct tbbt_capstats *cs = p->cap ? tbbt_capture_stats(p->cap) : NULL;
+    if (cs && cs->tail_cut)
+        fprintf(
+            stderr,
+            "tbbt-prep: warning: %s: capture cut short after packet %llu; kept every record before the cut\n",
+            p->in, (unsigned long long)cs->packets);
+}
+
+int main(int argc, char **argv) {
+    struct prep p;
+    memset(&p, 0, sizeof(p));
+    const char *in = parse_args(argc, argv, &p);
+    p.in = in;
+    char *outpath = opt.output ? g_strdup(opt.output) : default_output(in);
+    char *mappath = opt.map ? g_strdup(opt.map) : map_path(outpath);
+    tbbt_summary_init(&p.sum);
+    char *meta = record_meta(in, p.kind);
     p.w = tbbt_recw_open(outpath, meta, p.err, sizeof(p.err));
     if (!p.w) {
         fprintf(stderr, "tbbt-prep: %s\n", p.err);
         return 1;
     }
-    struct tbbt_pass1_opts o;
-    tbbt_pass1_opts_default(&o);
-    o.reply_timeout = (int64_t)(opt.reply_timeout * 1e9);
-    o.step_threshold = (int64_t)(opt.step_threshold * 1e9);
-    if (!opt.no_correct) {
-        struct tbbt_pass2_opts o2;
-        tbbt_pass2_opts_default(&o2);
-        o2.seed = (uint64_t)opt.seed;
-        p.p2 = tbbt_pass2_new(&o2, map_sink, &p);
-    }
-    if (!opt.no_map) p.p3 = tbbt_pass3_new(write_sink, &p);
-    struct tbbt_pass1 *p1 = tbbt_pass1_new(&o, prep_sink, &p);
-    p.in = in;
-    tbbt_capture_set_warn(cap, prep_warn, &p);
-    tbbt_pass1_set_warn(p1, prep_warn, &p);
+    setup_passes(&p);
     double w0 = now_s(CLOCK_MONOTONIC), c0 = now_s(CLOCK_PROCESS_CPUTIME_ID);
-    int rc = tbbt_capture_run(cap, tbbt_pass1_msg, p1, p.err, sizeof(p.err));
-    if (rc == 0 && (tbbt_pass1_finish(p1) != 0 || (p.p2 && tbbt_pass2_finish(p.p2) != 0))) {
-        g_snprintf(p.err, sizeof(p.err), "%s",
-                   *tbbt_recw_error(p.w) ? tbbt_recw_error(p.w) : "cannot write records");
-        rc = -1;
-    }
-    const struct tbbt_pass1_stats *s = tbbt_pass1_stats(p1);
-    if (rc == 0 && s->records == 0) {
-        g_snprintf(p.err, sizeof(p.err), "%s: no NFSv2 or NFSv3 calls found", in);
-        rc = -1;
-    }
-    char *mappath = opt.map ? g_strdup(opt.map) : map_path(outpath);
-    if (rc == 0 && p.p3) rc = write_map(&p, p1, in, outpath, mappath);
+    int rc = run_input(&p);
+    if (rc == 0 && p.p3) rc = write_map(&p, p.p1, in, outpath, mappath);
     double wall = now_s(CLOCK_MONOTONIC) - w0, cpu = now_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
     if (rc != 0) {
         fprintf(stderr, "tbbt-prep: %s\n", p.err);
@@ -367,20 +452,15 @@ int main(int argc, char **argv) {
     }
     if (tbbt_recw_close(p.w, p.err, sizeof(p.err)) != 0) {
         fprintf(stderr, "tbbt-prep: %s\n", p.err);
+        unlink(mappath);
         return 1;
     }
-    const struct tbbt_capstats *cs = tbbt_capture_stats(cap);
-    if (p.warnings > (uint64_t)opt.max_warnings)
-        fprintf(stderr,
-                "tbbt-prep: warning: %s: %llu more packets with warnings not shown (--max-warnings)\n", in,
-                (unsigned long long)(p.warnings - (uint64_t)opt.max_warnings));
-    if (cs->tail_cut)
-        fprintf(
-            stderr,
-            "tbbt-prep: warning: %s: capture cut short after packet %llu; kept every record before the cut\n",
-            in, (unsigned long long)cs->packets);
+    end_warnings(&p);
     if (!opt.quiet) {
-        print_report(stdout, in, cap, p1, &p, wall, cpu);
+        if (p.cap)
+            print_report(stdout, in, p.cap, p.p1, &p, wall, cpu);
+        else
+            print_text_report(stdout, &p, wall, cpu);
         if (p.p2) {
             printf("\nPass 2 (pre-play against the file-system model, corrections):\n");
             tbbt_pass2_report(p.p2, stdout);
@@ -389,14 +469,14 @@ int main(int argc, char **argv) {
             printf("\nPass 3 (hierarchy map):\n");
             tbbt_pass3_report(p.p3, stdout);
         }
-        printf("Wrote %llu records to %s\n", records_written(&p, s), outpath);
+        printf("Wrote %llu records to %s\n", records_written(&p), outpath);
         if (p.p3) printf("Wrote the hierarchy map to %s\n", mappath);
     }
-    if (opt.summary_json && write_summary_json(opt.summary_json, cap, p1, &p, wall, cpu) != 0) return 1;
-    tbbt_pass1_free(p1);
+    if (opt.summary_json && write_summary_json(opt.summary_json, &p, wall, cpu) != 0) return 1;
+    tbbt_pass1_free(p.p1);
     if (p.p2) tbbt_pass2_free(p.p2);
     tbbt_pass3_free(p.p3);
-    tbbt_capture_close(cap);
+    if (p.cap) tbbt_capture_close(p.cap);
     g_free(mappath);
     g_free(outpath);
     g_free(meta);
