@@ -10,7 +10,10 @@
 #include <string.h>
 
 #include "fsmodel.h"
+#include "pass3.h"
 #include "rectext.h"
+
+_Static_assert(TBBT_AUG_ID_BASE > TBBT_P3_FRESH_BASE, "synthetic IDs must stay above pass 3's fresh IDs");
 
 #define AUG_MAX_FILE_SIZE (1ull << 50) /* one sampled size never exceeds 1 PiB */
 #define AUG_NONE UINT32_MAX
@@ -837,8 +840,9 @@ static void count_added(struct tbbt_aug *a) {
     st->mean_file_depth = a->nf ? depth_sum / a->nf : 0;
     for (uint32_t d = 0; d < a->ne; d++)
         st->mixed_dirs += a->foff[d + 1] > a->foff[d] || a->soff[d + 1] > a->soff[d];
-    st->first_id = c->objects ? a->max_id + 1 : 0;
-    st->last_id = c->objects ? a->max_id + c->objects : 0;
+    tbbt_id base = a->max_id >= TBBT_AUG_ID_BASE ? a->max_id + 1 : TBBT_AUG_ID_BASE;
+    st->first_id = c->objects ? base : 0;
+    st->last_id = c->objects ? base + c->objects - 1 : 0;
 }
 
 /* Checks the parameters' ranges. Returns 0 or -1. */
@@ -890,7 +894,7 @@ int tbbt_aug_run(struct tbbt_aug *a, const struct tbbt_aug_params *p, char *err,
     sizes = gen_sizes(a, p);
     a->nf = sizes->len;
     a->nd = (uint32_t)dirs_for(p, a->nf);
-    if (a->max_id > UINT64_MAX - ((uint64_t)a->nf + a->nd)) {
+    if (a->max_id >= UINT64_MAX - ((uint64_t)a->nf + a->nd)) {
         g_snprintf(err, errlen, "no room for synthetic IDs above the largest ID of the map");
         rc = -1;
     } else if ((uint64_t)a->nf + a->nd > TBBT_AUG_MAX_OBJECTS) {
@@ -951,8 +955,9 @@ static void append_u64(GString *s, uint64_t v) {
         g_string_append_c(s, buf[--n]);
 }
 
-/* Appends the name of a new object (kind 'f' or 'd', or the top) under the
- * directory at fr to w->path, avoiding names the input holds there. */
+/* Appends the name of a new object (kind 'f' or 'd' and its number among
+ * the synthetic objects, or the top) under the directory at fr to w->path,
+ * avoiding names the input holds there. */
 static void put_name(struct walk *w, const struct frame *fr, char kind, tbbt_id id, int top) {
     g_string_truncate(w->path, fr->plen);
     if (fr->plen) g_string_append_c(w->path, '/');
@@ -961,7 +966,7 @@ static void put_name(struct walk *w, const struct frame *fr, char kind, tbbt_id 
         g_string_append(w->path, AUG_TOP_NAME);
     else {
         g_string_append_c(w->path, kind);
-        append_u64(w->path, id);
+        append_u64(w->path, id - w->a->st.first_id + 1);
     }
     if (fr->dir >= w->a->ne) return; /* a synthetic directory holds synthetic names only */
     size_t blen = w->path->len;

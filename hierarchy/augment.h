@@ -54,9 +54,13 @@
  *   must find it as empty as the trace did), origin t, r, p or s (not the
  *   'o' placeholder holding nameless objects).
  *
- * Names: "f<ID>" for files, "d<ID>" for directories, with ".N" appended on
- * the rare clash with a name the map holds in an extracted directory;
- * synthetic IDs follow the largest ID of the input map. Mode 0644 (files),
+ * IDs and names: synthetic IDs start at TBBT_AUG_ID_BASE (or above the
+ * largest ID of the input map, if that is larger): above every ID pass 1
+ * and pass 3 give, so that no synthetic object takes the ID of an object
+ * the records name but the map leaves out. Names are "f<N>" for files and
+ * "d<N>" for directories, N the object's number among the synthetic ones
+ * (1, 2, ... in map order), with ".K" appended on a clash with a name the
+ * input holds in that extracted directory. Mode 0644 (files),
  * 0755 (directories); owner: the most common uid:gid among the extracted
  * initial objects, unless given.
  *
@@ -78,6 +82,10 @@
 
 /* "trace" falls back to "specsfs" below this many extracted sized files. */
 #define TBBT_AUG_TRACE_MIN 20
+
+/* The first synthetic ID (2^56): pass 1 numbers objects from 1, pass 3
+ * from TBBT_P3_FRESH_BASE (2^48). */
+#define TBBT_AUG_ID_BASE (1ull << 56)
 
 /* Refuses to generate more synthetic objects than this (memory guard). */
 #define TBBT_AUG_MAX_OBJECTS 500000000ull

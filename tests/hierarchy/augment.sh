@@ -47,7 +47,7 @@ check_map() {
           name = $11; sub(/.*\//, "", name); key = $2 "/" name
           if ($3 == "0" && $2 != "0" && (key in names)) { print f ":" NR ": name " key " twice"; bad = 1 }
           names[key] = 1
-          if ($10 == "s" && $1 <= 29) { print f ":" NR ": synthetic ID " $1 " not above the input IDs"; bad = 1 } }
+          if ($10 == "s" && length($1) < 17) { print f ":" NR ": synthetic ID " $1 " below 2^56"; bad = 1 } }
         END { if (end != n) { print f ": end line " end " for " n " entries"; bad = 1 }; exit bad }' "$1"
 }
 
@@ -82,7 +82,9 @@ diff <(grep -v '^#' "$IN" | awk '$3 == "0"') <(grep -v '^#' "$TMP/o.hmap" | head
 # Never into directories the trace removes (14) or creates (28), nor the orphans (22).
 awk '!/^#/ && $10 == "s" && ($2 == 14 || $2 == 22 || $2 == 28) { bad = 1 } END { exit bad }' "$TMP/o.hmap" &&
     ok "removed, created and orphan directories untouched" || fail "synthetic object in a forbidden directory"
-# Names that clash with the input's get a suffix: "tbbt-synthetic" and "f41" are taken in the root.
+# Names that clash with the input's get a suffix: "tbbt-synthetic" and "f1" are taken in the root
+# (the first synthetic object is a file in the root when merge > 0).
+grep -q ' s "f1.1" -$' "$TMP/o.hmap" && ok "synthetic f1 renamed around the input's" || fail "f1 clash"
 "$AUG" "$IN" -o "$TMP/m0.hmap" --total-objects 400 --merge 0 -q || fail "merge 0 run"
 grep -q ' s "tbbt-synthetic.1" -$' "$TMP/m0.hmap" && ok "synthetic top renamed around the input's name" ||
     fail "synthetic top name"
