@@ -12,8 +12,10 @@
 # the tree and the script (map_tree.pl replays the script on its own model
 # of the tree; times come from the records, found by procedure and name):
 #   - every pre-existing name the script touched: create 0, its path before
-#     the capture, type, size and mode before the capture (names it did not
-#     touch may be absent: listed, not failed);
+#     the capture, type, size, mode, uid and gid before the capture (names it
+#     did not touch, or only saw in a listing, may be absent: listed, not
+#     failed; when present they are checked too; names the client renamed or
+#     removed without a LOOKUP may have "-" for what the trace never showed);
 #   - every name made during the capture: create = its record's call time;
 #     every name removed: delete = its record's call time;
 #   - the hard link pair: two create-0 entries with one ID; a link made
@@ -97,6 +99,7 @@ stat empty
 rmdir empty
 chmod mode600 0644
 ls docs
+ls listed
 stat "docs/my file.txt"
 EOF
 
@@ -123,7 +126,7 @@ area() {
 check "map format: version line, parents before children, '# end N' with N the entries" area format
 check "the export root (from MOUNT) is the entry \".\" with origin r" area root
 check "one ID per object and one object per ID; each entry's parent is its directory's ID" area ids
-check "every touched pre-existing name: create 0, path, type, size and mode before the capture" area initial
+check "every touched pre-existing name: create 0, path, type, size, mode, uid, gid before the capture" area initial
 check "every name made during the capture: create = its record's call time" area created
 check "every name removed: delete = its record's call time, the others never" area deleted
 check "hard links: the pre-existing pair is one ID twice; a new link has the original's ID" area links

@@ -74,6 +74,8 @@ my @TREE = (
     [ 'l', 'sym',                      'docs/readme.txt' ],
     [ 'd', 'empty',                    undef, 0755 ],
     [ 'f', 'mode600',                  50,    0600 ],
+    [ 'd', 'listed',                   undef, 0755 ],
+    [ 'f', 'listed/l1',                5,     0644 ],
     [ 'd', 'untouched',                undef, 0755 ],
     [ 'f', 'untouched/u1',             1,     0644 ],
 );
@@ -451,7 +453,7 @@ $AREA{initial} = sub {
         push @blind, $e->{path} if $e->{required} && !$e->{seen};
         check_initial($m, $e);
     }
-    note "$req touched names checked; untouched names present $opt, absent ", scalar(@absent),
+    note "$req touched names checked; names the script did not look up: present (checked too) $opt, absent ", scalar(@absent),
         (@absent ? ' (' . join(', ', map { qs($_) } @absent) . ')' : '');
     note "named by the script but never looked up (size and mode may be \"-\"): ", join(", ", map { qs($_) } @blind) if @blind;
 };
