@@ -280,10 +280,13 @@ static int ns_num(struct ns_run *run, const char *s, int octal, uint64_t *v) {
     return 0;
 }
 
-/* Records libnfs's error for a failed call (rc < 0) in run->err; returns -1. */
+/* Records libnfs's error for a failed call (rc < 0) in run->err, after
+ * "WHAT: " when what is not NULL (a step of a command: libnfs's message
+ * already names the command's own call); returns -1. */
 static int ns_fail(struct ns_run *run, const char *what, int rc) {
     const char *e = nfs_get_error(run->nfs);
-    snprintf(run->err, sizeof(run->err), "%s: %s (%s)", what, e && *e ? e : "failed", strerror(-rc));
+    snprintf(run->err, sizeof(run->err), "%s%s%s (%s)", what ? what : "", what ? ": " : "",
+             e && *e ? e : "failed", strerror(-rc));
     return -1;
 }
 
@@ -338,7 +341,7 @@ static int ns_write_at(struct ns_run *run, struct nfsfh *fh, uint64_t off, uint6
 static int ns_c_stat(struct ns_run *run, struct ns_line *l) {
     struct nfs_stat_64 st;
     int rc = nfs_lstat64(run->nfs, run->path[0], &st);
-    if (rc < 0) return ns_fail(run, "stat", rc);
+    if (rc < 0) return ns_fail(run, NULL, rc);
     ns_say(run, "%s: %s size %llu mode 0%03llo\n", l->arg[0], ns_type(st.nfs_mode),
            (unsigned long long)st.nfs_size, (unsigned long long)(st.nfs_mode & 07777));
     return 0;
@@ -402,7 +405,7 @@ static int ns_c_create(struct ns_run *run, struct ns_line *l) {
     if (ns_mode_arg(run, l, 1, 0644, &mode) < 0) return -1;
     struct nfsfh *fh;
     int rc = nfs_creat(run->nfs, run->path[0], (int)mode, &fh);
-    if (rc < 0) return ns_fail(run, "create", rc);
+    if (rc < 0) return ns_fail(run, NULL, rc);
     nfs_close(run->nfs, fh);
     return 0;
 }
@@ -411,43 +414,43 @@ static int ns_c_mkdir(struct ns_run *run, struct ns_line *l) {
     uint64_t mode;
     if (ns_mode_arg(run, l, 1, 0755, &mode) < 0) return -1;
     int rc = nfs_mkdir2(run->nfs, run->path[0], (int)mode);
-    return rc < 0 ? ns_fail(run, "mkdir", rc) : 0;
+    return rc < 0 ? ns_fail(run, NULL, rc) : 0;
 }
 
 static int ns_c_rmdir(struct ns_run *run, struct ns_line *l) {
     (void)l;
     int rc = nfs_rmdir(run->nfs, run->path[0]);
-    return rc < 0 ? ns_fail(run, "rmdir", rc) : 0;
+    return rc < 0 ? ns_fail(run, NULL, rc) : 0;
 }
 
 static int ns_c_remove(struct ns_run *run, struct ns_line *l) {
     (void)l;
     int rc = nfs_unlink(run->nfs, run->path[0]);
-    return rc < 0 ? ns_fail(run, "remove", rc) : 0;
+    return rc < 0 ? ns_fail(run, NULL, rc) : 0;
 }
 
 static int ns_c_rename(struct ns_run *run, struct ns_line *l) {
     (void)l;
     int rc = nfs_rename(run->nfs, run->path[0], run->path[1]);
-    return rc < 0 ? ns_fail(run, "rename", rc) : 0;
+    return rc < 0 ? ns_fail(run, NULL, rc) : 0;
 }
 
 static int ns_c_link(struct ns_run *run, struct ns_line *l) {
     (void)l;
     int rc = nfs_link(run->nfs, run->path[0], run->path[1]);
-    return rc < 0 ? ns_fail(run, "link", rc) : 0;
+    return rc < 0 ? ns_fail(run, NULL, rc) : 0;
 }
 
 /* symlink TARGET PATH: the target is stored as written, not made absolute. */
 static int ns_c_symlink(struct ns_run *run, struct ns_line *l) {
     int rc = nfs_symlink(run->nfs, l->arg[0], run->path[1]);
-    return rc < 0 ? ns_fail(run, "symlink", rc) : 0;
+    return rc < 0 ? ns_fail(run, NULL, rc) : 0;
 }
 
 static int ns_c_readlink(struct ns_run *run, struct ns_line *l) {
     char *target = NULL;
     int rc = nfs_readlink2(run->nfs, run->path[0], &target);
-    if (rc < 0) return ns_fail(run, "readlink", rc);
+    if (rc < 0) return ns_fail(run, NULL, rc);
     ns_say(run, "%s -> %s\n", l->arg[0], target ? target : "");
     free(target);
     return 0;
@@ -468,14 +471,14 @@ static int ns_c_truncate(struct ns_run *run, struct ns_line *l) {
     uint64_t size;
     if (ns_num(run, l->arg[1], 0, &size) < 0) return -1;
     int rc = nfs_truncate(run->nfs, run->path[0], size);
-    return rc < 0 ? ns_fail(run, "truncate", rc) : 0;
+    return rc < 0 ? ns_fail(run, NULL, rc) : 0;
 }
 
 static int ns_c_chmod(struct ns_run *run, struct ns_line *l) {
     uint64_t mode;
     if (ns_mode_arg(run, l, 1, 0, &mode) < 0) return -1;
     int rc = nfs_chmod(run->nfs, run->path[0], (int)mode);
-    return rc < 0 ? ns_fail(run, "chmod", rc) : 0;
+    return rc < 0 ? ns_fail(run, NULL, rc) : 0;
 }
 
 static int ns_c_sleep(struct ns_run *run, struct ns_line *l) {
@@ -514,12 +517,16 @@ static int ns_exec(struct ns_run *run, struct ns_line *l) {
     for (size_t i = 0; i < NS_NCOMMANDS; i++)
         if (strcmp(ns_commands[i].name, l->cmd) == 0) c = &ns_commands[i];
     if (!c) {
-        snprintf(run->err, sizeof(run->err), "unknown command '%s'", l->cmd);
+        snprintf(run->err, sizeof(run->err), "unknown command");
         return -1;
     }
     if (l->nargs < c->min || l->nargs > c->max) {
-        snprintf(run->err, sizeof(run->err), "%s takes %d to %d arguments, not %d", c->name, c->min, c->max,
-                 l->nargs);
+        if (c->min == c->max)
+            snprintf(run->err, sizeof(run->err), "takes %d argument%s, not %d", c->min,
+                     c->min == 1 ? "" : "s", l->nargs);
+        else
+            snprintf(run->err, sizeof(run->err), "takes %d to %d arguments, not %d", c->min, c->max,
+                     l->nargs);
         return -1;
     }
     for (int i = 0; i < 2; i++)
