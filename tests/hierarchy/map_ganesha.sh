@@ -8,7 +8,9 @@
 # on libnfs) that reads, appends, truncates, renames files within and across
 # directories, renames a directory and works inside it under its new name,
 # links, removes, creates and removes files and directories, renames over a
-# file and removes an empty directory; stop, prep, and check the map against
+# file and removes empty directories; some names it renames or removes are
+# never looked up first (libnfs renames and removes by directory and name),
+# as happens in real traces; stop, prep, and check the map against
 # the tree and the script (map_tree.pl replays the script on its own model
 # of the tree; times come from the records, found by procedure and name):
 #   - every pre-existing name the script touched: create 0, its path before
@@ -56,13 +58,16 @@ read "docs/it's \"q\".txt"
 stat "docs/my file.txt"
 readlink sym
 read docs/notes/deep/leaf.dat
-# a rename within a directory, two across directories (todo.txt is never
-# looked up: the trace shows its name but not its attributes)
+# a rename within a directory, three across directories: plan.txt looked
+# up before, todo.txt only after (under its new name), memo.txt never (the
+# trace shows its names but not its attributes or handle)
 rename docs/notes/deep/leaf.dat docs/notes/deep/leaf2.dat
 stat docs/notes/deep/leaf2.dat
 stat docs/notes/plan.txt
 rename docs/notes/plan.txt data/plan.txt
 rename docs/notes/todo.txt data/todo.txt
+stat data/todo.txt
+rename docs/notes/memo.txt data/memo.txt
 # append to one file, truncate another: the map keeps their sizes at the start
 append data/log.txt 1000
 truncate data/big.bin 100
@@ -78,6 +83,9 @@ read src2/main.c
 stat src2/inc/defs.h
 create src2/new.c
 write src2/new.c 0 300
+# a directory renamed before it was ever looked up, then used
+rename proj proj2
+stat proj2/f.txt
 # removes: a pre-existing file, one never looked up, a created one
 stat data/sub/victim.txt
 remove data/sub/victim.txt
@@ -94,9 +102,10 @@ symlink ../docs newdir/sym2
 stat data/over.txt
 create data/repl
 rename data/repl data/over.txt
-# a pre-existing empty directory removed; a mode changed
+# pre-existing empty directories removed (one never looked up); a mode changed
 stat empty
 rmdir empty
+rmdir empty2
 chmod mode600 0644
 ls docs
 ls listed
