@@ -386,7 +386,9 @@ struct tbbt_aug {
     GHashTable *byid;           /* &entry.id -> 1 + index of the ID's first entry */
     GHashTable *names;          /* "PARENT/NAME" of input names shaped like synthetic ones */
     struct adir *dir;
-    uint32_t ne, nd, root, top; /* extracted and synthetic directories; indices of root and top */
+    uint32_t ne, nd, root,
+        top;         /* extracted and synthetic directories; indices of root and top (or AUG_NONE) */
+    tbbt_id root_id; /* ID of the image root entry ("."), 0 when the map has none */
     uint32_t nf;
     tbbt_id max_id; /* the largest ID of the input */
     uint32_t *fdir; /* file -> directory index */
@@ -518,19 +520,22 @@ static int eligible(const struct tbbt_hm_entry *e) {
            e->origin != TBBT_HM_ORPHANS;
 }
 
-/* Checks an initial entry's place: the root is a directory; any other
+/* Checks an initial entry's place: the image root (parent 0, path ".")
+ * is a directory never deleted; the tops of disjoint subtrees (parent 0,
+ * another path: placeholders) sit beside the root's children; any other
  * entry's parent is an initial entry seen before. Returns 0 or -1. */
 static int check_initial(struct tbbt_aug *a, size_t i, char *err, size_t errlen) {
     const struct tbbt_hm_entry *e = in_entry(a, i);
-    if (e->parent == 0) {
+    if (e->parent == 0 && strcmp(e->path, ".") == 0) {
         if (!eligible(e)) {
             g_snprintf(err, errlen, "entry %zu (ID %llu): the image root must be a directory never deleted",
                        i + 1, (unsigned long long)e->id);
             return -1;
         }
-        if (a->root == AUG_NONE) a->root = (uint32_t)i; /* entry index for now */
+        if (a->root == AUG_NONE) a->root = (uint32_t)i, a->root_id = e->id; /* entry index for now */
         return 0;
     }
+    if (e->parent == 0) return 0;
     gssize p = find_id(a, e->parent);
     if (p < 0 || (size_t)p >= i || in_entry(a, (size_t)p)->create != 0) {
         g_snprintf(err, errlen,
@@ -559,6 +564,12 @@ static void pick_owner(struct tbbt_aug *a, GArray *owners) {
     if (bestn) a->st.owner_known = 1, a->st.uid = (uint32_t)(best >> 32), a->st.gid = (uint32_t)best;
 }
 
+/* The directory ID under which names are remembered: the image root's
+ * children and the placeholder tops (parent 0) share one namespace, 0. */
+static tbbt_id name_space(const struct tbbt_aug *a, tbbt_id parent) {
+    return parent == a->root_id ? 0 : parent;
+}
+
 /* Indexes the input: IDs, clash-prone names, the root, the extracted
  * figures, the open directories, the owner and the trace's file sizes
  * (into sizes). Returns 0 or -1. */
@@ -574,9 +585,10 @@ static int index_input(struct tbbt_aug *a, GArray *elig, GArray *sizes, char *er
         int first = !g_hash_table_contains(a->byid, &e->id);
         if (first) g_hash_table_insert(a->byid, &e->id, GSIZE_TO_POINTER(i + 1));
         if (e->id > a->max_id) a->max_id = e->id;
-        if (e->parent && may_clash(base_name(e->path)))
-            g_hash_table_add(a->names,
-                             g_strdup_printf("%llu/%s", (unsigned long long)e->parent, base_name(e->path)));
+        if ((e->parent || strcmp(e->path, ".") != 0) && may_clash(base_name(e->path)))
+            g_hash_table_add(
+                a->names,
+                g_strdup_printf("%llu/%s", (unsigned long long)name_space(a, e->parent), base_name(e->path)));
         if (e->create != 0) continue;
         if ((rc = check_initial(a, i, err, errlen)) < 0) break;
         uint32_t depth = path_depth(e->path);
@@ -590,10 +602,6 @@ static int index_input(struct tbbt_aug *a, GArray *elig, GArray *sizes, char *er
         uint64_t ow = (uint64_t)e->uid << 32 | e->gid;
         if ((e->known & (TBBT_HM_UID | TBBT_HM_GID)) == (TBBT_HM_UID | TBBT_HM_GID))
             g_array_append_val(e->origin == TBBT_HM_TRACE ? owners : all, ow);
-    }
-    if (rc == 0 && a->root == AUG_NONE) {
-        g_snprintf(err, errlen, "no image root entry (parent 0, create 0)");
-        rc = -1;
     }
     if (rc == 0) pick_owner(a, owners->len ? owners : all);
     g_array_free(owners, TRUE);
@@ -746,9 +754,10 @@ static void build_tree(struct tbbt_aug *a, const struct tbbt_aug_params *p, cons
             fen_add(fen, nd, s, a->dir[d->parent].w);
             total += a->dir[d->parent].w;
         }
-        const struct adir *pd = &a->dir[d->parent];
-        d->depth = pd->depth + 1;
-        d->level = pd->level + 1;
+        if (d->parent == AUG_NONE) /* the top, at the image root's level: the map has no root entry */
+            d->depth = d->level = 1;
+        else
+            d->depth = a->dir[d->parent].depth + 1, d->level = a->dir[d->parent].level + 1;
         d->entry = AUG_NONE;
         fen_add(fen, nd, k, 2 * d->w);
         total += 2 * d->w;
@@ -803,16 +812,16 @@ static void assign_sizes(struct tbbt_aug *a, const struct tbbt_aug_params *p, GA
 }
 
 /* Children lists: counting sort of items by their directory (n items,
- * of[i] their directory among nd directories). */
+ * of[i] their directory among nd directories, or AUG_NONE: left out). */
 static void csr(uint32_t nd, const uint32_t *of, uint32_t n, uint32_t **offp, uint32_t **listp) {
     uint32_t *off = g_new0(uint32_t, (size_t)nd + 1), *list = g_new(uint32_t, n ? n : 1);
     for (uint32_t i = 0; i < n; i++)
-        off[of[i] + 1]++;
+        if (of[i] != AUG_NONE) off[of[i] + 1]++;
     for (uint32_t d = 0; d < nd; d++)
         off[d + 1] += off[d];
     uint32_t *pos = g_memdup2(off, (size_t)nd * sizeof(uint32_t));
     for (uint32_t i = 0; i < n; i++)
-        list[pos[of[i]]++] = i;
+        if (of[i] != AUG_NONE) list[pos[of[i]]++] = i;
     g_free(pos);
     *offp = off;
     *listp = list;
@@ -879,47 +888,54 @@ static void init_dirs(struct tbbt_aug *a, GArray *elig, const struct tbbt_aug_pa
     }
 }
 
+/* Generates the tree, the placement and the sizes for the drawn sizes,
+ * with the effective parameters p; fills the children lists and figures. */
+static void generate(struct tbbt_aug *a, const struct tbbt_aug_params *p, GArray *elig, GArray *sizes) {
+    init_dirs(a, elig, p);
+    double *cume = cum_weights(a->dir, a->ne);
+    build_tree(a, p, cume);
+    a->fdir = g_new(uint32_t, a->nf ? a->nf : 1);
+    a->fsize = g_new(uint64_t, a->nf ? a->nf : 1);
+    place_files(a, p, cume);
+    g_free(cume);
+    assign_sizes(a, p, sizes);
+    csr(a->ne + a->nd, a->fdir, a->nf, &a->foff, &a->flist);
+    uint32_t *par = g_new(uint32_t, a->nd ? a->nd : 1);
+    for (uint32_t k = 0; k < a->nd; k++)
+        par[k] = a->dir[a->ne + k].parent;
+    csr(a->ne + a->nd, par, a->nd, &a->soff, &a->slist);
+    g_free(par);
+    count_added(a);
+}
+
 int tbbt_aug_run(struct tbbt_aug *a, const struct tbbt_aug_params *p, char *err, size_t errlen) {
     if (a->ran) return g_snprintf(err, errlen, "augmentation already run"), -1;
     if (check_params(p, err, errlen) < 0) return -1;
+    if (a->in->len >= AUG_NONE) return g_snprintf(err, errlen, "too many entries in the map"), -1;
     a->ran = 1;
     a->par = *p;
     GArray *elig = g_array_new(FALSE, FALSE, sizeof(uint32_t)),
            *sizes = g_array_new(FALSE, FALSE, sizeof(uint64_t));
     int rc = index_input(a, elig, sizes, err, errlen);
+    struct tbbt_aug_params eff = *p; /* no open extracted directory: everything under the top */
+    if (!elig->len) eff.merge = 0;
+    a->st.merge_used = eff.merge;
     if (rc == 0) resolve_dist(a, p->dist, sizes);
-    if (rc == 0) rc = check_reach(a, p, err, errlen);
+    if (rc == 0) rc = check_reach(a, &eff, err, errlen);
     g_array_free(sizes, TRUE);
-    if (rc < 0) return g_array_free(elig, TRUE), -1;
-    sizes = gen_sizes(a, p);
-    a->nf = sizes->len;
-    a->nd = (uint32_t)dirs_for(p, a->nf);
-    if (a->max_id >= UINT64_MAX - ((uint64_t)a->nf + a->nd)) {
-        g_snprintf(err, errlen, "no room for synthetic IDs above the largest ID of the map");
-        rc = -1;
-    } else if ((uint64_t)a->nf + a->nd > TBBT_AUG_MAX_OBJECTS) {
-        g_snprintf(err, errlen, "more than %llu synthetic objects needed",
-                   (unsigned long long)TBBT_AUG_MAX_OBJECTS);
-        rc = -1;
-    }
+    sizes = NULL;
     if (rc == 0) {
-        init_dirs(a, elig, p);
-        double *cume = cum_weights(a->dir, a->ne);
-        build_tree(a, p, cume);
-        a->fdir = g_new(uint32_t, a->nf ? a->nf : 1);
-        a->fsize = g_new(uint64_t, a->nf ? a->nf : 1);
-        place_files(a, p, cume);
-        g_free(cume);
-        assign_sizes(a, p, sizes);
-        csr(a->ne + a->nd, a->fdir, a->nf, &a->foff, &a->flist);
-        uint32_t *par = g_new(uint32_t, a->nd ? a->nd : 1);
-        for (uint32_t k = 0; k < a->nd; k++)
-            par[k] = a->dir[a->ne + k].parent;
-        csr(a->ne + a->nd, par, a->nd, &a->soff, &a->slist);
-        g_free(par);
-        count_added(a);
+        sizes = gen_sizes(a, &eff);
+        a->nf = sizes->len;
+        a->nd = (uint32_t)dirs_for(&eff, a->nf);
+        if (a->max_id >= UINT64_MAX - ((uint64_t)a->nf + a->nd))
+            rc = -1, g_snprintf(err, errlen, "no room for synthetic IDs above the largest ID of the map");
+        else if ((uint64_t)a->nf + a->nd > TBBT_AUG_MAX_OBJECTS)
+            rc = -1, g_snprintf(err, errlen, "more than %llu synthetic objects needed",
+                                (unsigned long long)TBBT_AUG_MAX_OBJECTS);
     }
-    g_array_free(sizes, TRUE);
+    if (rc == 0) generate(a, &eff, elig, sizes);
+    if (sizes) g_array_free(sizes, TRUE);
     g_array_free(elig, TRUE);
     return rc;
 }
@@ -968,11 +984,11 @@ static void put_name(struct walk *w, const struct frame *fr, char kind, tbbt_id 
         g_string_append_c(w->path, kind);
         append_u64(w->path, id - w->a->st.first_id + 1);
     }
-    if (fr->dir >= w->a->ne) return; /* a synthetic directory holds synthetic names only */
+    if (fr->dir != AUG_NONE && fr->dir >= w->a->ne) return; /* a synthetic directory: synthetic names only */
     size_t blen = w->path->len;
     for (unsigned n = 1;; n++) {
         g_string_truncate(w->key, 0);
-        append_u64(w->key, fr->id);
+        append_u64(w->key, name_space(w->a, fr->id));
         g_string_append_c(w->key, '/');
         g_string_append(w->key, w->path->str + at);
         if (!g_hash_table_contains(w->a->names, w->key->str)) return;
@@ -1005,13 +1021,10 @@ static int emit_files(struct walk *w, const struct frame *fr) {
     return 0;
 }
 
-/* Emits everything synthetic below extracted directory d, depth first. */
-static int emit_below(struct walk *w, uint32_t d, GArray *stack) {
+/* Emits everything synthetic below the directory of frame fr (already
+ * emitted, its path in w->path), depth first. */
+static int emit_tree(struct walk *w, struct frame fr, GArray *stack) {
     const struct tbbt_aug *a = w->a;
-    const struct tbbt_hm_entry *de = in_entry(a, a->dir[d].entry);
-    struct frame fr = {d, 0, 0, de->id};
-    g_string_assign(w->path, strcmp(de->path, ".") ? de->path : "");
-    fr.plen = w->path->len;
     g_array_set_size(stack, 0);
     g_array_append_val(stack, fr);
     int rc = emit_files(w, &fr);
@@ -1031,6 +1044,26 @@ static int emit_below(struct walk *w, uint32_t d, GArray *stack) {
     return rc;
 }
 
+/* Emits everything synthetic below extracted directory d. */
+static int emit_below(struct walk *w, uint32_t d, GArray *stack) {
+    const struct tbbt_hm_entry *de = in_entry(w->a, w->a->dir[d].entry);
+    g_string_assign(w->path, strcmp(de->path, ".") ? de->path : "");
+    struct frame fr = {d, 0, w->path->len, de->id};
+    return emit_tree(w, fr, stack);
+}
+
+/* Emits the synthetic top at the image root's level (parent 0: the map
+ * has no root entry) and everything below it. */
+static int emit_lone_top(struct walk *w, GArray *stack) {
+    struct frame level = {AUG_NONE, 0, 0, 0};
+    g_string_truncate(w->path, 0);
+    struct frame fr = {w->a->top, 0, 0, w->next++};
+    int rc = emit(w, &level, TBBT_FT_DIR, 0, fr.id, 1);
+    if (rc) return rc;
+    fr.plen = w->path->len;
+    return emit_tree(w, fr, stack);
+}
+
 /* Emits every synthetic object, below each open extracted directory in
  * input order. */
 static int emit_synthetic(const struct tbbt_aug *a, int (*fn)(void *, const struct tbbt_hm_entry *),
@@ -1044,7 +1077,7 @@ static int emit_synthetic(const struct tbbt_aug *a, int (*fn)(void *, const stru
     w.e.uid = a->st.uid;
     w.e.gid = a->st.gid;
     GArray *stack = g_array_new(FALSE, FALSE, sizeof(struct frame));
-    int rc = 0;
+    int rc = a->top != AUG_NONE && a->dir[a->top].parent == AUG_NONE ? emit_lone_top(&w, stack) : 0;
     for (uint32_t d = 0; d < a->ne && rc == 0; d++)
         if (a->foff[d + 1] > a->foff[d] || a->soff[d + 1] > a->soff[d]) rc = emit_below(&w, d, stack);
     g_array_free(stack, TRUE);

@@ -48,7 +48,10 @@
  *   directory "tbbt-synthetic" in the image root (made when m < 1). So
  *   m = 0: no directory but the image root holds both extracted and
  *   synthetic children; m = 1: every synthetic object sits directly in an
- *   extracted directory (synthetic directories stay empty).
+ *   extracted directory (synthetic directories stay empty). A map without
+ *   an image root entry (only placeholder tops, parent 0) gets the top at
+ *   the image root's level (parent 0, path "tbbt-synthetic"); a map with
+ *   no open extracted directory gets everything under the top (m = 0).
  *   Extracted directories open to synthetic objects: create 0, never
  *   deleted or renamed away by the trace (an rmdir or a rename over it
  *   must find it as empty as the trace did), origin t, r, p or s (not the
@@ -140,6 +143,7 @@ struct tbbt_aug_stats {
     uint64_t merged_files;                   /* synthetic files in extracted directories */
     uint64_t merged_dirs;                    /* synthetic directories directly under extracted ones */
     uint64_t mixed_dirs;                     /* extracted directories given synthetic children */
+    double merge_used;                       /* the merge factor, or 0 when no extracted directory is open */
     uint32_t synth_depth;                    /* longest chain of synthetic directories */
     double mean_file_depth;                  /* of the synthetic files, from the image root */
     tbbt_id first_id, last_id;               /* synthetic IDs (0, 0 when none) */

@@ -10,7 +10,8 @@
 #      the default output name is IN.aug.hmap; the output reads back as
 #      input (augmenting it again works);
 #   4. usage errors exit 2 with one line; a missing or corrupt map exits 1
-#      with "FILE:LINE: what" (or "FILE: what") and leaves no output behind.
+#      with "FILE:LINE: what" (or "FILE: what") and leaves no output behind;
+#   5. a map written by pass 3 (tbbt-prep, tbbt-map) from a real capture augments.
 # Usage (ctest): bash augment.sh BUILD_DIR SRC_DIR
 BUILD=${1:?usage: augment.sh BUILD_DIR SRC_DIR}
 SRC=${2:?usage: augment.sh BUILD_DIR SRC_DIR}
@@ -138,6 +139,21 @@ sed 's/^5 3 0 - reg 200000/5 3 0 - reg 2e5/' "$IN" >"$TMP/badnum.hmap"
 expect 1 "^tbbt-augment: $TMP/badnum.hmap:[0-9]+: column 6" -- "$AUG" "$TMP/badnum.hmap" -o "$TMP/x.hmap" --total-objects 10
 expect 1 "limit" -- "$AUG" "$IN" -o "$TMP/x.hmap" --total-size 1T --size-dist table:1:1
 ls "$TMP" | grep -Eq '^x\.hmap' && fail "an output was left behind by a failed run" || ok "no output left by failed runs"
+
+# 5. A map as pass 3 writes it (tests/data/dbench-nfs.cap.zst through tbbt-prep and tbbt-map:
+#    placeholder tops, no "." root), when those tools are built.
+PREP=$BUILD/transform/tbbt-prep
+MAP=$BUILD/hierarchy/tbbt-map
+if [ -x "$PREP" ] && [ -x "$MAP" ]; then
+    zstd -dcq "$SRC/tests/data/dbench-nfs.cap.zst" >"$TMP/dbench.cap" &&
+        "$PREP" -q "$TMP/dbench.cap" -o "$TMP/dbench.tbbt" && "$MAP" -q "$TMP/dbench.tbbt" -m "$TMP/dbench.hmap" ||
+        fail "tbbt-prep/tbbt-map on the dbench capture"
+    "$AUG" "$TMP/dbench.hmap" -o "$TMP/dbench.aug.hmap" --total-objects 500 -q && check_map "$TMP/dbench.aug.hmap" &&
+        ok "a pass-3 map augments ($(grep -c ' s "' "$TMP/dbench.aug.hmap") synthetic entries)" ||
+        fail "augmenting a pass-3 map"
+else
+    echo "skip: tbbt-prep or tbbt-map not built, no pass-3 map check"
+fi
 
 # Speed on a larger image (measured, not asserted).
 "$AUG" "$IN" -o "$TMP/big.hmap" --total-objects 200000 -q --json "$TMP/big.json" &&

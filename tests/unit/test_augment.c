@@ -835,6 +835,75 @@ static void test_owner(void **state) {
     tbbt_aug_free(a);
 }
 
+/* Writes the augmented map and reads it back through tbbt_hmapr_next
+ * (parents first, end line); returns the number of entries. */
+static guint write_read(const struct tbbt_aug *a) {
+    char *dir = tmpdir(), *path = g_build_filename(dir, "m.hmap", NULL), err[512];
+    assert_int_equal(tbbt_aug_write(a, path, NULL, err, sizeof(err)), 0);
+    struct tbbt_hmapr *r = tbbt_hmapr_open(path, err, sizeof(err));
+    assert_non_null(r);
+    struct tbbt_hm_entry e;
+    guint n = 0;
+    int rc;
+    while ((rc = tbbt_hmapr_next(r, &e, err, sizeof(err))) == 1)
+        n++;
+    if (rc) fprintf(stderr, "%s\n", err);
+    assert_int_equal(rc, 0);
+    tbbt_hmapr_close(r);
+    g_free(path);
+    rmtree(dir);
+    return n;
+}
+
+/* A map as pass 3 writes it when the export root was never seen: no "."
+ * entry, placeholder tops with parent 0 (one of them the orphans). The
+ * synthetic top goes beside them (parent 0), its name clear of theirs;
+ * merged objects go into the open tops only. With no open directory at
+ * all, merge is 0 in effect: everything under the top. */
+static void test_no_root(void **state) {
+    (void)state;
+    struct tbbt_aug *a = tbbt_aug_new();
+    add(a, 5, 0, TBBT_FT_DIR, 0, "tbbt-subtree-5", 'p');
+    add(a, 6, 5, TBBT_FT_REG, 10, "tbbt-subtree-5/x", 't');
+    add(a, 7, 0, TBBT_FT_DIR, 0, "tbbt-synthetic", 'p'); /* a top named like ours */
+    add(a, 8, 0, TBBT_FT_DIR, 0, "nameless", 'o');
+    add(a, 9, 8, TBBT_FT_REG, 10, "nameless/9", 'o');
+    struct tbbt_aug_params p;
+    tbbt_aug_params_default(&p);
+    p.total_objects = 2000, p.merge = 0.5;
+    run(a, &p);
+    struct outmap *o = out_of(a);
+    tbbt_id top = 0;
+    uint64_t in5 = 0, in7 = 0;
+    for (guint i = 0; i < o->e->len; i++) {
+        const struct got *g = GOT(o, i);
+        if (g->origin != 's') continue;
+        if (g->parent == 0) {
+            assert_int_equal(top, 0); /* one synthetic top */
+            assert_string_equal(g->path, "tbbt-synthetic.1");
+            top = g->id;
+        }
+        assert_true(g->parent != 8 && g->parent != 9);
+        in5 += g->parent == 5, in7 += g->parent == 7;
+    }
+    assert_true(top != 0 && in5 > 0 && in7 > 0);
+    assert_int_equal(write_read(a), o->e->len);
+    out_free(o);
+    tbbt_aug_free(a);
+
+    a = tbbt_aug_new(); /* nothing open: only the orphans */
+    add(a, 8, 0, TBBT_FT_DIR, 0, "nameless", 'o');
+    add(a, 9, 8, TBBT_FT_REG, 10, "nameless/9", 'o');
+    run(a, &p);
+    assert_true(tbbt_aug_stats(a)->merge_used == 0);
+    assert_int_equal(tbbt_aug_stats(a)->merged_files, 0);
+    assert_int_equal(tbbt_aug_stats(a)->extracted.objects + tbbt_aug_stats(a)->added.objects, 2000);
+    o = out_of(a);
+    assert_int_equal(write_read(a), o->e->len);
+    out_free(o);
+    tbbt_aug_free(a);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_numerics),
@@ -851,6 +920,7 @@ int main(void) {
         cmocka_unit_test(test_reproducible),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_owner),
+        cmocka_unit_test(test_no_root),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
