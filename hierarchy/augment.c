@@ -1194,9 +1194,10 @@ void tbbt_aug_report_json(const struct tbbt_aug *a, GString *j) {
         (unsigned long long)s->mixed_dirs, (unsigned long long)s->first_id, (unsigned long long)s->last_id);
     g_string_append(j, "\"params\":{\"size_dist\":");
     tbbt_json_str(j, s->dist, strlen(s->dist));
-    g_string_append_printf(
-        j, ",\"dir_ratio\":%.17g,\"distortion\":%.17g,\"merge\":%.17g,\"seed\":%llu,\"owner\":", p->dir_ratio,
-        p->distortion, p->merge, (unsigned long long)p->seed);
+    g_string_append_printf(j,
+                           ",\"dir_ratio\":%.17g,\"distortion\":%.17g,\"merge\":%.17g,\"merge_used\":%.17g,"
+                           "\"seed\":%llu,\"owner\":",
+                           p->dir_ratio, p->distortion, p->merge, s->merge_used, (unsigned long long)p->seed);
     if (s->owner_known)
         g_string_append_printf(j, "\"%u:%u\"", s->uid, s->gid);
     else
