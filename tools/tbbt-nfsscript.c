@@ -338,6 +338,7 @@ static int ns_write_at(struct ns_run *run, struct nfsfh *fh, uint64_t off, uint6
     return 0;
 }
 
+/* stat PATH: lstat, printing type, size and mode. 0 or -1 (run->err). */
 static int ns_c_stat(struct ns_run *run, struct ns_line *l) {
     struct nfs_stat_64 st;
     int rc = nfs_lstat64(run->nfs, run->path[0], &st);
@@ -347,6 +348,7 @@ static int ns_c_stat(struct ns_run *run, struct ns_line *l) {
     return 0;
 }
 
+/* read PATH: reads to the end in 64 KiB calls, printing the byte count. */
 static int ns_c_read(struct ns_run *run, struct ns_line *l) {
     static char buf[NS_CHUNK];
     struct nfsfh *fh;
@@ -361,6 +363,7 @@ static int ns_c_read(struct ns_run *run, struct ns_line *l) {
     return 0;
 }
 
+/* write PATH OFFSET COUNT: pattern bytes at OFFSET. */
 static int ns_c_write(struct ns_run *run, struct ns_line *l) {
     uint64_t off, count;
     if (ns_num(run, l->arg[1], 0, &off) < 0 || ns_num(run, l->arg[2], 0, &count) < 0) return -1;
@@ -372,6 +375,7 @@ static int ns_c_write(struct ns_run *run, struct ns_line *l) {
     return rc;
 }
 
+/* append PATH COUNT: pattern bytes at the size the server gives now. */
 static int ns_c_append(struct ns_run *run, struct ns_line *l) {
     uint64_t count;
     if (ns_num(run, l->arg[1], 0, &count) < 0) return -1;
@@ -400,6 +404,7 @@ static int ns_mode_arg(struct ns_run *run, struct ns_line *l, int i, uint64_t de
     return 0;
 }
 
+/* create PATH [MODE]: a regular file (CREATE), closed at once. */
 static int ns_c_create(struct ns_run *run, struct ns_line *l) {
     uint64_t mode;
     if (ns_mode_arg(run, l, 1, 0644, &mode) < 0) return -1;
@@ -410,6 +415,7 @@ static int ns_c_create(struct ns_run *run, struct ns_line *l) {
     return 0;
 }
 
+/* mkdir PATH [MODE]. */
 static int ns_c_mkdir(struct ns_run *run, struct ns_line *l) {
     uint64_t mode;
     if (ns_mode_arg(run, l, 1, 0755, &mode) < 0) return -1;
@@ -417,24 +423,28 @@ static int ns_c_mkdir(struct ns_run *run, struct ns_line *l) {
     return rc < 0 ? ns_fail(run, NULL, rc) : 0;
 }
 
+/* rmdir PATH. */
 static int ns_c_rmdir(struct ns_run *run, struct ns_line *l) {
     (void)l;
     int rc = nfs_rmdir(run->nfs, run->path[0]);
     return rc < 0 ? ns_fail(run, NULL, rc) : 0;
 }
 
+/* remove PATH (REMOVE). */
 static int ns_c_remove(struct ns_run *run, struct ns_line *l) {
     (void)l;
     int rc = nfs_unlink(run->nfs, run->path[0]);
     return rc < 0 ? ns_fail(run, NULL, rc) : 0;
 }
 
+/* rename FROM TO. */
 static int ns_c_rename(struct ns_run *run, struct ns_line *l) {
     (void)l;
     int rc = nfs_rename(run->nfs, run->path[0], run->path[1]);
     return rc < 0 ? ns_fail(run, NULL, rc) : 0;
 }
 
+/* link EXISTING NEW: a hard link. */
 static int ns_c_link(struct ns_run *run, struct ns_line *l) {
     (void)l;
     int rc = nfs_link(run->nfs, run->path[0], run->path[1]);
@@ -447,6 +457,7 @@ static int ns_c_symlink(struct ns_run *run, struct ns_line *l) {
     return rc < 0 ? ns_fail(run, NULL, rc) : 0;
 }
 
+/* readlink PATH, printing the target. */
 static int ns_c_readlink(struct ns_run *run, struct ns_line *l) {
     char *target = NULL;
     int rc = nfs_readlink2(run->nfs, run->path[0], &target);
@@ -456,6 +467,7 @@ static int ns_c_readlink(struct ns_run *run, struct ns_line *l) {
     return 0;
 }
 
+/* ls PATH: the whole listing (READDIRPLUS), one name a line. */
 static int ns_c_ls(struct ns_run *run, struct ns_line *l) {
     struct nfsdir *d;
     int rc = nfs_opendir(run->nfs, run->path[0], &d);
@@ -467,6 +479,7 @@ static int ns_c_ls(struct ns_run *run, struct ns_line *l) {
     return 0;
 }
 
+/* truncate PATH SIZE (SETATTR size). */
 static int ns_c_truncate(struct ns_run *run, struct ns_line *l) {
     uint64_t size;
     if (ns_num(run, l->arg[1], 0, &size) < 0) return -1;
@@ -474,6 +487,7 @@ static int ns_c_truncate(struct ns_run *run, struct ns_line *l) {
     return rc < 0 ? ns_fail(run, NULL, rc) : 0;
 }
 
+/* chmod PATH MODE (octal; SETATTR mode). */
 static int ns_c_chmod(struct ns_run *run, struct ns_line *l) {
     uint64_t mode;
     if (ns_mode_arg(run, l, 1, 0, &mode) < 0) return -1;
@@ -481,6 +495,7 @@ static int ns_c_chmod(struct ns_run *run, struct ns_line *l) {
     return rc < 0 ? ns_fail(run, NULL, rc) : 0;
 }
 
+/* sleep MS: waits, sending nothing. */
 static int ns_c_sleep(struct ns_run *run, struct ns_line *l) {
     uint64_t ms;
     if (ns_num(run, l->arg[0], 0, &ms) < 0) return -1;
