@@ -136,6 +136,23 @@ subtest 'the first 10 content lines decide whether a file is a trace' => sub {
     is($out, '', 'no records');
 };
 
+subtest 'the procedure name decides; a number that disagrees is warned about' => sub {
+    my $t = join '', grep { !/^#/ } @fix[0 .. 9];    # the fixture's first lookups
+    my $f = write_file('names.txt', join '',
+        "1006231501.600000 31.03f7 30.0801 T C3 1754f2e4 6 getattr fh cfbc65840a0000000c000000839b0300378000000c0000000200000001800000 con = XXX len = XXX\n",
+        "1006231501.600393 30.0801 31.03f7 T R3 1754f2e4 6 getattr OK  status=XXX pl = XXX con = XXX len = XXX\n",
+        "1006231501.700000 31.03f7 30.0801 T C2 1854f2e4 4 access fh cfbc65840a0000000c000000839b0300378000000c0000000200000001800000 acc 1 con = XXX len = XXX\n",
+        "1006231501.800000 31.03f7 30.0801 T C3 1954f2e4 0 mnt \"/home\" con = XXX len = XXX\n", $t);
+    my ($rc, $out, $e) = run("'$f'");
+    is($rc, 0, 'exit 0');
+    like($out, qr/ 0x1754f2e4 v3 getattr 0 /, 'number 6 (read) named getattr: a getattr record');
+    like($e, qr/^tbbt-ellard: \Q$f\E:1: procedure number 6 is not getattr's/m, 'warned with FILE:LINE');
+    unlike($out, qr/0x1854f2e4/, 'access is not an NFSv2 procedure: no record');
+    like($e, qr/^tbbt-ellard: \Q$f\E:3: access is not an NFSv2 procedure/m, 'warned');
+    unlike($out, qr/0x1954f2e4/, 'MOUNT lines: no record');
+    like($e, qr/unsupported procedures skipped: mnt 1/, 'counted in the summary');
+};
+
 subtest '--reply-timeout decides when a call is lost' => sub {
     # The retransmitted read's reply comes 0.71 s after the call.
     my ($rc, $out, $e) = run("--reply-timeout 0.5 '$fixture'");
