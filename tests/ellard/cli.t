@@ -153,6 +153,17 @@ subtest 'the procedure name decides; a number that disagrees is warned about' =>
     like($e, qr/unsupported procedures skipped: mnt 1/, 'counted in the summary');
 };
 
+subtest 'a reply that does not parse is skipped; its call ends lost' => sub {
+    my @l = grep { !/^#/ } @fix[0 .. 9];
+    $l[1] =~ s/ fh cfbc\S+/ fh not-a-handle/ or die 'fixture changed';    # the first lookup's reply
+    my $f = write_file('badreply.txt', join '', @l);
+    my ($rc, $out, $e) = run("'$f'");
+    is($rc, 0, 'exit 0');
+    like($e, qr/^tbbt-ellard: \Q$f\E:2: bad value of 'fh'/m, 'warned with FILE:LINE');
+    like($out, qr/^\S+ - \S+ \S+ 0xb653f2e4 v3 lookup - LT cred=0:0:0 dir=1 name="[^"]+"\n/m,
+        'the call is written lost, with its arguments only');
+};
+
 subtest '--reply-timeout decides when a call is lost' => sub {
     # The retransmitted read's reply comes 0.71 s after the call.
     my ($rc, $out, $e) = run("--reply-timeout 0.5 '$fixture'");
