@@ -36,9 +36,10 @@
  *     namespace model (FAST'07, used by Impressions, FAST'09), which gives
  *     trees of realistic depth, logarithmic in the number of directories
  *     (measured for 10^5 directories, merge 0: mean depth 9, 6 and 7 and
- *     deepest 23, 12 and 8 levels at d = 0, 0.5 and 0.9) at every d. So at d = 0 all
- *     directories draw files alike (a multinomial: statistically the same
- *     fan-out); their subdirectory counts still follow that model.
+ *     deepest 23, 12 and 8 levels at d = 0, 0.5 and 0.9) at every d. So
+ *     at d = 0 all directories draw files alike (a multinomial:
+ *     statistically the same fan-out); their subdirectory counts still
+ *     follow that model.
  *   - Sizes: a directory draws Z ~ N(0,1); a file in it gets the latent
  *     L = sqrt(d) Z + sqrt(1-d) E (E ~ N(0,1) per file). The file sizes are
  *     drawn i.i.d. from the distribution first, then handed out in the
