@@ -183,11 +183,12 @@ int tbbt_aug_load(struct tbbt_aug *a, const char *path, char *err, size_t errlen
 /* The input map's comment lines (joined by newlines; "" when none). */
 const char *tbbt_aug_comment(const struct tbbt_aug *a);
 
-/* Generates the synthetic objects. Needs at least one target in p, an
- * image root entry (parent 0, create 0, a directory) and every create-0
- * entry's parent among the create-0 entries. Callable once. Returns 0, or
- * -1 with a one-line message in err (parameters out of range, no target,
- * a map that breaks those rules, too many objects). */
+/* Generates the synthetic objects. Needs at least one target in p; every
+ * create-0 entry's parent must be an earlier create-0 entry, or 0 (the
+ * image root ".", which must then be a directory never deleted, or a
+ * placeholder top). Callable once. Returns 0, or -1 with a one-line
+ * message in err ("entry N (ID X): ..." for a map that breaks those rules;
+ * parameters out of range, no target, too many objects). */
 int tbbt_aug_run(struct tbbt_aug *a, const struct tbbt_aug_params *p, char *err, size_t errlen);
 
 /* The figures of the last run (zeros before it). */
