@@ -19,6 +19,8 @@ struct p3ent {
     const struct tbbt_fsdent *d; /* the (directory, name): the model owns it */
     int64_t create, del;
     uint32_t prev; /* index + 1 of the entry a rename moved this object from */
+    uint32_t next; /* index + 1 of the entry a rename moved it to */
+    uint64_t pend; /* seq + 1 of a held rename waiting for this object's ID */
     uint8_t end;   /* END_* */
     uint8_t type;  /* type the record implied, when the object is not known */
 };
@@ -42,7 +44,20 @@ struct tbbt_pass3 {
     struct tbbt_rec scratch; /* a record being given its victims */
     tbbt_id next_fresh;
     GArray *roots; /* tbbt_id */
+    /* Records held back behind a rename whose object is not known yet (a
+     * later lookup of the new name may reveal it): a ring of copies. */
+    struct held *ring;
+    uint32_t head, count;
+    uint64_t head_seq;  /* seq of the record at head */
+    uint32_t pend_from; /* set by apply(): the target entry a just-applied rename waits on */
+    int failed;         /* the sink failed */
     struct tbbt_pass3_stats st;
+};
+
+/* A held record. */
+struct held {
+    struct tbbt_rec r;
+    uint32_t target; /* index + 1 of the entry whose object is its victim, while unknown */
 };
 
 struct tbbt_pass3 *tbbt_pass3_new(tbbt_p3_sink sink, void *ctx) {
@@ -73,6 +88,15 @@ static struct p3ent *ent(struct tbbt_pass3 *p, size_t idx1) {
     return &g_array_index(p->ents, struct p3ent, idx1 - 1);
 }
 
+/* Gives the held rename seq the victim obj (it waited for it). */
+static void fill_victim(struct tbbt_pass3 *p, uint64_t seq, tbbt_id obj) {
+    if (seq < p->head_seq || seq >= p->head_seq + p->count) return;
+    struct held *h = &p->ring[(p->head + (seq - p->head_seq)) % TBBT_P3_WINDOW];
+    tbbt_rec_set_u64(&h->r, TBBT_F_VICTIM, obj);
+    h->target = 0;
+    p->st.victims++;
+}
+
 /* Binds the entries a rename chain moved an unknown object through (the
  * entry idx1 and its predecessors still at 0) to obj. When the chain
  * starts before the trace, so did obj: the model, which saw it first
@@ -84,6 +108,8 @@ static void bind_chain(struct tbbt_pass3 *p, size_t idx1, tbbt_id obj) {
         struct p3ent *e = ent(p, idx1);
         if (e->obj) break;
         e->obj = obj;
+        if (e->pend) fill_victim(p, e->pend - 1, obj);
+        e->pend = 0;
         initial = e->create == 0;
         idx1 = e->prev;
     }
@@ -185,7 +211,7 @@ static const struct tbbt_rec *with_victims(struct tbbt_pass3 *p, const struct tb
         uint32_t type = r->op == TBBT_OP_RMDIR ? TBBT_FT_DIR : TBBT_FT_REG;
         tbbt_rec_set_u64(c, TBBT_F_VICTIM, take_victim(p, c, 0, had, type, 0));
     }
-    p->st.victims++;
+    if (tbbt_rec_has(c, TBBT_F_VICTIM)) p->st.victims++;
     return c;
 }
 
@@ -197,7 +223,9 @@ static void after_rename(struct tbbt_pass3 *p, const struct tbbt_rec *r, size_t 
     size_t idx1 = reconcile(p, d2, r->call_time, 1, END_REPLACED);
     if (idx1 && src1 && idx1 != src1) {
         ent(p, idx1)->prev = (uint32_t)src1;
+        ent(p, src1)->next = (uint32_t)idx1;
         if (!ent(p, idx1)->type) ent(p, idx1)->type = ent(p, src1)->type;
+        if (!tbbt_rec_has(r, TBBT_F_VICTIM) && !ent(p, idx1)->obj) p->pend_from = (uint32_t)idx1;
     }
 }
 
@@ -233,11 +261,72 @@ static const struct tbbt_rec *apply(struct tbbt_pass3 *p, const struct tbbt_rec 
     return r;
 }
 
+/* Gives r to the sink; remembers a failure. */
+static void emit(struct tbbt_pass3 *p, const struct tbbt_rec *r) {
+    if (!p->failed && p->sink && p->sink(p->ctx, r) != 0) p->failed = 1;
+}
+
+/* The object a held rename waited for was never revealed: it gets an ID
+ * of its own, bound at the end of its chain of renames (in the model too
+ * when that name still names no known object), which fills the record. */
+static void give_fresh(struct tbbt_pass3 *p, uint32_t idx1) {
+    for (unsigned n = 0; ent(p, idx1)->next && n < MAX_DEPTH; n++)
+        idx1 = ent(p, idx1)->next;
+    struct p3ent *e = ent(p, idx1);
+    if (e->obj) return; /* bound meanwhile through another path */
+    tbbt_id id = fresh_id(p);
+    struct tbbt_fsdent *d = (struct tbbt_fsdent *)e->d;
+    if (e->del == TBBT_HM_NEVER && d->state == TBBT_NAME_PRESENT && !d->obj)
+        tbbt_fsmodel_learn_present(p->m, d->dir, d->name, d->len, id);
+    bind_chain(p, idx1, id);
+}
+
+/* Gives the sink the held records that need wait no more: all of them
+ * when force is set, else those before the first rename still waiting
+ * and within the window. */
+static void flush(struct tbbt_pass3 *p, int force) {
+    while (p->count) {
+        struct held *h = &p->ring[p->head];
+        if (h->target) {
+            if (!force && p->head_seq + TBBT_P3_WINDOW > p->st.records) return;
+            give_fresh(p, h->target);
+        }
+        emit(p, &h->r);
+        p->head = (p->head + 1) % TBBT_P3_WINDOW;
+        p->head_seq++;
+        p->count--;
+    }
+}
+
+/* Holds a copy of r (seq = the record count before it); target: the
+ * entry its victim waits for, 0 if none. */
+static void hold(struct tbbt_pass3 *p, const struct tbbt_rec *r, uint32_t target) {
+    if (!p->ring) p->ring = g_new0(struct held, TBBT_P3_WINDOW);
+    if (p->count == TBBT_P3_WINDOW) flush(p, 1);
+    if (!p->count) p->head_seq = p->st.records - 1;
+    struct held *h = &p->ring[(p->head + p->count) % TBBT_P3_WINDOW];
+    tbbt_rec_copy(&h->r, r);
+    h->target = target;
+    if (target) ent(p, target)->pend = p->st.records;
+    p->count++;
+}
+
 int tbbt_pass3_put(void *ctx, const struct tbbt_rec *r) {
     struct tbbt_pass3 *p = ctx;
     p->st.records++;
+    p->pend_from = 0;
     if (!(r->flags & TBBT_RF_RPC_ERROR) && r->op < TBBT_OP_COUNT) r = apply(p, r);
-    return p->sink ? p->sink(p->ctx, r) : 0;
+    if (p->pend_from || p->count)
+        hold(p, r, p->pend_from);
+    else
+        emit(p, r);
+    flush(p, 0);
+    return p->failed ? -1 : 0;
+}
+
+int tbbt_pass3_finish(struct tbbt_pass3 *p) {
+    flush(p, 1);
+    return p->failed ? -1 : 0;
 }
 
 /* ---- the map ---- */
@@ -642,6 +731,7 @@ static void count_ends(struct tbbt_pass3 *p) {
 int tbbt_pass3_write_map(struct tbbt_pass3 *p, const char *path, const char *comment, char *err,
                          size_t errlen) {
     struct mapw mw = {.p = p};
+    tbbt_pass3_finish(p);
     tbbt_fsmodel_foreach_initial_name(p->m, sweep_name, p);
     settle_entries(&mw);
     mw.tops = g_array_new(FALSE, FALSE, sizeof(tbbt_id));
@@ -724,5 +814,8 @@ void tbbt_pass3_free(struct tbbt_pass3 *p) {
     g_array_free(p->ents, TRUE);
     g_array_free(p->roots, TRUE);
     tbbt_rec_free(&p->scratch);
+    for (uint32_t i = 0; p->ring && i < TBBT_P3_WINDOW; i++)
+        tbbt_rec_free(&p->ring[i].r);
+    g_free(p->ring);
     g_free(p);
 }

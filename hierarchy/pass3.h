@@ -3,10 +3,14 @@
  *
  * Records go in one at a time in call-time order, as pass 2 writes them
  * (tbbt_pass3_put is a record sink), and come out through the caller's
- * sink at once, unchanged but for the victim fields: TBBT_F_VICTIM (the
- * object a remove or rmdir deletes, or a rename moves) and TBBT_F_VICTIM2
- * (the object a rename replaces), which the calls and replies do not
- * carry and the player's dependency order needs.
+ * sink in the same order, unchanged but for the victim fields:
+ * TBBT_F_VICTIM (the object a remove or rmdir deletes, or a rename moves)
+ * and TBBT_F_VICTIM2 (the object a rename replaces), which the calls and
+ * replies do not carry and the player's dependency order needs. A rename
+ * of a name whose object the trace has not shown yet (clients that rename
+ * without a lookup) waits, with the records after it, until a later
+ * record reveals the object (a lookup of the new name) or TBBT_P3_WINDOW
+ * records have passed; then the object gets an ID of its own.
  *
  * The records are applied to a file-system model of lib/ (the same code
  * and the same rules as pass 2's pre-play: one derivation of the initial
@@ -39,6 +43,7 @@
 #include "record.h"
 
 #define TBBT_P3_FRESH_BASE (1ull << 48) /* first ID pass 3 gives */
+#define TBBT_P3_WINDOW 4096             /* records a rename may wait for its object */
 
 /* Receives each record in order; returns 0, or -1 to stop. */
 typedef int (*tbbt_p3_sink)(void *ctx, const struct tbbt_rec *r);
@@ -79,6 +84,10 @@ void tbbt_pass3_add_root(struct tbbt_pass3 *p, tbbt_id id);
  * tbbt_rec_sink: pass the pass as ctx). Returns 0, or -1 when the sink
  * failed. */
 int tbbt_pass3_put(void *p3, const struct tbbt_rec *r);
+
+/* Gives the sink the records still held. Returns 0, or -1 when the sink
+ * failed. (tbbt_pass3_write_map calls it too.) */
+int tbbt_pass3_finish(struct tbbt_pass3 *p);
 
 /* Writes the map to path (temporary name, renamed at the end); comment
  * goes into its header. Returns 0, or -1 with a message in err. Call once,

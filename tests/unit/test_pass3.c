@@ -296,11 +296,41 @@ static void test_victims(void **st) {
     assert_int_equal(rec_at(&s, 8)->victim, at(m, "home/ghost", 0)->e.id);
     assert_int_equal(rec_at(&s, 11)->victim, 6);
     assert_int_equal(rec_at(&s, 22)->victim, at(m, "proj/emptydir", 0)->e.id);
-    /* a rename of a name whose object was not known yet: no victim rather than a wrong one */
-    assert_false(tbbt_rec_has(rec_at(&s, 16), TBBT_F_VICTIM));
+    /* a rename of a name whose object a later lookup of the new name revealed */
+    assert_int_equal(rec_at(&s, 16)->victim, 11);
     assert_false(tbbt_rec_has(rec_at(&s, 4), TBBT_F_VICTIM));
     assert_false(tbbt_rec_has(rec_at(&s, 6), TBBT_F_VICTIM));
     assert_int_equal(tbbt_pass3_stats(p)->victims, 6);
+    /* records come out in the order they went in, though some were held */
+    for (guint i = 1; i < s.recs->len; i++)
+        assert_true(((struct tbbt_rec *)s.recs->pdata[i - 1])->call_time <
+                    ((struct tbbt_rec *)s.recs->pdata[i])->call_time);
+    done(p, &s, m);
+}
+
+/* A rename whose object no later record reveals: after the window, an ID
+ * of its own, the same in the record and in the map, through a second
+ * rename too. */
+static void test_rename_never_revealed(void **st) {
+    (void)st;
+    struct seen s = {g_ptr_array_new()};
+    struct tbbt_pass3 *p = tbbt_pass3_new(keep, &s);
+    tbbt_pass3_add_root(p, 1);
+    feed(p, 1, "rename 0 T cred=1:0:0 dir=1 name=\"m1\" dir2=1 name2=\"m2\"");
+    feed(p, 2, "rename 0 T cred=1:0:0 dir=1 name=\"m2\" dir2=1 name2=\"m3\"");
+    assert_int_equal(s.recs->len, 0); /* held, waiting for the object */
+    for (int t = 3; t < 3 + TBBT_P3_WINDOW + 2; t++)
+        feed(p, t, "getattr 0 T cred=1:0:0 obj=1 " DIRA);
+    assert_true(s.recs->len > 2); /* the window passed: out, in order */
+    assert_int_equal(((struct tbbt_rec *)s.recs->pdata[0])->call_time, 1 * SEC);
+    GPtrArray *m = map_of(p);
+    tbbt_id id = rec_at(&s, 1)->victim;
+    assert_true(id >= TBBT_P3_FRESH_BASE);
+    assert_int_equal(rec_at(&s, 2)->victim, id);
+    assert_int_equal(at(m, "m1", 0)->e.id, id);
+    assert_int_equal(at(m, "m2", 1 * SEC)->e.id, id);
+    assert_int_equal(at(m, "m3", 2 * SEC)->e.id, id);
+    assert_int_equal(s.recs->len, 4 + TBBT_P3_WINDOW); /* every record, once */
     done(p, &s, m);
 }
 
@@ -344,8 +374,9 @@ static void test_order(void **st) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_initial_image), cmocka_unit_test(test_changes), cmocka_unit_test(test_victims),
-        cmocka_unit_test(test_rename_over),   cmocka_unit_test(test_order),
+        cmocka_unit_test(test_initial_image), cmocka_unit_test(test_changes),
+        cmocka_unit_test(test_victims),       cmocka_unit_test(test_rename_over),
+        cmocka_unit_test(test_order),         cmocka_unit_test(test_rename_never_revealed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
