@@ -19,68 +19,6 @@ _Static_assert(TBBT_AUG_ID_BASE > TBBT_P3_FRESH_BASE, "synthetic IDs must stay a
 #define AUG_NONE UINT32_MAX
 #define AUG_TOP_NAME "tbbt-synthetic"
 
-/* ==== elementary functions ====
- * libtbbt and tbbthier do not link libm, so the three functions needed are
- * here, in the fdlibm manner: correct to about one ulp over the ranges
- * used (exp on [-745, 709.78], log and sqrt on positive finite numbers).
- * math.h gives only the isfinite/isinf/INFINITY macros. */
-#define AUG_LN2_HI 6.93147180369123816490e-01 /* ln 2 with trailing zero bits: k*HI is exact */
-#define AUG_LN2_LO 1.90821492927058770002e-10
-
-/* The double with these bits. */
-static double d_from_bits(uint64_t b) {
-    double d;
-    memcpy(&d, &b, sizeof(d));
-    return d;
-}
-
-/* The bits of a double. */
-static uint64_t d_bits(double d) {
-    uint64_t b;
-    memcpy(&b, &d, sizeof(b));
-    return b;
-}
-
-/* e^x: x = k ln2 + r with |r| <= ln2/2, Taylor series of e^r, times 2^k. */
-static double aug_exp(double x) {
-    if (x > 709.78) return INFINITY;
-    if (x < -745.0) return 0;
-    double kf = x * 1.4426950408889634;
-    int k = (int)(kf < 0 ? kf - 0.5 : kf + 0.5);
-    double r = (x - k * AUG_LN2_HI) - k * AUG_LN2_LO, t = 1, s = 1;
-    for (int n = 1; n < 20; n++)
-        t *= r / n, s += t;
-    if (k > 1023) s *= 2, k--;
-    if (k < -1022) s *= 0x1p-60, k += 60;
-    return s * d_from_bits((uint64_t)(k + 1023) << 52);
-}
-
-/* ln x for x > 0: x = m 2^e with m in [sqrt(1/2), sqrt(2)), ln m = 2 atanh((m-1)/(m+1)). */
-static double aug_log(double x) {
-    uint64_t b = d_bits(x);
-    int e = (int)((b >> 52) & 0x7ff);
-    if (e == 0) { /* subnormal */
-        b = d_bits(x * 0x1p54);
-        e = (int)((b >> 52) & 0x7ff) - 54;
-    }
-    e -= 1023;
-    double m = d_from_bits((b & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL);
-    if (m > 1.4142135623730951) m /= 2, e++;
-    double s = (m - 1) / (m + 1), s2 = s * s, t = s, sum = 0;
-    for (int n = 1; n < 40; n += 2)
-        sum += t / n, t *= s2;
-    return 2 * sum + e * AUG_LN2_HI + e * AUG_LN2_LO;
-}
-
-/* sqrt x for x >= 0: Newton's iteration from a halved exponent. */
-static double aug_sqrt(double x) {
-    if (x <= 0) return 0;
-    double y = d_from_bits((d_bits(x) >> 1) + (0x3ff0000000000000ULL >> 1));
-    for (int i = 0; i < 6; i++)
-        y = 0.5 * (y + x / y);
-    return y;
-}
-
 /* ==== random numbers: xoshiro256** seeded through splitmix64 ====
  * One independent stream per use, so that (for example) the sizes drawn do
  * not change when only the merge factor does. */
@@ -146,7 +84,7 @@ static double rng_normal(struct rng *r) {
         v2 = 2 * rng_unit(r) - 1;
         s = v1 * v1 + v2 * v2;
     } while (s >= 1 || s == 0);
-    double f = aug_sqrt(-2 * aug_log(s) / s);
+    double f = sqrt(-2 * log(s) / s);
     r->spare = v2 * f, r->has_spare = 1;
     return v1 * f;
 }
@@ -336,7 +274,7 @@ void tbbt_aug_dist_describe(const struct tbbt_aug_dist *d, GString *out) {
 /* One size drawn from d (a table or a lognormal). */
 static uint64_t dist_sample(const struct tbbt_aug_dist *d, struct rng *r) {
     if (d->kind == DIST_LOGNORMAL) {
-        double x = aug_exp(d->mu + d->sigma * rng_normal(r)) + 0.5; /* rounded to the nearest byte */
+        double x = exp(d->mu + d->sigma * rng_normal(r)) + 0.5; /* rounded to the nearest byte */
         return x >= (double)AUG_MAX_FILE_SIZE ? AUG_MAX_FILE_SIZE : (uint64_t)x;
     }
     double u = rng_unit(r);
@@ -353,7 +291,7 @@ static uint64_t dist_sample(const struct tbbt_aug_dist *d, struct rng *r) {
 
 /* The mean size under d (lognormal: unclamped). */
 static double dist_mean(const struct tbbt_aug_dist *d) {
-    if (d->kind == DIST_LOGNORMAL) return aug_exp(d->mu + d->sigma * d->sigma / 2);
+    if (d->kind == DIST_LOGNORMAL) return exp(d->mu + d->sigma * d->sigma / 2);
     double m = 0, prev = 0;
     for (size_t i = 0; i < d->n; i++) {
         m += (double)d->size[i] * (d->cum[i] - prev);
@@ -718,7 +656,7 @@ static uint32_t fen_find(const double *t, uint32_t n, double target) {
 
 /* A new directory's weight and size latent. */
 static void dir_draw(struct adir *d, struct rng *r, double distortion) {
-    d->w = distortion > 0 ? aug_exp(-distortion * aug_log(rng_open(r))) : 1.0;
+    d->w = distortion > 0 ? exp(-distortion * log(rng_open(r))) : 1.0;
     d->z = rng_normal(r);
 }
 
@@ -800,7 +738,7 @@ static void assign_sizes(struct tbbt_aug *a, const struct tbbt_aug_params *p, GA
     }
     struct rng r;
     rng_seed(&r, p->seed, STREAM_LATENT);
-    double cd = aug_sqrt(p->distortion), ce = aug_sqrt(1 - p->distortion);
+    double cd = sqrt(p->distortion), ce = sqrt(1 - p->distortion);
     struct keyed *k = g_new(struct keyed, a->nf ? a->nf : 1);
     for (uint32_t f = 0; f < a->nf; f++)
         k[f] = (struct keyed){cd * a->dir[a->fdir[f]].z + ce * rng_normal(&r), f};

@@ -11,9 +11,13 @@
  *
  *   line   = id SP parent SP create SP delete SP type SP size SP mode SP uid
  *            SP gid SP origin SP path SP target
- *   id     = TBBT-ID, decimal (the same ID in every entry of a hard-linked object)
+ *   id     = TBBT-ID, decimal (the same ID in every entry of a hard-linked object):
+ *            from 1 for objects the trace names by handle (pass 1), from 2^48
+ *            for objects pass 3 had to give an ID, from 2^56 for synthetic ones
  *   parent = ID of the directory holding the path's last name; 0 for the image
- *            root itself (its entry has path ".")
+ *            root itself (its entry has path ".") and, when the map has no
+ *            root entry, for the top-level entries (placeholder tops) that
+ *            sit directly in the image root
  *   create = "0" (existed before the trace: tbbt-init makes it) or the
  *            call time (seconds.nanoseconds, the records' notation) of the
  *            record that made the path
