@@ -164,6 +164,22 @@ subtest 'a reply that does not parse is skipped; its call ends lost' => sub {
         'the call is written lost, with its arguments only');
 };
 
+subtest 'interrupted: exit 3, no output file' => sub {
+    open my $saved, '>&', \*STDERR or die;
+    open STDERR, '>', "$tmp/int.err" or die;
+    my $pid = open(my $ph, '|-', 'perl', $tool, '-o', "$tmp/int.txt") or die "cannot run: $!";
+    open STDERR, '>&', $saved or die;
+    $ph->autoflush(1);
+    print $ph @fix;    # and keep stdin open: the importer waits for more
+    sleep 1;
+    kill 'INT', $pid;
+    close $ph;
+    is($? >> 8, 3, 'exit 3');
+    ok(!-e "$tmp/int.txt", 'no output file');
+    is_deeply([grep {/\.tmp\.\d+$/} glob("$tmp/.*")], [], 'no temporary file left');
+    like(do { open my $fh, '<', "$tmp/int.err" or die; local $/; <$fh> }, qr/^tbbt-ellard: interrupted\n\z/m, 'said so');
+};
+
 subtest '--reply-timeout decides when a call is lost' => sub {
     # The retransmitted read's reply comes 0.71 s after the call.
     my ($rc, $out, $e) = run("--reply-timeout 0.5 '$fixture'");
