@@ -9,8 +9,11 @@
 #      directory), captures a fresh concurrent workload from three libnfs
 #      clients with tcpdump, stops the server, and runs tbbt-prep on that
 #      capture.
-# Everything it writes goes to build/demo/. Today tbbt is pass 1 of
-# tbbt-prep (capture -> replay records); the later stages extend this job.
+#   3. shows the hierarchy map of step 1 and grows its initial image with
+#      synthetic objects (tbbt-augment).
+# Everything it writes goes to build/demo/. Today tbbt is tbbt-prep (capture
+# -> replay records, corrections, hierarchy map) and tbbt-augment; the
+# later stages (tbbt-init, tbbt-play) extend this job.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -39,5 +42,12 @@ tbbt_capture_run "$out/fresh.pcap" 0 "$(tbbt_capture_nfs_filter)" build/tools/tb
     --clients 3 --uids 0:0,1000:1000,1001:1001 --ops 5000 --seed 1 --dir demo "$TBBT_NFS_URL"
 tbbt_ganesha_stop "$out/server"
 build/transform/tbbt-prep --port "$TBBT_NFS_PORT" -o "$out/fresh.tbbt" "$out/fresh.pcap"
+
 echo
-echo "done: records in $out/sample.tbbt and $out/fresh.tbbt (build/tools/tbbt-dump FILE, --jsonl for JSON lines)"
+echo "== 3. the hierarchy map of the bundled trace, and its initial image grown to 64 MiB"
+echo "first entries of $out/sample.hmap (format: lib/hmap.h):"
+grep -v '^#' "$out/sample.hmap" | head -5
+build/hierarchy/tbbt-augment -o "$out/sample.aug.hmap" --total-size 64M --seed 1 "$out/sample.hmap"
+echo
+echo "done: records in $out/sample.tbbt and $out/fresh.tbbt (build/tools/tbbt-dump FILE, --jsonl for JSON lines),"
+echo "      maps in $out/sample.hmap, $out/fresh.hmap and $out/sample.aug.hmap"
