@@ -44,8 +44,9 @@ struct tbbt_layout {
     uint32_t fs_magic;
     uint64_t bs;
     dev_t dev;
-    uint64_t dirs, other_fs, unreadable;
+    uint64_t dirs, other_fs, unreadable, links;
     char first_unreadable[512];
+    GHashTable *seen; /* inode numbers of files with several links */
     struct tbbt_layout_sums all, bucket[TBBT_LAYOUT_NBUCKETS];
     int inode_ok;
     char inode_why[512];
@@ -215,6 +216,14 @@ static int no_fiemap(int e) {
 static int visit_file(struct walker *w, int dfd, const char *name, const struct stat *st, int has_parent,
                       uint64_t parent) {
     struct tbbt_layout *l = w->l;
+    if (st->st_nlink > 1) { /* a hard link to a file already measured counts once */
+        guint64 ino = st->st_ino;
+        if (g_hash_table_contains(l->seen, &ino)) {
+            l->links++;
+            return 0;
+        }
+        g_hash_table_add(l->seen, g_memdup2(&ino, sizeof(ino)));
+    }
     int fd = open_ro(dfd, name, 0);
     if (fd < 0) {
         unreadable(w, "open", errno);
@@ -401,7 +410,7 @@ static gint cmp_pf(gconstpointer a, gconstpointer b) {
 struct tbbt_layout *tbbt_layout_measure(const struct tbbt_layout_opts *o, char *err, size_t errlen) {
     struct statfs sf;
     struct stat st;
-    if (statfs(o->path, &sf) < 0 || lstat(o->path, &st) < 0) {
+    if (statfs(o->path, &sf) < 0 || stat(o->path, &st) < 0) {
         g_snprintf(err, errlen, "%s: %s", o->path, g_strerror(errno));
         return NULL;
     }
@@ -413,6 +422,7 @@ struct tbbt_layout *tbbt_layout_measure(const struct tbbt_layout_opts *o, char *
     l->path = g_strdup(o->path), l->device = g_strdup(o->device);
     l->fs_magic = (uint32_t)sf.f_type, l->bs = (uint64_t)sf.f_bsize, l->dev = st.st_dev;
     fs_name(l->fs_magic, l->fs_type, sizeof(l->fs_type));
+    l->seen = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     if (o->per_file) l->files = g_array_new(FALSE, TRUE, sizeof(struct layout_pf));
     if (measure_device(l, &sf, err, errlen) < 0) {
         tbbt_layout_free(l);
@@ -457,6 +467,7 @@ void tbbt_layout_free(struct tbbt_layout *l) {
             g_free(g_array_index(l->files, struct layout_pf, i).path);
         g_array_free(l->files, TRUE);
     }
+    if (l->seen) g_hash_table_destroy(l->seen);
     tbbt_layout_ext2_clear(&l->e2);
     tbbt_layout_freesp_clear(&l->fr);
     g_free(l->path);
@@ -668,9 +679,11 @@ void tbbt_layout_report_json(const struct tbbt_layout *l, const char *tool, GStr
     g_string_append(j, ",\"fs_type\":");
     json_str_or_null(j, l->fs_type);
     g_string_append_printf(j,
-                           ",\"block_size\":%llu,\"dirs\":%llu,\"skipped_other_fs\":%llu,\"unreadable\":%llu",
+                           ",\"block_size\":%llu,\"dirs\":%llu,\"hard_links_skipped\":%llu,"
+                           "\"skipped_other_fs\":%llu,\"unreadable\":%llu",
                            (unsigned long long)l->bs, (unsigned long long)l->dirs,
-                           (unsigned long long)l->other_fs, (unsigned long long)l->unreadable);
+                           (unsigned long long)l->links, (unsigned long long)l->other_fs,
+                           (unsigned long long)l->unreadable);
     g_string_append_printf(j,
                            ",\"inode_distance\":{\"available\":%s,\"why\":", l->inode_ok ? "true" : "false");
     json_str_or_null(j, l->inode_ok ? NULL : l->inode_why);

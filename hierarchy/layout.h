@@ -79,7 +79,8 @@
  *   {"tool": "tbbt-layout VERSION", "path": P, "device": D | null,
  *    "fs_type": "ext2/ext3/ext4" | "xfs" | "btrfs" | "0x<magic>",
  *    "block_size": bytes,
- *    "dirs": directories walked, "skipped_other_fs": entries on another
+ *    "dirs": directories walked, "hard_links_skipped": names of a file
+ *    already measured (a file counts once), "skipped_other_fs": entries on another
  *    mount (not entered), "unreadable": files that could not be mapped,
  *    "inode_distance": {"available": bool, "why": text | null},
  *    "parent_distance": {"available": bool, "why": text | null},

@@ -13,7 +13,8 @@
 #   debugfs imap's block|, the parent distance |first block - debugfs blocks
 #   of the directory|, the size buckets hold the files written; the JSON
 #   parses (JSON::PP); nothing under the tree changes; no --device: inode
-#   distance and free space "not available"; a missing path exits 1 with one
+#   distance and free space "not available"; a hard-linked file counts once;
+#   a tmpfs file (no FIEMAP) exits 1 naming it; a missing path exits 1 with one
 #   line naming it; a bad option exits 2; a --device holding another file
 #   system exits 1.
 # Skips (77) when not root, when a tool is missing, or when the image cannot
@@ -169,6 +170,25 @@ e2x=$(e2freefrag "$LOOP" | awk -F: '/^Num. free extent/ { print $2 + 0 }')
 [ "$(jget "$TMP/nodev.json" '($j->{inode_distance}{available} ? 1 : 0) . ($j->{free_space}{available} ? 1 : 0)')" = 00 ] &&
     grep -q "not available" "$TMP/nodev.json" && ok "no --device: not available, with a reason" ||
     fail "no --device: availability"
+
+# A file with two names counts once.
+mkdir "$MNT/links"
+dd if=/dev/zero of="$MNT/links/a" bs=4k count=3 conv=fsync status=none
+ln "$MNT/links/a" "$MNT/links/b"
+"$LAYOUT" "$MNT/links" --json "$TMP/links.json" >/dev/null || fail "links run"
+[ "$(jget "$TMP/links.json" '"$j->{all}{files} $j->{all}{blocks} $j->{hard_links_skipped}"')" = "1 3 1" ] &&
+    ok "hard links: one file of 3 blocks, one name skipped" || fail "hard links counted twice"
+
+# A file system without FIEMAP (tmpfs) is an error naming the file.
+if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ]; then
+    SHM=$(mktemp -d /dev/shm/layout.XXXXXX)
+    echo data >"$SHM/x"
+    err=$("$LAYOUT" "$SHM" 2>&1 >/dev/null)
+    rc=$?
+    rm -rf "$SHM"
+    [ $rc -eq 1 ] && echo "$err" | grep -q "$SHM/x: FIEMAP not supported" && ok "tmpfs: exit 1, \"$err\"" ||
+        fail "tmpfs: rc $rc, \"$err\""
+fi
 
 # Errors: missing path 1 (one line naming it), bad option 2, wrong device 1.
 err=$("$LAYOUT" "$TMP/nonexistent" 2>&1 >/dev/null)
