@@ -14,6 +14,7 @@
 #include <linux/magic.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/statfs.h>
 
 #include "layout.h"
@@ -406,6 +407,22 @@ static gint cmp_pf(gconstpointer a, gconstpointer b) {
     return strcmp(((const struct layout_pf *)a)->path, ((const struct layout_pf *)b)->path);
 }
 
+/* The /dev path of block device dev, from sysfs's uevent (DEVNAME=),
+ * or NULL (g_free the result). */
+static char *device_of(dev_t dev) {
+    char *uevent = g_strdup_printf("/sys/dev/block/%u:%u/uevent", major(dev), minor(dev)), *text = NULL;
+    char *found = NULL;
+    if (g_file_get_contents(uevent, &text, NULL, NULL)) {
+        char **lines = g_strsplit(text, "\n", -1);
+        for (int i = 0; lines[i] && !found; i++)
+            if (g_str_has_prefix(lines[i], "DEVNAME=")) found = g_strconcat("/dev/", lines[i] + 8, NULL);
+        g_strfreev(lines);
+    }
+    g_free(text);
+    g_free(uevent);
+    return found;
+}
+
 /* See layout.h. */
 struct tbbt_layout *tbbt_layout_measure(const struct tbbt_layout_opts *o, char *err, size_t errlen) {
     struct statfs sf;
@@ -421,6 +438,15 @@ struct tbbt_layout *tbbt_layout_measure(const struct tbbt_layout_opts *o, char *
     struct tbbt_layout *l = g_new0(struct tbbt_layout, 1);
     l->path = g_strdup(o->path), l->device = g_strdup(o->device);
     l->fs_magic = (uint32_t)sf.f_type, l->bs = (uint64_t)sf.f_bsize, l->dev = st.st_dev;
+    if (l->device && !strcmp(l->device, "auto")) {
+        g_free(l->device);
+        if (!(l->device = device_of(st.st_dev))) {
+            g_snprintf(err, errlen, "%s: --device auto: no block device %u:%u in /sys/dev/block", o->path,
+                       major(st.st_dev), minor(st.st_dev));
+            tbbt_layout_free(l);
+            return NULL;
+        }
+    }
     fs_name(l->fs_magic, l->fs_type, sizeof(l->fs_type));
     l->seen = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     if (o->per_file) l->files = g_array_new(FALSE, TRUE, sizeof(struct layout_pf));

@@ -243,7 +243,8 @@ char *tbbt_layout_run_tool(const char *const *argv, char *err, size_t errlen);
 
 struct tbbt_layout_opts {
     const char *path;   /* the tree to measure */
-    const char *device; /* its device or image, or NULL */
+    const char *device; /* its device or image, "auto" (the block device
+                           PATH is on, found through sysfs), or NULL */
     int per_file;       /* keep a line per file */
 };
 

@@ -4,7 +4,7 @@
  * with the free-space fragment histogram when --device names the file
  * system's device or image (layout.h defines every figure).
  *
- *   tbbt-layout PATH [--device DEV] [--json FILE] [--files] [-q]
+ *   tbbt-layout PATH [--device DEV|auto] [--json FILE] [--files] [-q]
  *
  * Read-only. Exit codes as in design.md: 0 done, 1 failed (one line naming
  * the path), 2 bad usage. */
@@ -32,8 +32,8 @@ static struct layout_opts opt;
 static GOptionEntry layout_entries[] = {
     {"device", 'd', 0, G_OPTION_ARG_FILENAME, &opt.device,
      "The file system's block device or image file, for the free-space histogram (e2freefrag, xfs_db) and "
-     "the inode distance (dumpe2fs); it must hold PATH's file system",
-     "DEV"},
+     "the inode distance (dumpe2fs); it must hold PATH's file system; auto = the block device PATH is on",
+     "DEV|auto"},
     {"json", 'j', 0, G_OPTION_ARG_FILENAME, &opt.json,
      "Also write the figures as JSON to FILE (- = standard output; the text report then goes to standard "
      "error)",

@@ -13,7 +13,8 @@
 #   debugfs imap's block|, the parent distance |first block - debugfs blocks
 #   of the directory|, the size buckets hold the files written; the JSON
 #   parses (JSON::PP); nothing under the tree changes; no --device: inode
-#   distance and free space "not available"; a hard-linked file counts once;
+#   distance and free space "not available"; --device auto finds the loop
+#   device; a hard-linked file counts once;
 #   a tmpfs file (no FIEMAP) exits 1 naming it; a missing path exits 1 with one
 #   line naming it; a bad option exits 2; a --device holding another file
 #   system exits 1.
@@ -170,6 +171,11 @@ e2x=$(e2freefrag "$LOOP" | awk -F: '/^Num. free extent/ { print $2 + 0 }')
 [ "$(jget "$TMP/nodev.json" '($j->{inode_distance}{available} ? 1 : 0) . ($j->{free_space}{available} ? 1 : 0)')" = 00 ] &&
     grep -q "not available" "$TMP/nodev.json" && ok "no --device: not available, with a reason" ||
     fail "no --device: availability"
+
+# --device auto finds the loop device through sysfs.
+"$LAYOUT" "$MNT/seq" --device auto --json "$TMP/auto.json" >/dev/null || fail "--device auto run"
+[ "$(jget "$TMP/auto.json" '$j->{device} . " " . ($j->{inode_distance}{available} ? 1 : 0)')" = "$LOOP 1" ] &&
+    ok "--device auto: $LOOP" || fail "--device auto: $(jget "$TMP/auto.json" '$j->{device}')"
 
 # A file with two names counts once.
 mkdir "$MNT/links"
