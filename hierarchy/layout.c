@@ -32,6 +32,9 @@ const uint64_t tbbt_layout_bucket_max[TBBT_LAYOUT_NBUCKETS] = {4096,     16384, 
 const char *const tbbt_layout_bucket_label[TBBT_LAYOUT_NBUCKETS] = {"<=4K", "<=16K", "<=64K", "<=256K",
                                                                     "<=1M", "<=4M",  ">4M"};
 
+/* Where inode numbers are located: not at all, ext2/3/4, XFS. */
+enum { LAYOUT_INODE_NONE, LAYOUT_INODE_EXT2, LAYOUT_INODE_XFS };
+
 /* One file of the per-file listing. */
 struct layout_pf {
     char *path;
@@ -49,9 +52,10 @@ struct tbbt_layout {
     char first_unreadable[512];
     GHashTable *seen; /* inode numbers of files with several links */
     struct tbbt_layout_sums all, bucket[TBBT_LAYOUT_NBUCKETS];
-    int inode_ok;
+    int inode_kind; /* LAYOUT_INODE_*: how inode distance is known */
     char inode_why[512];
     struct tbbt_layout_ext2 e2;
+    struct tbbt_layout_xfs xfs;
     struct tbbt_layout_freesp fr;
     GArray *files; /* of struct layout_pf, with --files */
 };
@@ -211,6 +215,8 @@ static int no_fiemap(int e) {
     return e == EOPNOTSUPP || e == ENOTTY || e == EINVAL;
 }
 
+static int inode_block(const struct tbbt_layout *l, uint64_t ino, uint64_t *b);
+
 /* Measures the regular file name in dfd (st its lstat), whose directory
  * starts at block parent (has_parent). Returns 0, or -1 when FIEMAP is not
  * supported at all (fatal, message in w->err). */
@@ -244,7 +250,7 @@ static int visit_file(struct walker *w, int dfd, const char *name, const struct 
         return 0;
     }
     uint64_t ib = 0;
-    int has_inode = l->inode_ok && tbbt_layout_ext2_inode_block(&l->e2, st->st_ino, &ib) == 0;
+    int has_inode = inode_block(l, st->st_ino, &ib) == 0;
     tbbt_layout_file_finish(&f, has_inode, ib, has_parent, parent);
     tbbt_layout_sums_add(&l->all, &f.s);
     tbbt_layout_sums_add(&l->bucket[tbbt_layout_bucket(f.s.bytes)], &f.s);
@@ -322,6 +328,52 @@ static void fs_name(uint32_t m, char *buf, size_t n) {
     }
 }
 
+/* Reads sysfs file /sys/dev/block/MAJ:MIN/rel of block device dev,
+ * without its trailing newline, or NULL (g_free the result). */
+static char *sysfs_block(dev_t dev, const char *rel) {
+    char *p = g_strdup_printf("/sys/dev/block/%u:%u/%s", major(dev), minor(dev), rel), *text = NULL;
+    if (!g_file_get_contents(p, &text, NULL, NULL)) text = NULL;
+    g_free(p);
+    return text ? g_strchomp(text) : NULL;
+}
+
+/* The /dev path of block device dev, from sysfs's uevent (DEVNAME=),
+ * or NULL (g_free the result). */
+static char *device_of(dev_t dev) {
+    char *text = sysfs_block(dev, "uevent"), *found = NULL;
+    char **lines = g_strsplit(text ? text : "", "\n", -1);
+    for (int i = 0; lines[i] && !found; i++)
+        if (g_str_has_prefix(lines[i], "DEVNAME=")) found = g_strconcat("/dev/", lines[i] + 8, NULL);
+    g_strfreev(lines);
+    g_free(text);
+    return found;
+}
+
+/* Checks that l->device holds the file system on dev: a block device must
+ * be dev itself; an image file must be the one behind dev when dev is a
+ * loop device (other cases cannot be told here: ext's UUID check does).
+ * Returns 0, or -1 with a message. An unreadable device is left to the
+ * tools, which then say why. */
+static int check_device(const struct tbbt_layout *l, char *err, size_t errlen) {
+    struct stat ds, bs;
+    if (stat(l->device, &ds) < 0) return 0;
+    if (S_ISBLK(ds.st_mode) && ds.st_rdev != l->dev) {
+        g_snprintf(err, errlen, "%s: device %u:%u, but %s is on %u:%u", l->device, major(ds.st_rdev),
+                   minor(ds.st_rdev), l->path, major(l->dev), minor(l->dev));
+        return -1;
+    }
+    if (!S_ISREG(ds.st_mode)) return 0;
+    char *backing = sysfs_block(l->dev, "loop/backing_file");
+    int rc = 0;
+    if (backing && (stat(backing, &bs) < 0 || bs.st_dev != ds.st_dev || bs.st_ino != ds.st_ino)) {
+        g_snprintf(err, errlen, "%s: not the image of %s (its loop device reads %s)", l->device, l->path,
+                   backing);
+        rc = -1;
+    }
+    g_free(backing);
+    return rc;
+}
+
 /* Loads ext2/3/4's inode tables from dumpe2fs on l->device and checks that
  * the device holds the measured file system (fsid fsid). Returns 0 (inode
  * distance available or not, l->inode_why says why not), or -1 when the
@@ -330,11 +382,7 @@ static int load_ext2(struct tbbt_layout *l, const uint32_t fsid[2], char *err, s
     char terr[512];
     const char *argv[] = {"dumpe2fs", l->device, NULL};
     char *out = tbbt_layout_run_tool(argv, terr, sizeof(terr));
-    if (!out) {
-        g_snprintf(l->inode_why, sizeof(l->inode_why), "not available: %s", terr);
-        return 0;
-    }
-    int rc = tbbt_layout_parse_dumpe2fs(out, &l->e2, terr, sizeof(terr));
+    int rc = out ? tbbt_layout_parse_dumpe2fs(out, &l->e2, terr, sizeof(terr)) : -1;
     g_free(out);
     if (rc < 0) {
         g_snprintf(l->inode_why, sizeof(l->inode_why), "not available: %s", terr);
@@ -351,76 +399,112 @@ static int load_ext2(struct tbbt_layout *l, const uint32_t fsid[2], char *err, s
                    (unsigned long long)l->e2.block_size, l->path, (unsigned long long)l->bs);
         return -1;
     }
-    l->inode_ok = 1;
+    l->inode_kind = LAYOUT_INODE_EXT2;
     g_snprintf(l->inode_why, sizeof(l->inode_why), "from dumpe2fs %s", l->device);
     return 0;
 }
 
-/* Measures free space with the file system's tool on l->device; l->fr
- * says what it found or why not. */
-static void measure_free(struct tbbt_layout *l) {
+/* Reads XFS's geometry from xfs_db on l->device for the inode distance;
+ * l->inode_why says how it went. Returns 0 or -1 (another block size:
+ * message in err). */
+static int load_xfs(struct tbbt_layout *l, char *err, size_t errlen) {
     char terr[512];
-    const char *e2[] = {"e2freefrag", l->device, NULL};
-    const char *xfs[] = {"xfs_db", "-r", "-c", "freesp -s", l->device, NULL};
-    const char *const *argv = l->fs_magic == EXT4_SUPER_MAGIC  ? e2
-                              : l->fs_magic == XFS_SUPER_MAGIC ? xfs
-                                                               : NULL;
-    memset(&l->fr, 0, sizeof(l->fr));
-    if (!argv) {
-        g_snprintf(l->fr.why, sizeof(l->fr.why), "not available: no free-space tool for %s", l->fs_type);
-        return;
-    }
+    const char *argv[] = {"xfs_db",  "-r", "-c", "sb 0", "-c", "p agblocks agblklog inopblog blocksize",
+                          l->device, NULL};
     char *out = tbbt_layout_run_tool(argv, terr, sizeof(terr));
-    int rc = !out         ? -1
-             : argv == e2 ? tbbt_layout_parse_e2freefrag(out, &l->fr, terr, sizeof(terr))
-                          : tbbt_layout_parse_xfs_freesp(out, l->bs, &l->fr, terr, sizeof(terr));
+    int rc = out ? tbbt_layout_parse_xfs_sb(out, &l->xfs, terr, sizeof(terr)) : -1;
+    g_free(out);
+    if (rc < 0) {
+        g_snprintf(l->inode_why, sizeof(l->inode_why), "not available: %s", terr);
+        return 0;
+    }
+    if (l->xfs.blocksize != l->bs) {
+        g_snprintf(err, errlen, "%s: block size %llu, but %s has %llu", l->device,
+                   (unsigned long long)l->xfs.blocksize, l->path, (unsigned long long)l->bs);
+        return -1;
+    }
+    l->inode_kind = LAYOUT_INODE_XFS;
+    g_snprintf(l->inode_why, sizeof(l->inode_why), "from the inode numbers and xfs_db %s", l->device);
+    return 0;
+}
+
+/* Runs a free-space tool (argv, source its name) and parses its report
+ * into l->fr, or says in l->fr.why why not. */
+static void run_free(struct tbbt_layout *l, const char *const *argv, const char *source) {
+    char terr[512];
+    char *out = tbbt_layout_run_tool(argv, terr, sizeof(terr));
+    int rc = !out ? -1
+             : !strcmp(source, "e2freefrag")
+                 ? tbbt_layout_parse_e2freefrag(out, &l->fr, terr, sizeof(terr))
+                 : tbbt_layout_parse_xfs_freesp(out, l->bs, &l->fr, terr, sizeof(terr));
     g_free(out);
     if (rc < 0) {
         tbbt_layout_freesp_clear(&l->fr);
         memset(&l->fr, 0, sizeof(l->fr));
         g_snprintf(l->fr.why, sizeof(l->fr.why), "not available: %s", terr);
     }
+    l->fr.source = rc < 0 ? NULL : source;
 }
 
-/* Reads what the device tells (inode tables, free space). Returns 0 or -1
- * (the device is not the measured file system; message in err). */
+/* Whether program name is in PATH. */
+static int have_tool(const char *name) {
+    char *p = g_find_program_in_path(name);
+    int ok = p != NULL;
+    g_free(p);
+    return ok;
+}
+
+/* Measures free space with the file system's own tool; l->fr says what it
+ * found or why not. */
+static void measure_free(struct tbbt_layout *l) {
+    const char *e2[] = {"e2freefrag", l->device, NULL};
+    const char *spaceman[] = {"xfs_spaceman", "-c", "freesp -s", l->path, NULL};
+    const char *xfsdb[] = {"xfs_db", "-r", "-c", "freesp -s", l->device, NULL};
+    const char *nodev = "not available: no --device given";
+    if (l->fs_magic == XFS_SUPER_MAGIC && have_tool("xfs_spaceman"))
+        run_free(l, spaceman, "xfs_spaceman");
+    else if (l->fs_magic == XFS_SUPER_MAGIC && l->device)
+        run_free(l, xfsdb, "xfs_db");
+    else if (l->fs_magic == EXT4_SUPER_MAGIC && l->device)
+        run_free(l, e2, "e2freefrag");
+    else if (l->fs_magic == XFS_SUPER_MAGIC || l->fs_magic == EXT4_SUPER_MAGIC)
+        g_strlcpy(l->fr.why, nodev, sizeof(l->fr.why));
+    else
+        g_snprintf(l->fr.why, sizeof(l->fr.why), "not available: no free-space tool for %s", l->fs_type);
+}
+
+/* Reads what the file system's tools tell (inode tables, free space).
+ * Returns 0 or -1 (the device is not the measured file system; message in
+ * err). */
 static int measure_device(struct tbbt_layout *l, const struct statfs *sf, char *err, size_t errlen) {
-    if (!l->device) {
+    uint32_t fsid[2];
+    memcpy(fsid, &sf->f_fsid, sizeof(fsid));
+    int rc = 0;
+    if (!l->device)
         g_strlcpy(l->inode_why, "not available: no --device given", sizeof(l->inode_why));
-        g_strlcpy(l->fr.why, "not available: no --device given", sizeof(l->fr.why));
-        return 0;
-    }
-    if (l->fs_magic == EXT4_SUPER_MAGIC) {
-        uint32_t fsid[2];
-        memcpy(fsid, &sf->f_fsid, sizeof(fsid));
-        if (load_ext2(l, fsid, err, errlen) < 0) return -1;
-    } else {
-        g_snprintf(l->inode_why, sizeof(l->inode_why), "not available: computed only for ext2/3/4, not %s",
-                   l->fs_type);
-    }
-    measure_free(l);
-    return 0;
+    else if (check_device(l, err, errlen) < 0)
+        return -1;
+    else if (l->fs_magic == EXT4_SUPER_MAGIC)
+        rc = load_ext2(l, fsid, err, errlen);
+    else if (l->fs_magic == XFS_SUPER_MAGIC)
+        rc = load_xfs(l, err, errlen);
+    else
+        g_snprintf(l->inode_why, sizeof(l->inode_why),
+                   "not available: computed only for ext2/3/4 and xfs, not %s", l->fs_type);
+    if (rc == 0) measure_free(l);
+    return rc;
+}
+
+/* The block of inode ino in FIEMAP's unit, if known. Returns 0 or -1. */
+static int inode_block(const struct tbbt_layout *l, uint64_t ino, uint64_t *b) {
+    if (l->inode_kind == LAYOUT_INODE_EXT2) return tbbt_layout_ext2_inode_block(&l->e2, ino, b);
+    if (l->inode_kind == LAYOUT_INODE_XFS) return tbbt_layout_xfs_inode_block(&l->xfs, ino, b);
+    return -1;
 }
 
 /* Orders the per-file listing by path. */
 static gint cmp_pf(gconstpointer a, gconstpointer b) {
     return strcmp(((const struct layout_pf *)a)->path, ((const struct layout_pf *)b)->path);
-}
-
-/* The /dev path of block device dev, from sysfs's uevent (DEVNAME=),
- * or NULL (g_free the result). */
-static char *device_of(dev_t dev) {
-    char *uevent = g_strdup_printf("/sys/dev/block/%u:%u/uevent", major(dev), minor(dev)), *text = NULL;
-    char *found = NULL;
-    if (g_file_get_contents(uevent, &text, NULL, NULL)) {
-        char **lines = g_strsplit(text, "\n", -1);
-        for (int i = 0; lines[i] && !found; i++)
-            if (g_str_has_prefix(lines[i], "DEVNAME=")) found = g_strconcat("/dev/", lines[i] + 8, NULL);
-        g_strfreev(lines);
-    }
-    g_free(text);
-    g_free(uevent);
-    return found;
 }
 
 /* See layout.h. */
@@ -548,8 +632,8 @@ static void report_free(const struct tbbt_layout *l, FILE *out) {
     }
     char a[32], b[32];
     fprintf(out, "free space (%s %s): %llu free blocks in %llu extents, average %s blocks\n", fr->source,
-            l->device, (unsigned long long)fr->free_blocks, (unsigned long long)fr->free_extents,
-            num(a, sizeof(a), fr->avg_extent_blocks, 1));
+            strcmp(fr->source, "xfs_spaceman") ? l->device : l->path, (unsigned long long)fr->free_blocks,
+            (unsigned long long)fr->free_extents, num(a, sizeof(a), fr->avg_extent_blocks, 1));
     fprintf(out, "  %-16s %10s %12s\n", "extent size", "extents", "blocks");
     for (guint i = 0; i < fr->bins->len; i++) {
         const struct tbbt_layout_freebin *x = &g_array_index(fr->bins, struct tbbt_layout_freebin, i);
@@ -710,9 +794,9 @@ void tbbt_layout_report_json(const struct tbbt_layout *l, const char *tool, GStr
                            (unsigned long long)l->bs, (unsigned long long)l->dirs,
                            (unsigned long long)l->links, (unsigned long long)l->other_fs,
                            (unsigned long long)l->unreadable);
-    g_string_append_printf(j,
-                           ",\"inode_distance\":{\"available\":%s,\"why\":", l->inode_ok ? "true" : "false");
-    json_str_or_null(j, l->inode_ok ? NULL : l->inode_why);
+    g_string_append_printf(
+        j, ",\"inode_distance\":{\"available\":%s,\"why\":", l->inode_kind ? "true" : "false");
+    json_str_or_null(j, l->inode_kind ? NULL : l->inode_why);
     g_string_append_printf(
         j, "},\"parent_distance\":{\"available\":%s,\"why\":", l->all.parent_files ? "true" : "false");
     json_str_or_null(j, l->all.parent_files ? NULL : "not available: no directory had a mapped block");

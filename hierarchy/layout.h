@@ -47,7 +47,9 @@
  *   - inode distance (TBBT: "the number of physical blocks between an
  *     object's inode and its first data block"): |p(b_0) - i| where i is the
  *     block of the inode table holding the file's inode (ext2/3/4, from
- *     dumpe2fs on --device); averaged over the files with data blocks.
+ *     dumpe2fs on --device; XFS: the inode number decoded with the
+ *     geometry xfs_db reads on --device); averaged over the files with data
+ *     blocks.
  *   - parent distance ("between the first block of an object and that of its
  *     parent directory"): |p(b_0) - d_0|, d_0 = the first physical block of
  *     the directory the walk found the file in (FIEMAP on the directory,
@@ -73,7 +75,10 @@
  * Free space ("the average fragment size of the special free space
  * object"): for ext2/3/4, `e2freefrag DEVICE` (which on a mounted file system
  * asks the kernel through GETFSMAP, so it sees the live state); for XFS,
- * `xfs_db -r -c "freesp -s" DEVICE`; otherwise not available.
+ * `xfs_spaceman -c "freesp -s" PATH` (GETFSMAP too, no --device needed) or,
+ * without xfs_spaceman, `xfs_db -r -c "freesp -s" DEVICE` (the on-disk
+ * btrees: on a mounted file system they may lag behind its log); otherwise
+ * not available.
  *
  * JSON (--json FILE; tbbt_layout_report_json), one object:
  *   {"tool": "tbbt-layout VERSION", "path": P, "device": D | null,
@@ -88,7 +93,7 @@
  *    "buckets": [ {"label": "<=4K", "max_bytes": 4096, METRICS...}, ...,
  *                 {"label": ">4M", "max_bytes": null, METRICS...} ],
  *    "free_space": {"available": bool, "why": text | null,
- *                   "source": "e2freefrag" | "xfs_db" | null,
+ *                   "source": "e2freefrag" | "xfs_spaceman" | "xfs_db" | null,
  *                   "free_blocks": n, "free_extents": n,
  *                   "avg_free_extent_blocks": x | null,
  *                   "histogram": [ {"min_bytes": n, "max_bytes": n,
@@ -192,7 +197,7 @@ struct tbbt_layout_freebin {
 struct tbbt_layout_freesp {
     int available;
     char why[256];
-    const char *source; /* "e2freefrag", "xfs_db", NULL */
+    const char *source; /* "e2freefrag", "xfs_spaceman", "xfs_db", NULL */
     uint64_t free_blocks, free_extents;
     double avg_extent_blocks; /* NaN when there is no free extent */
     GArray *bins;             /* of struct tbbt_layout_freebin, owned */
@@ -203,8 +208,8 @@ struct tbbt_layout_freesp {
  * message saying which line is wrong. */
 int tbbt_layout_parse_e2freefrag(const char *text, struct tbbt_layout_freesp *fr, char *err, size_t errlen);
 
-/* Parses `xfs_db -r -c "freesp -s"` output (bs = the block size in bytes)
- * into fr. Returns 0 or -1 with a message. */
+/* Parses `xfs_db -r -c "freesp -s"` or `xfs_spaceman -c "freesp -s"`
+ * output (bs = the block size in bytes) into fr (source "xfs_db"). Returns 0 or -1 with a message. */
 int tbbt_layout_parse_xfs_freesp(const char *text, uint64_t bs, struct tbbt_layout_freesp *fr, char *err,
                                  size_t errlen);
 
@@ -228,6 +233,21 @@ int tbbt_layout_ext2_inode_block(const struct tbbt_layout_ext2 *e, uint64_t ino,
 
 /* Frees e's table. */
 void tbbt_layout_ext2_clear(struct tbbt_layout_ext2 *e);
+
+/* Where XFS keeps its inodes: an inode number is (AG number, block in the
+ * AG, inode in the block) in agblklog + inopblog low bits; FIEMAP's linear
+ * block is AG number x agblocks + block in the AG. */
+struct tbbt_layout_xfs {
+    uint64_t agblocks, agblklog, inopblog, blocksize;
+};
+
+/* Parses xfs_db's `sb 0` `p agblocks agblklog inopblog blocksize` lines
+ * ("name = value"). Returns 0, or -1 with a message naming what is
+ * missing. */
+int tbbt_layout_parse_xfs_sb(const char *text, struct tbbt_layout_xfs *x, char *err, size_t errlen);
+
+/* The linear block (FIEMAP's unit) holding XFS inode ino. Returns 0. */
+int tbbt_layout_xfs_inode_block(const struct tbbt_layout_xfs *x, uint64_t ino, uint64_t *block);
 
 /* The 64-bit fsid that Linux's ext4 statfs reports for a UUID given as
  * text ("84470fd6-3ae5-..."), to check that --device holds the measured

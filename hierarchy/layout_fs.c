@@ -157,7 +157,7 @@ int tbbt_layout_parse_xfs_freesp(const char *text, uint64_t bs, struct tbbt_layo
                                  size_t errlen) {
     memset(fr, 0, sizeof(*fr));
     fr->bins = g_array_new(FALSE, TRUE, sizeof(struct tbbt_layout_freebin));
-    fr->source = "xfs_db";
+    fr->source = "xfs_db"; /* the caller says xfs_spaceman when it was */
     char **lines = g_strsplit(text, "\n", -1);
     int rc = 0, totals = 0;
     for (int i = 0; lines[i] && rc == 0; i++) {
@@ -238,6 +238,37 @@ int tbbt_layout_ext2_inode_block(const struct tbbt_layout_ext2 *e, uint64_t ino,
 void tbbt_layout_ext2_clear(struct tbbt_layout_ext2 *e) {
     if (e->itable) g_array_free(e->itable, TRUE);
     e->itable = NULL;
+}
+
+/* See layout.h. */
+int tbbt_layout_parse_xfs_sb(const char *text, struct tbbt_layout_xfs *x, char *err, size_t errlen) {
+    static const char *const names[] = {"agblocks", "agblklog", "inopblog", "blocksize"};
+    uint64_t *dst[] = {&x->agblocks, &x->agblklog, &x->inopblog, &x->blocksize};
+    int have[4] = {0};
+    memset(x, 0, sizeof(*x));
+    char **lines = g_strsplit(text, "\n", -1);
+    for (int i = 0; lines[i]; i++) {
+        char *eq = strstr(lines[i], " = ");
+        if (!eq) continue;
+        *eq = 0;
+        const char *v = eq + 3;
+        for (int k = 0; k < 4; k++)
+            if (!strcmp(g_strstrip(lines[i]), names[k]) && scan_u64(&v, dst[k]) == 0) have[k] = 1;
+    }
+    g_strfreev(lines);
+    for (int k = 0; k < 4; k++)
+        if (!have[k]) return fail(err, errlen, "xfs_db sb output: no \"%s = N\" line", names[k]);
+    if (!x->agblocks || x->agblklog > 40 || x->inopblog > 16 || !x->blocksize)
+        return fail(err, errlen, "xfs_db sb output: implausible geometry");
+    return 0;
+}
+
+/* See layout.h. */
+int tbbt_layout_xfs_inode_block(const struct tbbt_layout_xfs *x, uint64_t ino, uint64_t *block) {
+    uint64_t agno = ino >> (x->agblklog + x->inopblog);
+    uint64_t agbno = (ino >> x->inopblog) & ((UINT64_C(1) << x->agblklog) - 1);
+    *block = agno * x->agblocks + agbno;
+    return 0;
 }
 
 /* See layout.h: Linux's ext4_statfs gives le64(uuid[0..7]) ^

@@ -18,7 +18,8 @@
 #   a tmpfs file (no FIEMAP) exits 1 naming it; a missing path exits 1 with one
 #   line naming it; a bad option exits 2; a --device holding another file
 #   system exits 1.
-# Skips (77) when not root, when a tool is missing, or when the image cannot
+# With xfsprogs, the same on XFS (inode distance against xfs_db, free space
+# through xfs_spaceman). Skips (77) when not root, when a tool is missing, or when the image cannot
 # be loop-mounted. Usage (ctest): bash layout_loop.sh BUILD_DIR SRC_DIR
 BUILD=${1:?usage: layout_loop.sh BUILD_DIR SRC_DIR}
 LAYOUT=$BUILD/hierarchy/tbbt-layout
@@ -31,10 +32,14 @@ perl -MJSON::PP -e 1 2>/dev/null || { echo "SKIP: perl JSON::PP missing"; exit 7
 
 TMP=$(mktemp -d)
 MNT=$TMP/mnt
+MNT2=$TMP/xfs
 LOOP=
+LOOP2=
 cleanup() {
     mountpoint -q "$MNT" && umount "$MNT"
+    mountpoint -q "$MNT2" && umount "$MNT2"
     [ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
+    [ -n "$LOOP2" ] && losetup -d "$LOOP2" 2>/dev/null
     rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -212,6 +217,43 @@ err=$("$LAYOUT" "$MNT" --device "$TMP/other.img" 2>&1 >/dev/null)
 rc=$?
 [ $rc -eq 1 ] && echo "$err" | grep -q "other.img" && ok "another file system's device: exit 1, \"$err\"" ||
     fail "wrong device: rc $rc, \"$err\""
+
+# XFS, when xfsprogs is installed: a sequential file scores 1, its inode
+# distance is |first block - xfs_db's daddr of the inode / 8|, free space
+# comes from xfs_spaceman (no --device needed) and grows after deletes.
+xfs_part() {
+    truncate -s 320M "$TMP/xfs.img" && mkfs.xfs -f -q "$TMP/xfs.img" || { echo "xfs: mkfs.xfs failed"; return; }
+    LOOP2=$(losetup -f --show "$TMP/xfs.img") || { LOOP2=; echo "xfs: losetup failed"; return; }
+    mkdir -p "$MNT2" && mount -t xfs "$LOOP2" "$MNT2" 2>/dev/null || { echo "xfs: cannot mount"; return; }
+    mkdir "$MNT2/d"
+    dd if=/dev/urandom of="$MNT2/d/big" bs=1M count=2 conv=fsync status=none
+    for i in $(seq 1 16); do dd if=/dev/zero of="$MNT2/d/h$i" bs=64k count=1 conv=fsync status=none; done
+    "$LAYOUT" "$MNT2" --device "$LOOP2" --files --json "$TMP/xfs1.json" >"$TMP/xfs1.txt" || fail "xfs run"
+    cat "$TMP/xfs1.txt"
+    local first ino daddr want got x1 x2
+    first=$(filefrag -v "$MNT2/d/big" | awk -F'[:. ]+' '/^ *0: / { print $5 }')
+    ino=$(stat -c %i "$MNT2/d/big")
+    daddr=$(xfs_db -r -c "convert inode $ino daddr" "$LOOP2" | awk '{ gsub(/[()]/, "", $2); print $2 }')
+    want=$((daddr / 8)) # 512-byte sectors to 4 KiB blocks
+    got=$(jget "$TMP/xfs1.json" '(grep { $_->{path} =~ m{/big$} } @{$j->{per_file}})[0]{avg_inode_distance}')
+    cmp_num "$got" == "abs($first - $want)" && ok "xfs: inode distance $got = |$first - $want|" ||
+        fail "xfs: inode distance $got (first $first, inode block $want)"
+    [ "$(jget "$TMP/xfs1.json" '(grep { $_->{path} =~ m{/big$} } @{$j->{per_file}})[0]{layout_score}')" = 1 ] &&
+        ok "xfs: sequential file scores 1" || fail "xfs: sequential file score"
+    x1=$(jget "$TMP/xfs1.json" '$j->{free_space}{free_extents}')
+    for i in $(seq 1 2 16); do rm "$MNT2/d/h$i"; done
+    sync
+    "$LAYOUT" "$MNT2" --json "$TMP/xfs2.json" >/dev/null || fail "xfs run without --device"
+    x2=$(jget "$TMP/xfs2.json" '$j->{free_space}{free_extents}')
+    [ "$(jget "$TMP/xfs2.json" '$j->{free_space}{source}')" = xfs_spaceman ] && cmp_num "$x2" '>' "$x1" &&
+        ok "xfs: free extents (xfs_spaceman, no --device) grew $x1 -> $x2" || fail "xfs: free extents $x1 -> $x2"
+}
+if command -v mkfs.xfs >/dev/null && command -v xfs_db >/dev/null && command -v xfs_spaceman >/dev/null &&
+    grep -qw xfs /proc/filesystems; then
+    xfs_part
+else
+    echo "xfs part skipped: xfsprogs not installed or no xfs in the kernel"
+fi
 
 if [ $fails -ne 0 ]; then
     echo "$fails check(s) failed"

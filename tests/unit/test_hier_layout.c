@@ -309,6 +309,24 @@ static void test_dumpe2fs(void **state) {
     tbbt_layout_ext2_clear(&e);
 }
 
+/* xfs_db's "p agblocks agblklog inopblog blocksize" of a 320 MiB image;
+ * inode 132 is in AG 0, block 132 >> 3 = 16 (xfs_db "convert inode 132
+ * fsblock" said 16); in AG 2 the block is 2 * agblocks + 16. */
+static void test_xfs_sb(void **state) {
+    (void)state;
+    const char *text = "agblocks = 20480\nagblklog = 15\ninopblog = 3\nblocksize = 4096\n";
+    struct tbbt_layout_xfs x;
+    char err[256];
+    uint64_t b;
+    assert_int_equal(tbbt_layout_parse_xfs_sb(text, &x, err, sizeof(err)), 0);
+    assert_int_equal(tbbt_layout_xfs_inode_block(&x, 132, &b), 0);
+    assert_int_equal(b, 16);
+    assert_int_equal(tbbt_layout_xfs_inode_block(&x, (UINT64_C(2) << 18) | 132, &b), 0);
+    assert_int_equal(b, 2 * 20480 + 16);
+    assert_int_equal(tbbt_layout_parse_xfs_sb("agblocks = 20480\n", &x, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "agblklog"));
+}
+
 /* `stat -f` on the file system of that UUID printed "ID: 1c235218ce5de4ec"
  * (f_fsid.val[0] then val[1]). */
 static void test_fsid(void **state) {
@@ -330,6 +348,7 @@ int main(void) {
         cmocka_unit_test(test_inode_parent), cmocka_unit_test(test_buckets),
         cmocka_unit_test(test_e2freefrag),   cmocka_unit_test(test_xfs_freesp),
         cmocka_unit_test(test_dumpe2fs),     cmocka_unit_test(test_fsid),
+        cmocka_unit_test(test_xfs_sb),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
