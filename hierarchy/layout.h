@@ -89,14 +89,14 @@
  *    mount (not entered), "unreadable": files that could not be mapped,
  *    "inode_distance": {"available": bool, "why": text | null},
  *    "parent_distance": {"available": bool, "why": text | null},
- *    "all": METRICS,
+ *    "all": {"label": "all", METRICS...},
  *    "buckets": [ {"label": "<=4K", "max_bytes": 4096, METRICS...}, ...,
  *                 {"label": ">4M", "max_bytes": null, METRICS...} ],
  *    "free_space": {"available": bool, "why": text | null,
  *                   "source": "e2freefrag" | "xfs_spaceman" | "xfs_db" | null,
  *                   "free_blocks": n, "free_extents": n,
  *                   "avg_free_extent_blocks": x | null,
- *                   "histogram": [ {"min_bytes": n, "max_bytes": n,
+ *                   "histogram": [ {"min_bytes": n, "max_bytes": n | null,
  *                                   "extents": n, "blocks": n}, ... ]},
  *    "per_file": [ {"path": P, "size": bytes, METRICS...}, ... ] (only with
  *                 --files)}
@@ -107,8 +107,11 @@
  *     "avg_fragment_size", "avg_fragment_distance", "inode_distance_files",
  *     "avg_inode_distance", "parent_distance_files", "avg_parent_distance"
  *     (averages and the score: number or null when undefined).
- *   Histogram bins are e2freefrag's power-of-two ranges [min, max) or
- *   xfs_db's [from, to] block ranges converted to bytes (max inclusive +1).
+ *   Histogram bins are e2freefrag's power-of-two ranges [min, max) (max
+ *   null for its last, open bin) or xfs_db's [from, to] block ranges
+ *   converted to bytes [from x bs, (to + 1) x bs).
+ *   free_blocks and free_extents are 0 and the histogram empty when not
+ *   available. The figures with --device auto name the device found.
  */
 #ifndef TBBT_LAYOUT_H
 #define TBBT_LAYOUT_H
