@@ -1,0 +1,258 @@
+/* initnfs.c -- tbbt-init's NFSv3 calls (see initnfs.h). */
+#include "initnfs.h"
+
+#include <string.h>
+
+#include <sys/time.h>
+
+#include <nfsc/libnfs.h>
+#include <nfsc/libnfs-raw.h>
+#include <nfsc/libnfs-raw-nfs.h>
+
+#include "fsmodel.h"
+
+/* A libnfs handle pointing into ours (valid while ours lives). */
+static nfs_fh3 fh3(const struct tbbt_fh *f) {
+    nfs_fh3 h;
+    h.data.data_len = f->len;
+    h.data.data_val = (char *)f->data;
+    return h;
+}
+
+/* The sattr3 of a: mode, uid, gid where set. */
+static sattr3 sattr(const struct tbbt_inf_attr *a) {
+    sattr3 s;
+    memset(&s, 0, sizeof(s));
+    if (a && a->mode >= 0) s.mode.set_it = 1, s.mode.set_mode3_u.mode = (mode3)a->mode;
+    if (a && a->uid >= 0) s.uid.set_it = 1, s.uid.set_uid3_u.uid = (uid3)a->uid;
+    if (a && a->gid >= 0) s.gid.set_it = 1, s.gid.set_gid3_u.gid = (gid3)a->gid;
+    return s;
+}
+
+/* Issues through q: rc is the libnfs call's result with cookie k. */
+#define ISSUE(q, cb, priv, call)                                                                             \
+    do {                                                                                                     \
+        void *k = tbbt_nfsq_track(q, cb, priv);                                                              \
+        if ((call) < 0) {                                                                                    \
+            tbbt_nfsq_cancel(q, k);                                                                          \
+            return -1;                                                                                       \
+        }                                                                                                    \
+        return 0;                                                                                            \
+    } while (0)
+
+int tbbt_inf_lookup(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *name, tbbt_nfsq_cb cb,
+                    void *priv) {
+    LOOKUP3args a;
+    memset(&a, 0, sizeof(a));
+    a.what.dir = fh3(dir);
+    a.what.name = (char *)name;
+    ISSUE(q, cb, priv, rpc_nfs3_lookup_async(tbbt_nfsq_rpc(q), tbbt_nfsq_thunk, &a, k));
+}
+
+int tbbt_inf_mkdir(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *name,
+                   const struct tbbt_inf_attr *at, tbbt_nfsq_cb cb, void *priv) {
+    MKDIR3args a;
+    memset(&a, 0, sizeof(a));
+    a.where.dir = fh3(dir);
+    a.where.name = (char *)name;
+    a.attributes = sattr(at);
+    ISSUE(q, cb, priv, rpc_nfs3_mkdir_async(tbbt_nfsq_rpc(q), tbbt_nfsq_thunk, &a, k));
+}
+
+int tbbt_inf_create(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *name,
+                    const struct tbbt_inf_attr *at, tbbt_nfsq_cb cb, void *priv) {
+    CREATE3args a;
+    memset(&a, 0, sizeof(a));
+    a.where.dir = fh3(dir);
+    a.where.name = (char *)name;
+    a.how.mode = GUARDED;
+    a.how.createhow3_u.obj_attributes = sattr(at);
+    ISSUE(q, cb, priv, rpc_nfs3_create_async(tbbt_nfsq_rpc(q), tbbt_nfsq_thunk, &a, k));
+}
+
+int tbbt_inf_symlink(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *name, const char *target,
+                     const struct tbbt_inf_attr *at, tbbt_nfsq_cb cb, void *priv) {
+    SYMLINK3args a;
+    memset(&a, 0, sizeof(a));
+    a.where.dir = fh3(dir);
+    a.where.name = (char *)name;
+    a.symlink.symlink_attributes = sattr(at);
+    a.symlink.symlink_data = (char *)target;
+    ISSUE(q, cb, priv, rpc_nfs3_symlink_async(tbbt_nfsq_rpc(q), tbbt_nfsq_thunk, &a, k));
+}
+
+int tbbt_inf_mknod(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *name, uint32_t type,
+                   const struct tbbt_inf_attr *at, tbbt_nfsq_cb cb, void *priv) {
+    MKNOD3args a;
+    memset(&a, 0, sizeof(a));
+    a.where.dir = fh3(dir);
+    a.where.name = (char *)name;
+    a.what.type = (ftype3)type;
+    switch (type) {
+    case TBBT_FT_CHR: a.what.mknoddata3_u.chr_device.dev_attributes = sattr(at); break;
+    case TBBT_FT_BLK: a.what.mknoddata3_u.blk_device.dev_attributes = sattr(at); break;
+    case TBBT_FT_SOCK: a.what.mknoddata3_u.sock_attributes = sattr(at); break;
+    default: a.what.type = NF3FIFO, a.what.mknoddata3_u.pipe_attributes = sattr(at);
+    }
+    ISSUE(q, cb, priv, rpc_nfs3_mknod_async(tbbt_nfsq_rpc(q), tbbt_nfsq_thunk, &a, k));
+}
+
+int tbbt_inf_link(struct tbbt_nfsq *q, const struct tbbt_fh *file, const struct tbbt_fh *dir,
+                  const char *name, tbbt_nfsq_cb cb, void *priv) {
+    LINK3args a;
+    memset(&a, 0, sizeof(a));
+    a.file = fh3(file);
+    a.link.dir = fh3(dir);
+    a.link.name = (char *)name;
+    ISSUE(q, cb, priv, rpc_nfs3_link_async(tbbt_nfsq_rpc(q), tbbt_nfsq_thunk, &a, k));
+}
+
+int tbbt_inf_write(struct tbbt_nfsq *q, const struct tbbt_fh *file, uint64_t offset, uint32_t len,
+                   const void *data, tbbt_nfsq_cb cb, void *priv) {
+    WRITE3args a;
+    memset(&a, 0, sizeof(a));
+    a.file = fh3(file);
+    a.offset = offset;
+    a.count = len;
+    a.stable = UNSTABLE;
+    a.data.data_len = len;
+    a.data.data_val = (char *)data;
+    ISSUE(q, cb, priv, rpc_nfs3_write_async(tbbt_nfsq_rpc(q), tbbt_nfsq_thunk, &a, k));
+}
+
+int tbbt_inf_commit(struct tbbt_nfsq *q, const struct tbbt_fh *file, tbbt_nfsq_cb cb, void *priv) {
+    COMMIT3args a;
+    memset(&a, 0, sizeof(a));
+    a.file = fh3(file);
+    ISSUE(q, cb, priv, rpc_nfs3_commit_async(tbbt_nfsq_rpc(q), tbbt_nfsq_thunk, &a, k));
+}
+
+int tbbt_inf_read(struct tbbt_nfsq *q, const struct tbbt_fh *file, uint64_t offset, uint32_t count,
+                  tbbt_nfsq_cb cb, void *priv) {
+    READ3args a;
+    memset(&a, 0, sizeof(a));
+    a.file = fh3(file);
+    a.offset = offset;
+    a.count = count;
+    ISSUE(q, cb, priv, rpc_nfs3_read_async(tbbt_nfsq_rpc(q), tbbt_nfsq_thunk, &a, k));
+}
+
+int tbbt_inf_remove(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *name, tbbt_nfsq_cb cb,
+                    void *priv) {
+    REMOVE3args a;
+    memset(&a, 0, sizeof(a));
+    a.object.dir = fh3(dir);
+    a.object.name = (char *)name;
+    ISSUE(q, cb, priv, rpc_nfs3_remove_async(tbbt_nfsq_rpc(q), tbbt_nfsq_thunk, &a, k));
+}
+
+int tbbt_inf_rmdir(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *name, tbbt_nfsq_cb cb,
+                   void *priv) {
+    RMDIR3args a;
+    memset(&a, 0, sizeof(a));
+    a.object.dir = fh3(dir);
+    a.object.name = (char *)name;
+    ISSUE(q, cb, priv, rpc_nfs3_rmdir_async(tbbt_nfsq_rpc(q), tbbt_nfsq_thunk, &a, k));
+}
+
+int tbbt_inf_truncate(struct tbbt_nfsq *q, const struct tbbt_fh *file, tbbt_nfsq_cb cb, void *priv) {
+    SETATTR3args a;
+    memset(&a, 0, sizeof(a));
+    a.object = fh3(file);
+    a.new_attributes.size.set_it = 1;
+    a.new_attributes.size.set_size3_u.size = 0;
+    ISSUE(q, cb, priv, rpc_nfs3_setattr_async(tbbt_nfsq_rpc(q), tbbt_nfsq_thunk, &a, k));
+}
+
+int tbbt_inf_readdirplus(struct tbbt_nfsq *q, const struct tbbt_fh *dir, uint64_t cookie,
+                         const uint8_t verf[8], tbbt_nfsq_cb cb, void *priv) {
+    READDIRPLUS3args a;
+    memset(&a, 0, sizeof(a));
+    a.dir = fh3(dir);
+    a.cookie = cookie;
+    memcpy(a.cookieverf, verf, NFS3_COOKIEVERFSIZE);
+    a.dircount = 8192;
+    a.maxcount = 65536;
+    ISSUE(q, cb, priv, rpc_nfs3_readdirplus_async(tbbt_nfsq_rpc(q), tbbt_nfsq_thunk, &a, k));
+}
+
+int tbbt_inf_fsstat(struct tbbt_nfsq *q, const struct tbbt_fh *root, tbbt_nfsq_cb cb, void *priv) {
+    FSSTAT3args a;
+    memset(&a, 0, sizeof(a));
+    a.fsroot = fh3(root);
+    ISSUE(q, cb, priv, rpc_nfs3_fsstat_async(tbbt_nfsq_rpc(q), tbbt_nfsq_thunk, &a, k));
+}
+
+int tbbt_inf_fsinfo(struct tbbt_nfsq *q, const struct tbbt_fh *root, tbbt_nfsq_cb cb, void *priv) {
+    FSINFO3args a;
+    memset(&a, 0, sizeof(a));
+    a.fsroot = fh3(root);
+    ISSUE(q, cb, priv, rpc_nfs3_fsinfo_async(tbbt_nfsq_rpc(q), tbbt_nfsq_thunk, &a, k));
+}
+
+int tbbt_inf_status(const void *data) {
+    return data ? (int)*(const nfsstat3 *)data : -1;
+}
+
+/* Copies a libnfs handle into ours. */
+static int copy_fh(const nfs_fh3 *h, struct tbbt_fh *fh) {
+    if (!h->data.data_val || h->data.data_len > TBBT_FH_MAX) return -1;
+    fh->len = h->data.data_len;
+    memcpy(fh->data, h->data.data_val, fh->len);
+    return 0;
+}
+
+/* The handle of a post_op_fh3, if it follows. */
+static int post_fh(const post_op_fh3 *p, struct tbbt_fh *fh) {
+    return p->handle_follows ? copy_fh(&p->post_op_fh3_u.handle, fh) : -1;
+}
+
+int tbbt_inf_newfh(enum tbbt_inf_proc proc, const void *data, struct tbbt_fh *fh) {
+    if (tbbt_inf_status(data) != NFS3_OK) return -1;
+    switch (proc) {
+    case TBBT_INF_LOOKUP: return copy_fh(&((const LOOKUP3res *)data)->LOOKUP3res_u.resok.object, fh);
+    case TBBT_INF_MKDIR: return post_fh(&((const MKDIR3res *)data)->MKDIR3res_u.resok.obj, fh);
+    case TBBT_INF_CREATE: return post_fh(&((const CREATE3res *)data)->CREATE3res_u.resok.obj, fh);
+    case TBBT_INF_SYMLINK: return post_fh(&((const SYMLINK3res *)data)->SYMLINK3res_u.resok.obj, fh);
+    case TBBT_INF_MKNOD: return post_fh(&((const MKNOD3res *)data)->MKNOD3res_u.resok.obj, fh);
+    default: return -1;
+    }
+}
+
+void tbbt_inf_fsstat_sizes(const void *data, uint64_t *tbytes, uint64_t *fbytes, uint64_t *abytes) {
+    const FSSTAT3resok *r = &((const FSSTAT3res *)data)->FSSTAT3res_u.resok;
+    *tbytes = r->tbytes, *fbytes = r->fbytes, *abytes = r->abytes;
+}
+
+uint32_t tbbt_inf_fsinfo_wtmax(const void *data) {
+    if (tbbt_inf_status(data) != NFS3_OK) return 0;
+    return ((const FSINFO3res *)data)->FSINFO3res_u.resok.wtmax;
+}
+
+const void *tbbt_inf_read_data(const void *data, uint32_t *len, int *eof) {
+    if (tbbt_inf_status(data) != NFS3_OK) return NULL;
+    const READ3resok *r = &((const READ3res *)data)->READ3res_u.resok;
+    *len = r->data.data_len;
+    *eof = (int)r->eof;
+    return r->data.data_val;
+}
+
+uint64_t tbbt_inf_readdirplus_each(const void *data,
+                                   void (*fn)(void *ctx, const char *name, const struct tbbt_fh *fh,
+                                              uint32_t type),
+                                   void *ctx, int *eof, uint8_t verf[8]) {
+    const READDIRPLUS3resok *r = &((const READDIRPLUS3res *)data)->READDIRPLUS3res_u.resok;
+    uint64_t cookie = 0;
+    for (const entryplus3 *e = r->reply.entries; e; e = e->nextentry) {
+        cookie = e->cookie;
+        if (!strcmp(e->name, ".") || !strcmp(e->name, "..")) continue;
+        struct tbbt_fh fh;
+        uint32_t type = e->name_attributes.attributes_follow
+                            ? (uint32_t)e->name_attributes.post_op_attr_u.attributes.type
+                            : 0;
+        if (post_fh(&e->name_handle, &fh) == 0) fn(ctx, e->name, &fh, type);
+    }
+    *eof = (int)r->reply.eof;
+    memcpy(verf, r->cookieverf, NFS3_COOKIEVERFSIZE);
+    return cookie;
+}
