@@ -1,6 +1,7 @@
 #!/bin/sh
 # scripts/install-deps.sh: install every Debian package tbbt needs to build,
-# test (nfs-ganesha, tcpdump, tshark) and benchmark (nfstrace, gnuplot, GNU
+# test (nfs-ganesha, tcpdump, tshark; e2fsprogs, xfsprogs and loop mounts for
+# the layout of an aged image) and benchmark (nfstrace, gnuplot, GNU
 # time). Idempotent: installs only what is missing, runs apt-get update only
 # when something is missing, never asks a question (tshark's "may non-root
 # users capture?" is answered no). Runs as root, or through sudo.
@@ -14,6 +15,7 @@ libzstd-dev zstd zlib1g-dev libcmocka-dev
 perl libjson-pp-perl python3 time
 tshark wireshark-common tcpdump nfstrace gnuplot-nox
 nfs-ganesha nfs-ganesha-vfs rpcbind iproute2 procps
+e2fsprogs xfsprogs util-linux mount
 "
 
 DRY=0
