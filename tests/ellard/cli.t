@@ -164,6 +164,21 @@ subtest 'a reply that does not parse is skipped; its call ends lost' => sub {
         'the call is written lost, with its arguments only');
 };
 
+subtest 'a call repeated after its reply: one record, flag X; a second reply is a duplicate' => sub {
+    my ($call) = grep {/ C3 1cf0d105 /} @fix;
+    my ($reply) = grep {/ R3 1cf0d105 /} @fix;
+    (my $again = $call) =~ s/^1006231510\.200000/1006231510.950000/ or die 'fixture changed';
+    (my $reply2 = $reply) =~ s/^1006231510\.910000/1006231510.960000/ or die 'fixture changed';
+    my $f = write_file('again.txt', $call . $reply . $again . $reply2);
+    my ($rc, $out, $e) = run("'$f'");
+    is($rc, 0, 'exit 0');
+    my @r = split /\n/, $out;
+    is(scalar @r, 1, 'one record');
+    like($r[0] // '', qr/^1006231510\.200000000 1006231510\.910000000 \S+ \S+ 0x1cf0d105 v3 read 0 TX /, 'the first call and reply, flag X');
+    like($e, qr/retransmitted calls \(flag X\): 1 \(1 duplicate call lines dropped\)/, 'counted');
+    like($e, qr/duplicate 1,/, 'the second reply is a duplicate');
+};
+
 subtest 'interrupted: exit 3, no output file' => sub {
     open my $saved, '>&', \*STDERR or die;
     open STDERR, '>', "$tmp/int.err" or die;
