@@ -132,7 +132,7 @@ static int mf_entry(struct tbbt_mfr *r, char *l, size_t len, struct tbbt_mf_entr
     if (end == p || *end != ' ' || id == 0) return mfail(r, err, errlen, "column 2: bad TBBT-ID");
     p = end + 1;
     size_t hex = strspn(p, "0123456789abcdef");
-    if (hex == 0 || hex % 2 || hex / 2 > TBBT_MF_FH_MAX || p[hex] != ' ')
+    if (hex == 0 || hex % 2 || hex / 2 > TBBT_FH_MAX || p[hex] != ' ')
         return mfail(r, err, errlen, "column 3: bad file handle");
     for (size_t i = 0; i < hex / 2; i++)
         e->fh[i] = (uint8_t)(g_ascii_xdigit_value(p[2 * i]) << 4 | g_ascii_xdigit_value(p[2 * i + 1]));

@@ -22,15 +22,14 @@
 
 #include <glib.h>
 
+#include "nfsdec.h" /* TBBT_FH_MAX */
 #include "record.h"
-
-#define TBBT_MF_FH_MAX 64
 
 struct tbbt_mf_entry {
     uint32_t clone;
     tbbt_id id;
     uint32_t fhlen;
-    uint8_t fh[TBBT_MF_FH_MAX];
+    uint8_t fh[TBBT_FH_MAX];
     const char *path; /* valid until the next read */
 };
 

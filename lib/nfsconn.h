@@ -18,9 +18,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct rpc_context;
+#include "nfsdec.h" /* TBBT_FH_MAX */
 
-#define TBBT_FH_MAX 64 /* NFS3_FHSIZE */
+struct rpc_context;
 
 struct tbbt_nfs_server {
     char host[256];
