@@ -1,0 +1,405 @@
+/* sched.c -- the ordering policies (see sched.h). */
+#include "sched.h"
+
+#include <glib.h>
+#include <string.h>
+
+/* ---- the locks of a record ---- */
+
+/* Adds a lock on obj, merged with an earlier one on the same object. */
+static unsigned add_lock(struct tbbt_lock *l, unsigned n, tbbt_id obj, int write, int until_reply,
+                         int principal) {
+    if (!obj) return n;
+    for (unsigned i = 0; i < n; i++)
+        if (l[i].obj == obj) {
+            l[i].write |= (uint8_t)write;
+            l[i].until_reply |= (uint8_t)until_reply;
+            l[i].principal |= (uint8_t)principal;
+            return n;
+        }
+    if (n == TBBT_MAX_LOCKS) return n;
+    l[n] = (struct tbbt_lock){obj, (uint8_t)write, (uint8_t)until_reply, (uint8_t)principal};
+    return n + 1;
+}
+
+/* A record's field, 0 when absent. */
+static tbbt_id fid(const struct tbbt_rec *r, enum tbbt_field f, tbbt_id v) {
+    return tbbt_rec_has(r, f) ? v : 0;
+}
+
+unsigned tbbt_sched_locks(const struct tbbt_rec *r, int strict, int (*known)(void *ctx, tbbt_id id),
+                          void *ctx, struct tbbt_lock *l) {
+    unsigned n = 0;
+    tbbt_id obj = fid(r, TBBT_F_OBJ, r->obj), dir = fid(r, TBBT_F_DIR, r->dir),
+            dir2 = fid(r, TBBT_F_DIR2, r->dir2);
+    tbbt_id nobj = fid(r, TBBT_F_NEWOBJ, r->newobj), v = fid(r, TBBT_F_VICTIM, r->victim),
+            v2 = fid(r, TBBT_F_VICTIM2, r->victim2);
+    switch (r->op) {
+    case TBBT_OP_GETATTR:
+    case TBBT_OP_ACCESS:
+    case TBBT_OP_READLINK:
+    case TBBT_OP_READ:
+    case TBBT_OP_READDIR:
+    case TBBT_OP_READDIRPLUS:
+    case TBBT_OP_STATFS:
+    case TBBT_OP_FSSTAT:
+    case TBBT_OP_FSINFO:
+    case TBBT_OP_PATHCONF: n = add_lock(l, n, obj, 0, 0, 0); break;
+    case TBBT_OP_SETATTR:
+    case TBBT_OP_WRITE:
+    case TBBT_OP_COMMIT: n = add_lock(l, n, obj, 1, strict, 1); break;
+    case TBBT_OP_LOOKUP: {
+        n = add_lock(l, n, dir, 0, 0, 0);
+        int hidden = nobj && known && !known(ctx, nobj); /* the reply reveals its handle */
+        n = add_lock(l, n, nobj, hidden, hidden, 0);
+        break;
+    }
+    case TBBT_OP_CREATE:
+    case TBBT_OP_MKDIR:
+    case TBBT_OP_SYMLINK:
+    case TBBT_OP_MKNOD:
+        n = add_lock(l, n, dir, 1, strict, 0);
+        n = add_lock(l, n, nobj, 1, 1, 1);
+        break;
+    case TBBT_OP_REMOVE:
+    case TBBT_OP_RMDIR:
+        n = add_lock(l, n, dir, 1, strict, 0);
+        n = add_lock(l, n, v, 1, strict, 1);
+        break;
+    case TBBT_OP_RENAME:
+        n = add_lock(l, n, dir, 1, strict, 0);
+        n = add_lock(l, n, dir2, 1, strict, 0);
+        n = add_lock(l, n, v, 1, strict, 1);
+        n = add_lock(l, n, v2, 1, strict, 1);
+        break;
+    case TBBT_OP_LINK:
+        n = add_lock(l, n, obj, 1, strict, 1);
+        n = add_lock(l, n, dir, 1, strict, 0);
+        break;
+    default: break; /* null, root, writecache: nothing shared */
+    }
+    return n;
+}
+
+/* ---- a min-heap of (key, seq) ---- */
+
+struct hent {
+    int64_t key;
+    uint64_t seq;
+};
+
+struct heap {
+    struct hent *v;
+    size_t n, cap;
+};
+
+static void heap_push(struct heap *h, int64_t key, uint64_t seq) {
+    if (h->n == h->cap) h->v = g_renew(struct hent, h->v, h->cap = h->cap ? 2 * h->cap : 256);
+    size_t i = h->n++;
+    while (i &&
+           (h->v[(i - 1) / 2].key > key || (h->v[(i - 1) / 2].key == key && h->v[(i - 1) / 2].seq > seq))) {
+        h->v[i] = h->v[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h->v[i] = (struct hent){key, seq};
+}
+
+static void heap_pop(struct heap *h) {
+    struct hent last = h->v[--h->n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= h->n) break;
+        if (c + 1 < h->n && (h->v[c + 1].key < h->v[c].key ||
+                             (h->v[c + 1].key == h->v[c].key && h->v[c + 1].seq < h->v[c].seq)))
+            c++;
+        if (h->v[c].key > last.key || (h->v[c].key == last.key && h->v[c].seq >= last.seq)) break;
+        h->v[i] = h->v[c];
+        i = c;
+    }
+    if (h->n) h->v[i] = last;
+}
+
+/* Ring capacity for a window: a power of two, twice the window at least. */
+static uint32_t ring_cap(uint32_t window) {
+    uint32_t c = 64;
+    while (c < 2 * window)
+        c *= 2;
+    return c;
+}
+
+/* ---- conservative ---- */
+
+struct cons {
+    uint32_t mask;
+    int64_t *call, *reply;
+    uint64_t *slot_seq;
+    uint8_t *done;
+    uint64_t next_send, added;
+    struct heap out; /* sent, maybe not done: by traced reply time */
+};
+
+static void *cons_create(const struct tbbt_sched_opts *o) {
+    struct cons *c = g_new0(struct cons, 1);
+    uint32_t cap = ring_cap(o->window);
+    c->mask = cap - 1;
+    c->call = g_new0(int64_t, cap), c->reply = g_new0(int64_t, cap);
+    c->slot_seq = g_new0(uint64_t, cap), c->done = g_new0(uint8_t, cap);
+    return c;
+}
+
+static void cons_destroy(void *s) {
+    struct cons *c = s;
+    g_free(c->call), g_free(c->reply), g_free(c->slot_seq), g_free(c->done), g_free(c->out.v), g_free(c);
+}
+
+static void cons_add(void *s, uint64_t seq, const struct tbbt_rec *r) {
+    struct cons *c = s;
+    uint32_t i = (uint32_t)(seq & c->mask);
+    c->call[i] = r->call_time;
+    /* a reply the trace never saw holds nothing back */
+    c->reply[i] = (r->flags & TBBT_RF_REPLY_LOST) || r->status < 0 ? INT64_MAX : r->reply_time;
+    c->slot_seq[i] = seq, c->done[i] = 0;
+    c->added = seq + 1;
+}
+
+/* Is the sent record seq done (or gone from the ring: long done)? */
+static int cons_is_done(const struct cons *c, uint64_t seq) {
+    uint32_t i = (uint32_t)(seq & c->mask);
+    return c->slot_seq[i] != seq || c->done[i];
+}
+
+static int cons_next(void *s, uint64_t *seq) {
+    struct cons *c = s;
+    if (c->next_send >= c->added) return TBBT_SCHED_NONE;
+    while (c->out.n && cons_is_done(c, c->out.v[0].seq))
+        heap_pop(&c->out);
+    if (c->out.n && c->out.v[0].key < c->call[c->next_send & c->mask]) return TBBT_SCHED_NONE;
+    *seq = c->next_send;
+    return TBBT_SCHED_SEND;
+}
+
+static void cons_sent(void *s, uint64_t seq) {
+    struct cons *c = s;
+    heap_push(&c->out, c->reply[seq & c->mask], seq);
+    c->next_send = seq + 1;
+}
+
+static void cons_done(void *s, uint64_t seq, int ok) {
+    struct cons *c = s;
+    (void)ok;
+    uint32_t i = (uint32_t)(seq & c->mask);
+    if (c->slot_seq[i] == seq) c->done[i] = 1;
+    if (seq == c->next_send) c->next_send = seq + 1; /* skipped before being sent */
+}
+
+const struct tbbt_sched_ops tbbt_sched_conservative = {"conservative", cons_create, cons_destroy, cons_add,
+                                                       cons_next,      cons_sent,   cons_done};
+
+/* ---- fsdep ---- */
+
+struct objq;
+
+/* One lock in an object's queue. */
+struct lockent {
+    uint64_t seq;
+    uint8_t write, until_reply, granted, released;
+    struct lockent *next;
+};
+
+/* One object's queue of locks, in trace order. */
+struct objq {
+    tbbt_id id;
+    struct lockent *head, *tail;
+    uint64_t poison; /* seq + 1 of the latest failed record that changed it, 0 none */
+    uint32_t refs;   /* live requests locking it */
+};
+
+/* A record in the window. */
+struct req {
+    uint64_t seq;
+    uint8_t nlocks, ungranted, live;
+    struct objq *oq[TBBT_MAX_LOCKS];
+    struct lockent *ent[TBBT_MAX_LOCKS]; /* NULL once released */
+    uint8_t principal[TBBT_MAX_LOCKS];
+};
+
+struct fsdep {
+    struct tbbt_sched_opts o;
+    uint32_t mask;
+    struct req *reqs;
+    GHashTable *objs;  /* id -> struct objq (owned) */
+    struct heap ready; /* by seq */
+    struct lockent *free_ents;
+};
+
+static void *fsdep_create(const struct tbbt_sched_opts *o) {
+    struct fsdep *f = g_new0(struct fsdep, 1);
+    f->o = *o;
+    uint32_t cap = ring_cap(o->window);
+    f->mask = cap - 1;
+    f->reqs = g_new0(struct req, cap);
+    f->objs = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
+    return f;
+}
+
+/* Frees a list of lock entries. */
+static void free_ents(struct lockent *e) {
+    for (struct lockent *n; e; e = n) {
+        n = e->next;
+        g_free(e);
+    }
+}
+
+static void fsdep_destroy(void *s) {
+    struct fsdep *f = s;
+    GHashTableIter it;
+    gpointer k, v;
+    g_hash_table_iter_init(&it, f->objs);
+    while (g_hash_table_iter_next(&it, &k, &v))
+        free_ents(((struct objq *)v)->head);
+    free_ents(f->free_ents);
+    g_hash_table_destroy(f->objs);
+    g_free(f->reqs), g_free(f->ready.v), g_free(f);
+}
+
+static struct req *req_of(struct fsdep *f, uint64_t seq) {
+    struct req *q = &f->reqs[seq & f->mask];
+    return q->live && q->seq == seq ? q : NULL;
+}
+
+/* A lock was granted: its request may become ready. */
+static void granted(struct fsdep *f, struct lockent *e) {
+    e->granted = 1;
+    struct req *q = req_of(f, e->seq);
+    if (q && --q->ungranted == 0) heap_push(&f->ready, (int64_t)q->seq, q->seq);
+}
+
+/* Grants what can be granted in q, in order: a writer when nothing before
+ * it is unreleased, a reader when no writer before it is; the first that
+ * cannot be granted stops the walk. Released entries at the head go. */
+static void advance(struct fsdep *f, struct objq *q) {
+    while (q->head && q->head->released) {
+        struct lockent *e = q->head;
+        q->head = e->next;
+        e->next = f->free_ents;
+        f->free_ents = e;
+    }
+    if (!q->head) q->tail = NULL;
+    int any = 0, writer = 0;
+    for (struct lockent *e = q->head; e; e = e->next) {
+        if (e->released) continue;
+        if (!e->granted) {
+            if (e->write ? any : writer) break;
+            granted(f, e);
+        }
+        any = 1;
+        writer |= e->write;
+    }
+}
+
+/* Drops an object's queue nobody needs any more. */
+static void maybe_drop(struct fsdep *f, struct objq *q) {
+    if (!q->refs && !q->head && !q->poison) g_hash_table_remove(f->objs, &q->id);
+}
+
+/* The queue of object id, made if new. */
+static struct objq *objq_get(struct fsdep *f, tbbt_id id) {
+    struct objq *q = g_hash_table_lookup(f->objs, &id);
+    if (q) return q;
+    q = g_new0(struct objq, 1);
+    q->id = id;
+    g_hash_table_insert(f->objs, &q->id, q);
+    return q;
+}
+
+static void fsdep_add(void *s, uint64_t seq, const struct tbbt_rec *r) {
+    struct fsdep *f = s;
+    struct tbbt_lock l[TBBT_MAX_LOCKS];
+    unsigned n = tbbt_sched_locks(r, f->o.strict, f->o.known, f->o.known_ctx, l);
+    struct req *q = &f->reqs[seq & f->mask];
+    *q = (struct req){.seq = seq, .nlocks = (uint8_t)n, .ungranted = (uint8_t)n, .live = 1};
+    for (unsigned i = 0; i < n; i++) {
+        struct lockent *e = f->free_ents;
+        if (e)
+            f->free_ents = e->next;
+        else
+            e = g_new(struct lockent, 1);
+        struct objq *oq = objq_get(f, l[i].obj);
+        *e = (struct lockent){.seq = seq, .write = l[i].write, .until_reply = l[i].until_reply};
+        if (oq->tail)
+            oq->tail->next = e;
+        else
+            oq->head = e;
+        oq->tail = e;
+        oq->refs++;
+        q->oq[i] = oq, q->ent[i] = e, q->principal[i] = l[i].principal;
+    }
+    if (!n) heap_push(&f->ready, (int64_t)seq, seq);
+    for (unsigned i = 0; i < n; i++)
+        advance(f, q->oq[i]);
+}
+
+/* Did a dependency of q fail (an object it locks poisoned by an earlier
+ * record)? */
+static int poisoned(const struct req *q) {
+    for (unsigned i = 0; i < q->nlocks; i++) {
+        uint64_t p = q->oq[i]->poison;
+        if (p && p - 1 < q->seq) return 1;
+    }
+    return 0;
+}
+
+static int fsdep_next(void *s, uint64_t *seq) {
+    struct fsdep *f = s;
+    while (f->ready.n) {
+        uint64_t sq = f->ready.v[0].seq;
+        heap_pop(&f->ready);
+        struct req *q = req_of(f, sq);
+        if (!q) continue;
+        *seq = sq;
+        return poisoned(q) ? TBBT_SCHED_SKIP : TBBT_SCHED_SEND;
+    }
+    return TBBT_SCHED_NONE;
+}
+
+/* Releases q's locks: those that go at the send (at_send), or all left. */
+static void release(struct fsdep *f, struct req *q, int at_send) {
+    for (unsigned i = 0; i < q->nlocks; i++) {
+        struct lockent *e = q->ent[i];
+        if (!e || (at_send && e->until_reply)) continue;
+        e->released = 1;
+        q->ent[i] = NULL;
+        advance(f, q->oq[i]);
+    }
+}
+
+static void fsdep_sent(void *s, uint64_t seq) {
+    struct fsdep *f = s;
+    struct req *q = req_of(f, seq);
+    if (q) release(f, q, 1);
+}
+
+static void fsdep_done(void *s, uint64_t seq, int ok) {
+    struct fsdep *f = s;
+    struct req *q = req_of(f, seq);
+    if (!q) return;
+    if (!ok)
+        for (unsigned i = 0; i < q->nlocks; i++)
+            if (q->principal[i]) q->oq[i]->poison = seq + 1;
+    q->live = 0; /* before the release: granting its own locks must not make it ready */
+    release(f, q, 0);
+    for (unsigned i = 0; i < q->nlocks; i++) {
+        q->oq[i]->refs--;
+        maybe_drop(f, q->oq[i]);
+    }
+}
+
+const struct tbbt_sched_ops tbbt_sched_fsdep = {"fsdep",    fsdep_create, fsdep_destroy, fsdep_add,
+                                                fsdep_next, fsdep_sent,   fsdep_done};
+
+const struct tbbt_sched_ops *tbbt_sched_find(const char *name) {
+    if (!strcmp(name, "conservative")) return &tbbt_sched_conservative;
+    if (!strcmp(name, "fsdep")) return &tbbt_sched_fsdep;
+    return NULL;
+}

@@ -1,0 +1,79 @@
+/* sched.h -- the player's ordering policies: which record of the lookahead
+ * window may be sent next (design.md, Player; paper 3.4.1).
+ *
+ * A policy is a small ops struct (the way fio's I/O engines are):
+ *   conservative  a record goes once every record with an earlier traced
+ *                 call time was sent and every reply the trace received
+ *                 before its call time was received: the trace's own
+ *                 concurrency, no more. Records go in trace order.
+ *   fsdep         each record takes read or write locks on the objects it
+ *                 touches (tbbt_sched_locks); one object's locks are granted
+ *                 in trace order (a later reader never overtakes an earlier
+ *                 writer); locks are released when the request is sent,
+ *                 except the new object's lock of create, mkdir, symlink,
+ *                 mknod (and of a lookup whose object's handle is not known
+ *                 yet: the reply reveals it), held until the reply, and
+ *                 every write lock with strict. A record that failed (its
+ *                 reply differs from the trace, or never came) poisons the
+ *                 objects it creates or changes; a later record that locks a
+ *                 poisoned object is skipped, and poisons its own in turn.
+ *
+ * The engine (one thread) drives a policy: add() each record as it enters
+ * the window, in trace order (seq 0, 1, 2, ...; at most `window` records
+ * between the oldest not done and the newest added); next() for a record
+ * to send or to skip; sent() once sent; done() when its reply came (ok:
+ * the status matched) or it failed, was skipped, or timed out. */
+#ifndef TBBT_SCHED_H
+#define TBBT_SCHED_H
+
+#include <stdint.h>
+
+#include "record.h"
+
+struct tbbt_sched_opts {
+    uint32_t window; /* records in the window at most */
+    int strict;      /* fsdep: hold every write lock until the reply */
+    /* fsdep: is the live handle of id known now? (NULL: all known) */
+    int (*known)(void *ctx, tbbt_id id);
+    void *known_ctx;
+};
+
+/* What next() says. */
+enum { TBBT_SCHED_NONE = 0, TBBT_SCHED_SEND = 1, TBBT_SCHED_SKIP = 2 };
+
+struct tbbt_sched_ops {
+    const char *name;
+    void *(*create)(const struct tbbt_sched_opts *o);
+    void (*destroy)(void *s);
+    void (*add)(void *s, uint64_t seq, const struct tbbt_rec *r);
+    /* A record that may go now (SEND), or must be skipped (SKIP: its
+     * dependency failed; the engine calls done(seq, 0) for it), or NONE. */
+    int (*next)(void *s, uint64_t *seq);
+    void (*sent)(void *s, uint64_t seq);
+    void (*done)(void *s, uint64_t seq, int ok);
+};
+
+extern const struct tbbt_sched_ops tbbt_sched_conservative;
+extern const struct tbbt_sched_ops tbbt_sched_fsdep;
+
+/* The policy named name ("conservative", "fsdep"), or NULL. */
+const struct tbbt_sched_ops *tbbt_sched_find(const char *name);
+
+/* One lock of a record (fsdep). */
+struct tbbt_lock {
+    tbbt_id obj;
+    uint8_t write;       /* write lock (else read) */
+    uint8_t until_reply; /* released at the reply, not at the send */
+    uint8_t principal;   /* the object the record makes or changes: poisoned if it fails */
+};
+
+#define TBBT_MAX_LOCKS 6
+
+/* The locks record r takes (the paper's Table 4, extended to every v2 and
+ * v3 procedure); an object named twice gets one lock, the stronger.
+ * known(id) says whether a lookup's object handle is known (NULL: yes).
+ * Returns the number (<= TBBT_MAX_LOCKS). */
+unsigned tbbt_sched_locks(const struct tbbt_rec *r, int strict, int (*known)(void *ctx, tbbt_id id),
+                          void *ctx, struct tbbt_lock *locks);
+
+#endif

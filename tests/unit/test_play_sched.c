@@ -1,0 +1,279 @@
+/* test_play_sched.c -- the player's ordering policies: the paper's Table 3
+ * (conservative gives sequence 3, fsdep sequence 4), conservative keeping
+ * the trace's overlap, per-object lock queues (a later reader never
+ * overtakes an earlier writer), strict mode, handles revealed by replies,
+ * failed records' dependants skipped transitively, and the lock table. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "sched.h"
+
+#define S 1000000000LL
+
+/* A record of op at [call, reply] seconds. */
+static void mk(struct tbbt_rec *r, enum tbbt_op op, int64_t call, int64_t reply) {
+    tbbt_rec_clear(r);
+    r->vers = 3, r->op = (uint8_t)op, r->status = 0;
+    r->call_time = call * S, r->reply_time = reply * S;
+}
+
+static void *new_sched(const struct tbbt_sched_ops *ops, int strict, int (*known)(void *, tbbt_id)) {
+    struct tbbt_sched_opts o = {.window = 64, .strict = strict, .known = known};
+    return ops->create(&o);
+}
+
+/* next(): the seq it offers to send, -1 for none, -2 - seq for a skip. */
+static int64_t nxt(const struct tbbt_sched_ops *ops, void *s) {
+    uint64_t seq;
+    int k = ops->next(s, &seq);
+    return k == TBBT_SCHED_NONE ? -1 : k == TBBT_SCHED_SKIP ? -2 - (int64_t)seq : (int64_t)seq;
+}
+
+/* Table 3, sequence 2: create A at 0 (reply 1), write B at 2 (reply 3); the
+ * replayed create takes 3. */
+static void add_seq2(const struct tbbt_sched_ops *ops, void *s, tbbt_id b) {
+    struct tbbt_rec r;
+    tbbt_rec_init(&r);
+    mk(&r, TBBT_OP_CREATE, 0, 1);
+    tbbt_rec_set_u64(&r, TBBT_F_DIR, 1);
+    tbbt_rec_set_str(&r, TBBT_F_NAME, "A", 1);
+    tbbt_rec_set_u64(&r, TBBT_F_NEWOBJ, 10);
+    ops->add(s, 0, &r);
+    mk(&r, TBBT_OP_WRITE, 2, 3);
+    tbbt_rec_set_u64(&r, TBBT_F_OBJ, b);
+    ops->add(s, 1, &r);
+    tbbt_rec_free(&r);
+}
+
+static void test_table3(void **st) {
+    (void)st;
+    /* conservative: the write waits for the create's reply (sequence 3) */
+    const struct tbbt_sched_ops *c = &tbbt_sched_conservative;
+    void *s = new_sched(c, 0, NULL);
+    add_seq2(c, s, 20);
+    assert_int_equal(nxt(c, s), 0);
+    c->sent(s, 0);
+    assert_int_equal(nxt(c, s), -1);
+    c->done(s, 0, 1);
+    assert_int_equal(nxt(c, s), 1);
+    c->destroy(s);
+    /* fsdep: no shared object, the write goes at once (sequence 4) */
+    const struct tbbt_sched_ops *f = &tbbt_sched_fsdep;
+    s = new_sched(f, 0, NULL);
+    add_seq2(f, s, 20);
+    assert_int_equal(nxt(f, s), 0);
+    f->sent(s, 0);
+    assert_int_equal(nxt(f, s), 1);
+    f->destroy(s);
+    /* sequence 1 (write A): fsdep waits for the create's reply */
+    s = new_sched(f, 0, NULL);
+    add_seq2(f, s, 10);
+    assert_int_equal(nxt(f, s), 0);
+    f->sent(s, 0);
+    assert_int_equal(nxt(f, s), -1);
+    f->done(s, 0, 1);
+    assert_int_equal(nxt(f, s), 1);
+    f->destroy(s);
+}
+
+/* Conservative keeps the trace's overlap: three calls each sent before the
+ * earlier replies came go out together; a later call waits for them. */
+static void test_conservative_overlap(void **st) {
+    (void)st;
+    const struct tbbt_sched_ops *c = &tbbt_sched_conservative;
+    void *s = new_sched(c, 0, NULL);
+    struct tbbt_rec r;
+    tbbt_rec_init(&r);
+    for (int i = 0; i < 3; i++) {
+        mk(&r, TBBT_OP_GETATTR, i, 10 + i);
+        tbbt_rec_set_u64(&r, TBBT_F_OBJ, 5);
+        c->add(s, (uint64_t)i, &r);
+    }
+    mk(&r, TBBT_OP_GETATTR, 20, 21);
+    c->add(s, 3, &r);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(nxt(c, s), i);
+        c->sent(s, (uint64_t)i);
+    }
+    assert_int_equal(nxt(c, s), -1); /* three outstanding, as in the trace */
+    c->done(s, 1, 1);
+    c->done(s, 0, 1);
+    assert_int_equal(nxt(c, s), -1);
+    c->done(s, 2, 1);
+    assert_int_equal(nxt(c, s), 3);
+    /* a call whose traced reply was lost holds nothing back */
+    mk(&r, TBBT_OP_GETATTR, 30, 0);
+    r.flags = TBBT_RF_REPLY_LOST, r.status = -1;
+    c->sent(s, 3);
+    c->done(s, 3, 1);
+    c->add(s, 4, &r);
+    mk(&r, TBBT_OP_GETATTR, 31, 32);
+    c->add(s, 5, &r);
+    assert_int_equal(nxt(c, s), 4);
+    c->sent(s, 4);
+    assert_int_equal(nxt(c, s), 5);
+    tbbt_rec_free(&r);
+    c->destroy(s);
+}
+
+/* Adds op on object 7 as seq. */
+static void on7(const struct tbbt_sched_ops *f, void *s, uint64_t seq, enum tbbt_op op) {
+    struct tbbt_rec r;
+    tbbt_rec_init(&r);
+    mk(&r, op, (int64_t)seq, (int64_t)seq + 1);
+    tbbt_rec_set_u64(&r, TBBT_F_OBJ, 7);
+    f->add(s, seq, &r);
+    tbbt_rec_free(&r);
+}
+
+/* One object's queue: W R R W R. Readers share, a writer waits for all
+ * before it, a reader never passes an earlier writer. */
+static void test_object_queue(void **st) {
+    (void)st;
+    const struct tbbt_sched_ops *f = &tbbt_sched_fsdep;
+    void *s = new_sched(f, 0, NULL);
+    enum tbbt_op ops[] = {TBBT_OP_WRITE, TBBT_OP_READ, TBBT_OP_READ, TBBT_OP_WRITE, TBBT_OP_READ};
+    for (uint64_t i = 0; i < 5; i++)
+        on7(f, s, i, ops[i]);
+    assert_int_equal(nxt(f, s), 0);
+    assert_int_equal(nxt(f, s), -1);
+    f->sent(s, 0);
+    assert_int_equal(nxt(f, s), 1);
+    assert_int_equal(nxt(f, s), 2); /* both readers at once */
+    assert_int_equal(nxt(f, s), -1);
+    f->sent(s, 2);
+    assert_int_equal(nxt(f, s), -1); /* the writer waits for reader 1 too */
+    f->sent(s, 1);
+    assert_int_equal(nxt(f, s), 3);
+    assert_int_equal(nxt(f, s), -1); /* reader 4 never passes writer 3 */
+    f->sent(s, 3);
+    assert_int_equal(nxt(f, s), 4);
+    f->destroy(s);
+    /* strict: a write lock lasts until the reply */
+    s = new_sched(f, 1, NULL);
+    on7(f, s, 0, TBBT_OP_WRITE);
+    on7(f, s, 1, TBBT_OP_READ);
+    assert_int_equal(nxt(f, s), 0);
+    f->sent(s, 0);
+    assert_int_equal(nxt(f, s), -1);
+    f->done(s, 0, 1);
+    assert_int_equal(nxt(f, s), 1);
+    f->destroy(s);
+}
+
+static int unknown10(void *ctx, tbbt_id id) {
+    (void)ctx;
+    return id != 10;
+}
+
+/* A lookup whose object's handle is not known yet: users of the object
+ * wait for its reply; a known one does not hold them. */
+static void test_revealed_handle(void **st) {
+    (void)st;
+    const struct tbbt_sched_ops *f = &tbbt_sched_fsdep;
+    void *s = new_sched(f, 0, unknown10);
+    struct tbbt_rec r;
+    tbbt_rec_init(&r);
+    for (uint64_t i = 0; i < 2; i++) {
+        mk(&r, TBBT_OP_LOOKUP, (int64_t)i, (int64_t)i + 1);
+        tbbt_rec_set_u64(&r, TBBT_F_DIR, 1);
+        tbbt_rec_set_str(&r, TBBT_F_NAME, "x", 1);
+        tbbt_rec_set_u64(&r, TBBT_F_NEWOBJ, i ? 11 : 10);
+        f->add(s, 2 * i, &r);
+        mk(&r, TBBT_OP_GETATTR, (int64_t)i + 1, (int64_t)i + 2);
+        tbbt_rec_set_u64(&r, TBBT_F_OBJ, i ? 11 : 10);
+        f->add(s, 2 * i + 1, &r);
+    }
+    assert_int_equal(nxt(f, s), 0);
+    assert_int_equal(nxt(f, s), 2); /* its object (11) is known: no wait */
+    f->sent(s, 0);
+    f->sent(s, 2);
+    assert_int_equal(nxt(f, s), 3);
+    assert_int_equal(nxt(f, s), -1); /* getattr of 10 waits for the lookup's reply */
+    f->done(s, 0, 1);
+    assert_int_equal(nxt(f, s), 1);
+    tbbt_rec_free(&r);
+    f->destroy(s);
+}
+
+/* A failed create: the records on its object are skipped, transitively;
+ * others go on. */
+static void test_failure_skips(void **st) {
+    (void)st;
+    const struct tbbt_sched_ops *f = &tbbt_sched_fsdep;
+    void *s = new_sched(f, 0, NULL);
+    struct tbbt_rec r;
+    tbbt_rec_init(&r);
+    mk(&r, TBBT_OP_CREATE, 0, 1);
+    tbbt_rec_set_u64(&r, TBBT_F_DIR, 1);
+    tbbt_rec_set_str(&r, TBBT_F_NAME, "A", 1);
+    tbbt_rec_set_u64(&r, TBBT_F_NEWOBJ, 10);
+    f->add(s, 0, &r);
+    mk(&r, TBBT_OP_WRITE, 2, 3);
+    tbbt_rec_set_u64(&r, TBBT_F_OBJ, 10);
+    f->add(s, 1, &r);
+    mk(&r, TBBT_OP_LINK, 3, 4); /* writes 10 and directory 2 */
+    tbbt_rec_set_u64(&r, TBBT_F_OBJ, 10);
+    tbbt_rec_set_u64(&r, TBBT_F_DIR, 2);
+    tbbt_rec_set_str(&r, TBBT_F_NAME, "B", 1);
+    f->add(s, 2, &r);
+    mk(&r, TBBT_OP_GETATTR, 4, 5);
+    tbbt_rec_set_u64(&r, TBBT_F_OBJ, 2); /* the link's directory: not poisoned (not principal) */
+    f->add(s, 3, &r);
+    assert_int_equal(nxt(f, s), 0);
+    f->sent(s, 0);
+    f->done(s, 0, 0); /* the create failed */
+    assert_int_equal(nxt(f, s), -2 - 1);
+    f->done(s, 1, 0);
+    assert_int_equal(nxt(f, s), -2 - 2);
+    f->done(s, 2, 0);
+    assert_int_equal(nxt(f, s), 3);
+    tbbt_rec_free(&r);
+    f->destroy(s);
+}
+
+/* The lock table: which objects, read or write, until the reply or not. */
+static void test_locks(void **st) {
+    (void)st;
+    struct tbbt_rec r;
+    tbbt_rec_init(&r);
+    struct tbbt_lock l[TBBT_MAX_LOCKS];
+    mk(&r, TBBT_OP_RENAME, 0, 1);
+    tbbt_rec_set_u64(&r, TBBT_F_DIR, 1);
+    tbbt_rec_set_u64(&r, TBBT_F_DIR2, 1); /* same directory: one lock */
+    tbbt_rec_set_u64(&r, TBBT_F_VICTIM, 5);
+    tbbt_rec_set_u64(&r, TBBT_F_VICTIM2, 6);
+    unsigned n = tbbt_sched_locks(&r, 0, NULL, NULL, l);
+    assert_int_equal(n, 3);
+    for (unsigned i = 0; i < n; i++)
+        assert_true(l[i].write && !l[i].until_reply);
+    assert_int_equal(tbbt_sched_locks(&r, 1, NULL, NULL, l), 3);
+    assert_true(l[0].until_reply);
+    mk(&r, TBBT_OP_MKDIR, 0, 1);
+    tbbt_rec_set_u64(&r, TBBT_F_DIR, 1);
+    tbbt_rec_set_u64(&r, TBBT_F_NEWOBJ, 9);
+    n = tbbt_sched_locks(&r, 0, NULL, NULL, l);
+    assert_int_equal(n, 2);
+    assert_true(l[0].write && !l[0].until_reply && l[1].write && l[1].until_reply && l[1].principal);
+    mk(&r, TBBT_OP_READDIRPLUS, 0, 1);
+    tbbt_rec_set_u64(&r, TBBT_F_OBJ, 4);
+    n = tbbt_sched_locks(&r, 0, NULL, NULL, l);
+    assert_int_equal(n, 1);
+    assert_false(l[0].write);
+    mk(&r, TBBT_OP_NULL, 0, 1);
+    assert_int_equal(tbbt_sched_locks(&r, 0, NULL, NULL, l), 0);
+    tbbt_rec_free(&r);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_table3),        cmocka_unit_test(test_conservative_overlap),
+        cmocka_unit_test(test_object_queue),  cmocka_unit_test(test_revealed_handle),
+        cmocka_unit_test(test_failure_skips), cmocka_unit_test(test_locks),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
