@@ -135,8 +135,8 @@ struct cons {
     int64_t *call, *reply;
     uint64_t *slot_seq;
     uint8_t *done;
-    uint64_t next_send, added;
-    struct heap out; /* sent, maybe not done: by traced reply time */
+    uint64_t next_send, added; /* next_send: the next record to offer */
+    struct heap out;           /* offered, maybe not done: by traced reply time */
 };
 
 static void *cons_create(const struct tbbt_sched_opts *o) {
@@ -175,14 +175,15 @@ static int cons_next(void *s, uint64_t *seq) {
     while (c->out.n && cons_is_done(c, c->out.v[0].seq))
         heap_pop(&c->out);
     if (c->out.n && c->out.v[0].key < c->call[c->next_send & c->mask]) return TBBT_SCHED_NONE;
-    *seq = c->next_send;
+    /* offered records go in trace order (the engine sends what it is
+     * offered in that order); the reply each will get holds later ones */
+    *seq = c->next_send++;
+    heap_push(&c->out, c->reply[*seq & c->mask], *seq);
     return TBBT_SCHED_SEND;
 }
 
 static void cons_sent(void *s, uint64_t seq) {
-    struct cons *c = s;
-    heap_push(&c->out, c->reply[seq & c->mask], seq);
-    c->next_send = seq + 1;
+    (void)s, (void)seq;
 }
 
 static void cons_done(void *s, uint64_t seq, int ok) {
@@ -190,7 +191,6 @@ static void cons_done(void *s, uint64_t seq, int ok) {
     (void)ok;
     uint32_t i = (uint32_t)(seq & c->mask);
     if (c->slot_seq[i] == seq) c->done[i] = 1;
-    if (seq == c->next_send) c->next_send = seq + 1; /* skipped before being sent */
 }
 
 const struct tbbt_sched_ops tbbt_sched_conservative = {"conservative", cons_create, cons_destroy, cons_add,

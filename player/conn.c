@@ -1,0 +1,141 @@
+/* conn.c -- TCP connections with RPC record marking (see conn.h). */
+#include "conn.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <rpc/pmap_clnt.h>
+#include <rpc/rpc.h>
+
+#include <glib.h>
+
+/* The NFS port: the given one, or the portmapper's answer (IPv4). */
+static int nfs_port(const struct tbbt_nfs_server *s, struct addrinfo *ai) {
+    if (s->nfsport) return s->nfsport;
+    if (ai->ai_family != AF_INET) return 2049;
+    struct sockaddr_in sin = *(struct sockaddr_in *)ai->ai_addr;
+    int p = pmap_getport(&sin, 100003, 3, IPPROTO_TCP);
+    return p ? p : 2049;
+}
+
+int tbbt_pconn_open(struct tbbt_pconn *c, const struct tbbt_nfs_server *s, char *err, size_t errlen) {
+    memset(c, 0, sizeof(*c));
+    c->fd = -1;
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai = NULL;
+    int rc = getaddrinfo(s->host, NULL, &hints, &ai);
+    if (rc != 0) {
+        snprintf(err, errlen, "%s: %s", s->host, gai_strerror(rc));
+        return -1;
+    }
+    int port = nfs_port(s, ai);
+    ((struct sockaddr_in *)ai->ai_addr)->sin_port = htons((uint16_t)port); /* same offset in sockaddr_in6 */
+    snprintf(c->peer, sizeof(c->peer), "%s:%d", s->host, port);
+    c->fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (c->fd < 0 || connect(c->fd, ai->ai_addr, ai->ai_addrlen) < 0) {
+        snprintf(err, errlen, "%s: cannot connect: %s", c->peer, strerror(errno));
+        freeaddrinfo(ai);
+        tbbt_pconn_close(c);
+        return -1;
+    }
+    freeaddrinfo(ai);
+    int one = 1;
+    setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    return 0;
+}
+
+int tbbt_pconn_send(struct tbbt_pconn *c, const uint8_t *msg, size_t len) {
+    uint32_t mark = htonl(0x80000000u | (uint32_t)len);
+    struct iovec iov[2] = {{&mark, 4}, {(void *)msg, len}};
+    size_t left = len + 4;
+    int k = 0;
+    while (left) {
+        ssize_t w = writev(c->fd, iov + k, 2 - k);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        left -= (size_t)w;
+        c->bytes_out += (size_t)w;
+        while (k < 2 && (size_t)w >= iov[k].iov_len)
+            w -= (ssize_t)iov[k++].iov_len;
+        if (k < 2) iov[k].iov_base = (char *)iov[k].iov_base + w, iov[k].iov_len -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Appends n bytes to the message being reassembled. */
+static void msg_add(struct tbbt_pconn *c, const uint8_t *p, size_t n) {
+    if (c->msglen + n > c->msgcap) {
+        while (c->msglen + n > c->msgcap)
+            c->msgcap = c->msgcap ? 2 * c->msgcap : 65536;
+        c->msg = g_realloc(c->msg, c->msgcap);
+    }
+    memcpy(c->msg + c->msglen, p, n);
+    c->msglen += n;
+}
+
+/* Consumes whole fragments from the buffer; a last fragment completes a
+ * message. Returns 0, or -1 for an absurd fragment. */
+static int consume(struct tbbt_pconn *c, void (*cb)(void *, const uint8_t *, size_t), void *ctx, char *err,
+                   size_t errlen) {
+    size_t off = 0;
+    while (c->len - off >= 4) {
+        uint32_t mark;
+        memcpy(&mark, c->buf + off, 4);
+        mark = ntohl(mark);
+        size_t flen = mark & 0x7fffffffu;
+        if (flen > TBBT_PCONN_MAX_MSG || c->msglen + flen > TBBT_PCONN_MAX_MSG) {
+            snprintf(err, errlen, "%s: a reply fragment of %zu bytes: not an RPC stream", c->peer, flen);
+            return -1;
+        }
+        if (c->len - off - 4 < flen) break;
+        int last = (mark & 0x80000000u) != 0;
+        if (last && !c->msglen) {
+            cb(ctx, c->buf + off + 4, flen); /* the common case: no copy */
+        } else {
+            msg_add(c, c->buf + off + 4, flen);
+            if (last) {
+                cb(ctx, c->msg, c->msglen);
+                c->msglen = 0;
+            }
+        }
+        off += 4 + flen;
+    }
+    memmove(c->buf, c->buf + off, c->len - off);
+    c->len -= off;
+    return 0;
+}
+
+int tbbt_pconn_read(struct tbbt_pconn *c, void (*cb)(void *ctx, const uint8_t *m, size_t n), void *ctx,
+                    char *err, size_t errlen) {
+    if (c->cap - c->len < 65536) {
+        c->cap = c->cap ? 2 * c->cap : 1 << 20;
+        c->buf = g_realloc(c->buf, c->cap);
+    }
+    ssize_t r = read(c->fd, c->buf + c->len, c->cap - c->len);
+    if (r < 0 && (errno == EINTR || errno == EAGAIN)) return 0;
+    if (r <= 0) {
+        snprintf(err, errlen, "%s: %s", c->peer, r ? strerror(errno) : "the server closed the connection");
+        return -1;
+    }
+    c->len += (size_t)r;
+    c->bytes_in += (size_t)r;
+    return consume(c, cb, ctx, err, errlen);
+}
+
+void tbbt_pconn_close(struct tbbt_pconn *c) {
+    if (c->fd >= 0) close(c->fd);
+    c->fd = -1;
+    g_free(c->buf), g_free(c->msg);
+    c->buf = c->msg = NULL;
+    c->len = c->cap = c->msglen = c->msgcap = 0;
+}

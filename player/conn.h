@@ -1,0 +1,46 @@
+/* conn.h -- the player's connections: TCP with RPC record marking (RFC
+ * 5531 section 11), one socket each, written by the send thread and read
+ * by the receive thread (never both by one thread; no lock needed).
+ *
+ * Sending writes the record mark and the message with one writev, looping
+ * over short writes, so a message never goes out interleaved with another.
+ * Receiving reads what is there, reassembles fragments, and hands each
+ * whole message to a callback. */
+#ifndef TBBT_PCONN_H
+#define TBBT_PCONN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nfsconn.h"
+
+#define TBBT_PCONN_MAX_MSG (4u << 20) /* a reply larger than this is refused */
+
+struct tbbt_pconn {
+    int fd;
+    char peer[300]; /* for messages */
+    /* receive side */
+    uint8_t *buf; /* bytes read, not yet consumed */
+    size_t len, cap;
+    uint8_t *msg; /* the message being reassembled from fragments */
+    size_t msglen, msgcap;
+    uint64_t bytes_out, bytes_in;
+};
+
+/* Connects to the server's NFS port (asking its portmapper when
+ * s->nfsport is 0). Returns 0, or -1 with a message in err. */
+int tbbt_pconn_open(struct tbbt_pconn *c, const struct tbbt_nfs_server *s, char *err, size_t errlen);
+
+/* Sends one RPC message. Returns 0, or -1 with errno set (a broken
+ * connection). */
+int tbbt_pconn_send(struct tbbt_pconn *c, const uint8_t *msg, size_t len);
+
+/* Reads what the socket has and calls cb for every whole message.
+ * Returns 0, or -1 when the connection ended or broke (with a reason in
+ * err). */
+int tbbt_pconn_read(struct tbbt_pconn *c, void (*cb)(void *ctx, const uint8_t *m, size_t n), void *ctx,
+                    char *err, size_t errlen);
+
+void tbbt_pconn_close(struct tbbt_pconn *c);
+
+#endif

@@ -1,0 +1,772 @@
+/* engine.c -- tbbt-play's three-thread engine (see engine.h). */
+#include "engine.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <glib.h>
+
+#include "conn.h"
+#include "manifest.h"
+#include "nfsdec.h"
+#include "nfsenc.h"
+#include "recfile.h"
+
+#define MAX_CONN 64
+#define SEND_BUF (2u << 20)
+
+/* Slot states. */
+enum { SL_FREE, SL_LOADED, SL_WAITING, SL_HELD, SL_SENT, SL_DONE };
+
+/* Status codes beyond NFS's, for the statistics. */
+enum { ST_TIMEOUT = -1, ST_RPC_ERROR = -2, ST_NO_HANDLE = -3, ST_SKIPPED = -4 };
+
+static volatile sig_atomic_t interrupted;
+
+void tbbt_play_interrupt(void) {
+    interrupted = 1;
+}
+
+void tbbt_play_opts_default(struct tbbt_play_opts *o) {
+    memset(o, 0, sizeof(*o));
+    o->order = &tbbt_sched_fsdep;
+    o->window = 4096;
+    o->max_outstanding = 1024;
+    o->timeout_s = 30;
+    o->seed = 1;
+}
+
+/* One record of the window. */
+struct slot {
+    struct tbbt_rec r;
+    uint64_t seq;
+    _Atomic int state;
+    int conn;
+    int warm; /* sent during the warm-up: left out of the figures */
+    int64_t sched_ns, send_ns;
+};
+
+/* A reply, decoded by the receive thread for the send thread. */
+struct event {
+    uint64_t seq;
+    int64_t recv_ns;
+    int status; /* NFS status, or ST_RPC_ERROR */
+    int has_fh, has_cookie;
+    uint64_t cookie, verf;
+    struct tbbt_fh fh;
+};
+
+/* A handle the replay knows. */
+struct fhent {
+    tbbt_id id;
+    struct tbbt_fh fh;
+};
+
+/* A live readdir position: the trace's cookie in a directory, and where
+ * the live listing stands at that point. */
+struct ckey {
+    tbbt_id dir;
+    uint64_t cookie;
+};
+struct cval {
+    struct ckey k;
+    uint64_t cookie, verf;
+};
+
+/* Records offered, waiting for their time: a min-heap by (time, seq). */
+struct held {
+    int64_t t;
+    uint64_t seq;
+};
+
+struct engine {
+    const struct tbbt_play_opts *o;
+    struct tbbt_play_stats *st;
+    struct slot *ring;
+    uint32_t mask;
+    struct tbbt_recreader *rd;
+    pthread_t io, rx;
+    int io_started, rx_started;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    _Atomic uint64_t loaded, head;
+    _Atomic int io_eof, stop_io, stop_rx;
+    char io_err[512];
+    int wake; /* eventfd: the send thread sleeps on it */
+    pthread_mutex_t evmu;
+    GArray *ev, *ev_spare;
+    struct tbbt_pconn conn[MAX_CONN];
+    _Atomic int nconn;
+    GHashTable *client_conn; /* endpoint bytes -> index + 1 */
+    GHashTable *fh;          /* id -> struct fhent */
+    GHashTable *cookies;     /* struct ckey -> struct cval */
+    void *sched;
+    uint64_t next_add, completed, outstanding;
+    struct held *held;
+    size_t nheld, heldcap;
+    GQueue sent_fifo; /* seqs in send order, for timeouts */
+    uint8_t *payload, *sendbuf;
+    uint32_t xid_base;
+    uint64_t verf_ctr;
+    int64_t t0, trace_t0, warm_end, end_at;
+    int have_t0, stopping;
+    char rx_err[256];
+    int rx_failed;
+    struct timespec cpu0;
+};
+
+static int64_t now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* Wakes the send thread. */
+static void wake(struct engine *e) {
+    uint64_t one = 1;
+    ssize_t w = write(e->wake, &one, sizeof(one));
+    (void)w;
+}
+
+/* ---- handles and cookies ---- */
+
+static guint ckey_hash(gconstpointer p) {
+    const struct ckey *k = p;
+    return g_int64_hash(&k->dir) ^ (guint)(k->cookie * 0x9e3779b97f4a7c15ull >> 32);
+}
+
+static gboolean ckey_eq(gconstpointer a, gconstpointer b) {
+    const struct ckey *x = a, *y = b;
+    return x->dir == y->dir && x->cookie == y->cookie;
+}
+
+/* Traced clients as hash keys. */
+static guint ep_hash(gconstpointer p) {
+    const struct tbbt_endpoint *a = p;
+    guint h = a->family * 31u + a->port;
+    for (int i = 0; i < 16; i++)
+        h = h * 31u + a->addr[i];
+    return h;
+}
+
+static gboolean ep_eq(gconstpointer x, gconstpointer y) {
+    const struct tbbt_endpoint *a = x, *b = y;
+    return a->family == b->family && a->port == b->port && !memcmp(a->addr, b->addr, 16);
+}
+
+/* Remembers id's live handle. */
+static void learn_fh(struct engine *e, tbbt_id id, const uint8_t *data, uint32_t len) {
+    struct fhent *f = g_hash_table_lookup(e->fh, &id);
+    if (!f) {
+        f = g_new(struct fhent, 1);
+        f->id = id;
+        g_hash_table_insert(e->fh, &f->id, f);
+    }
+    f->fh.len = len;
+    memcpy(f->fh.data, data, len);
+}
+
+/* nfsenc's handle callback. */
+static int enc_fh(void *ctx, tbbt_id id, const uint8_t **data, uint32_t *len) {
+    struct engine *e = ctx;
+    struct fhent *f = g_hash_table_lookup(e->fh, &id);
+    if (!f) return -1;
+    *data = f->fh.data, *len = f->fh.len;
+    return 0;
+}
+
+/* sched's "is the handle known" callback. */
+static int known(void *ctx, tbbt_id id) {
+    struct engine *e = ctx;
+    return g_hash_table_contains(e->fh, &id);
+}
+
+/* nfsenc's cookie callback: the live position for the trace's cookie; a
+ * position the live listing never reached restarts the listing. */
+static int enc_cookie(void *ctx, tbbt_id dir, uint64_t trace_cookie, uint64_t *cookie, uint64_t *verf) {
+    struct engine *e = ctx;
+    struct ckey k = {dir, trace_cookie};
+    struct cval *v = trace_cookie ? g_hash_table_lookup(e->cookies, &k) : NULL;
+    *cookie = v ? v->cookie : 0;
+    *verf = v ? v->verf : 0;
+    return 0;
+}
+
+/* Loads the manifest's handles of our clone. Returns 0 or -1 with err. */
+static int load_manifest(struct engine *e, char *err, size_t errlen) {
+    struct tbbt_mfr *r = tbbt_mfr_open(e->o->manifest, err, errlen);
+    if (!r) return -1;
+    struct tbbt_mf_entry m;
+    int rc;
+    uint64_t n = 0;
+    while ((rc = tbbt_mfr_next(r, &m, err, errlen)) == 1)
+        if ((int)m.clone == e->o->clone) learn_fh(e, m.id, m.fh, m.fhlen), n++;
+    if (rc == 0) {
+        const char *v;
+        if ((v = tbbt_mfr_header(r, "map_sha256"))) e->st->map_sha256 = g_strdup(v);
+        if ((v = tbbt_mfr_header(r, "params"))) e->st->params = g_strdup(v);
+        if ((v = tbbt_mfr_header(r, "run"))) e->st->run = g_strdup(v);
+        if (!n) {
+            snprintf(err, errlen, "%s: no object of clone %d", e->o->manifest, e->o->clone);
+            rc = -1;
+        }
+    }
+    tbbt_mfr_close(r);
+    return rc;
+}
+
+/* ---- the I/O thread ---- */
+
+/* Streams records into the ring; the trace's own concurrency (calls whose
+ * reply had not come when this call went) as it goes. */
+static void *io_main(void *arg) {
+    struct engine *e = arg;
+    GArray *replies = g_array_new(FALSE, FALSE, sizeof(int64_t)); /* a min-heap */
+    uint64_t limit = e->o->limit ? e->o->limit : UINT64_MAX;
+    for (uint64_t n = 0;; n++) {
+        pthread_mutex_lock(&e->mu);
+        while (atomic_load(&e->loaded) - atomic_load(&e->head) > e->mask && !atomic_load(&e->stop_io))
+            pthread_cond_wait(&e->cv, &e->mu);
+        pthread_mutex_unlock(&e->mu);
+        if (atomic_load(&e->stop_io) || n >= limit) break;
+        uint64_t seq = atomic_load(&e->loaded);
+        struct slot *s = &e->ring[seq & e->mask];
+        int rc = tbbt_recr_next(e->rd, &s->r);
+        if (rc <= 0) {
+            if (rc < 0) snprintf(e->io_err, sizeof(e->io_err), "%s", tbbt_recr_error(e->rd));
+            break;
+        }
+        /* the trace's calls still out at this call */
+        int64_t *h = (int64_t *)replies->data;
+        while (replies->len && h[0] <= s->r.call_time) {
+            int64_t last = h[replies->len - 1];
+            g_array_set_size(replies, replies->len - 1);
+            h = (int64_t *)replies->data;
+            size_t i = 0, len = replies->len;
+            for (;;) { /* sift down */
+                size_t c = 2 * i + 1;
+                if (c >= len) break;
+                if (c + 1 < len && h[c + 1] < h[c]) c++;
+                if (h[c] >= last) break;
+                h[i] = h[c], i = c;
+            }
+            if (len) h[i] = last;
+        }
+        tbbt_hist_add(&e->st->trace_outstanding, replies->len);
+        if (!(s->r.flags & TBBT_RF_REPLY_LOST) && s->r.status >= 0) {
+            int64_t v = s->r.reply_time;
+            g_array_append_val(replies, v);
+            h = (int64_t *)replies->data;
+            for (size_t i = replies->len - 1; i && h[(i - 1) / 2] > v; i = (i - 1) / 2) /* sift up */
+                h[i] = h[(i - 1) / 2], h[(i - 1) / 2] = v;
+        }
+        s->seq = seq;
+        atomic_store(&s->state, SL_LOADED);
+        atomic_store(&e->loaded, seq + 1);
+        wake(e);
+    }
+    g_array_free(replies, TRUE);
+    atomic_store(&e->io_eof, 1);
+    wake(e);
+    return NULL;
+}
+
+/* ---- the receive thread ---- */
+
+/* Decodes one reply for the slot its XID names and queues it. */
+static void on_reply(void *ctx, const uint8_t *m, size_t n) {
+    struct engine *e = ctx;
+    struct tbbt_rpc_hdr h;
+    if (tbbt_rpc_parse(m, n, &h) < 0 || h.mtype != TBBT_RPC_REPLY) return;
+    uint32_t low = h.xid - e->xid_base;
+    struct slot *s = &e->ring[low & e->mask];
+    if (atomic_load(&s->state) != SL_SENT || (uint32_t)s->seq != low) return; /* late or foreign */
+    uint64_t seq = s->seq;
+    uint8_t op = s->r.op, vers = s->r.vers;
+    if (atomic_load(&s->state) != SL_SENT || s->seq != seq) return;
+    struct event ev = {.seq = seq, .recv_ns = now_ns(), .status = ST_RPC_ERROR};
+    if (h.reply_stat == 0 && h.accept_stat == 0) {
+        static __thread struct tbbt_rec r;
+        static __thread struct tbbt_fhrefs refs;
+        static __thread int init;
+        if (!init) tbbt_rec_init(&r), init = 1;
+        tbbt_rec_clear(&r);
+        tbbt_fhrefs_clear(&refs);
+        r.op = op, r.vers = vers;
+        if (tbbt_nfs_decode_reply(&r, m + h.body, n - h.body, &refs) != TBBT_DEC_BAD) ev.status = r.status;
+        for (uint32_t i = 0; i < refs.n; i++)
+            if (refs.v[i].field == TBBT_F_NEWOBJ) {
+                ev.has_fh = 1;
+                ev.fh.len = refs.v[i].len;
+                memcpy(ev.fh.data, refs.v[i].data, refs.v[i].len);
+            }
+        if ((op == TBBT_OP_READDIR || op == TBBT_OP_READDIRPLUS) && r.nentries) {
+            ev.has_cookie = 1;
+            ev.cookie = r.entries[r.nentries - 1].cookie;
+            ev.verf = tbbt_rec_has(&r, TBBT_F_RCOOKIEVERF) ? r.rcookieverf : 0;
+        }
+    }
+    pthread_mutex_lock(&e->evmu);
+    g_array_append_val(e->ev, ev);
+    pthread_mutex_unlock(&e->evmu);
+}
+
+/* Reads replies from every connection until told to stop. */
+static void *rx_main(void *arg) {
+    struct engine *e = arg;
+    struct pollfd p[MAX_CONN];
+    while (!atomic_load(&e->stop_rx)) {
+        int n = atomic_load(&e->nconn);
+        for (int i = 0; i < n; i++)
+            p[i] = (struct pollfd){.fd = e->conn[i].fd, .events = POLLIN};
+        int r = poll(p, (nfds_t)n, 20);
+        if (r < 0 && errno != EINTR) break;
+        int got = 0;
+        for (int i = 0; i < n && r > 0; i++)
+            if (p[i].revents & (POLLIN | POLLHUP | POLLERR)) {
+                if (tbbt_pconn_read(&e->conn[i], on_reply, e, e->rx_err, sizeof(e->rx_err)) < 0) {
+                    if (!atomic_load(&e->stop_rx)) e->rx_failed = 1;
+                    atomic_store(&e->stop_rx, 1);
+                }
+                got = 1;
+            }
+        if (got) wake(e);
+    }
+    wake(e);
+    return NULL;
+}
+
+/* ---- the send thread ---- */
+
+/* Frees done slots at the head of the ring for the I/O thread. */
+static void free_slots(struct engine *e) {
+    uint64_t h = atomic_load(&e->head), moved = 0;
+    while (h < atomic_load(&e->loaded) && atomic_load(&e->ring[h & e->mask].state) == SL_DONE) {
+        atomic_store(&e->ring[h & e->mask].state, SL_FREE);
+        h++, moved = 1;
+    }
+    if (!moved) return;
+    pthread_mutex_lock(&e->mu);
+    atomic_store(&e->head, h);
+    pthread_cond_signal(&e->cv);
+    pthread_mutex_unlock(&e->mu);
+}
+
+/* A record is over: its status against the trace, the figures, the locks. */
+static void complete(struct engine *e, struct slot *s, int status, int64_t recv_ns) {
+    struct tbbt_play_stats *st = e->st;
+    const struct tbbt_rec *r = &s->r;
+    int lost = (r->flags & TBBT_RF_REPLY_LOST) && r->status < 0;
+    int matched = status >= 0 && (lost ? status == 0 : status == r->status);
+    e->o->order->done(e->sched, s->seq, matched);
+    e->completed++;
+    if (!s->warm) {
+        struct tbbt_pstat_proc *p = tbbt_pstats_proc(st, r->vers, r->op);
+        p->count++;
+        if (matched) {
+            p->matched++, st->matched++;
+            if (s->send_ns) tbbt_hist_add(&p->lat, (uint64_t)(recv_ns - s->send_ns));
+            if (e->o->speedup > 0 && s->sched_ns)
+                tbbt_hist_add(&p->lat_sched, (uint64_t)(recv_ns - s->sched_ns));
+        } else if (status == ST_SKIPPED) {
+            p->skipped++, st->skipped++;
+        } else {
+            p->mismatched++, st->mismatched++;
+            if (status == ST_TIMEOUT) p->timeouts++, st->timeouts++;
+            if (status == ST_NO_HANDLE) st->no_handle++;
+            tbbt_pstats_mismatch(p, lost ? 0 : r->status, status);
+        }
+        struct tbbt_pstat_sec *sec = tbbt_pstats_sec(st, (double)(recv_ns - e->t0) / 1e9);
+        sec->done++;
+        if (matched) sec->matched++, sec->lat_sum += s->send_ns ? (double)(recv_ns - s->send_ns) : 0;
+    } else {
+        st->warmup++;
+    }
+    atomic_store(&s->state, SL_DONE);
+}
+
+/* Applies a reply: what it reveals (when it went as the trace did), then
+ * the record's end. */
+static void apply_event(struct engine *e, const struct event *ev) {
+    struct slot *s = &e->ring[ev->seq & e->mask];
+    if (s->seq != ev->seq || atomic_load(&s->state) != SL_SENT) {
+        e->st->late_replies++;
+        return;
+    }
+    e->outstanding--;
+    e->st->replies++;
+    const struct tbbt_rec *r = &s->r;
+    if (ev->status == 0 && ev->has_fh && tbbt_rec_has(r, TBBT_F_NEWOBJ) && r->newobj)
+        learn_fh(e, r->newobj, ev->fh.data, ev->fh.len);
+    if (ev->status == 0 && ev->has_cookie && r->nentries) {
+        struct cval *v = g_new(struct cval, 1);
+        v->k = (struct ckey){r->obj, r->entries[r->nentries - 1].cookie};
+        v->cookie = ev->cookie, v->verf = ev->verf;
+        g_hash_table_replace(e->cookies, &v->k, v);
+    }
+    complete(e, s, ev->status, ev->recv_ns);
+}
+
+/* Takes the receive thread's replies. */
+static void take_events(struct engine *e) {
+    pthread_mutex_lock(&e->evmu);
+    GArray *t = e->ev;
+    e->ev = e->ev_spare;
+    e->ev_spare = t;
+    pthread_mutex_unlock(&e->evmu);
+    for (guint i = 0; i < t->len; i++)
+        apply_event(e, &g_array_index(t, struct event, i));
+    g_array_set_size(t, 0);
+}
+
+/* Requests out longer than the timeout fail. */
+static void time_out(struct engine *e, int64_t now) {
+    int64_t limit = (int64_t)e->o->timeout_s * 1000000000;
+    while (!g_queue_is_empty(&e->sent_fifo)) {
+        uint64_t seq = (uint64_t)(uintptr_t)g_queue_peek_head(&e->sent_fifo);
+        struct slot *s = &e->ring[seq & e->mask];
+        if (s->seq == seq && atomic_load(&s->state) == SL_SENT) {
+            if (now - s->send_ns < limit) return;
+            e->outstanding--;
+            complete(e, s, ST_TIMEOUT, now);
+        }
+        g_queue_pop_head(&e->sent_fifo);
+    }
+}
+
+/* Pushes an offered record on the held heap. */
+static void hold(struct engine *e, int64_t t, uint64_t seq) {
+    if (e->nheld == e->heldcap)
+        e->held = g_renew(struct held, e->held, e->heldcap = e->heldcap ? 2 * e->heldcap : 1024);
+    size_t i = e->nheld++;
+    while (i &&
+           (e->held[(i - 1) / 2].t > t || (e->held[(i - 1) / 2].t == t && e->held[(i - 1) / 2].seq > seq))) {
+        e->held[i] = e->held[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    e->held[i] = (struct held){t, seq};
+}
+
+static void unhold(struct engine *e) {
+    struct held last = e->held[--e->nheld];
+    size_t i = 0, n = e->nheld;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n) break;
+        if (c + 1 < n && (e->held[c + 1].t < e->held[c].t ||
+                          (e->held[c + 1].t == e->held[c].t && e->held[c + 1].seq < e->held[c].seq)))
+            c++;
+        if (e->held[c].t > last.t || (e->held[c].t == last.t && e->held[c].seq >= last.seq)) break;
+        e->held[i] = e->held[c];
+        i = c;
+    }
+    if (n) e->held[i] = last;
+}
+
+/* Adds loaded records to the ordering policy, within the window. */
+static void admit(struct engine *e) {
+    uint64_t loaded = atomic_load(&e->loaded);
+    while (!e->stopping && e->next_add < loaded && e->next_add - atomic_load(&e->head) < e->o->window) {
+        struct slot *s = &e->ring[e->next_add & e->mask];
+        if (!e->have_t0) e->trace_t0 = s->r.call_time, e->have_t0 = 1;
+        s->sched_ns =
+            e->o->speedup > 0 ? e->t0 + (int64_t)((double)(s->r.call_time - e->trace_t0) / e->o->speedup) : 0;
+        e->st->records++;
+        double span = (double)(s->r.call_time - e->trace_t0) / 1e9;
+        if (span > e->st->trace_span_s) e->st->trace_span_s = span;
+        atomic_store(&s->state, SL_WAITING);
+        e->o->order->add(e->sched, s->seq, &s->r);
+        e->next_add++;
+    }
+}
+
+/* Moves what the policy offers to the held heap (or skips it). */
+static void offer(struct engine *e) {
+    uint64_t seq;
+    int k;
+    while (!e->stopping && (k = e->o->order->next(e->sched, &seq)) != TBBT_SCHED_NONE) {
+        struct slot *s = &e->ring[seq & e->mask];
+        if (k == TBBT_SCHED_SKIP) {
+            complete(e, s, ST_SKIPPED, now_ns());
+            continue;
+        }
+        if ((s->r.flags & TBBT_RF_RPC_ERROR) ||
+            s->r.op >= TBBT_OP_COUNT) { /* never ran on the traced server */
+            e->st->not_replayable++;
+            e->o->order->done(e->sched, seq, 1);
+            e->completed++;
+            atomic_store(&s->state, SL_DONE);
+            continue;
+        }
+        atomic_store(&s->state, SL_HELD);
+        hold(e, e->o->speedup > 0 ? s->sched_ns : 0, seq);
+    }
+}
+
+/* The connection for a record: its traced client's (made on first use),
+ * or one of --connections in turn. Returns the index, or -1 with err. */
+static int conn_for(struct engine *e, const struct tbbt_rec *r, char *err, size_t errlen) {
+    int n = atomic_load(&e->nconn);
+    if (e->o->connections > 0) return (int)(r->xid % (uint32_t)n);
+    int idx = GPOINTER_TO_INT(g_hash_table_lookup(e->client_conn, &r->client));
+    if (idx) return idx - 1;
+    if (n == MAX_CONN) return (int)(g_hash_table_size(e->client_conn) % MAX_CONN);
+    if (tbbt_pconn_open(&e->conn[n], &e->o->server, err, errlen) < 0) return -1;
+    atomic_store(&e->nconn, n + 1);
+    g_hash_table_insert(e->client_conn, g_memdup2(&r->client, sizeof(r->client)), GINT_TO_POINTER(n + 1));
+    return n;
+}
+
+/* Sends one held record. Returns 0, or -1 with err (a broken connection). */
+static int send_one(struct engine *e, struct slot *s, int64_t now, char *err, size_t errlen) {
+    struct tbbt_cred cred = {1, e->o->uid, e->o->gid, 0, {0}};
+    struct tbbt_enc_ctx c = {.fh = enc_fh,
+                             .fh_ctx = e,
+                             .cookie = enc_cookie,
+                             .cookie_ctx = e,
+                             .payload = e->payload,
+                             .payload_len = 1u << 20,
+                             .create_verf = ((uint64_t)e->xid_base << 32) ^ ++e->verf_ctr,
+                             .cred = e->o->cred_set ? &cred : NULL};
+    char why[256];
+    ssize_t n = tbbt_nfs_encode_call(&s->r, e->xid_base + (uint32_t)s->seq, &c, e->sendbuf, SEND_BUF, why,
+                                     sizeof(why));
+    if (n < 0) { /* a handle nobody revealed: the record cannot go */
+        complete(e, s, ST_NO_HANDLE, now);
+        return 0;
+    }
+    int ci = conn_for(e, &s->r, err, errlen);
+    if (ci < 0) return -1;
+    s->conn = ci;
+    s->send_ns = now;
+    s->warm = e->o->warmup_s > 0 && now < e->warm_end;
+    atomic_store(&s->state, SL_SENT);
+    e->outstanding++;
+    if (tbbt_pconn_send(&e->conn[ci], e->sendbuf, (size_t)n) < 0) {
+        snprintf(err, errlen, "%s: %s", e->conn[ci].peer, strerror(errno));
+        return -1;
+    }
+    e->o->order->sent(e->sched, s->seq);
+    g_queue_push_tail(&e->sent_fifo, (gpointer)(uintptr_t)s->seq);
+    struct tbbt_play_stats *st = e->st;
+    st->sent++;
+    if (e->outstanding > st->max_outstanding) st->max_outstanding = e->outstanding;
+    if (!s->warm) {
+        tbbt_hist_add(&st->outstanding, e->outstanding);
+        struct tbbt_pstat_sec *sec = tbbt_pstats_sec(st, (double)(now - e->t0) / 1e9);
+        sec->sent++;
+        sec->outstanding_sum += (double)e->outstanding;
+        if (e->o->speedup > 0) {
+            int64_t late = now - s->sched_ns;
+            tbbt_hist_add(&st->issue_err, (uint64_t)(late > 0 ? late : 0));
+            if (late > sec->behind_max) sec->behind_max = late;
+        }
+    }
+    return 0;
+}
+
+/* Sends the held records whose time has come, within the cap on
+ * outstanding requests. Returns the ns until the next one is due (-1:
+ * none held, 0: held back by the cap), or -2 on a send error. */
+static int64_t dispatch(struct engine *e, char *err, size_t errlen) {
+    while (e->nheld) {
+        int64_t now = now_ns();
+        if (e->held[0].t > now) return e->held[0].t - now;
+        if (e->outstanding >= e->o->max_outstanding) return 0;
+        struct slot *s = &e->ring[e->held[0].seq & e->mask];
+        unhold(e);
+        if (send_one(e, s, now, err, errlen) < 0) return -2;
+    }
+    return -1;
+}
+
+/* Sleeps until woken, or for at most ns. */
+static void sleep_for(struct engine *e, int64_t ns) {
+    struct pollfd p = {.fd = e->wake, .events = POLLIN};
+    int ms = ns < 0 ? 50 : (int)((ns + 999999) / 1000000);
+    if (ms > 50) ms = 50;
+    if (poll(&p, 1, ms) > 0) {
+        uint64_t v;
+        ssize_t r = read(e->wake, &v, sizeof(v));
+        (void)r;
+    }
+}
+
+/* A live line on stderr, once a second. */
+static void live_line(struct engine *e, int64_t now, int64_t *last, uint64_t *last_done) {
+    if (!e->o->live || now - *last < 1000000000) return;
+    double dt = (double)(now - *last) / 1e9;
+    int64_t behind = e->nheld && e->o->speedup > 0 && e->held[0].t < now ? now - e->held[0].t : 0;
+    fprintf(stderr, "\rtbbt-play: %8.0f ops/s, %5llu outstanding, %llu done, %.1f ms behind   ",
+            (double)(e->completed - *last_done) / dt, (unsigned long long)e->outstanding,
+            (unsigned long long)e->completed, (double)behind / 1e6);
+    *last = now, *last_done = e->completed;
+}
+
+/* The send thread's loop: until every record is done, or a stop. */
+static int play_loop(struct engine *e, char *err, size_t errlen) {
+    int64_t last_live = now_ns();
+    uint64_t last_done = 0;
+    for (;;) {
+        take_events(e);
+        int64_t now = now_ns();
+        time_out(e, now);
+        if (!e->stopping && (interrupted || (e->end_at && now >= e->end_at))) {
+            e->stopping = 1;
+            e->st->partial = interrupted != 0;
+        }
+        admit(e);
+        offer(e);
+        free_slots(e);
+        int64_t wait = e->stopping ? -1 : dispatch(e, err, errlen);
+        if (wait == -2) return -1;
+        if (e->rx_failed) {
+            snprintf(err, errlen, "%s", e->rx_err);
+            return -1;
+        }
+        live_line(e, now, &last_live, &last_done);
+        int io_done = atomic_load(&e->io_eof) && e->next_add == atomic_load(&e->loaded);
+        if (e->stopping && !e->outstanding) return 0;
+        if (io_done && !e->outstanding && !e->nheld && e->completed == e->next_add) return 0;
+        if (io_done && !e->outstanding && !e->nheld && e->completed < e->next_add) {
+            /* nothing out, nothing offered, records left: a dependency that can never be met */
+            snprintf(err, errlen, "%llu records never became ready (ordering deadlock)",
+                     (unsigned long long)(e->next_add - e->completed));
+            return -1;
+        }
+        if (wait > 200000)
+            sleep_for(e, wait - 100000); /* the last 0.1 ms: spin, for the issue error */
+        else if (wait <= 0)
+            sleep_for(e, -1); /* nothing due, or the cap: until a reply or a record comes */
+    }
+}
+
+/* Sets everything up: reader, manifest, policy, first connection. */
+static int setup(struct engine *e, char *err, size_t errlen) {
+    const struct tbbt_play_opts *o = e->o;
+    uint32_t cap = 64;
+    while (cap < o->window)
+        cap *= 2;
+    e->mask = cap - 1;
+    e->ring = g_new0(struct slot, cap);
+    for (uint32_t i = 0; i < cap; i++)
+        tbbt_rec_init(&e->ring[i].r);
+    pthread_mutex_init(&e->mu, NULL);
+    pthread_cond_init(&e->cv, NULL);
+    pthread_mutex_init(&e->evmu, NULL);
+    e->ev = g_array_new(FALSE, FALSE, sizeof(struct event));
+    e->ev_spare = g_array_new(FALSE, FALSE, sizeof(struct event));
+    e->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    e->fh = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
+    e->cookies = g_hash_table_new_full(ckey_hash, ckey_eq, NULL, g_free);
+    e->client_conn = g_hash_table_new_full(ep_hash, ep_eq, g_free, NULL);
+    g_queue_init(&e->sent_fifo);
+    e->payload = g_malloc(1u << 20);
+    uint64_t x = o->seed * 0x9e3779b97f4a7c15ull + 1;
+    for (uint32_t i = 0; i < (1u << 20); i += 8) { /* incompressible, not deduplicable */
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        memcpy(e->payload + i, &x, 8);
+    }
+    e->sendbuf = g_malloc(SEND_BUF);
+    e->xid_base = (uint32_t)(x ^ (uint64_t)time(NULL));
+    if (!(e->rd = tbbt_recr_open(o->trace, err, errlen))) return -1;
+    if (load_manifest(e, err, errlen) < 0) return -1;
+    struct tbbt_sched_opts so = {.window = cap, .strict = o->strict, .known = known, .known_ctx = e};
+    e->sched = o->order->create(&so);
+    if (o->connections > 0) {
+        for (int i = 0; i < o->connections && i < MAX_CONN; i++) {
+            if (tbbt_pconn_open(&e->conn[i], &o->server, err, errlen) < 0) return -1;
+            atomic_store(&e->nconn, i + 1);
+        }
+    }
+    return 0;
+}
+
+/* Stops the threads and frees everything. */
+static void teardown(struct engine *e) {
+    atomic_store(&e->stop_io, 1);
+    pthread_mutex_lock(&e->mu);
+    pthread_cond_broadcast(&e->cv);
+    pthread_mutex_unlock(&e->mu);
+    if (e->io_started) pthread_join(e->io, NULL);
+    atomic_store(&e->stop_rx, 1);
+    for (int i = 0; i < atomic_load(&e->nconn); i++)
+        if (e->conn[i].fd >= 0) shutdown(e->conn[i].fd, SHUT_RDWR);
+    if (e->rx_started) pthread_join(e->rx, NULL);
+    for (int i = 0; i < atomic_load(&e->nconn); i++)
+        tbbt_pconn_close(&e->conn[i]);
+    if (e->sched) e->o->order->destroy(e->sched);
+    if (e->rd) tbbt_recr_close(e->rd);
+    for (uint32_t i = 0; e->ring && i <= e->mask; i++)
+        tbbt_rec_free(&e->ring[i].r);
+    g_free(e->ring), g_free(e->held), g_free(e->payload), g_free(e->sendbuf);
+    if (e->ev) g_array_free(e->ev, TRUE), g_array_free(e->ev_spare, TRUE);
+    if (e->fh)
+        g_hash_table_destroy(e->fh), g_hash_table_destroy(e->cookies), g_hash_table_destroy(e->client_conn);
+    g_queue_clear(&e->sent_fifo);
+    if (e->wake > 0) close(e->wake);
+}
+
+/* ISO time of now, UTC. */
+static void iso_now(char *buf, size_t n) {
+    time_t t = time(NULL);
+    strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+}
+
+static double cpu_s(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+           ru.ru_stime.tv_usec / 1e6;
+}
+
+int tbbt_play_run(const struct tbbt_play_opts *o, struct tbbt_play_stats *st, char *err, size_t errlen) {
+    struct engine *e = g_new0(struct engine, 1);
+    e->o = o, e->st = st;
+    interrupted = 0;
+    char srv[1300];
+    tbbt_nfs_server_name(&o->server, srv, sizeof(srv));
+    st->trace = g_strdup(o->trace), st->manifest = g_strdup(o->manifest), st->server = g_strdup(srv);
+    st->order = g_strdup(o->order->name);
+    st->timing = o->speedup > 0 ? g_strdup_printf("timestamps x%g", o->speedup) : g_strdup("full speed");
+    st->speedup = o->speedup, st->window = o->window, st->clone = o->clone, st->connections = o->connections;
+    st->seed = o->seed;
+    int rc = setup(e, err, errlen);
+    double c0 = cpu_s();
+    if (rc == 0) {
+        iso_now(st->started, sizeof(st->started));
+        e->t0 = now_ns() + 20000000; /* 20 ms to fill the window before the first deadline */
+        e->warm_end = e->t0 + (int64_t)(o->warmup_s * 1e9);
+        e->end_at = o->duration_s > 0 ? e->t0 + (int64_t)(o->duration_s * 1e9) : 0;
+        e->io_started = pthread_create(&e->io, NULL, io_main, e) == 0;
+        e->rx_started = pthread_create(&e->rx, NULL, rx_main, e) == 0;
+        if (!e->io_started || !e->rx_started) {
+            snprintf(err, errlen, "cannot start the player's threads");
+            rc = -1;
+        }
+    }
+    if (rc == 0) rc = play_loop(e, err, errlen);
+    if (rc == 0 && e->io_err[0]) {
+        snprintf(err, errlen, "%s", e->io_err);
+        rc = -1;
+    }
+    if (o->live) fputc('\n', stderr);
+    st->wall_s = (double)(now_ns() - e->t0) / 1e9;
+    st->cpu_s = cpu_s() - c0;
+    iso_now(st->ended, sizeof(st->ended));
+    teardown(e);
+    g_free(e);
+    if (rc < 0) return -1;
+    return st->partial ? 3 : 0;
+}

@@ -1,0 +1,58 @@
+/* engine.h -- tbbt-play's engine: three threads (paper 3.4, design.md).
+ *
+ *   I/O thread      streams records from the trace into a ring of `window`
+ *                   slots (the lookahead window); counts the trace's own
+ *                   concurrency as it goes.
+ *   send thread     (the caller's) adds records to the ordering policy in
+ *                   trace order, takes the records it offers, holds each
+ *                   until its scheduled time (timestamp mode), maps TBBT-IDs
+ *                   to the live handles (the manifest's, then what replies
+ *                   reveal), encodes (lib/nfsenc) and sends; applies the
+ *                   replies the receive thread hands over (handles, readdir
+ *                   cookies, locks, statistics); times requests out.
+ *   receive thread  reads replies from every connection, matches XIDs to
+ *                   slots, decodes them (lib/nfsdec) and queues them for
+ *                   the send thread, waking it.
+ * No call waits for its reply anywhere: the send thread owns every piece
+ * of replay state, the receive thread only decodes. */
+#ifndef TBBT_ENGINE_H
+#define TBBT_ENGINE_H
+
+#include <stdint.h>
+
+#include "nfsconn.h"
+#include "sched.h"
+#include "stats.h"
+
+struct tbbt_play_opts {
+    const char *trace;    /* NAME.tbbt */
+    const char *manifest; /* NAME.manifest (tbbt-init's) */
+    struct tbbt_nfs_server server;
+    const struct tbbt_sched_ops *order;
+    int strict;
+    double speedup;           /* 0: full speed; else timestamps divided by it */
+    uint32_t window;          /* lookahead window, records */
+    uint32_t max_outstanding; /* requests out at most */
+    int connections;          /* 0: one per traced client */
+    int clone;                /* the image clone to play against */
+    double warmup_s;          /* seconds left out of the figures */
+    double duration_s;        /* stop sending after (0: no limit) */
+    uint64_t limit;           /* records at most (0: all) */
+    int timeout_s;            /* per request */
+    int cred_set;             /* override the trace's credentials */
+    uint32_t uid, gid;
+    uint64_t seed; /* payload, verifiers */
+    int live;      /* a live progress line on stderr */
+};
+
+void tbbt_play_opts_default(struct tbbt_play_opts *o);
+
+/* Replays the trace; fills st (tbbt_pstats_init'ed by the caller).
+ * Returns 0 (done), 3 (interrupted: st->partial set), or -1 with a
+ * one-line message in err (cannot start: files, server). */
+int tbbt_play_run(const struct tbbt_play_opts *o, struct tbbt_play_stats *st, char *err, size_t errlen);
+
+/* Asks a running replay to stop (from a signal handler). */
+void tbbt_play_interrupt(void);
+
+#endif

@@ -1,0 +1,142 @@
+/* play_main.c -- tbbt-play: replay a prepared trace against the image
+ * tbbt-init built (engine.h says how).
+ *
+ *   tbbt-play [options] TRACE.tbbt SERVER:/EXPORT
+ *
+ * Exit: 0 done, 1 failed (cannot start: files, server), 2 bad usage,
+ * 3 interrupted (results written and marked partial). */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib.h>
+
+#include "engine.h"
+
+struct play_cli {
+    char *order, *manifest, *json, *cred;
+    gdouble speedup, warmup, duration;
+    gint window, max_out, connections, clone, timeout, nfsport;
+    gint64 limit, seed;
+    gboolean strict, quiet, live, no_live;
+};
+
+static struct play_cli cli = {.window = 4096, .max_out = 1024, .timeout = 30, .seed = 1};
+
+/* The options, declared once: parsing and --help both come from here. */
+static GOptionEntry play_entries[] = {
+    {"order", 'o', 0, G_OPTION_ARG_STRING, &cli.order,
+     "conservative (the trace's own concurrency) or fsdep (file-system dependencies; default)", "ORDER"},
+    {"strict-deps", 0, 0, G_OPTION_ARG_NONE, &cli.strict, "fsdep: hold every write lock until the reply",
+     NULL},
+    {"speedup", 's', 0, G_OPTION_ARG_DOUBLE, &cli.speedup,
+     "Send by the trace's timestamps divided by F (below 1 slows down); default: full speed", "F"},
+    {"window", 'w', 0, G_OPTION_ARG_INT, &cli.window, "Lookahead window, records (default 4096)", "N"},
+    {"max-outstanding", 0, 0, G_OPTION_ARG_INT, &cli.max_out, "Requests out at most (default 1024)", "N"},
+    {"connections", 'c', 0, G_OPTION_ARG_INT, &cli.connections,
+     "TCP connections (default: one per traced client)", "N"},
+    {"clone", 0, 0, G_OPTION_ARG_INT, &cli.clone, "The image clone to play against (default 0)", "I"},
+    {"manifest", 'm', 0, G_OPTION_ARG_FILENAME, &cli.manifest,
+     "tbbt-init's manifest (default: the trace's name with .manifest)", "FILE"},
+    {"warmup", 0, 0, G_OPTION_ARG_DOUBLE, &cli.warmup, "Seconds replayed but left out of the figures", "SEC"},
+    {"duration", 0, 0, G_OPTION_ARG_DOUBLE, &cli.duration, "Stop sending after SEC seconds", "SEC"},
+    {"limit", 0, 0, G_OPTION_ARG_INT64, &cli.limit, "Replay the first N records only", "N"},
+    {"timeout", 't', 0, G_OPTION_ARG_INT, &cli.timeout,
+     "Seconds a request may wait for its reply (default 30)", "SEC"},
+    {"cred", 0, 0, G_OPTION_ARG_STRING, &cli.cred,
+     "AUTH_SYS uid:gid for every request (default: the trace's)", "UID:GID"},
+    {"nfs-port", 0, 0, G_OPTION_ARG_INT, &cli.nfsport, "NFS port (default: ask the portmapper)", "PORT"},
+    {"seed", 0, 0, G_OPTION_ARG_INT64, &cli.seed, "Seed of the write payload and verifiers (default 1)", "N"},
+    {"json", 'j', 0, G_OPTION_ARG_FILENAME, &cli.json, "Write the results as one JSON document", "FILE"},
+    {"live", 0, 0, G_OPTION_ARG_NONE, &cli.live, "A live progress line (default when stderr is a terminal)",
+     NULL},
+    {"no-live", 0, 0, G_OPTION_ARG_NONE, &cli.no_live, "No live progress line", NULL},
+    {"quiet", 'q', 0, G_OPTION_ARG_NONE, &cli.quiet, "Print only errors", NULL},
+    {NULL, 0, 0, 0, NULL, NULL, NULL}};
+
+static void usage(const char *what) {
+    fprintf(stderr, "tbbt-play: %s (try --help)\n", what);
+    exit(2);
+}
+
+/* SIGINT, SIGTERM: stop sending, finish, report, exit 3. */
+static void on_signal(int sig) {
+    (void)sig;
+    tbbt_play_interrupt();
+}
+
+/* Checks the options and fills o; exits 2 on a bad one. */
+static void check(int argc, char **argv, struct tbbt_play_opts *o) {
+    tbbt_play_opts_default(o);
+    if (argc != 3) usage("expected TRACE.tbbt and SERVER:/EXPORT");
+    if (cli.order && !(o->order = tbbt_sched_find(cli.order))) usage("--order must be conservative or fsdep");
+    if (cli.speedup < 0 || cli.window < 1 || cli.max_out < 1 || cli.timeout < 1 || cli.connections < 0 ||
+        cli.connections > 64 || cli.clone < 0 || cli.warmup < 0 || cli.duration < 0 || cli.limit < 0)
+        usage("--speedup, --window, --max-outstanding, --timeout must be positive; --connections 0..64");
+    char err[512];
+    if (tbbt_nfs_server_parse(argv[2], cli.nfsport, 0, &o->server, err, sizeof(err)) < 0) usage(err);
+    unsigned uid, gid;
+    char extra;
+    if (cli.cred) {
+        if (sscanf(cli.cred, "%u:%u%c", &uid, &gid, &extra) != 2) usage("--cred must be UID:GID");
+        o->cred_set = 1, o->uid = uid, o->gid = gid;
+    }
+    o->trace = argv[1];
+    if (cli.manifest) {
+        o->manifest = cli.manifest;
+    } else {
+        size_t n = strlen(argv[1]);
+        if (n > 5 && g_str_has_suffix(argv[1], ".tbbt")) n -= 5;
+        o->manifest = g_strdup_printf("%.*s.manifest", (int)n, argv[1]);
+    }
+    o->strict = cli.strict, o->speedup = cli.speedup, o->window = (uint32_t)cli.window;
+    o->max_outstanding = (uint32_t)cli.max_out, o->connections = cli.connections, o->clone = cli.clone;
+    o->warmup_s = cli.warmup, o->duration_s = cli.duration, o->limit = (uint64_t)cli.limit;
+    o->timeout_s = cli.timeout, o->seed = (uint64_t)cli.seed;
+    o->live = !cli.quiet && !cli.no_live && (cli.live || isatty(2));
+}
+
+int main(int argc, char **argv) {
+    GOptionContext *ctx =
+        g_option_context_new("TRACE.tbbt SERVER:/EXPORT - replay a trace against an NFS server");
+    g_option_context_add_main_entries(ctx, play_entries, NULL);
+    g_option_context_set_description(ctx,
+                                     "Exit: 0 done, 1 failed, 2 usage, 3 interrupted (partial results).");
+    GError *ge = NULL;
+    int ok = g_option_context_parse(ctx, &argc, &argv, &ge);
+    g_option_context_free(ctx);
+    if (!ok) {
+        fprintf(stderr, "tbbt-play: %s (try --help)\n", ge->message);
+        g_error_free(ge);
+        return 2;
+    }
+    struct tbbt_play_opts o;
+    check(argc, argv, &o);
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    signal(SIGPIPE, SIG_IGN);
+    struct tbbt_play_stats st;
+    tbbt_pstats_init(&st);
+    char err[600];
+    int rc = tbbt_play_run(&o, &st, err, sizeof(err));
+    if (rc < 0) {
+        fprintf(stderr, "tbbt-play: %s\n", err);
+        st.partial = 1; /* what was measured before the failure still goes out */
+    }
+    if (!cli.quiet) tbbt_pstats_report(&st, stdout);
+    if (cli.json) {
+        GString *j = g_string_new(NULL);
+        tbbt_pstats_json(&st, j);
+        g_string_append_c(j, '\n');
+        if (!g_file_set_contents(cli.json, j->str, (gssize)j->len, &ge)) {
+            fprintf(stderr, "tbbt-play: %s\n", ge->message);
+            g_error_free(ge);
+            rc = -1;
+        }
+        g_string_free(j, TRUE);
+    }
+    tbbt_pstats_free(&st);
+    return rc < 0 ? 1 : rc;
+}

@@ -1,0 +1,73 @@
+/* stats.h -- what a replay measured, and its report (an aligned table
+ * for people, one JSON document for tbbt-report).
+ *
+ * Per procedure: requests, status matches and mismatches with the trace,
+ * skipped (a dependency failed), timeouts, and the latency of the matched
+ * ones (send to reply; in timestamp mode also scheduled time to reply).
+ * Overall: the issue error (actual minus scheduled send), the requests
+ * outstanding at each send against the trace's own concurrency, and a
+ * per-second series. Requests sent during the warm-up are replayed but
+ * left out of every figure. */
+#ifndef TBBT_PSTATS_H
+#define TBBT_PSTATS_H
+
+#include <glib.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "hist.h"
+#include "nfs_ops.h"
+
+struct tbbt_pstat_proc {
+    uint64_t count, matched, mismatched, skipped, timeouts;
+    struct tbbt_hist lat;       /* matched: reply - send, ns */
+    struct tbbt_hist lat_sched; /* matched, timestamp mode: reply - scheduled send */
+    uint32_t top_traced[4], top_got[4];
+    uint64_t top_n[4]; /* the most frequent (traced, got) status mismatches */
+};
+
+/* One second of the replay. */
+struct tbbt_pstat_sec {
+    uint64_t done, matched, sent;
+    double lat_sum;         /* ns, matched */
+    double outstanding_sum; /* at each send */
+    int64_t behind_max;     /* ns behind schedule, worst send */
+};
+
+struct tbbt_play_stats {
+    struct tbbt_pstat_proc *proc[2][TBBT_OP_COUNT]; /* [vers 2,3][op], made on first use */
+    struct tbbt_hist issue_err;                     /* ns late, timestamp mode */
+    struct tbbt_hist outstanding;                   /* requests out at each send */
+    struct tbbt_hist trace_outstanding;             /* the trace's calls out at each call */
+    GArray *series;                                 /* struct tbbt_pstat_sec, one a second */
+    uint64_t records, sent, replies, matched, mismatched, skipped, timeouts, no_handle, not_replayable;
+    uint64_t warmup, late_replies, unmatched_replies;
+    uint64_t max_outstanding;
+    double wall_s, cpu_s;
+    double trace_span_s; /* traced time of the records replayed */
+    int partial;
+    /* metadata for the JSON document */
+    char *trace, *manifest, *server, *order, *timing, *map_sha256, *params, *run;
+    double speedup;
+    uint32_t window;
+    int clone, connections;
+    uint64_t seed;
+    char started[32], ended[32];
+};
+
+void tbbt_pstats_init(struct tbbt_play_stats *s);
+void tbbt_pstats_free(struct tbbt_play_stats *s);
+
+/* The procedure's entry (made on first use). */
+struct tbbt_pstat_proc *tbbt_pstats_proc(struct tbbt_play_stats *s, unsigned vers, unsigned op);
+
+/* Counts a (traced, got) mismatch for the procedure's top list. */
+void tbbt_pstats_mismatch(struct tbbt_pstat_proc *p, int traced, int got);
+
+/* The second t (from the start) of the series, made if needed. */
+struct tbbt_pstat_sec *tbbt_pstats_sec(struct tbbt_play_stats *s, double t);
+
+void tbbt_pstats_report(const struct tbbt_play_stats *s, FILE *out);
+void tbbt_pstats_json(const struct tbbt_play_stats *s, GString *out);
+
+#endif
