@@ -156,6 +156,19 @@ static void last_line(const GString *s, char *out, size_t n) {
     g_strfreev(lines);
 }
 
+/* Drains the importer's stderr into a string while its stdout is read,
+ * so that neither pipe can fill and stall the other (thread body). */
+static gpointer drain_stderr(gpointer arg) {
+    int fd = GPOINTER_TO_INT(arg);
+    GString *msg = g_string_new(NULL);
+    char buf[4096];
+    ssize_t k;
+    while ((k = read(fd, buf, sizeof(buf))) > 0 || (k < 0 && errno == EINTR))
+        if (k > 0) g_string_append_len(msg, buf, k);
+    close(fd);
+    return msg;
+}
+
 /* Runs the Ellard importer on path and feeds its output to sink. */
 static int run_ellard(const char *path, const struct tbbt_textin_opts *o, tbbt_rec_sink sink, void *ctx,
                       uint64_t *n, char *err, size_t errlen) {
@@ -184,19 +197,14 @@ static int run_ellard(const char *path, const struct tbbt_textin_opts *o, tbbt_r
         g_error_free(ge);
         return -1;
     }
+    GThread *drainer = g_thread_new("tbbt-stderr", drain_stderr, GINT_TO_POINTER(err_fd));
     FILE *f = fdopen(out_fd, "r");
     char name[512];
     g_snprintf(name, sizeof(name), "%s (imported)", path);
     int rc = read_lines(f, name, sink, ctx, n, err, errlen);
     if (rc != 0) kill(pid, SIGTERM);
     fclose(f);
-    /* its stderr: warnings and a summary (small: the importer bounds them) */
-    GString *msg = g_string_new(NULL);
-    char buf[4096];
-    ssize_t k;
-    while ((k = read(err_fd, buf, sizeof(buf))) > 0)
-        g_string_append_len(msg, buf, k);
-    close(err_fd);
+    GString *msg = g_thread_join(drainer); /* its warnings and summary */
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
