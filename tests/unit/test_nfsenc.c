@@ -947,6 +947,84 @@ static void test_credentials(void **state) {
     }
 }
 
+/* Allocation counting: malloc and friends interposed (glibc's __libc_*
+ * do the work) and counted while `counting` is set. Not under ASan, whose
+ * own malloc must stay in place. */
+#if defined(__SANITIZE_ADDRESS__)
+#define COUNT_ALLOCS 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define COUNT_ALLOCS 0
+#endif
+#endif
+#ifndef COUNT_ALLOCS
+#define COUNT_ALLOCS 1
+#endif
+#if COUNT_ALLOCS
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+static volatile int counting;
+static volatile long nallocs;
+void *malloc(size_t n) {
+    if (counting) nallocs++;
+    return __libc_malloc(n);
+}
+void *calloc(size_t n, size_t m) {
+    if (counting) nallocs++;
+    return __libc_calloc(n, m);
+}
+void *realloc(void *p, size_t n) {
+    if (counting) nallocs++;
+    return __libc_realloc(p, n);
+}
+#endif
+
+/* Encoding allocates nothing, whatever the procedure and path (repeated
+ * WRITE data, cookie callback, AUTH_SYS and AUTH_NONE, errors). */
+static void test_no_alloc(void **state) {
+    (void)state;
+#if COUNT_ALLOCS
+    static uint8_t payload[5] = {1, 2, 3, 4, 5};
+    long total = 0;
+    for (size_t i = 0; i < NCASES; i++) {
+        struct tbbt_rec r;
+        struct tbbt_enc_ctx c;
+        struct player p;
+        ctx_init(&c, &p, cases[i].vers);
+        if (cases[i].vers == 3) c.cookie = live_cookie; /* v2's traced cookie x 3 would not fit */
+        c.cookie_ctx = &p;
+        c.payload = payload;
+        c.payload_len = sizeof(payload);
+        rec_for(&r, cases[i].vers, cases[i].op);
+        fill_all(&r, 0, cases[i].how);
+        char err[200];
+        nallocs = 0;
+        counting = 1;
+        ssize_t n1 = tbbt_nfs_encode_call(&r, 1, &c, buf, BUFSZ, err, sizeof(err));
+        r.cred.flavor = 0;
+        ssize_t n2 = tbbt_nfs_encode_call(&r, 2, &c, buf, BUFSZ, err, sizeof(err));
+        ssize_t n = tbbt_nfs_encode_call(&r, 3, &c, buf, 30, err, sizeof(err)); /* too small */
+        r.obj = r.dir = UNKNOWN_ID;
+        (void)tbbt_nfs_encode_call(&r, 4, &c, buf, BUFSZ, err, sizeof(err)); /* unknown handle */
+        counting = 0;
+        total += nallocs;
+        if (nallocs)
+            fail_msg("%s v%d: %ld allocations", tbbt_op_info(cases[i].op)->name, cases[i].vers, nallocs);
+        assert_true(n1 > 30 && n2 > 30 && n == -1);
+        tbbt_rec_free(&r);
+    }
+    /* the counter works */
+    counting = 1;
+    void *q = malloc(16);
+    counting = 0;
+    free(q);
+    assert_int_equal(nallocs, total + 1);
+#else
+    skip();
+#endif
+}
+
 static double now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -1009,12 +1087,19 @@ static int setup(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_all_fields),         cmocka_unit_test(test_defaults),
-        cmocka_unit_test(test_server_time),        cmocka_unit_test(test_random),
-        cmocka_unit_test(test_call_ids),           cmocka_unit_test(test_unknown_handle),
-        cmocka_unit_test(test_bad_records),        cmocka_unit_test(test_write_payload),
-        cmocka_unit_test(test_cookie_translation), cmocka_unit_test(test_exclusive_verf),
-        cmocka_unit_test(test_credentials),        cmocka_unit_test(test_rate),
+        cmocka_unit_test(test_all_fields),
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_server_time),
+        cmocka_unit_test(test_random),
+        cmocka_unit_test(test_call_ids),
+        cmocka_unit_test(test_unknown_handle),
+        cmocka_unit_test(test_bad_records),
+        cmocka_unit_test(test_write_payload),
+        cmocka_unit_test(test_cookie_translation),
+        cmocka_unit_test(test_exclusive_verf),
+        cmocka_unit_test(test_credentials),
+        cmocka_unit_test(test_no_alloc),
+        cmocka_unit_test(test_rate),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
