@@ -158,6 +158,8 @@ static int split_time(struct enc *e, enum tbbt_field f, int64_t ns, int64_t scal
     return 0;
 }
 
+/* A 64-bit number as the 8 big-endian bytes of an XDR fixed opaque
+ * (cookieverf3, createverf3), which nfsdec reads back as a hyper. */
 static void put_be64(char out[8], uint64_t v) {
     for (int i = 7; i >= 0; i--, v >>= 8)
         out[i] = (char)(v & 0xff);
@@ -236,6 +238,7 @@ static int dirop3(struct enc *e, enum tbbt_field dirf, enum tbbt_field namef, ch
     return 0;
 }
 
+/* SETATTR: object, sattr3, and the ctime guard when the record has one. */
 static int setattr3(struct enc *e, SETATTR3args *a) {
     if (fh3(e, TBBT_F_OBJ, &a->object) < 0 || sattr3_of(e, &a->new_attributes) < 0) return -1;
     a->guard.check = tbbt_rec_has(e->r, TBBT_F_GUARD);
@@ -259,6 +262,8 @@ static int write3(struct enc *e, WRITE3args *a) {
     return 0;
 }
 
+/* CREATE: UNCHECKED/GUARDED carry the sattr3, EXCLUSIVE the caller's
+ * fresh verifier (the traced one would collide with the trace's file). */
 static int create3(struct enc *e, CREATE3args *a) {
     const struct tbbt_rec *r = e->r;
     if (dirop3(e, TBBT_F_DIR, TBBT_F_NAME, e->name, &a->where) < 0) return -1;
@@ -269,6 +274,7 @@ static int create3(struct enc *e, CREATE3args *a) {
     return 0;
 }
 
+/* SYMLINK: (dir, name), sattr3, target. */
 static int symlink3(struct enc *e, SYMLINK3args *a) {
     if (dirop3(e, TBBT_F_DIR, TBBT_F_NAME, e->name, &a->where) < 0) return -1;
     if (cstr(e, TBBT_F_TARGET, e->target, TBBT_ENC_NAME_MAX) < 0) return -1;
@@ -276,6 +282,7 @@ static int symlink3(struct enc *e, SYMLINK3args *a) {
     return sattr3_of(e, &a->symlink.symlink_attributes);
 }
 
+/* MKNOD: the node type picks the union arm; rdev is major << 32 | minor. */
 static int mknod3(struct enc *e, MKNOD3args *a) {
     const struct tbbt_rec *r = e->r;
     if (dirop3(e, TBBT_F_DIR, TBBT_F_NAME, e->name, &a->where) < 0) return -1;
@@ -294,6 +301,7 @@ static int mknod3(struct enc *e, MKNOD3args *a) {
     return 0; /* REG, DIR, LNK: no data (the server answers BADTYPE) */
 }
 
+/* READDIR: directory, live cookie and verifier, count. */
 static int readdir3(struct enc *e, READDIR3args *a) {
     uint64_t verf;
     if (fh3(e, TBBT_F_OBJ, &a->dir) < 0 || cookies(e, &a->cookie, &verf) < 0) return -1;
@@ -302,6 +310,7 @@ static int readdir3(struct enc *e, READDIR3args *a) {
     return 0;
 }
 
+/* READDIRPLUS: as READDIR, with dircount and maxcount. */
 static int readdirplus3(struct enc *e, READDIRPLUS3args *a) {
     uint64_t verf;
     if (fh3(e, TBBT_F_OBJ, &a->dir) < 0 || cookies(e, &a->cookie, &verf) < 0) return -1;
@@ -408,6 +417,7 @@ static int sattr2_of(struct enc *e, sattr2 *s) {
     return time2(e, TBBT_F_SET_MTIME, &s->mtime);
 }
 
+/* v2 (dir, name), the name (<= 255 bytes) copied into buf. */
 static int dirop2(struct enc *e, enum tbbt_field dirf, enum tbbt_field namef, char *buf, diropargs2 *d) {
     if (fh2(e, dirf, &d->dir) < 0 || cstr(e, namef, buf, NFS2_MAXNAMLEN) < 0) return -1;
     d->name = buf;
@@ -443,6 +453,7 @@ static int write2(struct enc *e, writeargs2 *a) {
     return 0;
 }
 
+/* v2 SYMLINK: (dir, name), target (<= 1024 bytes), sattr. */
 static int symlink2(struct enc *e, symlinkargs2 *a) {
     if (dirop2(e, TBBT_F_DIR, TBBT_F_NAME, e->name, &a->from) < 0) return -1;
     if (cstr(e, TBBT_F_TARGET, e->target, NFS2_MAXPATHLEN) < 0) return -1;
@@ -571,6 +582,8 @@ static int write_fill(XDR *x, uint8_t *buf, size_t cap, const struct tbbt_rec *r
     return put_data(x, buf, cap, c, w->data.nfsdata2_len);
 }
 
+/* Arguments first (every refusal before a byte is written), then header
+ * and arguments through one xdrmem stream over buf. */
 ssize_t tbbt_nfs_encode_call(const struct tbbt_rec *r, uint32_t xid, const struct tbbt_enc_ctx *c,
                              uint8_t *buf, size_t cap, char *err, size_t errlen) {
     struct enc e;
@@ -613,6 +626,7 @@ ssize_t tbbt_nfs_encode_call(const struct tbbt_rec *r, uint32_t xid, const struc
     return (ssize_t)n;
 }
 
+/* The handle fields the operation table says the call names. */
 unsigned tbbt_nfs_call_ids(const struct tbbt_rec *r, tbbt_id ids[3]) {
     unsigned n = 0;
     if (r->op >= TBBT_OP_COUNT) return 0;
