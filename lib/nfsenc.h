@@ -41,11 +41,11 @@
  *   readdirplus dircount             DIRCOUNT             maxcount / 8 (as Linux sends)
  *
  * Stable defaults to FILE_SYNC because a record without it is an NFSv2
- * write (or a trace that did not keep it), and an NFSv2 WRITE is
- * synchronous: the server must commit the data to stable storage before it
- * replies (RFC 1094 2.2.9, RFC 1813 3.3.7). Replaying it as UNSTABLE would
- * flatter the server with work the original client never allowed it to
- * defer.
+ * write (or a trace that did not keep it), and NFSv2 writes are
+ * synchronous: RFC 1813 3.3.7 defines FILE_SYNC (data and metadata on
+ * stable storage before the reply) as what "corresponds to the NFS version
+ * 2 protocol semantics". Replaying such a write as UNSTABLE would flatter
+ * the server with work the original client never let it defer.
  *
  * Credentials: c->cred, or the record's own when NULL. Flavor 0 (AUTH_NONE)
  * is sent as AUTH_NONE, any other flavor as AUTH_SYS (stamp 0, machine
