@@ -1,0 +1,203 @@
+#!/bin/bash
+# End-to-end for tbbt-play on nfs-ganesha: capture -> tbbt-prep -> tbbt-init
+# -> tbbt-play, in both orders (conservative, fsdep) and both timing modes
+# (full speed, --speedup 1), each replay against a fresh server and image.
+#
+#   1. A fresh concurrent capture: tbbt-workload (3 clients, uids 0, 1000,
+#      1001, every NFSv3 procedure) under tcpdump against an empty export,
+#      MOUNT included (so the map's root is the export root and the image
+#      root is RUN/clone.0). The export the workload leaves is the tree the
+#      trace implies; its listing (tree_compare.pl: paths, types, modes,
+#      owners, link counts, sizes, symlink targets; not times, not contents)
+#      is kept. Each of the 4 replays must give
+#        - at least 99.9% of ALL records with the traced status;
+#        - a final image (RUN/clone.0) whose listing equals the original's.
+#   2. ../shared/captures/real/*.pcap.zst (skipped when absent): the same 4
+#      replays, at least 99.9% each; no original tree exists, so the 4 final
+#      images must equal each other (both orders make the same changes).
+#   3. The fresh capture with a seeded 5% of its packets deleted
+#      (tbbt-pcapdrop) before tbbt-prep (whose pass 2 corrects): the 4
+#      replays, at least 99.5% of all records each. The final tree is
+#      compared with the original's and the differences counted, not failed
+#      (the lost calls' effects are guesses).
+# The share is matched / totals.records of tbbt-play's JSON: every record
+# the trace holds is in the denominator, so skipped requests, timeouts,
+# mismatches and records the player would not send all count against it;
+# totals.records is checked against the record count tbbt-dump gives.
+# Each replay prints records, matched, %, ops/s and the failure counts, and
+# on a shortfall the procedures' (traced, got) status pairs.
+# Knobs: TBBT_E2E_OPS (workload calls, default 4000), TBBT_E2E_SEED.
+# Usage (ctest): bash replay_ganesha.sh BUILD_DIR SRC_DIR; exit 77 = skipped.
+BUILD=${1:?usage: replay_ganesha.sh BUILD_DIR SRC_DIR}
+SRC=${2:?usage: replay_ganesha.sh BUILD_DIR SRC_DIR}
+OPS=${TBBT_E2E_OPS:-4000}
+SEED=${TBBT_E2E_SEED:-17}
+DROP_SEED=11
+
+. "$SRC/tests/lib/ganesha.sh"
+. "$SRC/tests/lib/capture.sh"
+. "$SRC/tests/lib/e2e.sh"
+
+e2e_require tcpdump perl
+PREP=$BUILD/transform/tbbt-prep
+INIT=$BUILD/hierarchy/tbbt-init
+PLAY=$BUILD/player/tbbt-play
+DUMP=$BUILD/tools/tbbt-dump
+WL=$BUILD/tools/tbbt-workload
+DROP=$BUILD/tools/tbbt-pcapdrop
+TREE="perl $SRC/tests/play/tree_compare.pl"
+for b in "$PREP" "$INIT" "$PLAY" "$DUMP" "$WL" "$DROP"; do
+    [ -x "$b" ] || { echo "SKIP: $b not built"; exit 77; }
+done
+perl -MJSON::PP -e 1 2>/dev/null || { echo "SKIP: perl JSON::PP missing"; exit 77; }
+T0=$SECONDS
+
+e2e_begin play-replay
+
+# jtotals FILE: "records matched mismatched skipped timeouts not_replayable
+# ops_per_s partial" from a tbbt-play JSON document.
+jtotals() {
+    perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>); my $t = $j->{totals};
+        print join(" ", (map { $t->{$_} } qw(records matched mismatched skipped timeouts not_replayable)),
+            sprintf("%.0f", $t->{ops_per_s}), $j->{meta}{partial} ? 1 : 0), "\n"' <"$1"
+}
+
+# jmismatches FILE: one line per procedure that lost records: its counts and
+# its most frequent (traced, got) status pairs.
+jmismatches() {
+    perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>);
+        for my $p (@{$j->{procedures}}) {
+            next if $p->{matched} == $p->{count};
+            printf "    v%d %-12s %d of %d matched, %d mismatched, %d skipped, %d timeouts; traced/got: %s\n",
+                $p->{vers}, $p->{proc}, $p->{matched}, $p->{count}, $p->{mismatched}, $p->{skipped},
+                $p->{timeouts}, join(", ", map { "$_->{traced}/$_->{got} x$_->{n}" } @{$p->{mismatches}});
+        }' <"$1"
+}
+
+# fresh_server: stop the server of $TMP/srv, empty its export, start it again.
+fresh_server() {
+    tbbt_ganesha_stop "$TMP/srv"
+    rm -rf "$TMP/srv/export"
+    tbbt_ganesha_start "$TMP/srv"
+}
+
+# init_image HMAP: tbbt-init's image of HMAP on the running server (the
+# manifest next to HMAP). One retry (--replace) after a second: a
+# just-started server was seen to hang up tbbt-init's first MOUNT connection
+# ("Socket failed with POLLHUP") while other servers were starting.
+init_image() {
+    local args=(-q --map "$1" --nfs-port "$TBBT_NFS_PORT" --mount-port "$TBBT_MNT_PORT" "127.0.0.1:$TBBT_EXPORT")
+    "$INIT" "${args[@]}" 2>"$TMP/init.err" && return 0
+    echo "NOTE tbbt-init failed ($(head -1 "$TMP/init.err")); retrying once"
+    sleep 1
+    "$INIT" --replace "${args[@]}"
+}
+
+# replay NAME ORDER SPEEDUP MIN%: a fresh server, tbbt-init of NAME.hmap,
+# tbbt-play of NAME.tbbt (SPEEDUP 0: full speed); checks the share of all
+# records matched against MIN% and leaves the image's listing in
+# $TMP/NAME-ORDER-SPEEDUP.tree. Returns 1 when the replay could not run.
+replay() {
+    local name=$1 order=$2 sp=$3 min=$4 tag="$1-$2-$3" timing="full speed" rc
+    local spopt=()
+    [ "$sp" != 0 ] && spopt=(--speedup "$sp") && timing="timestamps x$sp"
+    local what="$name, $order, $timing"
+    fresh_server || { check "$what: the server started" false; return 1; }
+    init_image "$TMP/$name.hmap"
+    rc=$?
+    check "$what: tbbt-init built the image" [ $rc = 0 ]
+    [ $rc = 0 ] || return 1
+    "$PLAY" -q --order "$order" "${spopt[@]}" --nfs-port "$TBBT_NFS_PORT" --json "$TMP/$tag.json" \
+        "$TMP/$name.tbbt" "127.0.0.1:$TBBT_EXPORT"
+    rc=$?
+    tbbt_ganesha_stop "$TMP/srv"
+    check "$what: tbbt-play exit 0" [ $rc = 0 ]
+    [ -s "$TMP/$tag.json" ] || { check "$what: tbbt-play wrote its JSON" false; return 1; }
+    local recs matched mism skip tmo nrep ops partial
+    read -r recs matched mism skip tmo nrep ops partial < <(jtotals "$TMP/$tag.json")
+    local pct
+    pct=$(awk -v m="$matched" -v r="$recs" 'BEGIN { printf "%.3f", r ? 100 * m / r : 0 }')
+    echo "figures $what: $recs records, $matched matched = $pct% of all records;" \
+        "$mism mismatched ($tmo timeouts), $skip skipped, $nrep not replayable; $ops ops/s"
+    check "$what: every record of the trace replayed ($recs of ${NRECS[$name]}), not partial" \
+        [ "$recs" = "${NRECS[$name]}" -a "$partial" = 0 -a $((matched + mism + skip + nrep)) = "$recs" ]
+    check "$what: $pct% of all records matched >= $min%" \
+        awk -v m="$matched" -v r="$recs" -v min="$min" 'BEGIN { exit !(r > 0 && 100 * m >= min * r) }'
+    [ "$matched" = "$recs" ] || jmismatches "$TMP/$tag.json"
+    $TREE list "$TMP/srv/export/tbbt-run/clone.0" >"$TMP/$tag.tree"
+}
+
+# prep NAME PCAP [--port N]...: tbbt-prep into $TMP/NAME.tbbt and NAME.hmap;
+# sets NRECS[NAME].
+declare -A NRECS
+prep() {
+    local name=$1 pcap=$2
+    shift 2
+    "$PREP" -q "$@" -o "$TMP/$name.tbbt" "$pcap"
+    local rc=$?
+    check "tbbt-prep $name: records and map written" [ $rc = 0 -a -s "$TMP/$name.tbbt" -a -s "$TMP/$name.hmap" ]
+    NRECS[$name]=$("$DUMP" "$TMP/$name.tbbt" | wc -l)
+    echo "$name: ${NRECS[$name]} records"
+}
+
+# same_tree WHAT EXPECTED ACTUAL: check that two listings are equal.
+same_tree() {
+    check "$1" $TREE diff "$2" "$3"
+}
+
+ORDERS="conservative fsdep"
+SPEEDS="0 1"
+
+# 1. The fresh capture, and the tree it implies.
+e2e_capture_workload "$TMP/wl.pcap" "$OPS" "$SEED" 65536 wl
+$TREE list "$TMP/srv/export" >"$TMP/truth.tree"
+echo "the trace implies $(wc -l <"$TMP/truth.tree") names:" \
+    "$(cut -f2 "$TMP/truth.tree" | sort | uniq -c | tr -s ' \n' ' ')(type counts)," \
+    "owners $(cut -f4 "$TMP/truth.tree" | sort -u | tr '\n' ' ')"
+rm -rf "$TMP/srv/export"
+CAPPORTS=$PORTS
+prep wl "$TMP/wl.pcap" $CAPPORTS
+for order in $ORDERS; do
+    for sp in $SPEEDS; do
+        replay wl "$order" "$sp" 99.9 || continue
+        same_tree "wl, $order, speedup $sp: the final tree is the tree the trace implies" \
+            "$TMP/truth.tree" "$TMP/wl-$order-$sp.tree"
+    done
+done
+
+# 2. The real captures: thresholds, and the 4 replays leave one tree.
+REAL=$SRC/../shared/captures/real
+if compgen -G "$REAL/*.pcap.zst" >/dev/null; then
+    i=0
+    for cap in "$REAL"/*.pcap.zst; do
+        name=real$i
+        i=$((i + 1))
+        echo "--- $name: $(basename "$cap")"
+        prep "$name" "$cap"
+        for order in $ORDERS; do
+            for sp in $SPEEDS; do replay "$name" "$order" "$sp" 99.9; done
+        done
+        for t in "$name-fsdep-0" "$name-conservative-1" "$name-fsdep-1"; do
+            [ -s "$TMP/$name-conservative-0.tree" ] && [ -s "$TMP/$t.tree" ] &&
+                same_tree "$name: $t leaves the tree the conservative full-speed replay leaves" \
+                    "$TMP/$name-conservative-0.tree" "$TMP/$t.tree"
+        done
+    done
+else
+    echo "NOTE no ../shared/captures/real/*.pcap.zst: the real-capture replays are skipped"
+fi
+
+# 3. 5% of the fresh capture's packets deleted.
+"$DROP" --seed "$DROP_SEED" --drop-percent 5 "$TMP/wl.pcap" "$TMP/lossy.pcap" >"$TMP/drop.txt"
+check "tbbt-pcapdrop deleted 5% of the packets" [ $? = 0 ]
+cat "$TMP/drop.txt"
+prep lossy "$TMP/lossy.pcap" $CAPPORTS
+for order in $ORDERS; do
+    for sp in $SPEEDS; do
+        replay lossy "$order" "$sp" 99.5 || continue
+        $TREE diff "$TMP/truth.tree" "$TMP/lossy-$order-$sp.tree" 0 | sed -n 's/^  trees differ/  NOTE lossy trees differ/p'
+    done
+done
+
+echo "runtime $((SECONDS - T0)) s"
+e2e_end
