@@ -45,7 +45,7 @@ PLAY=$BUILD/player/tbbt-play
 DUMP=$BUILD/tools/tbbt-dump
 WL=$BUILD/tools/tbbt-workload
 DROP=$BUILD/tools/tbbt-pcapdrop
-TREE="perl $SRC/tests/play/tree_compare.pl"
+TREE=(perl "$SRC/tests/play/tree_compare.pl")
 for b in "$PREP" "$INIT" "$PLAY" "$DUMP" "$WL" "$DROP"; do
     [ -x "$b" ] || { echo "SKIP: $b not built"; exit 77; }
 done
@@ -124,7 +124,7 @@ replay() {
     check "$what: $pct% of all records matched >= $min%" \
         awk -v m="$matched" -v r="$recs" -v min="$min" 'BEGIN { exit !(r > 0 && 100 * m >= min * r) }'
     [ "$matched" = "$recs" ] || jmismatches "$TMP/$tag.json"
-    $TREE list "$TMP/srv/export/tbbt-run/clone.0" >"$TMP/$tag.tree"
+    "${TREE[@]}" list "$TMP/srv/export/tbbt-run/clone.0" >"$TMP/$tag.tree"
 }
 
 # prep NAME PCAP [--port N]...: tbbt-prep into $TMP/NAME.tbbt and NAME.hmap;
@@ -136,13 +136,14 @@ prep() {
     "$PREP" -q "$@" -o "$TMP/$name.tbbt" "$pcap"
     local rc=$?
     check "tbbt-prep $name: records and map written" [ $rc = 0 -a -s "$TMP/$name.tbbt" -a -s "$TMP/$name.hmap" ]
-    NRECS[$name]=$("$DUMP" "$TMP/$name.tbbt" | wc -l)
+    "$DUMP" "$TMP/$name.tbbt" >"$TMP/$name.txt"
+    NRECS[$name]=$(wc -l <"$TMP/$name.txt")
     echo "$name: ${NRECS[$name]} records"
 }
 
 # same_tree WHAT EXPECTED ACTUAL: check that two listings are equal.
 same_tree() {
-    check "$1" $TREE diff "$2" "$3"
+    check "$1" "${TREE[@]}" diff "$2" "$3"
 }
 
 ORDERS="conservative fsdep"
@@ -150,13 +151,16 @@ SPEEDS="0 1"
 
 # 1. The fresh capture, and the tree it implies.
 e2e_capture_workload "$TMP/wl.pcap" "$OPS" "$SEED" 65536 wl
-$TREE list "$TMP/srv/export" >"$TMP/truth.tree"
+"${TREE[@]}" list "$TMP/srv/export" >"$TMP/truth.tree"
 echo "the trace implies $(wc -l <"$TMP/truth.tree") names:" \
     "$(cut -f2 "$TMP/truth.tree" | sort | uniq -c | tr -s ' \n' ' ')(type counts)," \
     "owners $(cut -f4 "$TMP/truth.tree" | sort -u | tr '\n' ' ')"
 rm -rf "$TMP/srv/export"
-CAPPORTS=$PORTS
-prep wl "$TMP/wl.pcap" $CAPPORTS
+read -r -a CAPPORTS <<<"$PORTS"
+prep wl "$TMP/wl.pcap" "${CAPPORTS[@]}"
+nclients=$(awk '{ print $3 }' "$TMP/wl.txt" | sort -u | wc -l)
+nuids=$(grep -o ' cred=[0-9]*:[0-9]*' "$TMP/wl.txt" | cut -d: -f2 | sort -u | wc -l)
+check "the capture is concurrent: $nclients clients (>= 3), $nuids uids (>= 2)" [ "$nclients" -ge 3 -a "$nuids" -ge 2 ]
 for order in $ORDERS; do
     for sp in $SPEEDS; do
         replay wl "$order" "$sp" 99.9 || continue
@@ -191,11 +195,11 @@ fi
 "$DROP" --seed "$DROP_SEED" --drop-percent 5 "$TMP/wl.pcap" "$TMP/lossy.pcap" >"$TMP/drop.txt"
 check "tbbt-pcapdrop deleted 5% of the packets" [ $? = 0 ]
 cat "$TMP/drop.txt"
-prep lossy "$TMP/lossy.pcap" $CAPPORTS
+prep lossy "$TMP/lossy.pcap" "${CAPPORTS[@]}"
 for order in $ORDERS; do
     for sp in $SPEEDS; do
         replay lossy "$order" "$sp" 99.5 || continue
-        $TREE diff "$TMP/truth.tree" "$TMP/lossy-$order-$sp.tree" 0 | sed -n 's/^  trees differ/  NOTE lossy trees differ/p'
+        "${TREE[@]}" diff "$TMP/truth.tree" "$TMP/lossy-$order-$sp.tree" 0 | sed -n 's/^  trees differ/  NOTE lossy trees differ/p'
     done
 done
 
