@@ -149,8 +149,10 @@ static int issue_make(struct pop *p, uint32_t i) {
     case TBBT_FT_DIR:
         if (a.mode < 0) a.mode = 0755;
         return tbbt_inf_mkdir(in->q, dir, o->name, &a, created, priv);
-    case TBBT_FT_LNK:
-        return tbbt_inf_symlink(in->q, dir, o->name, o->target ? o->target : "", &a, created, priv);
+    case TBBT_FT_LNK: /* a target the trace never showed: a name that resolves to nothing */
+        return tbbt_inf_symlink(in->q, dir, o->name,
+                                o->target && *o->target ? o->target : "tbbt-unknown-target", &a, created,
+                                priv);
     case TBBT_FT_FIFO:
     case TBBT_FT_SOCK:
     case TBBT_FT_CHR:
@@ -229,10 +231,13 @@ static void created(struct tbbt_nfsq *q, int rpc_status, void *data, void *priv)
  * whose dependencies are done (the others wait on theirs). UINT32_MAX
  * when none is ready now. */
 static uint32_t next_ready(struct pop *p) {
-    if (p->ready->len) {
+    while (p->ready->len) {
         uint32_t i = g_array_index(p->ready, uint32_t, p->ready->len - 1);
         g_array_set_size(p->ready, p->ready->len - 1);
-        return i;
+        uint32_t b = blocker(p, i); /* released by one dependency, it may wait for another */
+        if (!b) return i;
+        p->wnext[i] = p->whead[b - 1];
+        p->whead[b - 1] = i + 1;
     }
     while (p->cursor < p->img->objs->len) {
         uint32_t i = p->cursor++;

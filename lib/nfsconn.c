@@ -162,10 +162,23 @@ int tbbt_nfs_mount(const struct tbbt_nfs_server *s, int timeout, struct tbbt_fh 
     }
     struct step st = {0};
     int rc = -1;
-    if (start_connect(m, s, s->mountport, MOUNT_PROGRAM, MOUNT_V3, &st) < 0 ||
-        wait_step(m, &st, timeout) < 0) {
-        snprintf(err, errlen, "%s: cannot reach MOUNT: %s", name, st.msg[0] ? st.msg : rpc_get_error(m));
-        goto out;
+    /* a server that has just started may refuse the first connection: try
+     * again until the timeout */
+    double give_up = mono() + timeout;
+    while (start_connect(m, s, s->mountport, MOUNT_PROGRAM, MOUNT_V3, &st) < 0 ||
+           wait_step(m, &st, timeout) < 0) {
+        if (mono() > give_up) {
+            snprintf(err, errlen, "%s: cannot reach MOUNT: %s", name, st.msg[0] ? st.msg : rpc_get_error(m));
+            goto out;
+        }
+        rpc_destroy_context(m);
+        struct timespec pause = {0, 200000000};
+        nanosleep(&pause, NULL);
+        if (!(m = rpc_init_context())) {
+            snprintf(err, errlen, "%s: cannot create an RPC context", name);
+            return -1;
+        }
+        st = (struct step){0};
     }
     st = (struct step){.fh = root};
     if (rpc_mount3_mnt_async(m, mnt_cb, (char *)s->export, &st) < 0 || wait_step(m, &st, timeout) < 0) {
