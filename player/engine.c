@@ -30,7 +30,9 @@
 enum { SL_FREE, SL_LOADED, SL_WAITING, SL_HELD, SL_SENT, SL_DONE };
 
 /* Status codes beyond NFS's, for the statistics. */
-enum { ST_TIMEOUT = -1, ST_RPC_ERROR = -2, ST_NO_HANDLE = -3, ST_SKIPPED = -4 };
+enum { ST_TIMEOUT = -1, ST_RPC_ERROR = -2, ST_NO_HANDLE = -3, ST_SKIPPED = -4, ST_CONN_LOST = -5 };
+
+#define NFS3ERR_EXIST_ 17
 
 static volatile sig_atomic_t interrupted;
 
@@ -53,7 +55,8 @@ struct slot {
     uint64_t seq;
     _Atomic int state;
     int conn;
-    int warm; /* sent during the warm-up: left out of the figures */
+    int warm;    /* sent during the warm-up: left out of the figures */
+    int retried; /* sent again after its connection was lost */
     int64_t sched_ns, send_ns;
 };
 
@@ -108,9 +111,10 @@ struct engine {
     GArray *ev, *ev_spare;
     struct tbbt_pconn conn[MAX_CONN];
     _Atomic int nconn;
-    GHashTable *client_conn; /* endpoint bytes -> index + 1 */
-    GHashTable *fh;          /* id -> struct fhent */
-    GHashTable *cookies;     /* struct ckey -> struct cval */
+    _Atomic int broken[MAX_CONN]; /* set by the receive thread, repaired by the send thread */
+    GHashTable *client_conn;      /* endpoint bytes -> index + 1 */
+    GHashTable *fh;               /* id -> struct fhent */
+    GHashTable *cookies;          /* struct ckey -> struct cval */
     void *sched;
     uint64_t next_add, completed, outstanding;
     struct held *held;
@@ -122,7 +126,6 @@ struct engine {
     int64_t t0, trace_t0, warm_end, end_at;
     int have_t0, stopping;
     char rx_err[256];
-    int rx_failed;
     struct timespec cpu0;
 };
 
@@ -328,17 +331,15 @@ static void *rx_main(void *arg) {
     struct pollfd p[MAX_CONN];
     while (!atomic_load(&e->stop_rx)) {
         int n = atomic_load(&e->nconn);
-        for (int i = 0; i < n; i++)
-            p[i] = (struct pollfd){.fd = e->conn[i].fd, .events = POLLIN};
+        for (int i = 0; i < n; i++) /* a broken connection is left alone until it is repaired */
+            p[i] = (struct pollfd){.fd = atomic_load(&e->broken[i]) ? -1 : e->conn[i].fd, .events = POLLIN};
         int r = poll(p, (nfds_t)n, 20);
         if (r < 0 && errno != EINTR) break;
         int got = 0;
         for (int i = 0; i < n && r > 0; i++)
             if (p[i].revents & (POLLIN | POLLHUP | POLLERR)) {
-                if (tbbt_pconn_read(&e->conn[i], on_reply, e, e->rx_err, sizeof(e->rx_err)) < 0) {
-                    if (!atomic_load(&e->stop_rx)) e->rx_failed = 1;
-                    atomic_store(&e->stop_rx, 1);
-                }
+                if (tbbt_pconn_read(&e->conn[i], on_reply, e, e->rx_err, sizeof(e->rx_err)) < 0)
+                    atomic_store(&e->broken[i], 1);
                 got = 1;
             }
         if (got) wake(e);
@@ -369,6 +370,12 @@ static void complete(struct engine *e, struct slot *s, int status, int64_t recv_
     const struct tbbt_rec *r = &s->r;
     int lost = (r->flags & TBBT_RF_REPLY_LOST) && r->status < 0;
     int matched = status >= 0 && (lost ? status == 0 : status == r->status);
+    /* sent again after a lost connection, a create that finds its name made
+     * did what the first sending did */
+    if (s->retried && status == NFS3ERR_EXIST_ && r->status == 0 &&
+        (r->op == TBBT_OP_CREATE || r->op == TBBT_OP_MKDIR || r->op == TBBT_OP_SYMLINK ||
+         r->op == TBBT_OP_MKNOD))
+        matched = 1;
     e->o->order->done(e->sched, s->seq, matched);
     e->completed++;
     if (!s->warm) {
@@ -385,6 +392,7 @@ static void complete(struct engine *e, struct slot *s, int status, int64_t recv_
             p->mismatched++, st->mismatched++;
             if (status == ST_TIMEOUT) p->timeouts++, st->timeouts++;
             if (status == ST_NO_HANDLE) st->no_handle++;
+            if (status == ST_CONN_LOST) st->conn_lost++;
             tbbt_pstats_mismatch(p, lost ? 0 : r->status, status);
         }
         struct tbbt_pstat_sec *sec = tbbt_pstats_sec(st, (double)(recv_ns - e->t0) / 1e9);
@@ -528,6 +536,8 @@ static int conn_for(struct engine *e, const struct tbbt_rec *r, char *err, size_
     return n;
 }
 
+static int repair(struct engine *e, int i, char *err, size_t errlen);
+
 /* Sends one held record. Returns 0, or -1 with err (a broken connection). */
 static int send_one(struct engine *e, struct slot *s, int64_t now, char *err, size_t errlen) {
     struct tbbt_cred cred = {1, e->o->uid, e->o->gid, 0, {0}};
@@ -548,15 +558,14 @@ static int send_one(struct engine *e, struct slot *s, int64_t now, char *err, si
     }
     int ci = conn_for(e, &s->r, err, errlen);
     if (ci < 0) return -1;
+    if (atomic_load(&e->broken[ci]) && repair(e, ci, err, errlen) < 0) return -1;
     s->conn = ci;
     s->send_ns = now;
     s->warm = e->o->warmup_s > 0 && now < e->warm_end;
     atomic_store(&s->state, SL_SENT);
     e->outstanding++;
-    if (tbbt_pconn_send(&e->conn[ci], e->sendbuf, (size_t)n) < 0) {
-        snprintf(err, errlen, "%s: %s", e->conn[ci].peer, strerror(errno));
-        return -1;
-    }
+    if (tbbt_pconn_send(&e->conn[ci], e->sendbuf, (size_t)n) < 0) /* the receive thread will see it too */
+        atomic_store(&e->broken[ci], 1);
     e->o->order->sent(e->sched, s->seq);
     g_queue_push_tail(&e->sent_fifo, (gpointer)(uintptr_t)s->seq);
     struct tbbt_play_stats *st = e->st;
@@ -614,6 +623,40 @@ static void live_line(struct engine *e, int64_t now, int64_t *last, uint64_t *la
     *last = now, *last_done = e->completed;
 }
 
+/* Does op only read? (a read is not sent again after a lost connection) */
+static int read_only(unsigned op) {
+    return !(tbbt_op_info(op)->flags & TBBT_OPF_MODIFIES);
+}
+
+/* Connection i broke: the requests out on it that change state go again
+ * (once) on a new connection, the others fail; the connection is made
+ * again, retrying while the server restarts, up to the timeout. Returns
+ * 0, or -1 with err when the server stays away. */
+static int repair(struct engine *e, int i, char *err, size_t errlen) {
+    e->st->reconnects++;
+    for (GList *l = e->sent_fifo.head; l; l = l->next) {
+        uint64_t seq = (uint64_t)(uintptr_t)l->data;
+        struct slot *s = &e->ring[seq & e->mask];
+        if (s->seq != seq || atomic_load(&s->state) != SL_SENT || s->conn != i) continue;
+        e->outstanding--;
+        if (read_only(s->r.op) || s->retried) {
+            complete(e, s, ST_CONN_LOST, now_ns());
+        } else {
+            s->retried = 1;
+            atomic_store(&s->state, SL_HELD);
+            hold(e, 0, seq);
+        }
+    }
+    tbbt_pconn_close(&e->conn[i]);
+    int64_t give_up = now_ns() + (int64_t)e->o->timeout_s * 1000000000;
+    while (tbbt_pconn_open(&e->conn[i], &e->o->server, err, errlen) < 0) {
+        if (now_ns() > give_up || interrupted) return -1;
+        usleep(200000);
+    }
+    atomic_store(&e->broken[i], 0);
+    return 0;
+}
+
 /* The send thread's loop: until every record is done, or a stop. */
 static int play_loop(struct engine *e, char *err, size_t errlen) {
     int64_t last_live = now_ns();
@@ -631,10 +674,8 @@ static int play_loop(struct engine *e, char *err, size_t errlen) {
         free_slots(e);
         int64_t wait = e->stopping ? -1 : dispatch(e, err, errlen);
         if (wait == -2) return -1;
-        if (e->rx_failed) {
-            snprintf(err, errlen, "%s", e->rx_err);
-            return -1;
-        }
+        for (int i = 0; i < atomic_load(&e->nconn); i++)
+            if (atomic_load(&e->broken[i]) && repair(e, i, err, errlen) < 0) return -1;
         live_line(e, now, &last_live, &last_done);
         int io_done = atomic_load(&e->io_eof) && e->next_add == atomic_load(&e->loaded);
         if (e->stopping && !e->outstanding) return 0;
@@ -682,7 +723,7 @@ static int setup(struct engine *e, char *err, size_t errlen) {
     e->xid_base = (uint32_t)(x ^ (uint64_t)time(NULL));
     if (!(e->rd = tbbt_recr_open(o->trace, err, errlen))) return -1;
     if (load_manifest(e, err, errlen) < 0) return -1;
-    struct tbbt_sched_opts so = {.window = cap, .strict = o->strict, .known = known, .known_ctx = e};
+    struct tbbt_sched_opts so = {.window = cap, .deps = o->deps, .known = known, .known_ctx = e};
     e->sched = o->order->create(&so);
     if (o->connections > 0) {
         for (int i = 0; i < o->connections && i < MAX_CONN; i++) {

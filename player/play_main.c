@@ -16,7 +16,7 @@
 #include "engine.h"
 
 struct play_cli {
-    char *order, *manifest, *json, *cred;
+    char *order, *manifest, *json, *cred, *deps;
     gdouble speedup, warmup, duration;
     gint window, max_out, connections, clone, timeout, nfsport;
     gint64 limit, seed;
@@ -91,7 +91,9 @@ static void check(int argc, char **argv, struct tbbt_play_opts *o) {
         if (n > 5 && g_str_has_suffix(argv[1], ".tbbt")) n -= 5;
         o->manifest = g_strdup_printf("%.*s.manifest", (int)n, argv[1]);
     }
-    o->strict = cli.strict, o->speedup = cli.speedup, o->window = (uint32_t)cli.window;
+    o->deps = cli.strict ? TBBT_DEPS_STRICT : TBBT_DEPS_REPLY;
+    if (cli.deps && (o->deps = tbbt_sched_deps(cli.deps)) < 0) usage("--deps must be reply, send or strict");
+    o->speedup = cli.speedup, o->window = (uint32_t)cli.window;
     o->max_outstanding = (uint32_t)cli.max_out, o->connections = cli.connections, o->clone = cli.clone;
     o->warmup_s = cli.warmup, o->duration_s = cli.duration, o->limit = (uint64_t)cli.limit;
     o->timeout_s = cli.timeout, o->seed = (uint64_t)cli.seed;

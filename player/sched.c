@@ -27,9 +27,10 @@ static tbbt_id fid(const struct tbbt_rec *r, enum tbbt_field f, tbbt_id v) {
     return tbbt_rec_has(r, f) ? v : 0;
 }
 
-unsigned tbbt_sched_locks(const struct tbbt_rec *r, int strict, int (*known)(void *ctx, tbbt_id id),
-                          void *ctx, struct tbbt_lock *l) {
+unsigned tbbt_sched_locks(const struct tbbt_rec *r, int deps, int (*known)(void *ctx, tbbt_id id), void *ctx,
+                          struct tbbt_lock *l) {
     unsigned n = 0;
+    int strict = deps == TBBT_DEPS_STRICT;
     tbbt_id obj = fid(r, TBBT_F_OBJ, r->obj), dir = fid(r, TBBT_F_DIR, r->dir),
             dir2 = fid(r, TBBT_F_DIR2, r->dir2);
     tbbt_id nobj = fid(r, TBBT_F_NEWOBJ, r->newobj), v = fid(r, TBBT_F_VICTIM, r->victim),
@@ -78,7 +79,17 @@ unsigned tbbt_sched_locks(const struct tbbt_rec *r, int strict, int (*known)(voi
         break;
     default: break; /* null, root, writecache: nothing shared */
     }
+    if (deps == TBBT_DEPS_REPLY)
+        for (unsigned i = 0; i < n; i++)
+            l[i].until_reply = 1;
     return n;
+}
+
+int tbbt_sched_deps(const char *name) {
+    if (!strcmp(name, "reply")) return TBBT_DEPS_REPLY;
+    if (!strcmp(name, "send")) return TBBT_DEPS_SEND;
+    if (!strcmp(name, "strict")) return TBBT_DEPS_STRICT;
+    return -1;
 }
 
 /* ---- a min-heap of (key, seq) ---- */
@@ -316,7 +327,7 @@ static struct objq *objq_get(struct fsdep *f, tbbt_id id) {
 static void fsdep_add(void *s, uint64_t seq, const struct tbbt_rec *r) {
     struct fsdep *f = s;
     struct tbbt_lock l[TBBT_MAX_LOCKS];
-    unsigned n = tbbt_sched_locks(r, f->o.strict, f->o.known, f->o.known_ctx, l);
+    unsigned n = tbbt_sched_locks(r, f->o.deps, f->o.known, f->o.known_ctx, l);
     struct req *q = &f->reqs[seq & f->mask];
     *q = (struct req){.seq = seq, .nlocks = (uint8_t)n, .ungranted = (uint8_t)n, .live = 1};
     for (unsigned i = 0; i < n; i++) {

@@ -9,11 +9,20 @@
  *   fsdep         each record takes read or write locks on the objects it
  *                 touches (tbbt_sched_locks); one object's locks are granted
  *                 in trace order (a later reader never overtakes an earlier
- *                 writer); locks are released when the request is sent,
- *                 except the new object's lock of create, mkdir, symlink,
- *                 mknod (and of a lookup whose object's handle is not known
- *                 yet: the reply reveals it), held until the reply, and
- *                 every write lock with strict. A record that failed (its
+ *                 writer). When they are released is the deps mode:
+ *                   reply   every lock at the reply (the default). Servers
+ *                           run one connection's requests concurrently
+ *                           (nfs-ganesha, knfsd): a remove sent after a read
+ *                           of the same file may run first, so ordering the
+ *                           sends is not enough.
+ *                   send    the paper's: at the send, except the new object's
+ *                           lock of create, mkdir, symlink, mknod (and of a
+ *                           lookup whose object's handle is not known yet:
+ *                           the reply reveals it), held until the reply; for
+ *                           servers that execute in order.
+ *                   strict  send, and every write lock until the reply
+ *                           (design.md's --strict-deps).
+ *                 A record that failed (its
  *                 reply differs from the trace, or never came) poisons the
  *                 objects it creates or changes; a later record that locks a
  *                 poisoned object is skipped, and poisons its own in turn.
@@ -30,9 +39,12 @@
 
 #include "record.h"
 
+/* fsdep's lock release (see above). */
+enum { TBBT_DEPS_REPLY = 0, TBBT_DEPS_SEND = 1, TBBT_DEPS_STRICT = 2 };
+
 struct tbbt_sched_opts {
     uint32_t window; /* records in the window at most */
-    int strict;      /* fsdep: hold every write lock until the reply */
+    int deps;        /* fsdep: TBBT_DEPS_* */
     /* fsdep: is the live handle of id known now? (NULL: all known) */
     int (*known)(void *ctx, tbbt_id id);
     void *known_ctx;
@@ -70,10 +82,13 @@ struct tbbt_lock {
 #define TBBT_MAX_LOCKS 6
 
 /* The locks record r takes (the paper's Table 4, extended to every v2 and
- * v3 procedure); an object named twice gets one lock, the stronger.
- * known(id) says whether a lookup's object handle is known (NULL: yes).
- * Returns the number (<= TBBT_MAX_LOCKS). */
-unsigned tbbt_sched_locks(const struct tbbt_rec *r, int strict, int (*known)(void *ctx, tbbt_id id),
-                          void *ctx, struct tbbt_lock *locks);
+ * v3 procedure) in deps mode (TBBT_DEPS_*); an object named twice gets one
+ * lock, the stronger. known(id) says whether a lookup's object handle is
+ * known (NULL: yes). Returns the number (<= TBBT_MAX_LOCKS). */
+unsigned tbbt_sched_locks(const struct tbbt_rec *r, int deps, int (*known)(void *ctx, tbbt_id id), void *ctx,
+                          struct tbbt_lock *locks);
+
+/* The deps mode named name ("reply", "send", "strict"), or -1. */
+int tbbt_sched_deps(const char *name);
 
 #endif

@@ -60,6 +60,7 @@ static const char *st_name(int s, char *buf, size_t n) {
     if (s == -1) return "timeout";
     if (s == -2) return "rpc-error";
     if (s == -3) return "no-handle";
+    if (s == -5) return "connection-lost";
     const char *nm = tbbt_nfsstat_name(s);
     if (nm) return nm;
     snprintf(buf, n, "%d", s);
@@ -114,6 +115,11 @@ void tbbt_pstats_report(const struct tbbt_play_stats *s, FILE *out) {
         fprintf(out, "Issue error: p50 %.1f us, p99 %.1f us, max %.1f us (actual send minus scheduled)\n",
                 (double)tbbt_hist_quantile(&s->issue_err, .5) / 1e3,
                 (double)tbbt_hist_quantile(&s->issue_err, .99) / 1e3, (double)s->issue_err.max / 1e3);
+    if (s->reconnects)
+        fprintf(out,
+                "Connections: %llu lost and made again; %llu requests lost with them (reads are not sent "
+                "again)\n",
+                (unsigned long long)s->reconnects, (unsigned long long)s->conn_lost);
     fprintf(out, "CPU: %.3f s (%.2f us per request)%s\n", s->cpu_s,
             s->sent ? s->cpu_s * 1e6 / (double)s->sent : 0,
             s->warmup ? "; warm-up requests left out of the figures" : "");
@@ -139,18 +145,20 @@ void tbbt_pstats_json(const struct tbbt_play_stats *s, GString *o) {
                            "\"seed\":%llu,\"tool\":\"tbbt-play 0.1.0\",\"partial\":%s},",
                            s->params ? s->params : "null", s->speedup, s->window, s->clone, s->connections,
                            (unsigned long long)s->seed, s->partial ? "true" : "false");
-    g_string_append_printf(o,
-                           "\"totals\":{\"records\":%llu,\"sent\":%llu,\"replies\":%llu,\"matched\":%llu,"
-                           "\"mismatched\":%llu,\"skipped\":%llu,\"timeouts\":%llu,\"no_handle\":%llu,"
-                           "\"not_replayable\":%llu,\"warmup\":%llu,\"late_replies\":%llu,\"wall_s\":%.6f,"
-                           "\"cpu_s\":%.6f,\"trace_span_s\":%.6f,\"ops_per_s\":%.3f},",
-                           (unsigned long long)s->records, (unsigned long long)s->sent,
-                           (unsigned long long)s->replies, (unsigned long long)s->matched,
-                           (unsigned long long)s->mismatched, (unsigned long long)s->skipped,
-                           (unsigned long long)s->timeouts, (unsigned long long)s->no_handle,
-                           (unsigned long long)s->not_replayable, (unsigned long long)s->warmup,
-                           (unsigned long long)s->late_replies, s->wall_s, s->cpu_s, s->trace_span_s,
-                           s->wall_s > 0 ? (double)s->replies / s->wall_s : 0);
+    g_string_append_printf(
+        o,
+        "\"totals\":{\"records\":%llu,\"sent\":%llu,\"replies\":%llu,\"matched\":%llu,"
+        "\"mismatched\":%llu,\"skipped\":%llu,\"timeouts\":%llu,\"no_handle\":%llu,"
+        "\"not_replayable\":%llu,\"warmup\":%llu,\"late_replies\":%llu,\"reconnects\":%llu,"
+        "\"conn_lost\":%llu,\"wall_s\":%.6f,"
+        "\"cpu_s\":%.6f,\"trace_span_s\":%.6f,\"ops_per_s\":%.3f},",
+        (unsigned long long)s->records, (unsigned long long)s->sent, (unsigned long long)s->replies,
+        (unsigned long long)s->matched, (unsigned long long)s->mismatched, (unsigned long long)s->skipped,
+        (unsigned long long)s->timeouts, (unsigned long long)s->no_handle,
+        (unsigned long long)s->not_replayable, (unsigned long long)s->warmup,
+        (unsigned long long)s->late_replies, (unsigned long long)s->reconnects,
+        (unsigned long long)s->conn_lost, s->wall_s, s->cpu_s, s->trace_span_s,
+        s->wall_s > 0 ? (double)s->replies / s->wall_s : 0);
     g_string_append(o, "\"issue_error_ns\":");
     tbbt_hist_json(&s->issue_err, o);
     g_string_append(o, ",\"outstanding\":");

@@ -42,6 +42,7 @@ struct tbbt_play_stats {
     GArray *series;                                 /* struct tbbt_pstat_sec, one a second */
     uint64_t records, sent, replies, matched, mismatched, skipped, timeouts, no_handle, not_replayable;
     uint64_t warmup, late_replies, unmatched_replies;
+    uint64_t reconnects, conn_lost; /* connections made again; requests lost with one */
     uint64_t max_outstanding;
     double wall_s, cpu_s;
     double trace_span_s; /* traced time of the records replayed */

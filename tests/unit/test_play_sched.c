@@ -21,8 +21,8 @@ static void mk(struct tbbt_rec *r, enum tbbt_op op, int64_t call, int64_t reply)
     r->call_time = call * S, r->reply_time = reply * S;
 }
 
-static void *new_sched(const struct tbbt_sched_ops *ops, int strict, int (*known)(void *, tbbt_id)) {
-    struct tbbt_sched_opts o = {.window = 64, .strict = strict, .known = known};
+static void *new_sched(const struct tbbt_sched_ops *ops, int deps, int (*known)(void *, tbbt_id)) {
+    struct tbbt_sched_opts o = {.window = 64, .deps = deps, .known = known};
     return ops->create(&o);
 }
 
@@ -135,7 +135,7 @@ static void on7(const struct tbbt_sched_ops *f, void *s, uint64_t seq, enum tbbt
 static void test_object_queue(void **st) {
     (void)st;
     const struct tbbt_sched_ops *f = &tbbt_sched_fsdep;
-    void *s = new_sched(f, 0, NULL);
+    void *s = new_sched(f, TBBT_DEPS_SEND, NULL);
     enum tbbt_op ops[] = {TBBT_OP_WRITE, TBBT_OP_READ, TBBT_OP_READ, TBBT_OP_WRITE, TBBT_OP_READ};
     for (uint64_t i = 0; i < 5; i++)
         on7(f, s, i, ops[i]);
@@ -154,7 +154,7 @@ static void test_object_queue(void **st) {
     assert_int_equal(nxt(f, s), 4);
     f->destroy(s);
     /* strict: a write lock lasts until the reply */
-    s = new_sched(f, 1, NULL);
+    s = new_sched(f, TBBT_DEPS_STRICT, NULL);
     on7(f, s, 0, TBBT_OP_WRITE);
     on7(f, s, 1, TBBT_OP_READ);
     assert_int_equal(nxt(f, s), 0);
@@ -162,6 +162,27 @@ static void test_object_queue(void **st) {
     assert_int_equal(nxt(f, s), -1);
     f->done(s, 0, 1);
     assert_int_equal(nxt(f, s), 1);
+    f->destroy(s);
+    /* reply (the default): a server may run one connection's requests in any
+     * order, so conflicting requests wait for replies, readers share */
+    s = new_sched(f, TBBT_DEPS_REPLY, NULL);
+    for (uint64_t i = 0; i < 5; i++)
+        on7(f, s, i, ops[i]);
+    assert_int_equal(nxt(f, s), 0);
+    f->sent(s, 0);
+    assert_int_equal(nxt(f, s), -1); /* readers wait for the write's reply */
+    f->done(s, 0, 1);
+    assert_int_equal(nxt(f, s), 1);
+    assert_int_equal(nxt(f, s), 2);
+    f->sent(s, 1), f->sent(s, 2);
+    f->done(s, 2, 1);
+    assert_int_equal(nxt(f, s), -1); /* the write waits for both readers' replies */
+    f->done(s, 1, 1);
+    assert_int_equal(nxt(f, s), 3);
+    f->sent(s, 3);
+    assert_int_equal(nxt(f, s), -1);
+    f->done(s, 3, 1);
+    assert_int_equal(nxt(f, s), 4);
     f->destroy(s);
 }
 
@@ -247,21 +268,24 @@ static void test_locks(void **st) {
     tbbt_rec_set_u64(&r, TBBT_F_DIR2, 1); /* same directory: one lock */
     tbbt_rec_set_u64(&r, TBBT_F_VICTIM, 5);
     tbbt_rec_set_u64(&r, TBBT_F_VICTIM2, 6);
-    unsigned n = tbbt_sched_locks(&r, 0, NULL, NULL, l);
+    unsigned n = tbbt_sched_locks(&r, TBBT_DEPS_SEND, NULL, NULL, l);
     assert_int_equal(n, 3);
     for (unsigned i = 0; i < n; i++)
         assert_true(l[i].write && !l[i].until_reply);
-    assert_int_equal(tbbt_sched_locks(&r, 1, NULL, NULL, l), 3);
+    assert_int_equal(tbbt_sched_locks(&r, TBBT_DEPS_STRICT, NULL, NULL, l), 3);
     assert_true(l[0].until_reply);
+    assert_int_equal(tbbt_sched_locks(&r, TBBT_DEPS_REPLY, NULL, NULL, l), 3);
+    for (unsigned i = 0; i < 3; i++)
+        assert_true(l[i].until_reply);
     mk(&r, TBBT_OP_MKDIR, 0, 1);
     tbbt_rec_set_u64(&r, TBBT_F_DIR, 1);
     tbbt_rec_set_u64(&r, TBBT_F_NEWOBJ, 9);
-    n = tbbt_sched_locks(&r, 0, NULL, NULL, l);
+    n = tbbt_sched_locks(&r, TBBT_DEPS_SEND, NULL, NULL, l);
     assert_int_equal(n, 2);
     assert_true(l[0].write && !l[0].until_reply && l[1].write && l[1].until_reply && l[1].principal);
     mk(&r, TBBT_OP_READDIRPLUS, 0, 1);
     tbbt_rec_set_u64(&r, TBBT_F_OBJ, 4);
-    n = tbbt_sched_locks(&r, 0, NULL, NULL, l);
+    n = tbbt_sched_locks(&r, TBBT_DEPS_SEND, NULL, NULL, l);
     assert_int_equal(n, 1);
     assert_false(l[0].write);
     mk(&r, TBBT_OP_NULL, 0, 1);
