@@ -227,6 +227,19 @@ static void created(struct tbbt_nfsq *q, int rpc_status, void *data, void *priv)
     release(p, i);
 }
 
+/* A second path of a directory (a map made from a trace that lost some
+ * of its packets can show one): directories have no hard links, so it is
+ * not made; the object is its first path. Returns 1 when i was one (and
+ * is now done). */
+static int dir_alias(struct pop *p, uint32_t i) {
+    const struct obj *o = &g_array_index(p->img->objs, struct obj, i);
+    if (!o->first || o->type != TBBT_FT_DIR) return 0;
+    p->img->fh[p->clone][i] = p->img->fh[p->clone][o->first - 1];
+    p->in->st->dir_aliases++;
+    release(p, i);
+    return 1;
+}
+
 /* The next object to make: a released waiter, else the next in map order
  * whose dependencies are done (the others wait on theirs). UINT32_MAX
  * when none is ready now. */
@@ -235,7 +248,8 @@ static uint32_t next_ready(struct pop *p) {
         uint32_t i = g_array_index(p->ready, uint32_t, p->ready->len - 1);
         g_array_set_size(p->ready, p->ready->len - 1);
         uint32_t b = blocker(p, i); /* released by one dependency, it may wait for another */
-        if (!b) return i;
+        if (!b && !dir_alias(p, i)) return i;
+        if (!b) continue;
         p->wnext[i] = p->whead[b - 1];
         p->whead[b - 1] = i + 1;
     }
@@ -248,7 +262,8 @@ static uint32_t next_ready(struct pop *p) {
             continue;
         }
         uint32_t b = blocker(p, i);
-        if (!b) return i;
+        if (!b && !dir_alias(p, i)) return i;
+        if (!b) continue;
         p->wnext[i] = p->whead[b - 1];
         p->whead[b - 1] = i + 1;
     }
