@@ -14,10 +14,12 @@
 #     average block distance grows and the free-space extents shrink
 #     (average free extent smaller, more of them). Asserted strictly between
 #     the small and the large scope and for the score at every step; the
-#     medium scope's block distance and free extent size are asserted
-#     loosely (within 10% of the interval between its neighbours), as they
-#     lie close to one neighbour (block distance to the small scope's, the
-#     free extent to the large scope's) and vary by a few per cent run to run;
+#     medium scope's figures lie close to one neighbour's and vary by several
+#     per cent run to run (its block distance, 145..190 blocks, against the
+#     small scope's 140..160 and the large's 275..295; its average free
+#     extent, 70..77 blocks, against 66..71 and 105..110), so they are
+#     asserted loosely: within the interval of its neighbours give or take
+#     25% of it (block distance) or 10% (free extent);
 #   - fullness (tbbt-init's JSON fullness_after, and statfs locally: 1 -
 #     free/total blocks) lands within 0.02 of 0.7;
 #   - every initial path of the map exists with its type, size, permission
@@ -121,20 +123,13 @@ start_srv() {
 }
 
 # init NAME ARGS...: tbbt-init against the server; stdout in NAME.out,
-# stderr in NAME.err; sets rc. A run that could not even connect (now and
-# then libnfs's connection to MOUNT ends in POLLHUP on this busy machine,
-# before any call) is said and tried once more: it is not what this test is
-# about, and nothing was done on the server.
+# stderr in NAME.err; sets rc.
 init() {
-    local name=$1 try
+    local name=$1
     shift
-    for try in 1 2; do
-        "$INIT" "$@" --nfs-port "$TBBT_NFS_PORT" --mount-port "$TBBT_MNT_PORT" "127.0.0.1:$EXP" \
-            >"$TMP/$name.out" 2>"$TMP/$name.err"
-        rc=$?
-        [ $rc = 1 ] && [ $try = 1 ] && grep -q 'cannot reach \(MOUNT\|NFS\)' "$TMP/$name.err" || break
-        echo "NOTE: $(cat "$TMP/$name.err"); trying once more"
-    done
+    "$INIT" "$@" --nfs-port "$TBBT_NFS_PORT" --mount-port "$TBBT_MNT_PORT" "127.0.0.1:$EXP" \
+        >"$TMP/$name.out" 2>"$TMP/$name.err"
+    rc=$?
     [ $rc = 0 ] || { echo "  tbbt-init exited $rc:"; sed 's/^/    /' "$TMP/$name.err"; }
 }
 
@@ -222,19 +217,20 @@ for s in $SCOPES; do
         '"$s"', $n->($a->{layout_score}, "%.4f"), $n->($a->{avg_block_distance}, "%.1f"),
         $n->($a->{avg_fragment_size}, "%.2f"), $f->{free_extents}, $n->($f->{avg_free_extent_blocks}, "%.1f")'
 done
-# between LO MID HI: MID within LO..HI, give or take 10% of the interval.
+# between LO MID HI TOL: MID within LO..HI, give or take TOL times the interval.
 between() {
-    num "$2" '>=' "$1 - 0.1 * abs($3 - $1)" && num "$2" '<=' "$3 + 0.1 * abs($3 - $1)"
+    num "$2" '>=' "$1 - $4 * abs($3 - $1)" && num "$2" '<=' "$3 + $4 * abs($3 - $1)"
 }
 check "layout score falls with scope: ${SCORE[1]} > ${SCORE[1024]} > ${SCORE[8192]}" \
     num "${SCORE[1]} > ${SCORE[1024]} && ${SCORE[1024]}" '>' "${SCORE[8192]}"
 check "avg block distance grows from scope 1 to 8192: ${DIST[1]} < ${DIST[8192]}" num "${DIST[1]}" '<' "${DIST[8192]}"
-check "... scope 1024's lies between (within 10%): ${DIST[1024]}" between "${DIST[1]}" "${DIST[1024]}" "${DIST[8192]}"
+check "... scope 1024's lies between (give or take 25%): ${DIST[1024]}" \
+    between "${DIST[1]}" "${DIST[1024]}" "${DIST[8192]}" 0.25
 check "free extents shrink from scope 1 to 8192: avg ${FREE[1]} > ${FREE[8192]} blocks" \
     num "${FREE[1]}" '>' "${FREE[8192]}"
 check "... and there are more of them: ${NFREE[1]} < ${NFREE[8192]}" num "${NFREE[1]}" '<' "${NFREE[8192]}"
 check "... scope 1024's average lies between (within 10%): ${FREE[1024]}" \
-    between "${FREE[8192]}" "${FREE[1024]}" "${FREE[1]}"
+    between "${FREE[8192]}" "${FREE[1024]}" "${FREE[1]}" 0.1
 
 # --replace and --clones 3 on the last file system (its tbbt-run: scope 8192's).
 echo "--- --replace --clones 3 into the same tbbt-run"
@@ -253,7 +249,12 @@ for c in 0 1 2; do
     check "clone.$c: nothing else" $CHK exact "$MAP" "$EXP/tbbt-run/clone.$c"
     $CHK snap "$EXP/tbbt-run/clone.$c" >"$TMP/clone$c.snap"
 done
-check "the three clones are identical (paths, types, sizes, modes, owners, links, contents)" \
+for c in 0 1 2; do
+    sed 's/ md5=[0-9a-f]*$//' "$TMP/clone$c.snap" >"$TMP/clone$c.shape"
+done
+check "the three clones have the same tree (paths, types, sizes, modes, owners, link counts, targets)" \
+    eval 'same "$TMP/clone0.shape" "$TMP/clone1.shape" && same "$TMP/clone0.shape" "$TMP/clone2.shape"'
+check "the three clones' files have the same contents" \
     eval 'same "$TMP/clone0.snap" "$TMP/clone1.snap" && same "$TMP/clone0.snap" "$TMP/clone2.snap"'
 check "the manifest covers the three clones" $CHK manifest "$MAP" "$TMP/clones.manifest" 3
 check "the manifest in tbbt-run is the one written locally" cmp -s "$TMP/clones.manifest" "$EXP/tbbt-run/manifest"
