@@ -681,7 +681,17 @@ static int play_loop(struct engine *e, char *err, size_t errlen) {
         if (e->stopping && !e->outstanding) return 0;
         if (io_done && !e->outstanding && !e->nheld && e->completed == e->next_add) return 0;
         if (io_done && !e->outstanding && !e->nheld && e->completed < e->next_add) {
+            /* a record finished inside dispatch (no handle) may have freed the next one */
+            offer(e);
+            if (e->nheld || e->completed == e->next_add) continue;
             /* nothing out, nothing offered, records left: a dependency that can never be met */
+            if (getenv("TBBT_PLAY_DEBUG"))
+                for (uint64_t q = atomic_load(&e->head); q < e->next_add && q < atomic_load(&e->head) + 5; q++) {
+                    struct slot *d = &e->ring[q & e->mask];
+                    fprintf(stderr, "debug: seq %llu state %d op %d call %lld reply %lld flags %x status %d\n",
+                            (unsigned long long)q, atomic_load(&d->state), d->r.op, (long long)d->r.call_time,
+                            (long long)d->r.reply_time, d->r.flags, d->r.status);
+                }
             snprintf(err, errlen, "%llu records never became ready (ordering deadlock)",
                      (unsigned long long)(e->next_add - e->completed));
             return -1;
