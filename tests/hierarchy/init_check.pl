@@ -5,7 +5,7 @@
 #
 #   init_check.pl map OUT.hmap
 #       writes a hierarchy map (lib/hmap.h's format) of a known shape: the
-#       root "." (origin r, parent 0), 18 directories on two levels and an
+#       root "." (origin r, parent 0, 0775 1000:100), 18 directories on two levels and an
 #       empty one, ~230 regular files of 0 B..1 MiB (mostly 4 KiB..1 MiB,
 #       sizes not all block multiples, ~48 MiB in all), symbolic links, a
 #       hard link pair (two entries, one ID), a name with a space and a
@@ -18,6 +18,9 @@
 #       type, size (regular files), permission bits (not for symbolic
 #       links, whose mode Linux fixes), uid and gid, symlink target; the
 #       entries of one ID are one inode, of different IDs different ones.
+#       The root "." is checked for its type only ("root" checks the rest).
+#   init_check.pl root MAP ROOT
+#       ROOT (the clone's root) has the mode, uid and gid of the map's ".".
 #   init_check.pl exact MAP ROOT
 #       ROOT holds nothing but the map's initial paths (no entry made later
 #       in the trace, nothing else).
@@ -90,7 +93,7 @@ sub cmd_map {
             (defined $mode ? sprintf('%04o', $mode) : '-'), $uid, $gid, $origin, quo($path),
             (defined $target ? quo($target) : '-');
     };
-    $add->($id++, 0, 0, '-', 'dir', 4096, 0755, 0, 0, 'r', '.', undef);
+    $add->($id++, 0, 0, '-', 'dir', 4096, 0775, 1000, 100, 'r', '.', undef);
     my $root = 1;
     my %dirid;
     my $fileno = 0;
@@ -216,7 +219,7 @@ sub verdict {
 # ---- tree -----------------------------------------------------------------
 
 sub cmd_tree {
-    my ($map, $root) = @_;
+    my ($map, $root, $with_root) = @_;
     my %ino_of_id;
     my %id_of_ino;
     my $n = 0;
@@ -229,6 +232,7 @@ sub cmd_tree {
         my $t = type_of($st[2]);
         if ($t ne $e->{type}) { bad("$e->{path}: type $t, map $e->{type}"); next }
         bad("$e->{path}: size $st[7], map $e->{size}") if $t eq 'reg' && $st[7] != $e->{size};
+        next if $e->{path} eq '.' && !$with_root;    # the clone's root: see 'root'
         bad(sprintf '%s: mode %04o, map %s', $e->{path}, $st[2] & 07777, $e->{mode})
             if $t ne 'lnk' && $e->{mode} ne '-' && ($st[2] & 07777) != oct $e->{mode};
         bad("$e->{path}: uid $st[4], map $e->{uid}") if $e->{uid} ne '-' && $st[4] != $e->{uid};
@@ -248,6 +252,22 @@ sub cmd_tree {
         $id_of_ino{$ino} //= $e->{id};
     }
     bad("the map has no initial entry") unless $n;
+    return verdict();
+}
+
+# ---- root -----------------------------------------------------------------
+
+# The clone's root against the map's "." entry: mode, uid, gid.
+sub cmd_root {
+    my ($map, $root) = @_;
+    my ($e) = grep { $_->{path} eq '.' && $_->{create} eq '0' } read_map($map);
+    bad("the map has no root entry") unless $e;
+    my @st = lstat $root or do { bad("$root: $!"); return verdict() };
+    if ($e) {
+        bad(sprintf 'mode %04o, map %s', $st[2] & 07777, $e->{mode}) if ($st[2] & 07777) != oct $e->{mode};
+        bad("uid $st[4], map $e->{uid}") if $st[4] != $e->{uid};
+        bad("gid $st[5], map $e->{gid}") if $st[5] != $e->{gid};
+    }
     return verdict();
 }
 
@@ -350,10 +370,10 @@ sub cmd_json {
 }
 
 my $cmd = shift // '';
-my %cmds = (map => [ \&cmd_map, 1 ], tree => [ \&cmd_tree, 2 ], exact => [ \&cmd_exact, 2 ],
+my %cmds = (map => [ \&cmd_map, 1 ], tree => [ \&cmd_tree, 2 ], root => [ \&cmd_root, 2 ], exact => [ \&cmd_exact, 2 ],
     manifest => [ \&cmd_manifest, 3 ], snap => [ \&cmd_snap, 1 ], json => [ \&cmd_json, 2 ]);
 unless ($cmds{$cmd} && @ARGV >= $cmds{$cmd}[1]) {
-    print STDERR "usage: init_check.pl map|tree|exact|manifest|snap|json ARGS (see the top comment)\n";
+    print STDERR "usage: init_check.pl map|tree|root|exact|manifest|snap|json ARGS (see the top comment)\n";
     exit 2;
 }
 my $rc = eval { $cmds{$cmd}[0]->(@ARGV) };

@@ -25,6 +25,8 @@
 #   - every initial path of the map exists with its type, size, permission
 #     bits, uid, gid and symlink target; the hard link pair is one inode;
 #     nothing else is in the clone (not the entries the trace makes later);
+#     the clone's root (the map's ".", 0775 1000:100 here) has the map's
+#     mode and owner, as the trace's operations in it depend on them;
 #   - the manifest (beside the map and RUN/manifest, identical) has one line
 #     per initial ID with a non-empty handle, "# end N" right; the marker
 #     says complete;
@@ -194,6 +196,7 @@ for s in $SCOPES; do
     check "scope $s: every initial path of the map: type, size, mode, uid, gid, target; hard links one inode" \
         $CHK tree "$MAP" "$EXP/tbbt-run/clone.0"
     check "scope $s: the clone holds nothing but the map's initial paths" $CHK exact "$MAP" "$EXP/tbbt-run/clone.0"
+    check "scope $s: the clone's root has the mode and owner of the map's \".\"" $CHK root "$MAP" "$EXP/tbbt-run/clone.0"
     check "scope $s: manifest: one line per initial ID with a handle, '# end N'" \
         $CHK manifest "$MAP" "$TMP/known.manifest" 1
     check "scope $s: the manifest in tbbt-run is the one beside the map" \
@@ -247,6 +250,7 @@ check "tbbt-run holds the marker, the manifest and clone.0..2 only (the old fill
 for c in 0 1 2; do
     check "clone.$c: every initial path of the map, right" $CHK tree "$MAP" "$EXP/tbbt-run/clone.$c"
     check "clone.$c: nothing else" $CHK exact "$MAP" "$EXP/tbbt-run/clone.$c"
+    check "clone.$c: its root has the mode and owner of the map's \".\"" $CHK root "$MAP" "$EXP/tbbt-run/clone.$c"
     $CHK snap "$EXP/tbbt-run/clone.$c" >"$TMP/clone$c.snap"
 done
 for c in 0 1 2; do
