@@ -49,7 +49,8 @@ struct tbbt_pass3 {
     struct held *ring;
     uint32_t head, count;
     uint64_t head_seq;  /* seq of the record at head */
-    uint32_t pend_from; /* set by apply(): the target entry a just-applied rename waits on */
+    uint32_t pend_from; /* set by apply(): the entry a just-applied record waits to learn the object of */
+    uint8_t pend_field; /* the field it will fill: TBBT_F_VICTIM (rename) or TBBT_F_NEWOBJ (create) */
     int failed;         /* the sink failed */
     struct tbbt_pass3_stats st;
 };
@@ -57,7 +58,8 @@ struct tbbt_pass3 {
 /* A held record. */
 struct held {
     struct tbbt_rec r;
-    uint32_t target; /* index + 1 of the entry whose object is its victim, while unknown */
+    uint32_t target; /* index + 1 of the entry whose object it waits for, while unknown */
+    uint8_t field;   /* where that object goes: TBBT_F_VICTIM or TBBT_F_NEWOBJ */
 };
 
 struct tbbt_pass3 *tbbt_pass3_new(tbbt_p3_sink sink, void *ctx) {
@@ -88,13 +90,17 @@ static struct p3ent *ent(struct tbbt_pass3 *p, size_t idx1) {
     return &g_array_index(p->ents, struct p3ent, idx1 - 1);
 }
 
-/* Gives the held rename seq the victim obj (it waited for it). */
+/* Gives the held record seq the object it waited for: a rename's victim,
+ * or the new object of a create whose reply the capture lost. */
 static void fill_victim(struct tbbt_pass3 *p, uint64_t seq, tbbt_id obj) {
     if (seq < p->head_seq || seq >= p->head_seq + p->count) return;
     struct held *h = &p->ring[(p->head + (seq - p->head_seq)) % TBBT_P3_WINDOW];
-    tbbt_rec_set_u64(&h->r, TBBT_F_VICTIM, obj);
+    tbbt_rec_set_u64(&h->r, h->field, obj);
     h->target = 0;
-    p->st.victims++;
+    if (h->field == TBBT_F_VICTIM)
+        p->st.victims++;
+    else
+        p->st.newobjs++;
 }
 
 /* Binds the entries a rename chain moved an unknown object through (the
@@ -225,7 +231,8 @@ static void after_rename(struct tbbt_pass3 *p, const struct tbbt_rec *r, size_t 
         ent(p, idx1)->prev = (uint32_t)src1;
         ent(p, src1)->next = (uint32_t)idx1;
         if (!ent(p, idx1)->type) ent(p, idx1)->type = ent(p, src1)->type;
-        if (!tbbt_rec_has(r, TBBT_F_VICTIM) && !ent(p, idx1)->obj) p->pend_from = (uint32_t)idx1;
+        if (!tbbt_rec_has(r, TBBT_F_VICTIM) && !ent(p, idx1)->obj)
+            p->pend_from = (uint32_t)idx1, p->pend_field = TBBT_F_VICTIM;
     }
 }
 
@@ -256,7 +263,11 @@ static const struct tbbt_rec *apply(struct tbbt_pass3 *p, const struct tbbt_rec 
     if (!dirname || status == TBBT_NFSERR_STALE) return r;
     struct tbbt_fsdent *d = rec_dent(p, r, 0);
     int how = r->op == TBBT_OP_RENAME ? END_RENAMED : moves ? END_REMOVED : END_VANISHED;
-    if (d) reconcile(p, d, r->call_time, make, how);
+    size_t made = d ? reconcile(p, d, r->call_time, make, how) : 0;
+    /* a create whose reply the capture lost names no object: a later
+     * lookup of the name may reveal it, and the player needs it */
+    if (made && make && r->op != TBBT_OP_LINK && !tbbt_rec_has(r, TBBT_F_NEWOBJ) && !ent(p, made)->obj)
+        p->pend_from = (uint32_t)made, p->pend_field = TBBT_F_NEWOBJ;
     if (moves && r->op == TBBT_OP_RENAME) after_rename(p, r, src1);
     return r;
 }
@@ -289,7 +300,8 @@ static void flush(struct tbbt_pass3 *p, int force) {
         struct held *h = &p->ring[p->head];
         if (h->target) {
             if (!force && p->head_seq + TBBT_P3_WINDOW > p->st.records) return;
-            give_fresh(p, h->target);
+            if (h->field == TBBT_F_VICTIM) give_fresh(p, h->target); /* a create's object stays unnamed */
+            ent(p, h->target)->pend = 0;
         }
         emit(p, &h->r);
         p->head = (p->head + 1) % TBBT_P3_WINDOW;
@@ -307,6 +319,7 @@ static void hold(struct tbbt_pass3 *p, const struct tbbt_rec *r, uint32_t target
     struct held *h = &p->ring[(p->head + p->count) % TBBT_P3_WINDOW];
     tbbt_rec_copy(&h->r, r);
     h->target = target;
+    h->field = p->pend_field;
     if (target) ent(p, target)->pend = p->st.records;
     p->count++;
 }
@@ -779,11 +792,12 @@ void tbbt_pass3_report(const struct tbbt_pass3 *p, FILE *out) {
             (unsigned long long)s->hard_linked);
     fprintf(out,
             "Map: %llu disjoint subtrees (export root %s), %llu nameless objects; sizes: %llu files by the "
-            "largest read, %llu unknown; %llu IDs given, %llu records given victim IDs",
+            "largest read, %llu unknown; %llu IDs given, %llu records given victim IDs, %llu lost creates "
+            "given their object",
             (unsigned long long)s->subtrees, s->root_known ? "from MOUNT" : "not in the capture",
             (unsigned long long)s->nameless, (unsigned long long)s->size_from_reads,
             (unsigned long long)s->size_unknown, (unsigned long long)s->fresh_ids,
-            (unsigned long long)s->victims);
+            (unsigned long long)s->victims, (unsigned long long)s->newobjs);
     if (s->unplaced)
         fprintf(out, "; %llu paths left out (directory never placed)", (unsigned long long)s->unplaced);
     fputc('\n', out);
@@ -797,7 +811,7 @@ void tbbt_pass3_report_json(const struct tbbt_pass3 *p, GString *o) {
         "\"initial_symlinks\":%llu,\"initial_other\":%llu,\"initial_bytes\":%llu,\"max_depth\":%llu,"
         "\"created\":%llu,\"deleted\":%llu,\"renamed\":%llu,\"hard_linked\":%llu,\"subtrees\":%llu,"
         "\"root_known\":%s,\"nameless\":%llu,\"size_from_reads\":%llu,\"size_unknown\":%llu,"
-        "\"fresh_ids\":%llu,\"victims\":%llu,\"unplaced\":%llu}",
+        "\"fresh_ids\":%llu,\"victims\":%llu,\"newobjs\":%llu,\"unplaced\":%llu}",
         (unsigned long long)s->entries, (unsigned long long)s->initial, (unsigned long long)s->initial_dirs,
         (unsigned long long)s->initial_files, (unsigned long long)s->initial_symlinks,
         (unsigned long long)s->initial_other, (unsigned long long)s->initial_bytes,
@@ -805,7 +819,8 @@ void tbbt_pass3_report_json(const struct tbbt_pass3 *p, GString *o) {
         (unsigned long long)s->renamed, (unsigned long long)s->hard_linked, (unsigned long long)s->subtrees,
         s->root_known ? "true" : "false", (unsigned long long)s->nameless,
         (unsigned long long)s->size_from_reads, (unsigned long long)s->size_unknown,
-        (unsigned long long)s->fresh_ids, (unsigned long long)s->victims, (unsigned long long)s->unplaced);
+        (unsigned long long)s->fresh_ids, (unsigned long long)s->victims, (unsigned long long)s->newobjs,
+        (unsigned long long)s->unplaced);
 }
 
 void tbbt_pass3_free(struct tbbt_pass3 *p) {

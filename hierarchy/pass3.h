@@ -52,6 +52,7 @@ typedef int (*tbbt_p3_sink)(void *ctx, const struct tbbt_rec *r);
 struct tbbt_pass3_stats {
     uint64_t records;   /* records put */
     uint64_t victims;   /* remove/rmdir/rename records given victim IDs */
+    uint64_t newobjs;   /* creates whose lost reply a later lookup revealed: object filled in */
     uint64_t fresh_ids; /* objects given an ID by pass 3 */
     uint64_t entries;   /* map entries written */
     uint64_t initial;   /* of which existed before the trace (create 0) */

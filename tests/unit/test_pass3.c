@@ -308,6 +308,25 @@ static void test_victims(void **st) {
     done(p, &s, m);
 }
 
+/* A create whose reply the capture lost (no object): held until a later
+ * lookup of the name reveals it, then given it. */
+static void test_lost_create_reply(void **st) {
+    (void)st;
+    struct seen s = {g_ptr_array_new()};
+    struct tbbt_pass3 *p = tbbt_pass3_new(keep, &s);
+    tbbt_pass3_add_root(p, 1);
+    feed(p, 1, "create 0 T cred=1:0:0 dir=1 name=\"c\" createhow=0"); /* reply cut: no handle */
+    feed(p, 2, "getattr 0 T cred=1:0:0 obj=1 " DIRA);
+    assert_int_equal(s.recs->len, 0); /* held */
+    feed(p, 3, "lookup 0 T cred=1:0:0 dir=1 name=\"c\" newobj=42 " FILEA(0));
+    assert_int_equal(s.recs->len, 3);
+    assert_int_equal(rec_at(&s, 1)->newobj, 42);
+    assert_int_equal(tbbt_pass3_stats(p)->newobjs, 1);
+    GPtrArray *m = map_of(p);
+    assert_int_equal(at(m, "c", 1 * SEC)->e.id, 42);
+    done(p, &s, m);
+}
+
 /* A rename whose object no later record reveals: after the window, an ID
  * of its own, the same in the record and in the map, through a second
  * rename too. */
@@ -374,9 +393,13 @@ static void test_order(void **st) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_initial_image), cmocka_unit_test(test_changes),
-        cmocka_unit_test(test_victims),       cmocka_unit_test(test_rename_over),
-        cmocka_unit_test(test_order),         cmocka_unit_test(test_rename_never_revealed),
+        cmocka_unit_test(test_initial_image),
+        cmocka_unit_test(test_changes),
+        cmocka_unit_test(test_victims),
+        cmocka_unit_test(test_rename_over),
+        cmocka_unit_test(test_order),
+        cmocka_unit_test(test_rename_never_revealed),
+        cmocka_unit_test(test_lost_create_reply),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
