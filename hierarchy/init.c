@@ -315,6 +315,7 @@ static int populate(struct init *in, struct image *img, int c) {
 struct dfile {
     struct tbbt_fh *fh;
     uint64_t size;
+    uint32_t phase; /* where in the payload its byte 0 is: from its ID, the same in every clone */
     int filler, busy, stopped, del;
     uint32_t writes_left;
     int write_failed;
@@ -378,7 +379,10 @@ static int issue_append(struct data *d, const struct tbbt_age_step *s) {
     f->writes_left = (uint32_t)((s->len + d->wmax - 1) / d->wmax);
     for (uint64_t off = 0; off < s->len; off += d->wmax) {
         uint32_t len = (uint32_t)MIN(d->wmax, s->len - off);
-        if (tbbt_inf_write(d->in->q, f->fh, s->offset + off, len, d->payload, appended, priv) < 0) return -1;
+        /* a byte's value depends on the file and its offset only, never on
+         * how the appends were cut: clones are identical, files differ */
+        const char *data = d->payload + (s->offset + off + f->phase) % d->wmax;
+        if (tbbt_inf_write(d->in->q, f->fh, s->offset + off, len, data, appended, priv) < 0) return -1;
         if (f->filler)
             d->in->st->fill_written += len;
         else
@@ -520,8 +524,10 @@ static void data_files(struct init *in, struct image *img, struct data *d, uint6
     for (guint i = 0; i < img->objs->len; i++) {
         const struct obj *ob = &g_array_index(img->objs, struct obj, i);
         if (ob->first || ob->is_root || !(ob->type == TBBT_FT_REG || !ob->type) || !ob->size) continue;
+        uint32_t phase = (uint32_t)((ob->id * 0x9e3779b97f4a7c15ull) >> 40);
         for (int c = 0; c < o->clones; c++)
-            g_array_append_val(kept, ((struct dfile){.fh = &img->fh[c][i], .size = ob->size}));
+            g_array_append_val(kept,
+                               ((struct dfile){.fh = &img->fh[c][i], .size = ob->size, .phase = phase}));
     }
     uint64_t nf = nkeep + ndel, k = kept->len;
     d->n = (size_t)(k + nf);
@@ -658,8 +664,23 @@ static double mono(void) {
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+/* The map root's mode and owner, for the clones' roots (a replay by the
+ * trace's users must meet the permissions the trace met). NULL: none. */
+static const struct tbbt_inf_attr *root_attr(const struct image *img, struct tbbt_inf_attr *a) {
+    for (guint i = 0; i < img->objs->len; i++) {
+        const struct obj *o = &g_array_index(img->objs, struct obj, i);
+        if (!o->is_root) continue;
+        *a = (struct tbbt_inf_attr){o->known & TBBT_HM_MODE ? (int64_t)o->mode : 0755,
+                                    o->known & TBBT_HM_UID ? (int64_t)o->uid : -1,
+                                    o->known & TBBT_HM_GID ? (int64_t)o->gid : -1};
+        return a;
+    }
+    return NULL;
+}
+
 /* The clones' roots RUN/clone.i, and every object in each. */
 static int build_clones(struct init *in, struct image *img) {
+    struct tbbt_inf_attr ra;
     uint32_t n = img->objs->len;
     img->fh = g_new0(struct tbbt_fh *, in->o->clones);
     img->clone_root = g_new0(struct tbbt_fh, in->o->clones);
@@ -667,7 +688,7 @@ static int build_clones(struct init *in, struct image *img) {
         char name[32], msg[96];
         snprintf(name, sizeof(name), "clone.%d", c);
         img->fh[c] = g_new0(struct tbbt_fh, n ? n : 1);
-        if (tbbt_init_mkdir(in, &in->run, name, &img->clone_root[c]) < 0) return -1;
+        if (tbbt_init_mkdir(in, &in->run, name, root_attr(img, &ra), &img->clone_root[c]) < 0) return -1;
         snprintf(msg, sizeof(msg), "making %u objects in %s/%s", n, in->o->run, name);
         progress(in, msg);
         if (populate(in, img, c) < 0) return -1;
@@ -691,12 +712,13 @@ static int age(struct init *in, struct image *img) {
     uint32_t wtmax = 0;
     if (tbbt_init_sync(in, issue_fsinfo, take_fsinfo, &wtmax, "FSINFO") < 0) return -1;
     d.wmax = wtmax && wtmax < MAX_WRITE ? wtmax : MAX_WRITE;
-    d.payload = g_malloc(d.wmax);
+    d.payload = g_malloc(2 * (size_t)d.wmax); /* twice: a write starts anywhere in the first half */
     uint64_t r = in->o->seed;
     for (uint32_t i = 0; i + 8 <= d.wmax; i += 8) {
         uint64_t v = mix(&r);
-        memcpy(d.payload + i, &v, 8); /* incompressible, not deduplicable */
+        memcpy(d.payload + i, &v, 8); /* incompressible */
     }
+    memcpy(d.payload + d.wmax, d.payload, d.wmax); /* periodic: byte k of the data is payload[k % wmax] */
     data_files(in, img, &d, nkeep, ndel, ffh);
     int rc = 0;
     st->fillers = nkeep + ndel;
@@ -705,7 +727,7 @@ static int age(struct init *in, struct image *img) {
         snprintf(msg, sizeof(msg), "%llu filler files (%llu to remove at the end) in %s/fill",
                  (unsigned long long)st->fillers, (unsigned long long)ndel, in->o->run);
         progress(in, msg);
-        rc = tbbt_init_mkdir(in, &in->run, "fill", &fill);
+        rc = tbbt_init_mkdir(in, &in->run, "fill", NULL, &fill);
         if (rc == 0) rc = filler_calls(in, &d, &fill, 1, pick_all, NULL);
     }
     double t0 = mono();

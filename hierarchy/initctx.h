@@ -42,8 +42,10 @@ int tbbt_init_rundir(struct init *in);
 /* Rewrites the marker with state ("building", "complete"). */
 int tbbt_init_marker(struct init *in, const char *state);
 
-/* Makes a directory in dir (or looks it up if it exists); *out its handle. */
-int tbbt_init_mkdir(struct init *in, const struct tbbt_fh *dir, const char *name, struct tbbt_fh *out);
+/* Makes a directory in dir with attr (NULL: 0755, the server's choice of
+ * owner), or looks it up if it exists; *out its handle. */
+int tbbt_init_mkdir(struct init *in, const struct tbbt_fh *dir, const char *name,
+                    const struct tbbt_inf_attr *attr, struct tbbt_fh *out);
 
 /* Writes a whole local file as name in dir (CREATE, WRITEs, COMMIT). */
 int tbbt_init_upload(struct init *in, const struct tbbt_fh *dir, const char *name, const char *path);

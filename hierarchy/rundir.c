@@ -57,7 +57,8 @@ int tbbt_init_sync(struct init *in, int (*issue)(struct init *in, tbbt_nfsq_cb c
 
 /* Arguments of the small set-up calls. */
 struct named {
-    enum tbbt_inf_proc proc; /* which reply carries the handle */
+    enum tbbt_inf_proc proc;          /* which reply carries the handle */
+    const struct tbbt_inf_attr *attr; /* mkdir's attributes (NULL: 0755, the server's owner) */
     const struct tbbt_fh *dir;
     const char *name;
     struct tbbt_fh *out;
@@ -74,7 +75,7 @@ static int issue_lookup(struct init *in, tbbt_nfsq_cb cb, void *priv, void *ctx)
 static int issue_mkdir(struct init *in, tbbt_nfsq_cb cb, void *priv, void *ctx) {
     struct named *n = ctx;
     struct tbbt_inf_attr a = {0755, -1, -1};
-    return tbbt_inf_mkdir(in->q, n->dir, n->name, &a, cb, priv);
+    return tbbt_inf_mkdir(in->q, n->dir, n->name, n->attr ? n->attr : &a, cb, priv);
 }
 
 static int issue_create(struct init *in, tbbt_nfsq_cb cb, void *priv, void *ctx) {
@@ -127,8 +128,9 @@ static int lookup(struct init *in, const struct tbbt_fh *dir, const char *name, 
     return tbbt_init_sync(in, issue_lookup, take_fh, &n, name);
 }
 
-int tbbt_init_mkdir(struct init *in, const struct tbbt_fh *dir, const char *name, struct tbbt_fh *out) {
-    struct named n = {.proc = TBBT_INF_MKDIR, .dir = dir, .name = name, .out = out};
+int tbbt_init_mkdir(struct init *in, const struct tbbt_fh *dir, const char *name,
+                    const struct tbbt_inf_attr *attr, struct tbbt_fh *out) {
+    struct named n = {.proc = TBBT_INF_MKDIR, .attr = attr, .dir = dir, .name = name, .out = out};
     out->len = 0;
     int s = tbbt_init_sync(in, issue_mkdir, take_fh, &n, name);
     if (s == 17) s = lookup(in, dir, name, out); /* EXIST */
@@ -265,7 +267,7 @@ int tbbt_init_rundir(struct init *in) {
     int s = lookup(in, &in->root, run, &in->run);
     if (s < 0) return -1;
     if (s == 2) { /* NOENT: ours to make */
-        if (tbbt_init_mkdir(in, &in->root, run, &in->run) < 0) return -1;
+        if (tbbt_init_mkdir(in, &in->root, run, NULL, &in->run) < 0) return -1;
         return tbbt_init_marker(in, "building");
     }
     if (s != 0) {
