@@ -10,10 +10,13 @@
 #      clients with tcpdump, stops the server, and runs tbbt-prep on that
 #      capture.
 #   3. shows the hierarchy map of step 1 and grows its initial image with
-#      synthetic objects (tbbt-augment).
-# Everything it writes goes to build/demo/. Today tbbt is tbbt-prep (capture
-# -> replay records, corrections, hierarchy map) and tbbt-augment; the
-# later stages (tbbt-init, tbbt-play) extend this job.
+#      synthetic objects (tbbt-augment);
+#   4. starts the server again, builds the fresh capture's initial image on
+#      it, aged (tbbt-init), replays the capture at full speed in fsdep
+#      order (tbbt-play), rebuilds the image and replays it again in
+#      conservative order at the trace's own pace, then replays the bundled
+#      trace on its augmented image built aged; prints every report.
+# Everything it writes goes to build/demo/.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -48,6 +51,26 @@ echo "== 3. the hierarchy map of the bundled trace, and its initial image grown 
 echo "first entries of $out/sample.hmap (format: lib/hmap.h):"
 grep -v '^#' "$out/sample.hmap" | head -5
 build/hierarchy/tbbt-augment -o "$out/sample.aug.hmap" --total-size 64M --seed 1 "$out/sample.hmap"
+
+echo
+echo "== 4. the fresh capture replayed on the server: tbbt-init, then tbbt-play"
+tbbt_ganesha_start "$out/server"
+srv=127.0.0.1:$TBBT_EXPORT
+ports=(--nfs-port "$TBBT_NFS_PORT" --mount-port "$TBBT_MNT_PORT")
+build/hierarchy/tbbt-init --map "$out/fresh.hmap" "${ports[@]}" --scope 256 --appends-per-file 4 "$srv"
+echo "-- tbbt-play --order fsdep (full speed)"
+build/player/tbbt-play --order fsdep --nfs-port "$TBBT_NFS_PORT" --no-live --json "$out/play-fsdep.json" \
+    "$out/fresh.tbbt" "$srv"
+build/hierarchy/tbbt-init -q --replace --map "$out/fresh.hmap" "${ports[@]}" --scope 256 --appends-per-file 4 "$srv"
+echo "-- tbbt-play --order conservative --speedup 1 (the trace's pace)"
+build/player/tbbt-play --order conservative --speedup 1 --nfs-port "$TBBT_NFS_PORT" --no-live \
+    --json "$out/play-conservative.json" "$out/fresh.tbbt" "$srv"
+echo "-- the bundled trace on its augmented image (64 MiB, aged: scope 8192, 8 appends a file)"
+build/hierarchy/tbbt-init --replace --map "$out/sample.aug.hmap" "${ports[@]}" --scope 8192 --appends-per-file 8 "$srv"
+build/player/tbbt-play --manifest "$out/sample.aug.manifest" --nfs-port "$TBBT_NFS_PORT" --no-live \
+    --json "$out/play-sample.json" "$out/sample.tbbt" "$srv"
+tbbt_ganesha_stop "$out/server"
 echo
 echo "done: records in $out/sample.tbbt and $out/fresh.tbbt (build/tools/tbbt-dump FILE, --jsonl for JSON lines),"
-echo "      maps in $out/sample.hmap, $out/fresh.hmap and $out/sample.aug.hmap"
+echo "      maps in $out/sample.hmap, $out/fresh.hmap and $out/sample.aug.hmap,"
+echo "      replay results in $out/play-fsdep.json and $out/play-conservative.json"
