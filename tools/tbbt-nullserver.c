@@ -1,0 +1,488 @@
+/* tbbt-nullserver: a MINIMAL NFSv3 RESPONDER FOR BENCHMARKS ONLY.
+ *
+ *   tbbt-nullserver [--port N] [--read-max BYTES] [--seconds S]
+ *
+ * Listens on 127.0.0.1:PORT (TCP, RPC record marking) and answers every
+ * NFSv3 call from memory, at once, with NFS3_OK and well-formed results:
+ * fixed attributes; LOOKUP, CREATE, MKDIR, SYMLINK and MKNOD return a
+ * fresh 16-byte handle; READ returns min(count, --read-max) zero bytes
+ * with eof; READDIR and READDIRPLUS an empty listing with eof; WRITE
+ * acknowledges the whole count, FILE_SYNC. No MOUNT, no portmapper, no
+ * state: the benchmark gives the player a fake manifest (every initial
+ * TBBT-ID mapped to a handle that encodes it) and the player learns the
+ * rest from replies. It exists so that bench/play.sh can measure the
+ * player's own ceiling, with a server that costs almost nothing, on the
+ * other core. It is not an NFS server and must never be used as one.
+ *
+ * Replies are encoded with the rpcgen XDR routines of lib/proto/tbbt_nfs.x
+ * into a per-connection output buffer (xdrmem), calls parsed with
+ * nfsdec's tbbt_rpc_parse; one thread, one epoll loop. At exit (SIGINT,
+ * SIGTERM, --seconds) it prints the calls answered and its CPU time.
+ * Exit: 0, 1 (cannot listen), 2 (bad usage). */
+#define _GNU_SOURCE /* accept4 */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <rpc/rpc.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <glib.h>
+
+#include "nfsdec.h"
+#include "tbbt_nfs.h"
+
+#define NS_PROG_NFS 100003u
+#define NS_MAX_MSG (4u << 20)     /* a call larger than this closes the connection */
+#define NS_REPLY_ROOM (80u << 10) /* room kept free in the output buffer for one reply */
+#define NS_OUT_HIGH (16u << 20)   /* stop reading a connection whose replies pile up past this */
+
+struct ns_opts {
+    gint port, read_max;
+    gdouble seconds;
+};
+
+static struct ns_opts opt = {.port = 20049, .read_max = 4096};
+
+/* The options, declared once: parsing and --help both come from here. */
+static GOptionEntry ns_entries[] = {
+    {"port", 'p', 0, G_OPTION_ARG_INT, &opt.port, "TCP port on 127.0.0.1 (default 20049)", "N"},
+    {"read-max", 0, 0, G_OPTION_ARG_INT, &opt.read_max, "Largest READ reply data, bytes (default 4096)", "N"},
+    {"seconds", 0, 0, G_OPTION_ARG_DOUBLE, &opt.seconds, "Exit after S seconds (default: on a signal)", "S"},
+    {NULL, 0, 0, 0, NULL, NULL, NULL}};
+
+/* One client connection: bytes read and not yet consumed, the message
+ * being reassembled from fragments, and replies not yet written. */
+struct ns_conn {
+    int fd;
+    uint8_t *in;
+    size_t inlen, incap;
+    uint8_t *msg;
+    size_t msglen, msgcap;
+    uint8_t *out;
+    size_t outoff, outlen, outcap;
+    int want_out; /* EPOLLOUT registered */
+};
+
+static volatile sig_atomic_t stop;
+static uint64_t fh_counter, calls, bytes_in, bytes_out;
+static uint8_t zeros[64u << 10];
+
+/* SIGINT, SIGTERM: leave the loop. */
+static void on_signal(int sig) {
+    (void)sig;
+    stop = 1;
+}
+
+/* Grows *buf (capacity *cap) to hold at least need bytes. */
+static void grow(uint8_t **buf, size_t *cap, size_t need) {
+    if (need <= *cap) return;
+    size_t c = *cap ? *cap : 65536;
+    while (c < need)
+        c *= 2;
+    *buf = g_realloc(*buf, c);
+    *cap = c;
+}
+
+/* ---- results ---- */
+
+/* The fixed attributes every reply carries (type as the call implies). */
+static fattr3 attrs(ftype3 type) {
+    fattr3 a;
+    memset(&a, 0, sizeof(a));
+    a.type = type;
+    a.mode = type == NF3DIR ? 0755 : 0644;
+    a.nlink = type == NF3DIR ? 2 : 1;
+    a.size = a.used = 4096;
+    a.fsid = 1;
+    a.fileid = 2;
+    a.atime.seconds = a.mtime.seconds = a.ctime.seconds = 1700000000;
+    return a;
+}
+
+static post_op_attr post(ftype3 type) {
+    post_op_attr p;
+    p.attributes_follow = TRUE;
+    p.post_op_attr_u.attributes = attrs(type);
+    return p;
+}
+
+/* wcc_data with no before-attributes and the fixed after-attributes. */
+static wcc_data wcc(ftype3 type) {
+    wcc_data w;
+    w.before.attributes_follow = FALSE;
+    w.after = post(type);
+    return w;
+}
+
+/* A fresh 16-byte handle in buf ("nullsrv\0" and a counter). */
+static nfs_fh3 fresh_fh(char buf[16]) {
+    uint64_t n = ++fh_counter;
+    memcpy(buf, "nullsrv", 8);
+    memcpy(buf + 8, &n, 8);
+    nfs_fh3 fh = {{16, buf}};
+    return fh;
+}
+
+/* The u32 at byte off of the arguments, or 0 when beyond them. */
+static uint32_t arg_u32(const uint8_t *a, size_t n, size_t off) {
+    if (off + 4 > n) return 0;
+    return (uint32_t)a[off] << 24 | (uint32_t)a[off + 1] << 16 | (uint32_t)a[off + 2] << 8 | a[off + 3];
+}
+
+/* The offset just past the file handle that starts the arguments. */
+static size_t past_fh(const uint8_t *a, size_t n) {
+    uint32_t len = arg_u32(a, n, 0);
+    return 4 + ((size_t)(len > 64 ? 64 : len) + 3) / 4 * 4;
+}
+
+/* Encodes the results of NFSv3 procedure proc (arguments a[0..n)) on x.
+ * Returns 1, 0 when the procedure does not exist (PROC_UNAVAIL), -1 when
+ * the buffer was too small. */
+static int results(XDR *x, uint32_t proc, const uint8_t *a, size_t n) {
+    char fhb[16];
+    nfsstat3 ok = NFS3_OK;
+    switch (proc) {
+    case 0: return 1; /* NULL */
+    case 1: {
+        GETATTR3res r = {.status = ok};
+        r.GETATTR3res_u.resok.obj_attributes = attrs(NF3REG);
+        return xdr_GETATTR3res(x, &r) ? 1 : -1;
+    }
+    case 2: {
+        SETATTR3res r = {.status = ok};
+        r.SETATTR3res_u.resok.obj_wcc = wcc(NF3REG);
+        return xdr_SETATTR3res(x, &r) ? 1 : -1;
+    }
+    case 3: {
+        LOOKUP3res r = {.status = ok};
+        r.LOOKUP3res_u.resok.object = fresh_fh(fhb);
+        r.LOOKUP3res_u.resok.obj_attributes = post(NF3REG);
+        r.LOOKUP3res_u.resok.dir_attributes = post(NF3DIR);
+        return xdr_LOOKUP3res(x, &r) ? 1 : -1;
+    }
+    case 4: {
+        ACCESS3res r = {.status = ok};
+        r.ACCESS3res_u.resok.obj_attributes = post(NF3REG);
+        r.ACCESS3res_u.resok.access = arg_u32(a, n, past_fh(a, n));
+        return xdr_ACCESS3res(x, &r) ? 1 : -1;
+    }
+    case 5: {
+        READLINK3res r = {.status = ok};
+        r.READLINK3res_u.resok.symlink_attributes = post(NF3LNK);
+        r.READLINK3res_u.resok.data = "target";
+        return xdr_READLINK3res(x, &r) ? 1 : -1;
+    }
+    case 6: {
+        uint32_t count = arg_u32(a, n, past_fh(a, n) + 8);
+        if (count > (uint32_t)opt.read_max) count = (uint32_t)opt.read_max;
+        READ3res r = {.status = ok};
+        r.READ3res_u.resok.file_attributes = post(NF3REG);
+        r.READ3res_u.resok.count = count;
+        r.READ3res_u.resok.eof = TRUE;
+        r.READ3res_u.resok.data.data_len = count;
+        r.READ3res_u.resok.data.data_val = (char *)zeros;
+        return xdr_READ3res(x, &r) ? 1 : -1;
+    }
+    case 7: {
+        WRITE3res r = {.status = ok};
+        r.WRITE3res_u.resok.file_wcc = wcc(NF3REG);
+        r.WRITE3res_u.resok.count = arg_u32(a, n, past_fh(a, n) + 8);
+        r.WRITE3res_u.resok.committed = FILE_SYNC;
+        memcpy(r.WRITE3res_u.resok.verf, "nullsrv", 8);
+        return xdr_WRITE3res(x, &r) ? 1 : -1;
+    }
+    case 8:    /* CREATE */
+    case 9:    /* MKDIR */
+    case 10:   /* SYMLINK */
+    case 11: { /* MKNOD: the four share one result shape */
+        CREATE3res r = {.status = ok};
+        r.CREATE3res_u.resok.obj.handle_follows = TRUE;
+        r.CREATE3res_u.resok.obj.post_op_fh3_u.handle = fresh_fh(fhb);
+        r.CREATE3res_u.resok.obj_attributes = post(proc == 9 ? NF3DIR : proc == 10 ? NF3LNK : NF3REG);
+        r.CREATE3res_u.resok.dir_wcc = wcc(NF3DIR);
+        return xdr_CREATE3res(x, &r) ? 1 : -1;
+    }
+    case 12:   /* REMOVE */
+    case 13: { /* RMDIR */
+        REMOVE3res r = {.status = ok};
+        r.REMOVE3res_u.resok.dir_wcc = wcc(NF3DIR);
+        return xdr_REMOVE3res(x, &r) ? 1 : -1;
+    }
+    case 14: {
+        RENAME3res r = {.status = ok};
+        r.RENAME3res_u.resok.fromdir_wcc = wcc(NF3DIR);
+        r.RENAME3res_u.resok.todir_wcc = wcc(NF3DIR);
+        return xdr_RENAME3res(x, &r) ? 1 : -1;
+    }
+    case 15: {
+        LINK3res r = {.status = ok};
+        r.LINK3res_u.resok.file_attributes = post(NF3REG);
+        r.LINK3res_u.resok.linkdir_wcc = wcc(NF3DIR);
+        return xdr_LINK3res(x, &r) ? 1 : -1;
+    }
+    case 16: {
+        READDIR3res r = {.status = ok};
+        r.READDIR3res_u.resok.dir_attributes = post(NF3DIR);
+        memset(r.READDIR3res_u.resok.cookieverf, 0, sizeof(r.READDIR3res_u.resok.cookieverf));
+        r.READDIR3res_u.resok.reply.entries = NULL;
+        r.READDIR3res_u.resok.reply.eof = TRUE;
+        return xdr_READDIR3res(x, &r) ? 1 : -1;
+    }
+    case 17: {
+        READDIRPLUS3res r = {.status = ok};
+        r.READDIRPLUS3res_u.resok.dir_attributes = post(NF3DIR);
+        memset(r.READDIRPLUS3res_u.resok.cookieverf, 0, sizeof(r.READDIRPLUS3res_u.resok.cookieverf));
+        r.READDIRPLUS3res_u.resok.reply.entries = NULL;
+        r.READDIRPLUS3res_u.resok.reply.eof = TRUE;
+        return xdr_READDIRPLUS3res(x, &r) ? 1 : -1;
+    }
+    case 18: {
+        FSSTAT3res r = {.status = ok};
+        FSSTAT3resok *k = &r.FSSTAT3res_u.resok;
+        k->obj_attributes = post(NF3DIR);
+        k->tbytes = k->fbytes = k->abytes = 1ull << 40;
+        k->tfiles = k->ffiles = k->afiles = 1ull << 30;
+        k->invarsec = 0;
+        return xdr_FSSTAT3res(x, &r) ? 1 : -1;
+    }
+    case 19: {
+        FSINFO3res r = {.status = ok};
+        FSINFO3resok *k = &r.FSINFO3res_u.resok;
+        memset(k, 0, sizeof(*k));
+        k->obj_attributes = post(NF3DIR);
+        k->rtmax = k->rtpref = k->wtmax = k->wtpref = 1u << 20;
+        k->rtmult = k->wtmult = 4096;
+        k->dtpref = 65536;
+        k->maxfilesize = ~0ull >> 1;
+        k->time_delta.nseconds = 1;
+        k->properties = FSF3_LINK | FSF3_SYMLINK | FSF3_HOMOGENEOUS | FSF3_CANSETTIME;
+        return xdr_FSINFO3res(x, &r) ? 1 : -1;
+    }
+    case 20: {
+        PATHCONF3res r = {.status = ok};
+        PATHCONF3resok *k = &r.PATHCONF3res_u.resok;
+        k->obj_attributes = post(NF3REG);
+        k->linkmax = 32000, k->name_max = 255;
+        k->no_trunc = TRUE, k->chown_restricted = TRUE;
+        k->case_insensitive = FALSE, k->case_preserving = TRUE;
+        return xdr_PATHCONF3res(x, &r) ? 1 : -1;
+    }
+    case 21: {
+        COMMIT3res r = {.status = ok};
+        r.COMMIT3res_u.resok.file_wcc = wcc(NF3REG);
+        memcpy(r.COMMIT3res_u.resok.verf, "nullsrv", 8);
+        return xdr_COMMIT3res(x, &r) ? 1 : -1;
+    }
+    default: return 0;
+    }
+}
+
+/* Appends the reply to one call message m[0..n) to c's output buffer.
+ * A message that is not an RPC call is ignored. */
+static void answer(struct ns_conn *c, const uint8_t *m, size_t n) {
+    struct tbbt_rpc_hdr h;
+    if (tbbt_rpc_parse(m, n, &h) < 0 || h.mtype != 0) return;
+    calls++;
+    grow(&c->out, &c->outcap, c->outlen + NS_REPLY_ROOM);
+    uint8_t *base = c->out + c->outlen;
+    XDR x;
+    xdrmem_create(&x, (char *)base + 4, NS_REPLY_ROOM - 4, XDR_ENCODE);
+    uint32_t accept = 0; /* SUCCESS */
+    if (h.prog != NS_PROG_NFS)
+        accept = 1; /* PROG_UNAVAIL */
+    else if (h.vers != 3)
+        accept = 2; /* PROG_MISMATCH */
+    else if (h.proc > 21)
+        accept = 3;                                /* PROC_UNAVAIL */
+    uint32_t hdr[6] = {h.xid, 1, 0, 0, 0, accept}; /* REPLY, MSG_ACCEPTED, verf AUTH_NONE 0 bytes */
+    for (int i = 0; i < 6; i++)
+        xdr_u_int(&x, &hdr[i]);
+    if (accept == 2) {
+        uint32_t lo = 3, hi = 3;
+        xdr_u_int(&x, &lo), xdr_u_int(&x, &hi);
+    }
+    if (accept == 0 && results(&x, h.proc, m + h.body, n - h.body) < 0) {
+        xdr_destroy(&x);
+        return; /* cannot happen with NS_REPLY_ROOM; the call goes unanswered */
+    }
+    uint32_t len = xdr_getpos(&x);
+    xdr_destroy(&x);
+    uint32_t mark = htonl(0x80000000u | len);
+    memcpy(base, &mark, 4);
+    c->outlen += 4 + len;
+}
+
+/* Consumes the whole fragments in c->in, answering every complete
+ * message. Returns 0, or -1 on a message too large. */
+static int consume(struct ns_conn *c) {
+    size_t off = 0;
+    while (c->inlen - off >= 4) {
+        uint32_t mark;
+        memcpy(&mark, c->in + off, 4);
+        mark = ntohl(mark);
+        size_t flen = mark & 0x7fffffffu;
+        if (flen > NS_MAX_MSG || c->msglen + flen > NS_MAX_MSG) return -1;
+        if (c->inlen - off - 4 < flen) break;
+        const uint8_t *frag = c->in + off + 4;
+        off += 4 + flen;
+        if ((mark & 0x80000000u) && !c->msglen) { /* the usual case: one fragment, no copy */
+            answer(c, frag, flen);
+            continue;
+        }
+        grow(&c->msg, &c->msgcap, c->msglen + flen);
+        memcpy(c->msg + c->msglen, frag, flen);
+        c->msglen += flen;
+        if (mark & 0x80000000u) {
+            answer(c, c->msg, c->msglen);
+            c->msglen = 0;
+        }
+    }
+    memmove(c->in, c->in + off, c->inlen - off);
+    c->inlen -= off;
+    return 0;
+}
+
+/* Writes what c has to send. Returns 0, or -1 when the connection broke. */
+static int flush(struct ns_conn *c) {
+    while (c->outoff < c->outlen) {
+        ssize_t w = write(c->fd, c->out + c->outoff, c->outlen - c->outoff);
+        if (w < 0) return errno == EAGAIN || errno == EINTR ? 0 : -1;
+        c->outoff += (size_t)w;
+        bytes_out += (uint64_t)w;
+    }
+    c->outoff = c->outlen = 0;
+    return 0;
+}
+
+/* Registers the events c wants: input unless its replies pile up, output
+ * while replies wait. */
+static void rearm(int ep, struct ns_conn *c) {
+    int pending = c->outoff < c->outlen;
+    uint32_t ev = (c->outlen - c->outoff < NS_OUT_HIGH ? EPOLLIN : 0u) | (pending ? EPOLLOUT : 0u);
+    struct epoll_event e = {.events = ev, .data.ptr = c};
+    epoll_ctl(ep, EPOLL_CTL_MOD, c->fd, &e);
+    c->want_out = pending;
+}
+
+/* Frees c and closes its socket. */
+static void drop(struct ns_conn *c) {
+    close(c->fd);
+    g_free(c->in), g_free(c->msg), g_free(c->out), g_free(c);
+}
+
+/* Serves readable/writable events on c. Returns 0, or -1 when it is to
+ * be dropped (closed by the peer, broken, or a protocol error). */
+static int service(int ep, struct ns_conn *c, uint32_t events) {
+    if (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
+        for (int i = 0; i < 16; i++) {
+            grow(&c->in, &c->incap, c->inlen + 65536);
+            ssize_t r = read(c->fd, c->in + c->inlen, c->incap - c->inlen);
+            if (r == 0) return -1;
+            if (r < 0) {
+                if (errno == EAGAIN || errno == EINTR) break;
+                return -1;
+            }
+            c->inlen += (size_t)r;
+            bytes_in += (uint64_t)r;
+            if (consume(c) < 0) return -1;
+            if ((size_t)r < c->incap - c->inlen) break;
+        }
+    }
+    if (flush(c) < 0) return -1;
+    if (c->want_out != (c->outoff < c->outlen) || c->outlen - c->outoff >= NS_OUT_HIGH) rearm(ep, c);
+    return 0;
+}
+
+/* Opens the listening socket on 127.0.0.1:port. Returns it, or -1. */
+static int listen_on(int port) {
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(fd, 128) < 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Accepts every pending connection on lfd into the epoll set. */
+static void accept_all(int ep, int lfd) {
+    for (;;) {
+        int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) return;
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        struct ns_conn *c = g_new0(struct ns_conn, 1);
+        c->fd = fd;
+        struct epoll_event e = {.events = EPOLLIN, .data.ptr = c};
+        epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e);
+    }
+}
+
+static double mono_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv) {
+    GOptionContext *ctx = g_option_context_new("- a minimal NFSv3 responder, for benchmarks only");
+    g_option_context_add_main_entries(ctx, ns_entries, NULL);
+    GError *ge = NULL;
+    int ok = g_option_context_parse(ctx, &argc, &argv, &ge);
+    g_option_context_free(ctx);
+    if (!ok || argc != 1 || opt.port < 1 || opt.port > 65535 || opt.read_max < 0 ||
+        opt.read_max > (int)sizeof(zeros) || opt.seconds < 0) {
+        fprintf(stderr, "tbbt-nullserver: %s (try --help)\n",
+                ge ? ge->message : "--port 1..65535, --read-max 0..65536, no arguments");
+        return 2;
+    }
+    printf("MINIMAL RESPONDER FOR BENCHMARKS ONLY: tbbt-nullserver on 127.0.0.1:%d (NFSv3, TCP)\n", opt.port);
+    fflush(stdout);
+    int lfd = listen_on(opt.port);
+    if (lfd < 0) {
+        fprintf(stderr, "tbbt-nullserver: 127.0.0.1:%d: %s\n", opt.port, strerror(errno));
+        return 1;
+    }
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    signal(SIGPIPE, SIG_IGN);
+    int ep = epoll_create1(EPOLL_CLOEXEC);
+    struct epoll_event le = {.events = EPOLLIN, .data.ptr = NULL};
+    epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &le);
+    double end = opt.seconds > 0 ? mono_s() + opt.seconds : 0;
+    struct epoll_event evs[64];
+    while (!stop && (!end || mono_s() < end)) {
+        int n = epoll_wait(ep, evs, 64, 100);
+        for (int i = 0; i < n; i++) {
+            struct ns_conn *c = evs[i].data.ptr;
+            if (!c) {
+                accept_all(ep, lfd);
+                continue;
+            }
+            if (service(ep, c, evs[i].events) < 0) {
+                epoll_ctl(ep, EPOLL_CTL_DEL, c->fd, NULL);
+                drop(c);
+            }
+        }
+    }
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    double cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+                 ru.ru_stime.tv_usec / 1e6;
+    printf("tbbt-nullserver: %llu calls answered, %llu bytes in, %llu out, CPU %.3f s\n",
+           (unsigned long long)calls, (unsigned long long)bytes_in, (unsigned long long)bytes_out, cpu);
+    return 0;
+}

@@ -1,0 +1,153 @@
+/* tbbt-timerloop: the bare timer loop that bench/play.sh sets beside
+ * tbbt-play's issue error: deadlines at a fixed rate, no work at all,
+ * only the waiting.
+ *
+ *   tbbt-timerloop --rate R --duration S [--method player|nanosleep] [--json FILE]
+ *
+ * Deadline i is t0 + i * 1e9 / R ns (CLOCK_MONOTONIC, t0 20 ms after the
+ * start, as the player's). The lateness of each is the clock read when
+ * the loop notices the deadline has passed, minus the deadline.
+ *
+ * --method player (default) waits exactly as tbbt-play's send thread does
+ * (player/engine.c, play_loop/sleep_for): with more than 200 us to go it
+ * polls an eventfd (that nobody writes) with a timeout of the time left
+ * minus 100 us rounded UP to whole milliseconds, at most 50; with 200 us
+ * or less it spins, reading the clock. --method nanosleep sleeps with
+ * clock_nanosleep(TIMER_ABSTIME) until each deadline (a reference: the
+ * best a sleeping thread gets from this kernel).
+ *
+ * Prints one line: method, rate, deadlines, lateness p50/p99/max in us,
+ * CPU. --json writes {"method","rate","deadlines","cpu_s","wall_s",
+ * "issue_error_ns":HIST} with HIST as tbbt-play's (lib/hist.h), so one
+ * reader takes both. Exit: 0, 1 (cannot write FILE), 2 (bad usage). */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <glib.h>
+
+#include "hist.h"
+
+struct tl_opts {
+    gdouble rate, duration;
+    gchar *method, *json;
+};
+
+static struct tl_opts opt = {.rate = 10000, .duration = 5};
+
+/* The options, declared once: parsing and --help both come from here. */
+static GOptionEntry tl_entries[] = {
+    {"rate", 'r', 0, G_OPTION_ARG_DOUBLE, &opt.rate, "Deadlines a second (default 10000)", "R"},
+    {"duration", 'd', 0, G_OPTION_ARG_DOUBLE, &opt.duration, "Seconds (default 5)", "S"},
+    {"method", 'm', 0, G_OPTION_ARG_STRING, &opt.method,
+     "player (tbbt-play's poll-then-spin; default) or nanosleep", "M"},
+    {"json", 'j', 0, G_OPTION_ARG_FILENAME, &opt.json, "Write the figures as one JSON document", "FILE"},
+    {NULL, 0, 0, 0, NULL, NULL, NULL}};
+
+static int64_t now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* player/engine.c's sleep_for: poll on the eventfd for ns rounded up to
+ * whole ms (at most 50; ns < 0: 50), draining it when it fired. */
+static void sleep_for(int efd, int64_t ns) {
+    struct pollfd p = {.fd = efd, .events = POLLIN};
+    int ms = ns < 0 ? 50 : (int)((ns + 999999) / 1000000);
+    if (ms > 50) ms = 50;
+    if (poll(&p, 1, ms) > 0) {
+        uint64_t v;
+        ssize_t r = read(efd, &v, sizeof(v));
+        (void)r;
+    }
+}
+
+/* Runs n deadlines of period ns from t0 the player's way, adding each
+ * lateness to h. */
+static void run_player(int64_t t0, double period, uint64_t n, struct tbbt_hist *h) {
+    int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    uint64_t i = 0;
+    while (i < n) {
+        int64_t now = now_ns();
+        int64_t due = t0 + (int64_t)((double)i * period);
+        if (due <= now) { /* dispatch: every deadline passed is "sent" now */
+            tbbt_hist_add(h, (uint64_t)(now - due));
+            i++;
+            continue;
+        }
+        int64_t wait = due - now;
+        if (wait > 200000) sleep_for(efd, wait - 100000); /* the last 0.1 ms: spin */
+    }
+    close(efd);
+}
+
+/* Runs n deadlines of period ns from t0 with absolute clock_nanosleep. */
+static void run_nanosleep(int64_t t0, double period, uint64_t n, struct tbbt_hist *h) {
+    for (uint64_t i = 0; i < n; i++) {
+        int64_t due = t0 + (int64_t)((double)i * period);
+        struct timespec ts = {.tv_sec = due / 1000000000, .tv_nsec = due % 1000000000};
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+            ;
+        int64_t now = now_ns();
+        tbbt_hist_add(h, (uint64_t)(now > due ? now - due : 0));
+    }
+}
+
+static double cpu_s(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+           ru.ru_stime.tv_usec / 1e6;
+}
+
+int main(int argc, char **argv) {
+    GOptionContext *ctx = g_option_context_new("- deadlines at a fixed rate, no work: the timer's own error");
+    g_option_context_add_main_entries(ctx, tl_entries, NULL);
+    GError *ge = NULL;
+    int ok = g_option_context_parse(ctx, &argc, &argv, &ge);
+    g_option_context_free(ctx);
+    const char *method = opt.method ? opt.method : "player";
+    if (!ok || argc != 1 || opt.rate <= 0 || opt.rate > 1e7 || opt.duration <= 0 ||
+        (strcmp(method, "player") && strcmp(method, "nanosleep"))) {
+        fprintf(stderr, "tbbt-timerloop: %s (try --help)\n",
+                ge ? ge->message : "--rate 0..1e7 and --duration > 0; --method player or nanosleep");
+        return 2;
+    }
+    static struct tbbt_hist h;
+    tbbt_hist_init(&h);
+    double period = 1e9 / opt.rate;
+    uint64_t n = (uint64_t)(opt.duration * opt.rate);
+    double c0 = cpu_s();
+    int64_t t0 = now_ns() + 20000000;
+    if (!strcmp(method, "player"))
+        run_player(t0, period, n, &h);
+    else
+        run_nanosleep(t0, period, n, &h);
+    double wall = (double)(now_ns() - t0) / 1e9, cpu = cpu_s() - c0;
+    printf("tbbt-timerloop: %s, %.0f/s, %llu deadlines, lateness p50 %.1f us, p99 %.1f us, max %.1f us; "
+           "CPU %.3f s of %.3f s\n",
+           method, opt.rate, (unsigned long long)h.n, tbbt_hist_quantile(&h, 0.5) / 1e3,
+           tbbt_hist_quantile(&h, 0.99) / 1e3, (double)h.max / 1e3, cpu, wall);
+    if (opt.json) {
+        GString *j = g_string_new(NULL);
+        g_string_append_printf(
+            j,
+            "{\"method\":\"%s\",\"rate\":%.3f,\"deadlines\":%llu,\"cpu_s\":%.6f,\"wall_s\":%.6f,"
+            "\"issue_error_ns\":",
+            method, opt.rate, (unsigned long long)h.n, cpu, wall);
+        tbbt_hist_json(&h, j);
+        g_string_append(j, "}\n");
+        if (!g_file_set_contents(opt.json, j->str, (gssize)j->len, &ge)) {
+            fprintf(stderr, "tbbt-timerloop: %s\n", ge->message);
+            return 1;
+        }
+        g_string_free(j, TRUE);
+    }
+    return 0;
+}
