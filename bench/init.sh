@@ -22,8 +22,12 @@
 #           interleaving
 #   scope8192 tbbt-init --scope 8192 --appends-per-file A: appends of the
 #           files within 32 MiB interleaved (aged)
+#   scope1-a1 a reference, no target: tbbt-init --scope 1 with one append
+#           a file (one COMMIT a file, as the plain copy): what the appends
+#           cost
 # Printed: MB/s = data bytes / wall, the ratio of each scope to plain with
 # its target (scope 1 >= 1.0, scope 8192 >= 0.5), the calls each made,
+# ganesha's CPU seconds during each run (from /proc),
 # and the layout of the last run's image of each (layout score, average
 # block distance, average fragment size, free-space extents).
 # Then the read test of 5.1.2 on each last image: ganesha stopped, `sync;
@@ -177,23 +181,31 @@ readtest() {
     done
 }
 
-# variant NAME DIR CMD...: BENCH_RUNS timed runs of CMD (an argument
+# srvcpu: CPU seconds (user + system) the running ganesha has used so far.
+srvcpu() {
+    awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$TBBT_GANESHA_PID/stat"
+}
+
+# variant NAME DIR READ CMD...: BENCH_RUNS timed runs of CMD (an argument
 # @URL@ becomes the server's URL of the run: its ports change at every
-# start), each on a fresh file system; then the last image's layout and
-# its cold read.
+# start), each on a fresh file system, with the server's CPU seconds of
+# each run in $BENCH_TMP/NAME.srv; then the last image's layout and, when
+# READ is 1, its cold read.
 variant() {
-    local name=$1 dir=$2 i a
-    shift 2
+    local name=$1 dir=$2 read=$3 i a c0
+    shift 3
     for i in $(seq 1 "$runs"); do
         fresh_fs || return 1
         local cmd=()
         for a in "$@"; do
             if [ "$a" = @URL@ ]; then cmd+=("$url"); else cmd+=("$a"); fi
         done
+        c0=$(srvcpu)
         timed "$name" "${cmd[@]}"
+        awk -v a="$c0" -v b="$(srvcpu)" 'BEGIN {print b - a}' >>"$BENCH_TMP/$name.srv"
     done
     layout "$name" "$dir"
-    readtest "$name" "$dir"
+    if [ "$read" = 1 ]; then readtest "$name" "$dir"; fi
 }
 
 fresh_fs || skip "cannot make and loop-mount an ext4 image in $work"
@@ -207,37 +219,44 @@ awk -v d="$data" -v b="$dblocks" -v f="$files" -v n="$dirs" -v s="$size" -v a="$
         s, f, n, d / 1e6, b * 4096 / 1e6, (f ? d / f / 1e3 : 0), a }'
 
 opts=(--appends-per-file "$appends" --json "$BENCH_TMP/init.json")
-variant plain tbbt-plain "$build/tools/tbbt-plaincopy" --map "$map" --json "$BENCH_TMP/plain.json" @URL@
-variant scope1 tbbt-run/clone.0 "$build/hierarchy/tbbt-init" -q --map "$map" --scope 1 "${opts[@]}" @URL@
+variant plain tbbt-plain 1 "$build/tools/tbbt-plaincopy" --map "$map" --json "$BENCH_TMP/plain.json" @URL@
+variant scope1 tbbt-run/clone.0 1 "$build/hierarchy/tbbt-init" -q --map "$map" --scope 1 "${opts[@]}" @URL@
 cp "$BENCH_TMP/init.json" "$BENCH_TMP/scope1.json"
 aged=(--scope 8192)
 [ -n "$fullness" ] && aged+=(--fullness "$fullness")
-variant scope8192 tbbt-run/clone.0 "$build/hierarchy/tbbt-init" -q --map "$map" "${aged[@]}" "${opts[@]}" @URL@
+variant scope8192 tbbt-run/clone.0 1 "$build/hierarchy/tbbt-init" -q --map "$map" "${aged[@]}" "${opts[@]}" @URL@
 cp "$BENCH_TMP/init.json" "$BENCH_TMP/scope8192.json"
+# a reference, not a target: scope 1 with one append a file (one COMMIT a
+# file, as the plain copy), to show what the appends cost
+variant scope1-a1 tbbt-run/clone.0 0 "$build/hierarchy/tbbt-init" -q --map "$map" --scope 1 \
+    --appends-per-file 1 --json "$BENCH_TMP/scope1-a1.json" @URL@
 
 # ---- the figures ----
 echo
 echo "Writing the image ($(awk -v d="$data" 'BEGIN {printf "%.1f MB", d / 1e6}') of data; wall of the whole program, medians):"
-printf "%-10s %9s %8s %8s %10s %8s %8s  %s\n" variant MB/s wall CPU peakRSS WRITEs COMMITs "runs (s)"
-for v in plain scope1 scope8192; do
+printf "%-10s %9s %8s %8s %10s %9s %8s %8s  %s\n" variant MB/s wall CPU peakRSS server-CPU WRITEs COMMITs "runs (s)"
+for v in plain scope1 scope8192 scope1-a1; do
     medians "$v"
-    eval "${v}_wall=$WALL"
-    printf "%-10s %9.1f %7.2fs %7.2fs %7d KB %8s %8s  %s\n" "$v" "$(awk -v d="$data" -v w="$WALL" 'BEGIN {print d / 1e6 / w}')" \
-        "$WALL" "$CPU" "$RSS" "$(json "$BENCH_TMP/$v.json" writes)" "$(json "$BENCH_TMP/$v.json" commits)" "$ALL"
+    eval "${v//-/_}_wall=$WALL"
+    printf "%-10s %9.1f %7.2fs %7.2fs %7d KB %8.2fs %8s %8s  %s\n" "$v" "$(awk -v d="$data" -v w="$WALL" 'BEGIN {print d / 1e6 / w}')" \
+        "$WALL" "$CPU" "$RSS" "$(_bench_median <"$BENCH_TMP/$v.srv")" "$(json "$BENCH_TMP/$v.json" writes)" \
+        "$(json "$BENCH_TMP/$v.json" commits)" "$ALL"
 done
-for v in scope1 scope8192; do
+echo "  (wall, CPU: the client program under GNU time; server-CPU: ganesha's user + system seconds during the run)"
+for v in scope1 scope8192 scope1-a1; do
     echo "  $v: objects $(json "$BENCH_TMP/$v.json" create_s) s, data $(json "$BENCH_TMP/$v.json" data_s) s" \
         "(tbbt-init's own split, last run); image bytes $(json "$BENCH_TMP/$v.json" image_bytes)"
 done
 echo "  plain: $(cut -d: -f2- "$BENCH_TMP/plain.out")"
-awk -v p="$plain_wall" -v a="$scope1_wall" -v b="$scope8192_wall" 'BEGIN {
+awk -v p="$plain_wall" -v a="$scope1_wall" -v b="$scope8192_wall" -v c="$scope1_a1_wall" 'BEGIN {
     printf "speed ratio scope 1 / plain:    %.2f (target >= 1.00) %s\n", p / a, (p / a >= 1 ? "met" : "NOT met")
-    printf "speed ratio scope 8192 / plain: %.2f (target >= 0.50) %s\n", p / b, (p / b >= 0.5 ? "met" : "NOT met") }'
+    printf "speed ratio scope 8192 / plain: %.2f (target >= 0.50) %s\n", p / b, (p / b >= 0.5 ? "met" : "NOT met")
+    printf "reference: scope 1 with 1 append a file / plain: %.2f\n", p / c }'
 
 echo
 echo "Layout of the last run's image (tbbt-layout, regular files; free space of the whole file system):"
 printf "%-10s %8s %12s %10s %10s %12s %12s\n" variant score blk-dist frag-size frag-dist free-extents avg-free-ext
-for v in plain scope1 scope8192; do
+for v in plain scope1 scope8192 scope1-a1; do
     perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>); my ($a, $f) = ($j->{all}, $j->{free_space});
         my $n = sub { defined $_[0] ? sprintf($_[1], $_[0]) : "-" };
         printf "%-10s %8s %12s %10s %10s %12s %12s\n", $ARGV[0], $n->($a->{layout_score}, "%.3f"),
