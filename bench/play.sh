@@ -1,0 +1,315 @@
+#!/bin/bash
+# bench/play.sh -- how fast and how punctual tbbt-play is (issue
+# "tbbt-play", its Benchmark part). Three parts, each figure the median of
+# BENCH_RUNS runs (default 3), CPU and peak RSS from GNU time around the
+# whole program (bench/lib.sh's way), interleaved so that the shared
+# machine's noise falls on every variant alike.
+#
+# 1. Full speed against nfs-ganesha (tests/lib/ganesha.sh, VFS FSAL, an
+#    export on the plain disk): the first BENCH_PLAY_RECORDS (default
+#    100000) records of the million-call capture (bench/make-capture.sh,
+#    tbbt-prep'd here), on tbbt-init's image of its map, played by
+#      tbbt-play --order fsdep, tbbt-play --order conservative, and
+#      tbbt-asyncpeer: the same records' calls through libnfs's raw async
+#        API (rpc_nfs3_*_async) in trace order, the only dependency "a
+#        handle must be known" (tools/tbbt-asyncpeer.c).
+#    In flight: BENCH_PLAY_DEPTH (default 64) for all three (tbbt-play
+#    --max-outstanding, tbbt-asyncpeer --depth): the capture was made by 4
+#    clients keeping at most 16 calls each in flight, so 64 is the trace's
+#    own ceiling; conservative order cannot use more, and fsdep and the
+#    peer get exactly as much. Connections: one per traced client for both
+#    programs (tbbt-play's default, tbbt-asyncpeer's the same). Every run
+#    starts on a fresh server and a fresh image (ganesha stopped, export
+#    emptied, started, tbbt-init), so every run does the same work.
+#    Printed: ops/s (replies / the program's own wall), CPU per op (the
+#    program's own CPU, set-up excluded, / requests sent; GNU time's CPU
+#    of the whole process beside it), status matches, peak RSS, and the
+#    ratios with the targets: fsdep > conservative; fsdep >= the peer's
+#    ops/s at lower CPU per op.
+# 2. The player's ceiling: tbbt-play --order fsdep (its default window and
+#    cap) against tools/tbbt-nullserver, a MINIMAL RESPONDER FOR BENCHMARKS
+#    ONLY (answers every call NFS3_OK from memory), on the first
+#    BENCH_PLAY_CEIL_RECORDS (default 500000) records of the same trace,
+#    with every traced status set to 0 (the responder always says OK; a
+#    traced error would count as a failure and fsdep would skip its
+#    dependants: less work, a flattering figure) and a fake manifest
+#    (bench/play-fakemanifest.pl). Server pinned to one core, player to
+#    the other (taskset). tbbt-asyncpeer on the same as a reference.
+#    Target: >= 200000 ops/s, CPU per op reported.
+# 3. Timing: synthesized traces of GETATTRs of one file at exactly
+#    BENCH_PLAY_RATES (default "5000 10000 20000") calls a second for
+#    BENCH_PLAY_SECONDS (default 5), played with --speedup 1 against
+#    ganesha (an image of a root and a file); issue error (actual minus
+#    scheduled send) p50, p99, max from tbbt-play's JSON, beside
+#    tools/tbbt-timerloop at the same rate and duration (tbbt-play's own
+#    sleep method: poll on an eventfd, then spinning the last 100 us; no
+#    work), in the same run, and tbbt-timerloop --method nanosleep as a
+#    reference. Targets: p99 <= 100 us at 10k/s (Buttress's bar), and the
+#    player's p99 <= 2 x the bare timer's.
+#
+# Knobs: BENCH_RUNS, BENCH_PLAY_RECORDS, BENCH_PLAY_DEPTH,
+# BENCH_PLAY_CEIL_RECORDS, BENCH_PLAY_RATES, BENCH_PLAY_SECONDS,
+# BENCH_PLAY_PARTS (default "full ceiling timing"), TBBT_BUILD.
+# Needs root (ganesha's VFS FSAL): exits 77 with the reason otherwise.
+# Everything made (server dir, image, traces) is removed on exit.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/.." && pwd)
+. "$here/lib.sh"
+. "$src/tests/lib/ganesha.sh"
+build=${TBBT_BUILD:-$src/build}
+runs=${BENCH_RUNS:-3}
+nrec=${BENCH_PLAY_RECORDS:-100000}
+depth=${BENCH_PLAY_DEPTH:-64}
+ceilrec=${BENCH_PLAY_CEIL_RECORDS:-500000}
+rates=${BENCH_PLAY_RATES:-5000 10000 20000}
+secs=${BENCH_PLAY_SECONDS:-5}
+parts=${BENCH_PLAY_PARTS:-full ceiling timing}
+
+skip() {
+    echo "bench/play: skipped: $*"
+    exit 77
+}
+[ "$(id -u)" = 0 ] || skip "needs root (ganesha's VFS FSAL)"
+tbbt_ganesha_usable 2>/dev/null || skip "$(tbbt_ganesha_usable 2>&1)"
+perl -MJSON::PP -e 1 2>/dev/null || skip "perl JSON::PP missing"
+
+progs="tbbt-prep tbbt-init tbbt-play tbbt-dump tbbt-asyncpeer tbbt-nullserver tbbt-timerloop"
+PREP=$build/transform/tbbt-prep INIT=$build/hierarchy/tbbt-init PLAY=$build/player/tbbt-play
+DUMP=$build/tools/tbbt-dump PEER=$build/tools/tbbt-asyncpeer NULLSRV=$build/tools/tbbt-nullserver
+TLOOP=$build/tools/tbbt-timerloop
+for b in "$PREP" "$INIT" "$PLAY" "$DUMP" "$PEER" "$NULLSRV" "$TLOOP"; do
+    if [ ! -x "$b" ]; then
+        cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+        # shellcheck disable=SC2086
+        cmake --build "$build" -j2 --target $progs >/dev/null
+        break
+    fi
+done
+
+work=$(mktemp -d /tmp/tbbt-bench-play.XXXXXX)
+gdir=$work/g
+nspid=
+# cleanup: the responder, the server, every file made.
+cleanup() {
+    [ -n "$nspid" ] && kill "$nspid" 2>/dev/null && wait "$nspid" 2>/dev/null
+    tbbt_ganesha_stop "$gdir" >/dev/null 2>&1 || true
+    rm -rf "$work" "$BENCH_TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# timed LABEL CMD...: one run under GNU time; its figures appended to
+# $BENCH_TMP/LABEL.times, its output in $BENCH_TMP/LABEL.out.
+timed() {
+    local label=$1
+    shift
+    /usr/bin/time -f '%e %U %S %M' -o "$BENCH_TMP/t1" "$@" >"$BENCH_TMP/$label.out" 2>"$BENCH_TMP/$label.err" || {
+        echo "bench/play: $label: command failed: $*" >&2
+        tail -3 "$BENCH_TMP/$label.err" >&2
+        return 1
+    }
+    cat "$BENCH_TMP/t1" >>"$BENCH_TMP/$label.times"
+}
+
+# keep LABEL JSON: appends the figures of a run's JSON document (tbbt-play's,
+# tbbt-asyncpeer's or tbbt-timerloop's) to $BENCH_TMP/LABEL.figs as
+# "ops_per_s cpu_per_op_us matched_share issue_p50 issue_p99 issue_max" (ns).
+keep() {
+    perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>); my $t = $j->{totals} // {};
+        my $ie = $j->{issue_error_ns} // {};
+        my $sent = $t->{sent} // 0;
+        printf "%.3f %.4f %.6f %d %d %d\n", $t->{ops_per_s} // 0, $sent ? $t->{cpu_s} * 1e6 / $sent : 0,
+            $t->{records} ? $t->{matched} / $t->{records} : 0, $ie->{p50} // 0, $ie->{p99} // 0, $ie->{max} // 0' \
+        <"$2" >>"$BENCH_TMP/$1.figs"
+}
+
+# med LABEL COL: the median of column COL of LABEL's figures (1-based).
+med() {
+    awk -v c="$2" '{print $c}' "$BENCH_TMP/$1.figs" | _bench_median
+}
+
+# times LABEL: sets CPU (median, s) and RSS (largest, KiB) of LABEL's runs.
+times() {
+    CPU=$(awk '{print $2 + $3}' "$BENCH_TMP/$1.times" | _bench_median)
+    RSS=$(awk '$4 > m {m = $4} END {print m}' "$BENCH_TMP/$1.times")
+}
+
+# fresh_server: ganesha stopped, its export emptied, started again.
+fresh_server() {
+    tbbt_ganesha_stop "$gdir" >/dev/null 2>&1 || true
+    rm -rf "$gdir/export"
+    tbbt_ganesha_start "$gdir" >/dev/null || { echo "bench/play: ganesha did not start" >&2; return 1; }
+}
+
+# init_image MAP: tbbt-init's image of MAP on the running server (manifest
+# beside MAP); one retry, as tests/play does (a just-started server may hang
+# up the first MOUNT).
+init_image() {
+    local args=(-q --map "$1" --nfs-port "$TBBT_NFS_PORT" --mount-port "$TBBT_MNT_PORT" "127.0.0.1:$TBBT_EXPORT")
+    "$INIT" "${args[@]}" 2>/dev/null && return 0
+    sleep 1
+    "$INIT" --replace "${args[@]}"
+}
+
+echo "bench/play: $(nproc) cores, $(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo) RAM," \
+    "load $(cut -d' ' -f1-3 /proc/loadavg), kernel $(uname -r), $(ganesha.nfsd -v 2>&1 | grep -o 'Release.*' | head -1)"
+echo "bench/play: medians of $runs runs (interleaved); CPU = the program's own (set-up excluded) per request sent"
+
+# ---- the trace ----
+need_trace() {
+    [ -s "$work/bench.tbbt" ] && return 0
+    local pcap=$here/cache/bench-1000000.pcap
+    # the cached capture as it is (make-capture.sh would remake it when this
+    # build's tbbt-workload differs from the one that made it: minutes)
+    if [ ! -s "$pcap" ]; then
+        cmake --build "$build" -j2 --target tbbt-workload >/dev/null
+        pcap=$(TBBT_BUILD=$build "$here/make-capture.sh")
+    fi
+    "$PREP" -q -o "$work/bench.tbbt" -m "$work/bench.hmap" "$pcap"
+}
+
+# ---- 1. full speed against ganesha ----
+part_full() {
+    need_trace
+    local i v
+    echo
+    echo "1. Full speed against nfs-ganesha: the first $nrec records of the million-call capture, $depth in flight"
+    for i in $(seq 1 "$runs"); do
+        for v in fsdep conservative peer; do
+            fresh_server
+            init_image "$work/bench.hmap" >/dev/null
+            local common=(--nfs-port "$TBBT_NFS_PORT" --manifest "$work/bench.manifest" --json "$BENCH_TMP/r.json")
+            if [ "$v" = peer ]; then
+                timed "full-$v" "$PEER" -q --depth "$depth" --limit "$nrec" "${common[@]}" \
+                    "$work/bench.tbbt" "127.0.0.1:$TBBT_EXPORT"
+            else
+                timed "full-$v" "$PLAY" -q --order "$v" --max-outstanding "$depth" --limit "$nrec" "${common[@]}" \
+                    "$work/bench.tbbt" "127.0.0.1:$TBBT_EXPORT"
+            fi
+            keep "full-$v" "$BENCH_TMP/r.json"
+        done
+    done
+    tbbt_ganesha_stop "$gdir" >/dev/null 2>&1 || true
+    printf "%-26s %10s %11s %12s %9s %10s  %s\n" client ops/s "CPU/op us" "procCPU s" matched peakRSS "runs ops/s"
+    for v in fsdep conservative peer; do
+        times "full-$v"
+        local name="tbbt-play $v"
+        [ "$v" = peer ] && name="tbbt-asyncpeer (libnfs)"
+        printf "%-26s %10.0f %11.2f %12.2f %8.2f%% %7d KB  %s\n" "$name" "$(med "full-$v" 1)" "$(med "full-$v" 2)" \
+            "$CPU" "$(awk '{print $1 * 100}' <<<"$(med "full-$v" 3)")" "$RSS" \
+            "$(awk '{printf "%s%.0f", (NR > 1 ? " " : ""), $1}' "$BENCH_TMP/full-$v.figs")"
+        eval "ops_$v=$(med "full-$v" 1) cpu_$v=$(med "full-$v" 2)"
+    done
+    awk -v f="$ops_fsdep" -v c="$ops_conservative" -v p="$ops_peer" -v cf="$cpu_fsdep" -v cp="$cpu_peer" 'BEGIN {
+        printf "fsdep / conservative ops/s: %.2f (expected > 1) %s\n", f / c, (f > c ? "met" : "NOT met")
+        printf "fsdep / peer ops/s:         %.2f (target >= 1.00) %s\n", f / p, (f >= p ? "met" : "NOT met")
+        printf "fsdep / peer CPU per op:    %.2f (target < 1.00) %s\n", cf / cp, (cf < cp ? "met" : "NOT met") }'
+}
+
+# ---- 2. the ceiling against the minimal responder ----
+part_ceiling() {
+    need_trace
+    local i v port=$((21000 + RANDOM % 8000)) pin0=() pin1=()
+    if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then pin0=(taskset -c 0) pin1=(taskset -c 1); fi
+    echo
+    echo "2. The player's ceiling: tbbt-play fsdep (default window 4096, cap 1024) against tbbt-nullserver,"
+    echo "   THE MINIMAL RESPONDER FOR BENCHMARKS ONLY (NFS3_OK from memory), first $ceilrec records, statuses set to 0;"
+    echo "   ${pin0[*]:-(not pinned)} player, ${pin1[*]:-(not pinned)} responder"
+    "$DUMP" "$work/bench.tbbt" | head -n "$ceilrec" | awk '{ if ($8 != "-") $8 = 0; print }' >"$work/ceil.txt"
+    "$DUMP" --text-in "$work/ceil.txt" -o "$work/ceil.tbbt"
+    rm -f "$work/ceil.txt"
+    perl "$here/play-fakemanifest.pl" "$work/bench.hmap" >"$work/ceil.manifest"
+    "${pin1[@]}" "$NULLSRV" --port "$port" >"$BENCH_TMP/nullserver.out" 2>&1 &
+    nspid=$!
+    sleep 0.3
+    head -1 "$BENCH_TMP/nullserver.out"
+    for i in $(seq 1 "$runs"); do
+        for v in fsdep peer; do
+            local common=(--nfs-port "$port" --manifest "$work/ceil.manifest" --json "$BENCH_TMP/r.json")
+            if [ "$v" = peer ]; then
+                timed "ceil-$v" "${pin0[@]}" "$PEER" -q --depth 1024 "${common[@]}" "$work/ceil.tbbt" 127.0.0.1:/null
+            else
+                timed "ceil-$v" "${pin0[@]}" "$PLAY" -q --order fsdep "${common[@]}" "$work/ceil.tbbt" 127.0.0.1:/null
+            fi
+            keep "ceil-$v" "$BENCH_TMP/r.json"
+        done
+    done
+    kill -INT "$nspid"
+    wait "$nspid" || true
+    nspid=
+    printf "%-32s %10s %11s %12s %9s %10s  %s\n" client ops/s "CPU/op us" "procCPU s" matched peakRSS "runs ops/s"
+    for v in fsdep peer; do
+        times "ceil-$v"
+        local name="tbbt-play fsdep"
+        [ "$v" = peer ] && name="tbbt-asyncpeer depth 1024 (ref.)"
+        printf "%-32s %10.0f %11.2f %12.2f %8.2f%% %7d KB  %s\n" "$name" "$(med "ceil-$v" 1)" "$(med "ceil-$v" 2)" \
+            "$CPU" "$(awk '{print $1 * 100}' <<<"$(med "ceil-$v" 3)")" "$RSS" \
+            "$(awk '{printf "%s%.0f", (NR > 1 ? " " : ""), $1}' "$BENCH_TMP/ceil-$v.figs")"
+    done
+    tail -1 "$BENCH_TMP/nullserver.out"
+    awk -v f="$(med ceil-fsdep 1)" 'BEGIN {
+        printf "tbbt-play fsdep ceiling: %.0f ops/s (target >= 200000) %s\n", f, (f >= 200000 ? "met" : "NOT met") }'
+}
+
+# ---- 3. timing ----
+# synth RATE FILE: GETATTRs of ID 2 at exactly RATE a second for $secs s.
+synth() {
+    awk -v r="$1" -v s="$secs" 'BEGIN {
+        n = int(r * s); t0 = 1800000000; step = 1e9 / r
+        for (i = 0; i < n; i++) {
+            ns = int(i * step); rs = ns + 50000
+            printf "%d.%09d %d.%09d 127.0.0.1:800 127.0.0.1:2049 0x%08x v3 getattr 0 T cred=1:0:0 obj=2\n",
+                t0 + int(ns / 1e9), ns % 1e9, t0 + int(rs / 1e9), rs % 1e9, i + 1
+        } }' >"$work/t.txt"
+    "$DUMP" --text-in "$work/t.txt" -o "$2"
+    rm -f "$work/t.txt"
+}
+
+part_timing() {
+    local r i
+    echo
+    echo "3. Timing: GETATTRs at exactly R calls/s for $secs s, tbbt-play --speedup 1 against nfs-ganesha,"
+    echo "   beside tbbt-timerloop (the player's poll-then-spin sleep, no work) and clock_nanosleep, same run"
+    printf '# tbbt-hmap 1\n1 0 0 - dir - 0755 0 0 r "." -\n2 1 0 - reg 4096 0644 0 0 t "f" -\n# end 2\n' >"$work/t.hmap"
+    for r in $rates; do synth "$r" "$work/t$r.tbbt"; done
+    fresh_server
+    init_image "$work/t.hmap" >/dev/null
+    for i in $(seq 1 "$runs"); do
+        for r in $rates; do
+            timed "tp-$r" "$PLAY" -q --speedup 1 --nfs-port "$TBBT_NFS_PORT" --manifest "$work/t.manifest" \
+                --json "$BENCH_TMP/r.json" "$work/t$r.tbbt" "127.0.0.1:$TBBT_EXPORT"
+            keep "tp-$r" "$BENCH_TMP/r.json"
+            timed "tl-$r" "$TLOOP" --rate "$r" --duration "$secs" --json "$BENCH_TMP/r.json"
+            keep "tl-$r" "$BENCH_TMP/r.json"
+            timed "tn-$r" "$TLOOP" --method nanosleep --rate "$r" --duration "$secs" --json "$BENCH_TMP/r.json"
+            keep "tn-$r" "$BENCH_TMP/r.json"
+        done
+    done
+    tbbt_ganesha_stop "$gdir" >/dev/null 2>&1 || true
+    printf "%-8s %-24s %9s %9s %10s %9s  %s\n" rate who "p50 us" "p99 us" "max us" "CPU s" "runs p99 us"
+    for r in $rates; do
+        for w in tp tl tn; do
+            local name
+            case $w in tp) name="tbbt-play" ;; tl) name="timerloop (player's)" ;; tn) name="timerloop (nanosleep)" ;; esac
+            times "$w-$r"
+            printf "%-8s %-24s %9.1f %9.1f %10.1f %9.2f  %s\n" "$r/s" "$name" "$(med "$w-$r" 4 | awk '{print $1 / 1e3}')" \
+                "$(med "$w-$r" 5 | awk '{print $1 / 1e3}')" "$(med "$w-$r" 6 | awk '{print $1 / 1e3}')" "$CPU" \
+                "$(awk '{printf "%s%.1f", (NR > 1 ? " " : ""), $5 / 1e3}' "$BENCH_TMP/$w-$r.figs")"
+        done
+        awk -v r="$r" -v p="$(med "tp-$r" 5)" -v t="$(med "tl-$r" 5)" 'BEGIN {
+            printf "  %s/s: player p99 / bare timer p99 = %.2f (target <= 2) %s", r, (t > 0 ? p / t : 0), (p <= 2 * t ? "met" : "NOT met")
+            if (r == 10000) printf "; player p99 %.1f us (target <= 100 us) %s", p / 1e3, (p <= 100000 ? "met" : "NOT met")
+            printf "\n" }'
+    done
+}
+
+for p in $parts; do
+    case $p in
+    full) part_full ;;
+    ceiling) part_ceiling ;;
+    timing) part_timing ;;
+    *) echo "bench/play: unknown part $p (full ceiling timing)" >&2; exit 2 ;;
+    esac
+done
+echo "bench/play: load at the end $(cut -d' ' -f1-3 /proc/loadavg)"
