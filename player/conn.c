@@ -19,27 +19,29 @@
 #include <glib.h>
 
 /* The NFS port: the given one, or the portmapper's answer (IPv4). */
-static int nfs_port(const struct tbbt_nfs_server *s, struct addrinfo *ai) {
+static int nfs_port(const struct tbbt_nfs_server *s, struct addrinfo *ai, int udp) {
     if (s->nfsport) return s->nfsport;
     if (ai->ai_family != AF_INET) return 2049;
     struct sockaddr_in sin = *(struct sockaddr_in *)ai->ai_addr;
-    int p = pmap_getport(&sin, 100003, 3, IPPROTO_TCP);
+    int p = pmap_getport(&sin, 100003, 3, udp ? IPPROTO_UDP : IPPROTO_TCP);
     return p ? p : 2049;
 }
 
-int tbbt_pconn_open(struct tbbt_pconn *c, const struct tbbt_nfs_server *s, char *err, size_t errlen) {
+int tbbt_pconn_open(struct tbbt_pconn *c, const struct tbbt_nfs_server *s, int udp, char *err,
+                    size_t errlen) {
     memset(c, 0, sizeof(*c));
     c->fd = -1;
-    struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai = NULL;
+    c->udp = udp;
+    struct addrinfo hints = {.ai_socktype = udp ? SOCK_DGRAM : SOCK_STREAM}, *ai = NULL;
     int rc = getaddrinfo(s->host, NULL, &hints, &ai);
     if (rc != 0) {
         snprintf(err, errlen, "%s: %s", s->host, gai_strerror(rc));
         return -1;
     }
-    int port = nfs_port(s, ai);
+    int port = nfs_port(s, ai, udp);
     ((struct sockaddr_in *)ai->ai_addr)->sin_port = htons((uint16_t)port); /* same offset in sockaddr_in6 */
-    snprintf(c->peer, sizeof(c->peer), "%s:%d", s->host, port);
-    c->fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    snprintf(c->peer, sizeof(c->peer), "%s:%d%s", s->host, port, udp ? "/udp" : "");
+    c->fd = socket(ai->ai_family, (udp ? SOCK_DGRAM : SOCK_STREAM) | SOCK_CLOEXEC, 0);
     if (c->fd < 0 || connect(c->fd, ai->ai_addr, ai->ai_addrlen) < 0) {
         snprintf(err, errlen, "%s: cannot connect: %s", c->peer, strerror(errno));
         freeaddrinfo(ai);
@@ -47,12 +49,26 @@ int tbbt_pconn_open(struct tbbt_pconn *c, const struct tbbt_nfs_server *s, char 
         return -1;
     }
     freeaddrinfo(ai);
-    int one = 1;
-    setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    int one = 1, big = 4 << 20;
+    if (udp) { /* room for a burst of replies */
+        setsockopt(c->fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
+        setsockopt(c->fd, SOL_SOCKET, SO_SNDBUF, &big, sizeof(big));
+    } else {
+        setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    }
     return 0;
 }
 
 int tbbt_pconn_send(struct tbbt_pconn *c, const uint8_t *msg, size_t len) {
+    if (c->udp) {
+        if (len > TBBT_PCONN_UDP_MAX) return errno = EMSGSIZE, -1;
+        ssize_t w;
+        while ((w = send(c->fd, msg, len, 0)) < 0 && errno == EINTR) {
+        }
+        if (w < 0) return -1;
+        c->bytes_out += (size_t)w;
+        return 0;
+    }
     uint32_t mark = htonl(0x80000000u | (uint32_t)len);
     struct iovec iov[2] = {{&mark, 4}, {(void *)msg, len}};
     size_t left = len + 4;
@@ -117,6 +133,18 @@ static int consume(struct tbbt_pconn *c, void (*cb)(void *, const uint8_t *, siz
 
 int tbbt_pconn_read(struct tbbt_pconn *c, void (*cb)(void *ctx, const uint8_t *m, size_t n), void *ctx,
                     char *err, size_t errlen) {
+    if (c->udp) { /* one datagram, one message */
+        if (!c->buf) c->buf = g_malloc(c->cap = 65536);
+        ssize_t r = recv(c->fd, c->buf, c->cap, MSG_DONTWAIT);
+        if (r < 0 && (errno == EINTR || errno == EAGAIN)) return 0;
+        if (r < 0) {
+            snprintf(err, errlen, "%s: %s", c->peer, strerror(errno));
+            return -1;
+        }
+        c->bytes_in += (size_t)r;
+        cb(ctx, c->buf, (size_t)r);
+        return 0;
+    }
     if (c->cap - c->len < 65536) {
         c->cap = c->cap ? 2 * c->cap : 1 << 20;
         c->buf = g_realloc(c->buf, c->cap);

@@ -18,6 +18,7 @@
 
 struct tbbt_pconn {
     int fd;
+    int udp;        /* a UDP socket: one message a datagram, no record marks */
     char peer[300]; /* for messages */
     /* receive side */
     uint8_t *buf; /* bytes read, not yet consumed */
@@ -28,8 +29,11 @@ struct tbbt_pconn {
 };
 
 /* Connects to the server's NFS port (asking its portmapper when
- * s->nfsport is 0). Returns 0, or -1 with a message in err. */
-int tbbt_pconn_open(struct tbbt_pconn *c, const struct tbbt_nfs_server *s, char *err, size_t errlen);
+ * s->nfsport is 0), over TCP or (udp) UDP. Returns 0, or -1 with a
+ * message in err. */
+int tbbt_pconn_open(struct tbbt_pconn *c, const struct tbbt_nfs_server *s, int udp, char *err, size_t errlen);
+
+#define TBBT_PCONN_UDP_MAX 65000 /* the largest message sent over UDP */
 
 /* Sends one RPC message. Returns 0, or -1 with errno set (a broken
  * connection). */

@@ -530,7 +530,7 @@ static int conn_for(struct engine *e, const struct tbbt_rec *r, char *err, size_
     int idx = GPOINTER_TO_INT(g_hash_table_lookup(e->client_conn, &r->client));
     if (idx) return idx - 1;
     if (n == MAX_CONN) return (int)(g_hash_table_size(e->client_conn) % MAX_CONN);
-    if (tbbt_pconn_open(&e->conn[n], &e->o->server, err, errlen) < 0) return -1;
+    if (tbbt_pconn_open(&e->conn[n], &e->o->server, e->o->udp, err, errlen) < 0) return -1;
     atomic_store(&e->nconn, n + 1);
     g_hash_table_insert(e->client_conn, g_memdup2(&r->client, sizeof(r->client)), GINT_TO_POINTER(n + 1));
     return n;
@@ -564,8 +564,14 @@ static int send_one(struct engine *e, struct slot *s, int64_t now, char *err, si
     s->warm = e->o->warmup_s > 0 && now < e->warm_end;
     atomic_store(&s->state, SL_SENT);
     e->outstanding++;
-    if (tbbt_pconn_send(&e->conn[ci], e->sendbuf, (size_t)n) < 0) /* the receive thread will see it too */
-        atomic_store(&e->broken[ci], 1);
+    if (tbbt_pconn_send(&e->conn[ci], e->sendbuf, (size_t)n) < 0) {
+        if (errno == EMSGSIZE) { /* too large for a UDP datagram: this record fails, not the connection */
+            e->outstanding--;
+            complete(e, s, ST_RPC_ERROR, now);
+            return 0;
+        }
+        atomic_store(&e->broken[ci], 1); /* the receive thread will see it too */
+    }
     e->o->order->sent(e->sched, s->seq);
     g_queue_push_tail(&e->sent_fifo, (gpointer)(uintptr_t)s->seq);
     struct tbbt_play_stats *st = e->st;
@@ -649,7 +655,7 @@ static int repair(struct engine *e, int i, char *err, size_t errlen) {
     }
     tbbt_pconn_close(&e->conn[i]);
     int64_t give_up = now_ns() + (int64_t)e->o->timeout_s * 1000000000;
-    while (tbbt_pconn_open(&e->conn[i], &e->o->server, err, errlen) < 0) {
+    while (tbbt_pconn_open(&e->conn[i], &e->o->server, e->o->udp, err, errlen) < 0) {
         if (now_ns() > give_up || interrupted) return -1;
         usleep(200000);
     }
@@ -686,9 +692,11 @@ static int play_loop(struct engine *e, char *err, size_t errlen) {
             if (e->nheld || e->completed == e->next_add) continue;
             /* nothing out, nothing offered, records left: a dependency that can never be met */
             if (getenv("TBBT_PLAY_DEBUG"))
-                for (uint64_t q = atomic_load(&e->head); q < e->next_add && q < atomic_load(&e->head) + 5; q++) {
+                for (uint64_t q = atomic_load(&e->head); q < e->next_add && q < atomic_load(&e->head) + 5;
+                     q++) {
                     struct slot *d = &e->ring[q & e->mask];
-                    fprintf(stderr, "debug: seq %llu state %d op %d call %lld reply %lld flags %x status %d\n",
+                    fprintf(stderr,
+                            "debug: seq %llu state %d op %d call %lld reply %lld flags %x status %d\n",
                             (unsigned long long)q, atomic_load(&d->state), d->r.op, (long long)d->r.call_time,
                             (long long)d->r.reply_time, d->r.flags, d->r.status);
                 }
@@ -737,7 +745,7 @@ static int setup(struct engine *e, char *err, size_t errlen) {
     e->sched = o->order->create(&so);
     if (o->connections > 0) {
         for (int i = 0; i < o->connections && i < MAX_CONN; i++) {
-            if (tbbt_pconn_open(&e->conn[i], &o->server, err, errlen) < 0) return -1;
+            if (tbbt_pconn_open(&e->conn[i], &o->server, o->udp, err, errlen) < 0) return -1;
             atomic_store(&e->nconn, i + 1);
         }
     }

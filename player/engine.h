@@ -34,6 +34,7 @@ struct tbbt_play_opts {
     uint32_t window;          /* lookahead window, records */
     uint32_t max_outstanding; /* requests out at most */
     int connections;          /* 0: one per traced client */
+    int udp;                  /* UDP instead of TCP */
     int clone;                /* the image clone to play against */
     double warmup_s;          /* seconds left out of the figures */
     double duration_s;        /* stop sending after (0: no limit) */

@@ -20,7 +20,7 @@ struct play_cli {
     gdouble speedup, warmup, duration;
     gint window, max_out, connections, clone, timeout, nfsport;
     gint64 limit, seed;
-    gboolean strict, quiet, live, no_live;
+    gboolean strict, quiet, live, no_live, udp;
 };
 
 static struct play_cli cli = {.window = 4096, .max_out = 1024, .timeout = 30, .seed = 1};
@@ -37,6 +37,8 @@ static GOptionEntry play_entries[] = {
     {"max-outstanding", 0, 0, G_OPTION_ARG_INT, &cli.max_out, "Requests out at most (default 1024)", "N"},
     {"connections", 'c', 0, G_OPTION_ARG_INT, &cli.connections,
      "TCP connections (default: one per traced client)", "N"},
+    {"udp", 'u', 0, G_OPTION_ARG_NONE, &cli.udp,
+     "Send over UDP (one datagram a request; a request too large for one fails) instead of TCP", NULL},
     {"clone", 0, 0, G_OPTION_ARG_INT, &cli.clone, "The image clone to play against (default 0)", "I"},
     {"manifest", 'm', 0, G_OPTION_ARG_FILENAME, &cli.manifest,
      "tbbt-init's manifest (default: the trace's name with .manifest)", "FILE"},
@@ -96,6 +98,7 @@ static void check(int argc, char **argv, struct tbbt_play_opts *o) {
     o->speedup = cli.speedup, o->window = (uint32_t)cli.window;
     o->max_outstanding = (uint32_t)cli.max_out, o->connections = cli.connections, o->clone = cli.clone;
     o->warmup_s = cli.warmup, o->duration_s = cli.duration, o->limit = (uint64_t)cli.limit;
+    o->udp = cli.udp;
     o->timeout_s = cli.timeout, o->seed = (uint64_t)cli.seed;
     o->live = !cli.quiet && !cli.no_live && (cli.live || isatty(2));
 }
