@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "sched.h"
@@ -293,11 +294,79 @@ static void test_locks(void **st) {
     tbbt_rec_free(&r);
 }
 
+/* Every procedure's locks in send mode, from one table written from the
+ * paper's Table 4 (extended): which object fields are locked, which for
+ * writing, which until the reply. Objects: obj 1, dir 2, dir2 3, newobj 4,
+ * victim 5, victim2 6. */
+static void test_lock_table_every_op(void **st) {
+    (void)st;
+    static const struct {
+        enum tbbt_op op;
+        const char *want; /* "id:w|r[:u]" per lock, in order */
+    } t[] = {
+        {TBBT_OP_NULL, ""},
+        {TBBT_OP_GETATTR, "1:r"},
+        {TBBT_OP_SETATTR, "1:w"},
+        {TBBT_OP_ROOT, ""},
+        {TBBT_OP_LOOKUP, "2:r 4:r"},
+        {TBBT_OP_ACCESS, "1:r"},
+        {TBBT_OP_READLINK, "1:r"},
+        {TBBT_OP_READ, "1:r"},
+        {TBBT_OP_WRITECACHE, ""},
+        {TBBT_OP_WRITE, "1:w"},
+        {TBBT_OP_CREATE, "2:w 4:w:u"},
+        {TBBT_OP_MKDIR, "2:w 4:w:u"},
+        {TBBT_OP_SYMLINK, "2:w 4:w:u"},
+        {TBBT_OP_MKNOD, "2:w 4:w:u"},
+        {TBBT_OP_REMOVE, "2:w 5:w"},
+        {TBBT_OP_RMDIR, "2:w 5:w"},
+        {TBBT_OP_RENAME, "2:w 3:w 5:w 6:w"},
+        {TBBT_OP_LINK, "1:w 2:w"},
+        {TBBT_OP_READDIR, "1:r"},
+        {TBBT_OP_READDIRPLUS, "1:r"},
+        {TBBT_OP_STATFS, "1:r"},
+        {TBBT_OP_FSSTAT, "1:r"},
+        {TBBT_OP_FSINFO, "1:r"},
+        {TBBT_OP_PATHCONF, "1:r"},
+        {TBBT_OP_COMMIT, "1:w"},
+    };
+    assert_int_equal(sizeof(t) / sizeof(t[0]), TBBT_OP_COUNT); /* every procedure */
+    struct tbbt_rec r;
+    tbbt_rec_init(&r);
+    for (size_t k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
+        mk(&r, t[k].op, 0, 1);
+        tbbt_rec_set_u64(&r, TBBT_F_OBJ, 1);
+        tbbt_rec_set_u64(&r, TBBT_F_DIR, 2);
+        tbbt_rec_set_u64(&r, TBBT_F_DIR2, 3);
+        tbbt_rec_set_u64(&r, TBBT_F_NEWOBJ, 4);
+        tbbt_rec_set_u64(&r, TBBT_F_VICTIM, 5);
+        tbbt_rec_set_u64(&r, TBBT_F_VICTIM2, 6);
+        struct tbbt_lock l[TBBT_MAX_LOCKS];
+        unsigned n = tbbt_sched_locks(&r, TBBT_DEPS_SEND, NULL, NULL, l);
+        char got[128] = "";
+        for (unsigned i = 0; i < n; i++)
+            snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%llu:%c%s", i ? " " : "",
+                     (unsigned long long)l[i].obj, l[i].write ? 'w' : 'r', l[i].until_reply ? ":u" : "");
+        if (strcmp(got, t[k].want))
+            fail_msg("%s: got '%s', want '%s'", tbbt_op_info(t[k].op)->name, got, t[k].want);
+        /* reply mode: the same objects, every lock until the reply */
+        unsigned m = tbbt_sched_locks(&r, TBBT_DEPS_REPLY, NULL, NULL, l);
+        assert_int_equal(m, n);
+        for (unsigned i = 0; i < m; i++)
+            assert_true(l[i].until_reply);
+    }
+    tbbt_rec_free(&r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_table3),        cmocka_unit_test(test_conservative_overlap),
-        cmocka_unit_test(test_object_queue),  cmocka_unit_test(test_revealed_handle),
-        cmocka_unit_test(test_failure_skips), cmocka_unit_test(test_locks),
+        cmocka_unit_test(test_table3),
+        cmocka_unit_test(test_conservative_overlap),
+        cmocka_unit_test(test_object_queue),
+        cmocka_unit_test(test_revealed_handle),
+        cmocka_unit_test(test_failure_skips),
+        cmocka_unit_test(test_locks),
+        cmocka_unit_test(test_lock_table_every_op),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
