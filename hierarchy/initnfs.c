@@ -243,14 +243,18 @@ uint64_t tbbt_inf_readdirplus_each(const void *data,
                                    void *ctx, int *eof, uint8_t verf[8]) {
     const READDIRPLUS3resok *r = &((const READDIRPLUS3res *)data)->READDIRPLUS3res_u.resok;
     uint64_t cookie = 0;
-    for (const entryplus3 *e = r->reply.entries; e; e = e->nextentry) {
-        cookie = e->cookie;
-        if (!strcmp(e->name, ".") || !strcmp(e->name, "..")) continue;
+    /* libnfs's decoder lays the entries out unaligned: read each through a copy */
+    for (const entryplus3 *p = r->reply.entries; p;) {
+        entryplus3 e;
+        memcpy(&e, p, sizeof(e));
+        cookie = e.cookie;
+        p = e.nextentry;
+        if (!strcmp(e.name, ".") || !strcmp(e.name, "..")) continue;
         struct tbbt_fh fh;
-        uint32_t type = e->name_attributes.attributes_follow
-                            ? (uint32_t)e->name_attributes.post_op_attr_u.attributes.type
+        uint32_t type = e.name_attributes.attributes_follow
+                            ? (uint32_t)e.name_attributes.post_op_attr_u.attributes.type
                             : 0;
-        if (post_fh(&e->name_handle, &fh) == 0) fn(ctx, e->name, &fh, type);
+        if (post_fh(&e.name_handle, &fh) == 0) fn(ctx, e.name, &fh, type);
     }
     *eof = (int)r->reply.eof;
     memcpy(verf, r->cookieverf, NFS3_COOKIEVERFSIZE);

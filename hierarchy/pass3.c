@@ -300,8 +300,10 @@ static void flush(struct tbbt_pass3 *p, int force) {
         struct held *h = &p->ring[p->head];
         if (h->target) {
             if (!force && p->head_seq + TBBT_P3_WINDOW > p->st.records) return;
-            if (h->field == TBBT_F_VICTIM) give_fresh(p, h->target); /* a create's object stays unnamed */
-            ent(p, h->target)->pend = 0;
+            uint32_t target = h->target; /* give_fresh fills the record and clears it */
+            if (h->field == TBBT_F_VICTIM) give_fresh(p, target); /* a create's object stays unnamed */
+            ent(p, target)->pend = 0;
+            h->target = 0;
         }
         emit(p, &h->r);
         p->head = (p->head + 1) % TBBT_P3_WINDOW;
@@ -632,7 +634,7 @@ static int write_initial(struct mapw *mw) {
     for (guint i = 0; i < p->ents->len; i++)
         if (g_array_index(p->ents, struct p3ent, i).create == 0) add_item(mw, IT_ENTRY, i, NULL);
     sort_paths = mw->paths;
-    qsort(mw->items->data, mw->items->len, sizeof(struct item), item_cmp);
+    if (mw->items->len > 1) qsort(mw->items->data, mw->items->len, sizeof(struct item), item_cmp);
     GString *path = g_string_new(NULL);
     int rc = 0;
     for (guint i = 0; i < mw->items->len && rc == 0; i++) {
@@ -691,7 +693,7 @@ static int write_later(struct mapw *mw) {
     for (guint i = 0; i < p->ents->len; i++)
         if (g_array_index(p->ents, struct p3ent, i).create != 0) g_array_append_val(order, i);
     sort_ents = p->ents;
-    qsort(order->data, order->len, sizeof(guint), created_cmp);
+    if (order->len > 1) qsort(order->data, order->len, sizeof(guint), created_cmp);
     GHashTable *waiting =
         g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, (GDestroyNotify)g_array_unref);
     GArray *ready = g_array_new(FALSE, FALSE, sizeof(guint));
