@@ -37,7 +37,7 @@
 #    the other (taskset). tbbt-asyncpeer on the same as a reference.
 #    Target: >= 200000 ops/s, CPU per op reported.
 # 3. Timing: synthesized traces of GETATTRs of one file at exactly
-#    BENCH_PLAY_RATES (default "5000 10000 20000") calls a second for
+#    BENCH_PLAY_RATES (default "2000 5000 10000 20000") calls a second for
 #    BENCH_PLAY_SECONDS (default 5), played with --speedup 1 against
 #    ganesha (an image of a root and a file); issue error (actual minus
 #    scheduled send) p50, p99, max from tbbt-play's JSON, beside
@@ -45,7 +45,11 @@
 #    sleep method: poll on an eventfd, then spinning the last 100 us; no
 #    work), in the same run, and tbbt-timerloop --method nanosleep as a
 #    reference. Targets: p99 <= 100 us at 10k/s (Buttress's bar), and the
-#    player's p99 <= 2 x the bare timer's.
+#    player's p99 <= 2 x the bare timer's. 2000/s is not in the issue: it
+#    is there because below 5000/s the gap between calls exceeds the
+#    player's 200 us spinning threshold and its poll() timeout, rounded UP
+#    to whole milliseconds, oversleeps (p50 ~0.4 ms late; the bare timer
+#    loop, sleeping the same way, shows it too).
 #
 # Knobs: BENCH_RUNS, BENCH_PLAY_RECORDS, BENCH_PLAY_DEPTH,
 # BENCH_PLAY_CEIL_RECORDS, BENCH_PLAY_RATES, BENCH_PLAY_SECONDS,
@@ -62,7 +66,7 @@ runs=${BENCH_RUNS:-3}
 nrec=${BENCH_PLAY_RECORDS:-100000}
 depth=${BENCH_PLAY_DEPTH:-64}
 ceilrec=${BENCH_PLAY_CEIL_RECORDS:-500000}
-rates=${BENCH_PLAY_RATES:-5000 10000 20000}
+rates=${BENCH_PLAY_RATES:-2000 5000 10000 20000}
 secs=${BENCH_PLAY_SECONDS:-5}
 parts=${BENCH_PLAY_PARTS:-full ceiling timing}
 
@@ -251,6 +255,8 @@ part_ceiling() {
             "$(awk '{printf "%s%.0f", (NR > 1 ? " " : ""), $1}' "$BENCH_TMP/ceil-$v.figs")"
     done
     tail -1 "$BENCH_TMP/nullserver.out"
+    echo "  (sending: tbbt-play sets TCP_NODELAY and writes every call with its own writev; libnfs leaves Nagle on"
+    echo "   and queues calls, so small calls share TCP segments: see the final report of the issue for the profile)"
     awk -v f="$(med ceil-fsdep 1)" 'BEGIN {
         printf "tbbt-play fsdep ceiling: %.0f ops/s (target >= 200000) %s\n", f, (f >= 200000 ? "met" : "NOT met") }'
 }
@@ -301,6 +307,7 @@ part_timing() {
                 "$(awk '{printf "%s%.1f", (NR > 1 ? " " : ""), $5 / 1e3}' "$BENCH_TMP/$w-$r.figs")"
         done
         awk -v r="$r" -v p="$(med "tp-$r" 5)" -v t="$(med "tl-$r" 5)" 'BEGIN {
+            if (r != 5000 && r != 10000 && r != 20000) { printf "  %s/s: (not in the issue) player p99 / bare timer p99 = %.2f\n", r, (t > 0 ? p / t : 0); exit }
             printf "  %s/s: player p99 / bare timer p99 = %.2f (target <= 2) %s", r, (t > 0 ? p / t : 0), (p <= 2 * t ? "met" : "NOT met")
             if (r == 10000) printf "; player p99 %.1f us (target <= 100 us) %s", p / 1e3, (p <= 100000 ? "met" : "NOT met")
             printf "\n" }'
