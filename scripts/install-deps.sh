@@ -13,7 +13,7 @@ build-essential cmake pkg-config clang-format
 libpcap-dev libtirpc-dev rpcsvc-proto libnfs-dev libnfs-utils libglib2.0-dev
 libzstd-dev zstd zlib1g-dev libcmocka-dev
 perl libjson-pp-perl python3 time
-tshark wireshark-common tcpdump nfstrace gnuplot-nox
+tshark wireshark-common tcpdump nfstrace gnuplot-nox chromium
 nfs-ganesha nfs-ganesha-vfs rpcbind iproute2 procps
 e2fsprogs xfsprogs util-linux mount
 "
