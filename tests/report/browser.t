@@ -11,7 +11,8 @@
 # the browser laid out (every plot's box, the drawn extent of its curves,
 # every table's rows), any error raised while loading, and every resource
 # fetched (none: the page is self-contained).
-# Inputs: the fixtures tests/data/play-{A,B}-*.json, or TBBT_REPORT_INPUTS.
+# Inputs: the fixtures tests/data/play-{A,B}-*.json, or TBBT_REPORT_INPUTS;
+# TBBT_REPORT_TEST_DIR replaces $TBBT_BUILD/report-test.
 # Skipped (skip_all) without chromium or gnuplot.
 use strict;
 use warnings;
@@ -37,7 +38,8 @@ my $CHROMIUM = which(qw(chromium chromium-browser));
 plan skip_all => 'chromium not installed (scripts/install-deps.sh)' unless $CHROMIUM;
 plan skip_all => 'gnuplot not installed (scripts/install-deps.sh)' unless which('gnuplot');
 
-my $BASE = $ENV{TBBT_BUILD} ? "$ENV{TBBT_BUILD}/report-test" : tempdir(CLEANUP => 0) . '/report-test';
+my $BASE = $ENV{TBBT_REPORT_TEST_DIR}
+  // ($ENV{TBBT_BUILD} ? "$ENV{TBBT_BUILD}/report-test" : tempdir(CLEANUP => 0) . '/report-test');
 my $OUT  = "$BASE/report";
 remove_tree($OUT);
 make_path($OUT);
