@@ -126,6 +126,8 @@ struct engine {
     int64_t t0, trace_t0, warm_end, end_at;
     int have_t0, stopping;
     char rx_err[256];
+    struct tbbt_rec rx_rec; /* the receive thread's decoding scratch */
+    struct tbbt_fhrefs rx_refs;
     struct timespec cpu0;
 };
 
@@ -300,24 +302,22 @@ static void on_reply(void *ctx, const uint8_t *m, size_t n) {
     if (atomic_load(&s->state) != SL_SENT || s->seq != seq) return;
     struct event ev = {.seq = seq, .recv_ns = now_ns(), .status = ST_RPC_ERROR};
     if (h.reply_stat == 0 && h.accept_stat == 0) {
-        static __thread struct tbbt_rec r;
-        static __thread struct tbbt_fhrefs refs;
-        static __thread int init;
-        if (!init) tbbt_rec_init(&r), init = 1;
-        tbbt_rec_clear(&r);
-        tbbt_fhrefs_clear(&refs);
-        r.op = op, r.vers = vers;
-        if (tbbt_nfs_decode_reply(&r, m + h.body, n - h.body, &refs) != TBBT_DEC_BAD) ev.status = r.status;
-        for (uint32_t i = 0; i < refs.n; i++)
-            if (refs.v[i].field == TBBT_F_NEWOBJ) {
+        struct tbbt_rec *rr = &e->rx_rec; /* the receive thread's own scratch */
+        tbbt_rec_clear(rr);
+        tbbt_fhrefs_clear(&e->rx_refs);
+        struct tbbt_fhrefs *refs = &e->rx_refs;
+        rr->op = op, rr->vers = vers;
+        if (tbbt_nfs_decode_reply(rr, m + h.body, n - h.body, refs) != TBBT_DEC_BAD) ev.status = rr->status;
+        for (uint32_t i = 0; i < refs->n; i++)
+            if (refs->v[i].field == TBBT_F_NEWOBJ) {
                 ev.has_fh = 1;
-                ev.fh.len = refs.v[i].len;
-                memcpy(ev.fh.data, refs.v[i].data, refs.v[i].len);
+                ev.fh.len = refs->v[i].len;
+                memcpy(ev.fh.data, refs->v[i].data, refs->v[i].len);
             }
-        if ((op == TBBT_OP_READDIR || op == TBBT_OP_READDIRPLUS) && r.nentries) {
+        if ((op == TBBT_OP_READDIR || op == TBBT_OP_READDIRPLUS) && rr->nentries) {
             ev.has_cookie = 1;
-            ev.cookie = r.entries[r.nentries - 1].cookie;
-            ev.verf = tbbt_rec_has(&r, TBBT_F_RCOOKIEVERF) ? r.rcookieverf : 0;
+            ev.cookie = rr->entries[rr->nentries - 1].cookie;
+            ev.verf = tbbt_rec_has(rr, TBBT_F_RCOOKIEVERF) ? rr->rcookieverf : 0;
         }
     }
     pthread_mutex_lock(&e->evmu);
@@ -724,6 +724,7 @@ static int setup(struct engine *e, char *err, size_t errlen) {
     pthread_mutex_init(&e->mu, NULL);
     pthread_cond_init(&e->cv, NULL);
     pthread_mutex_init(&e->evmu, NULL);
+    tbbt_rec_init(&e->rx_rec);
     e->ev = g_array_new(FALSE, FALSE, sizeof(struct event));
     e->ev_spare = g_array_new(FALSE, FALSE, sizeof(struct event));
     e->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -763,6 +764,8 @@ static void teardown(struct engine *e) {
     for (int i = 0; i < atomic_load(&e->nconn); i++)
         if (e->conn[i].fd >= 0) shutdown(e->conn[i].fd, SHUT_RDWR);
     if (e->rx_started) pthread_join(e->rx, NULL);
+    tbbt_rec_free(&e->rx_rec);
+    tbbt_fhrefs_free(&e->rx_refs);
     for (int i = 0; i < atomic_load(&e->nconn); i++)
         tbbt_pconn_close(&e->conn[i]);
     if (e->sched) e->o->order->destroy(e->sched);

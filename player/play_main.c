@@ -58,6 +58,8 @@ static GOptionEntry play_entries[] = {
     {"quiet", 'q', 0, G_OPTION_ARG_NONE, &cli.quiet, "Print only errors", NULL},
     {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
+static char *default_manifest; /* made by check(), freed by main() */
+
 static void usage(const char *what) {
     fprintf(stderr, "tbbt-play: %s (try --help)\n", what);
     exit(2);
@@ -91,7 +93,7 @@ static void check(int argc, char **argv, struct tbbt_play_opts *o) {
     } else {
         size_t n = strlen(argv[1]);
         if (n > 5 && g_str_has_suffix(argv[1], ".tbbt")) n -= 5;
-        o->manifest = g_strdup_printf("%.*s.manifest", (int)n, argv[1]);
+        o->manifest = default_manifest = g_strdup_printf("%.*s.manifest", (int)n, argv[1]);
     }
     o->deps = cli.strict ? TBBT_DEPS_STRICT : TBBT_DEPS_REPLY;
     if (cli.deps && (o->deps = tbbt_sched_deps(cli.deps)) < 0) usage("--deps must be reply, send or strict");
@@ -143,5 +145,6 @@ int main(int argc, char **argv) {
         g_string_free(j, TRUE);
     }
     tbbt_pstats_free(&st);
+    g_free(default_manifest);
     return rc < 0 ? 1 : rc;
 }

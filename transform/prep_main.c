@@ -426,6 +426,16 @@ static void end_warnings(struct prep *p) {
             p->in, (unsigned long long)cs->packets);
 }
 
+/* Frees what main made, whatever the outcome; returns rc. */
+static int finish(struct prep *p, char *outpath, char *mappath, char *meta, int rc) {
+    tbbt_pass1_free(p->p1);
+    if (p->p2) tbbt_pass2_free(p->p2);
+    tbbt_pass3_free(p->p3);
+    if (p->cap) tbbt_capture_close(p->cap);
+    g_free(mappath), g_free(outpath), g_free(meta);
+    return rc;
+}
+
 int main(int argc, char **argv) {
     struct prep p;
     memset(&p, 0, sizeof(p));
@@ -438,7 +448,7 @@ int main(int argc, char **argv) {
     p.w = tbbt_recw_open(outpath, meta, p.err, sizeof(p.err));
     if (!p.w) {
         fprintf(stderr, "tbbt-prep: %s\n", p.err);
-        return 1;
+        return finish(&p, outpath, mappath, meta, 1);
     }
     setup_passes(&p);
     double w0 = now_s(CLOCK_MONOTONIC), c0 = now_s(CLOCK_PROCESS_CPUTIME_ID);
@@ -448,12 +458,12 @@ int main(int argc, char **argv) {
     if (rc != 0) {
         fprintf(stderr, "tbbt-prep: %s\n", p.err);
         tbbt_recw_abort(p.w);
-        return 1;
+        return finish(&p, outpath, mappath, meta, 1);
     }
     if (tbbt_recw_close(p.w, p.err, sizeof(p.err)) != 0) {
         fprintf(stderr, "tbbt-prep: %s\n", p.err);
         unlink(mappath);
-        return 1;
+        return finish(&p, outpath, mappath, meta, 1);
     }
     end_warnings(&p);
     if (!opt.quiet) {
@@ -472,13 +482,6 @@ int main(int argc, char **argv) {
         printf("Wrote %llu records to %s\n", records_written(&p), outpath);
         if (p.p3) printf("Wrote the hierarchy map to %s\n", mappath);
     }
-    if (opt.summary_json && write_summary_json(opt.summary_json, &p, wall, cpu) != 0) return 1;
-    tbbt_pass1_free(p.p1);
-    if (p.p2) tbbt_pass2_free(p.p2);
-    tbbt_pass3_free(p.p3);
-    if (p.cap) tbbt_capture_close(p.cap);
-    g_free(mappath);
-    g_free(outpath);
-    g_free(meta);
-    return 0;
+    if (opt.summary_json && write_summary_json(opt.summary_json, &p, wall, cpu) != 0) rc = 1;
+    return finish(&p, outpath, mappath, meta, rc);
 }
