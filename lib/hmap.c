@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "linew.h"
 #include "rectext.h"
 
 #define HMAP_VERSION_LINE "# tbbt-hmap 1"
@@ -194,29 +195,20 @@ int tbbt_hm_parse(const char *line, size_t len, struct tbbt_hm_entry *e, GString
 /* ---- writer ---- */
 
 struct tbbt_hmapw {
-    char *path, *tmp;
-    FILE *f;
-    uint64_t n;
+    struct tbbt_linew *w;
     GString *line;
-    int failed;
 };
 
 struct tbbt_hmapw *tbbt_hmapw_open(const char *path, const char *comment, char *err, size_t errlen) {
+    struct tbbt_linew *lw = tbbt_linew_open(path, HMAP_VERSION_LINE, err, errlen);
+    if (!lw) return NULL;
     struct tbbt_hmapw *w = g_new0(struct tbbt_hmapw, 1);
-    w->path = g_strdup(path);
-    w->tmp = g_strdup_printf("%s.tmp.%ld", path, (long)getpid());
-    w->f = fopen(w->tmp, "w");
-    if (!w->f) {
-        g_snprintf(err, errlen, "%s: %s", w->tmp, strerror(errno));
-        g_free(w->path), g_free(w->tmp), g_free(w);
-        return NULL;
-    }
+    w->w = lw;
     w->line = g_string_sized_new(256);
-    fputs(HMAP_VERSION_LINE "\n", w->f);
     if (comment) {
         gchar **lines = g_strsplit(comment, "\n", -1);
         for (gchar **l = lines; *l; l++)
-            if (**l) fprintf(w->f, "# %s\n", *l);
+            if (**l) tbbt_linew_comment(lw, *l, NULL);
         g_strfreev(lines);
     }
     return w;
@@ -225,37 +217,21 @@ struct tbbt_hmapw *tbbt_hmapw_open(const char *path, const char *comment, char *
 int tbbt_hmapw_put(struct tbbt_hmapw *w, const struct tbbt_hm_entry *e) {
     g_string_truncate(w->line, 0);
     tbbt_hm_format(w->line, e);
-    g_string_append_c(w->line, '\n');
-    if (fwrite(w->line->str, 1, w->line->len, w->f) != w->line->len) w->failed = errno ? errno : EIO;
-    w->n++;
-    return w->failed ? -1 : 0;
-}
-
-/* Frees the writer's memory (the file is closed or was never open). */
-static void hmapw_free(struct tbbt_hmapw *w) {
-    g_string_free(w->line, TRUE);
-    g_free(w->path), g_free(w->tmp), g_free(w);
+    return tbbt_linew_put(w->w, w->line);
 }
 
 int tbbt_hmapw_close(struct tbbt_hmapw *w, char *err, size_t errlen) {
-    fprintf(w->f, "# end %llu\n", (unsigned long long)w->n);
-    if (fflush(w->f) != 0 && !w->failed) w->failed = errno;
-    if (fclose(w->f) != 0 && !w->failed) w->failed = errno;
-    int rc = 0;
-    if (w->failed || rename(w->tmp, w->path) != 0) {
-        g_snprintf(err, errlen, "%s: %s", w->path, strerror(w->failed ? w->failed : errno));
-        unlink(w->tmp);
-        rc = -1;
-    }
-    hmapw_free(w);
+    int rc = tbbt_linew_close(w->w, err, errlen);
+    g_string_free(w->line, TRUE);
+    g_free(w);
     return rc;
 }
 
 void tbbt_hmapw_abort(struct tbbt_hmapw *w) {
     if (!w) return;
-    fclose(w->f);
-    unlink(w->tmp);
-    hmapw_free(w);
+    tbbt_linew_abort(w->w);
+    g_string_free(w->line, TRUE);
+    g_free(w);
 }
 
 /* ---- reader ---- */

@@ -7,31 +7,24 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "linew.h"
 #include "rectext.h"
 
 #define MF_VERSION_LINE "# tbbt-manifest 1"
 
 struct tbbt_mfw {
-    char *path, *tmp;
-    FILE *f;
-    uint64_t n;
+    struct tbbt_linew *w;
     GString *line;
-    int failed;
 };
 
 struct tbbt_mfw *tbbt_mfw_open(const char *path, const char *const *header, char *err, size_t errlen) {
+    struct tbbt_linew *lw = tbbt_linew_open(path, MF_VERSION_LINE, err, errlen);
+    if (!lw) return NULL;
     struct tbbt_mfw *w = g_new0(struct tbbt_mfw, 1);
-    w->path = g_strdup(path);
-    w->tmp = g_strdup_printf("%s.tmp.%ld", path, (long)getpid());
-    if (!(w->f = fopen(w->tmp, "w"))) {
-        g_snprintf(err, errlen, "%s: %s", w->tmp, strerror(errno));
-        g_free(w->path), g_free(w->tmp), g_free(w);
-        return NULL;
-    }
+    w->w = lw;
     w->line = g_string_sized_new(256);
-    fputs(MF_VERSION_LINE "\n", w->f);
     for (const char *const *h = header; h && h[0] && h[1]; h += 2)
-        fprintf(w->f, "# %s %s\n", h[0], h[1]);
+        tbbt_linew_comment(lw, h[0], h[1]);
     return w;
 }
 
@@ -41,37 +34,21 @@ int tbbt_mfw_put(struct tbbt_mfw *w, const struct tbbt_mf_entry *e) {
         g_string_append_printf(w->line, "%02x", e->fh[i]);
     g_string_append_c(w->line, ' ');
     tbbt_text_qstr(w->line, e->path, strlen(e->path));
-    g_string_append_c(w->line, '\n');
-    if (fwrite(w->line->str, 1, w->line->len, w->f) != w->line->len && !w->failed)
-        w->failed = errno ? errno : EIO;
-    w->n++;
-    return w->failed ? -1 : 0;
-}
-
-static void mfw_free(struct tbbt_mfw *w) {
-    g_string_free(w->line, TRUE);
-    g_free(w->path), g_free(w->tmp), g_free(w);
+    return tbbt_linew_put(w->w, w->line);
 }
 
 int tbbt_mfw_close(struct tbbt_mfw *w, char *err, size_t errlen) {
-    fprintf(w->f, "# end %llu\n", (unsigned long long)w->n);
-    if (fflush(w->f) != 0 && !w->failed) w->failed = errno;
-    if (fclose(w->f) != 0 && !w->failed) w->failed = errno;
-    int rc = 0;
-    if (w->failed || rename(w->tmp, w->path) != 0) {
-        g_snprintf(err, errlen, "%s: %s", w->path, strerror(w->failed ? w->failed : errno));
-        unlink(w->tmp);
-        rc = -1;
-    }
-    mfw_free(w);
+    int rc = tbbt_linew_close(w->w, err, errlen);
+    g_string_free(w->line, TRUE);
+    g_free(w);
     return rc;
 }
 
 void tbbt_mfw_abort(struct tbbt_mfw *w) {
     if (!w) return;
-    fclose(w->f);
-    unlink(w->tmp);
-    mfw_free(w);
+    tbbt_linew_abort(w->w);
+    g_string_free(w->line, TRUE);
+    g_free(w);
 }
 
 struct tbbt_mfr {
