@@ -449,6 +449,31 @@ if ($ENV{TBBT_REPORT_INPUTS}) {
     is(scalar @$g1, 2, 'one-each: two servers');
     my ($g2) = check_report('repeated', @all);
     is(join(' ', map { scalar @{ $_->{runs} } } @$g2), '3 3', 'repeated: two servers, three runs each');
+    # B's repeated runs made four times slower (every procedure's latency
+    # figures; the buckets, and so "all", unchanged): the median, stable
+    # from run to run, differs beyond the spread and is called significant
+    # (the mean, which a few slow requests move, mostly is not)
+    my $tmp = tempdir(CLEANUP => 1);
+    my @slow;
+    for my $f (grep { /play-B-/ } @all) {
+        my $j = JSON::PP->new->utf8->decode(do { open(my $fh, '<:raw', $f) or die; local $/; <$fh> });
+        for my $p (@{ $j->{procedures} }) {
+            $p->{latency_ns}{$_} *= 4 for qw(mean p50 p90 p99 p999);
+        }
+        (my $n = $f) =~ s/.*\///;
+        open(my $fh, '>:raw', "$tmp/$n") or die;
+        print $fh JSON::PP->new->utf8->encode($j);
+        close $fh;
+        push @slow, "$tmp/$n";
+    }
+    my ($g4, $d4) = check_report('significant', (grep { /play-A-/ } @all), @slow);
+    my (undef, @rows) = csv_rows(do { open(my $fh, '<', "$d4/report.csv") or die; local $/; <$fh> });
+    my @yes = grep { ($_->{p50_ms_significant} // '') eq 'yes' && $_->{p50_ms_better} eq 'A' } @rows;
+    cmp_ok(scalar @yes, '>=', 5, 'significant: B four times slower is significantly worse in median latency for '
+          . scalar(@yes) . ' procedures');
+    ok(!grep({ ($_->{p50_ms_significant} // '') eq 'yes' && $_->{p50_ms_better} ne 'A' } @rows),
+        'significant: never in favour of the slowed server');
+
     # a single server: no comparison, no error
     my ($g3, $dir) = check_report('single', "$DATA/play-A-1.json", "$DATA/play-A-2.json");
     like(slurp("$dir/report.html"), qr/One server only: nothing to compare/, 'single: the page says there is nothing to compare');
