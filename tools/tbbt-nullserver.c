@@ -17,7 +17,9 @@
  * Replies are encoded with the rpcgen XDR routines of lib/proto/tbbt_nfs.x
  * into a per-connection output buffer (xdrmem), calls parsed with
  * nfsdec's tbbt_rpc_parse; one thread, one epoll loop. At exit (SIGINT,
- * SIGTERM, --seconds) it prints the calls answered and its CPU time.
+ * SIGTERM, --seconds) it prints the calls answered, the read() calls that
+ * brought them (calls per read: how much the client batches its sends)
+ * and its CPU time.
  * Exit: 0, 1 (cannot listen), 2 (bad usage). */
 #define _GNU_SOURCE /* accept4 */
 #include <errno.h>
@@ -73,7 +75,7 @@ struct ns_conn {
 };
 
 static volatile sig_atomic_t stop;
-static uint64_t fh_counter, calls, bytes_in, bytes_out;
+static uint64_t fh_counter, calls, reads, bytes_in, bytes_out;
 static uint8_t zeros[64u << 10];
 
 /* SIGINT, SIGTERM: leave the loop. */
@@ -393,6 +395,7 @@ static int service(int ep, struct ns_conn *c, uint32_t events) {
             }
             c->inlen += (size_t)r;
             bytes_in += (uint64_t)r;
+            reads++;
             if (consume(c) < 0) return -1;
             if ((size_t)r < c->incap - c->inlen) break;
         }
@@ -482,7 +485,9 @@ int main(int argc, char **argv) {
     getrusage(RUSAGE_SELF, &ru);
     double cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
                  ru.ru_stime.tv_usec / 1e6;
-    printf("tbbt-nullserver: %llu calls answered, %llu bytes in, %llu out, CPU %.3f s\n",
-           (unsigned long long)calls, (unsigned long long)bytes_in, (unsigned long long)bytes_out, cpu);
+    printf("tbbt-nullserver: %llu calls answered, %llu reads (%.2f calls per read), %llu bytes in, %llu out, "
+           "CPU %.3f s\n",
+           (unsigned long long)calls, (unsigned long long)reads, reads ? (double)calls / (double)reads : 0,
+           (unsigned long long)bytes_in, (unsigned long long)bytes_out, cpu);
     return 0;
 }
