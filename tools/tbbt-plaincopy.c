@@ -195,7 +195,8 @@ static void cb_fsinfo(struct rpc_context *rpc, int st, void *d, void *p) {
  * status. Returns 0, or -1 with "PATH: what failed" in pc->err. */
 static int pc_finish(struct pc *pc, int rc, struct pc_reply *r, const char *path, const char *what) {
     if (rc < 0) {
-        snprintf(pc->err, sizeof(pc->err), "%s: %s could not be sent: %s", path, what, rpc_get_error(pc->rpc));
+        snprintf(pc->err, sizeof(pc->err), "%s: %s could not be sent: %s", path, what,
+                 rpc_get_error(pc->rpc));
         return -1;
     }
     pc->inflight++;
@@ -307,7 +308,13 @@ static int pc_make(struct pc *pc, const struct tbbt_fh *dir, const struct tbbt_h
         MKNOD3args a;
         memset(&a, 0, sizeof(a));
         a.where.dir = fh3(dir), a.where.name = (char *)name;
-        a.what.type = NF3FIFO, a.what.mknoddata3_u.pipe_attributes = sattr(e, 0644);
+        sattr3 at = sattr(e, 0644);
+        switch (e->type) { /* devices get 0:0, as tbbt-init makes them */
+        case TBBT_FT_CHR: a.what.type = NF3CHR, a.what.mknoddata3_u.chr_device.dev_attributes = at; break;
+        case TBBT_FT_BLK: a.what.type = NF3BLK, a.what.mknoddata3_u.blk_device.dev_attributes = at; break;
+        case TBBT_FT_SOCK: a.what.type = NF3SOCK, a.what.mknoddata3_u.sock_attributes = at; break;
+        default: a.what.type = NF3FIFO, a.what.mknoddata3_u.pipe_attributes = at;
+        }
         pc->others++;
         return pc_finish(pc, rpc_nfs3_mknod_async(pc->rpc, cb_mknod, &a, &r), &r, e->path, "MKNOD");
     }
@@ -432,7 +439,8 @@ int main(int argc, char **argv) {
     }
     if (argc != 2) usage("expected one server, HOST:/EXPORT or nfs://HOST/EXPORT");
     if (!cli.map) usage("--map is required");
-    if (cli.depth < 1 || cli.depth > 256 || cli.timeout < 1) usage("--depth must be 1..256, --timeout positive");
+    if (cli.depth < 1 || cli.depth > 256 || cli.timeout < 1)
+        usage("--depth must be 1..256, --timeout positive");
     if (!*cli.dir || strchr(cli.dir, '/') || !strcmp(cli.dir, ".") || !strcmp(cli.dir, ".."))
         usage("--dir must be one plain name");
     struct tbbt_nfs_server srv;

@@ -185,7 +185,8 @@ static void cb_readdirplus(struct rpc_context *rpc, int st, void *d, void *p) {
  * status. Returns 0, or -1 with "PATH: what failed" in rt->err. */
 static int rt_finish(struct rt *rt, int rc, struct rt_reply *r, const char *path, const char *what) {
     if (rc < 0) {
-        snprintf(rt->err, sizeof(rt->err), "%s: %s could not be sent: %s", path, what, rpc_get_error(rt->rpc));
+        snprintf(rt->err, sizeof(rt->err), "%s: %s could not be sent: %s", path, what,
+                 rpc_get_error(rt->rpc));
         return -1;
     }
     rt->inflight++;
@@ -205,7 +206,8 @@ static void cb_read(struct rpc_context *rpc, int status, void *data, void *priv)
     int s = status ? -1 : (int)*(const nfsstat3 *)data;
     if (s != 0) {
         if (!rt->failed)
-            snprintf(rt->err, sizeof(rt->err), "%s: READ failed (%s %d)", rt->path, status ? "RPC" : "NFS", s);
+            snprintf(rt->err, sizeof(rt->err), "%s: READ failed (%s %d)", rt->path, status ? "RPC" : "NFS",
+                     s);
         rt->failed = 1;
         return;
     }
@@ -264,8 +266,8 @@ static GArray *rt_list(struct rt *rt, const struct tbbt_fh *dir, const char *pat
         memcpy(a.cookieverf, r.verf, NFS3_COOKIEVERFSIZE);
         r.done = 0;
         rt->readdirs++;
-        if (rt_finish(rt, rpc_nfs3_readdirplus_async(rt->rpc, cb_readdirplus, &a, &r), &r, path, "READDIRPLUS") <
-            0) {
+        if (rt_finish(rt, rpc_nfs3_readdirplus_async(rt->rpc, cb_readdirplus, &a, &r), &r, path,
+                      "READDIRPLUS") < 0) {
             rt_free_ents(ents);
             return NULL;
         }
@@ -343,7 +345,8 @@ int main(int argc, char **argv) {
         return 2;
     }
     if (argc != 2) usage("expected one server, HOST:/EXPORT or nfs://HOST/EXPORT");
-    if (cli.depth < 1 || cli.depth > 256 || cli.timeout < 1) usage("--depth must be 1..256, --timeout positive");
+    if (cli.depth < 1 || cli.depth > 256 || cli.timeout < 1)
+        usage("--depth must be 1..256, --timeout positive");
     struct tbbt_nfs_server srv;
     struct rt rt = {.path = "."};
     if (tbbt_nfs_server_parse(argv[1], cli.nfsport, cli.mountport, &srv, rt.err, sizeof(rt.err)) < 0)
@@ -356,10 +359,11 @@ int main(int argc, char **argv) {
             printf("tbbt-readtree: %" PRIu64 " dirs, %" PRIu64 " files, %" PRIu64 " bytes in %" PRIu64
                    " READs of <= %u, %.3f s, %.1f MB/s\n",
                    rt.dirs, rt.files, rt.bytes, rt.reads, rt.rmax, secs, mbs);
-        gchar *j = g_strdup_printf("{\"tool\": \"tbbt-readtree\", \"dirs\": %" PRIu64 ", \"files\": %" PRIu64
-                                   ", \"bytes\": %" PRIu64 ", \"reads\": %" PRIu64 ", \"readdirs\": %" PRIu64
-                                   ", \"rmax\": %u, \"depth\": %d, \"seconds\": %.6f}\n",
-                                   rt.dirs, rt.files, rt.bytes, rt.reads, rt.readdirs, rt.rmax, cli.depth, secs);
+        gchar *j =
+            g_strdup_printf("{\"tool\": \"tbbt-readtree\", \"dirs\": %" PRIu64 ", \"files\": %" PRIu64
+                            ", \"bytes\": %" PRIu64 ", \"reads\": %" PRIu64 ", \"readdirs\": %" PRIu64
+                            ", \"rmax\": %u, \"depth\": %d, \"seconds\": %.6f}\n",
+                            rt.dirs, rt.files, rt.bytes, rt.reads, rt.readdirs, rt.rmax, cli.depth, secs);
         GError *e = NULL;
         if (cli.json && !g_file_set_contents(cli.json, j, -1, &e)) {
             snprintf(rt.err, sizeof(rt.err), "%s", e->message);
