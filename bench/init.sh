@@ -167,9 +167,13 @@ json() {
         print defined $v ? $v : "-"' "$2" <"$1"
 }
 
-# layout NAME DIR: tbbt-layout of the image's DIR into $BENCH_TMP/NAME.layout.json.
+# layout NAME DIR: tbbt-layout of the image's DIR into
+# $BENCH_TMP/NAME.layout.json, and a digest of the tree (every path with
+# its type, size and mode) into $BENCH_TMP/NAME.tree: the variants must
+# have made the same files.
 layout() {
     "$build/hierarchy/tbbt-layout" "$mnt/$2" --device auto --json "$BENCH_TMP/$1.layout.json" >/dev/null
+    (cd "$mnt/$2" && find . -printf '%p %y %s %m\n' | LC_ALL=C sort | md5sum | cut -c1-12) >"$BENCH_TMP/$1.tree"
 }
 
 # readtest NAME DIR: the cold read of the image's DIR, BENCH_RUNS times.
@@ -194,6 +198,7 @@ srvcpu() {
 variant() {
     local name=$1 dir=$2 read=$3 i a c0
     shift 3
+    cut -d' ' -f1 /proc/loadavg >"$BENCH_TMP/$name.load"
     for i in $(seq 1 "$runs"); do
         fresh_fs || return 1
         local cmd=()
@@ -243,6 +248,10 @@ for v in plain scope1 scope8192 scope1-a1; do
         "$(json "$BENCH_TMP/$v.json" commits)" "$ALL"
 done
 echo "  (wall, CPU: the client program under GNU time; server-CPU: ganesha's user + system seconds during the run)"
+echo "  1-minute load when each variant started: $(for v in plain scope1 scope8192 scope1-a1; do
+    printf "%s %s  " "$v" "$(cat "$BENCH_TMP/$v.load")"; done)"
+echo "  same tree (paths, types, sizes, modes) in every image: $(for v in plain scope1 scope8192 scope1-a1; do
+    cat "$BENCH_TMP/$v.tree"; done | sort -u | awk 'END {print (NR == 1 ? "yes" : "NO")}')"
 for v in scope1 scope8192 scope1-a1; do
     echo "  $v: objects $(json "$BENCH_TMP/$v.json" create_s) s, data $(json "$BENCH_TMP/$v.json" data_s) s" \
         "(tbbt-init's own split, last run); image bytes $(json "$BENCH_TMP/$v.json" image_bytes)"
