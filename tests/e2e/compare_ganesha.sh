@@ -188,7 +188,7 @@ for s in A B; do
     check "3: server $s swept ($n speedups)" [ "${n:-0}" -ge 1 ]
     check "3: server $s's stop is explained" \
         perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>); my ($s) = grep { $_->{label} eq $ARGV[0] } @{ $d->{servers} };
-            exit !($s->{saturated} && $s->{saturated} =~ /grew|over the limit|not saturated/)' "$s" <"$TMP/c3/compare.json"
+            exit !($s->{saturated} && $s->{saturated} =~ /grew only|fell|over the limit|not saturated/)' "$s" <"$TMP/c3/compare.json"
 done
 peak() { awk -F, -v s="$1" '$1 == s && $8 == "yes" { print int($5) }' "$TMP/c3/sweep.csv"; }
 echo "figures: sweep peak A $(peak A) ops/s, B $(peak B) ops/s"
