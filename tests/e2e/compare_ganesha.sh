@@ -14,6 +14,8 @@
 #   2. server B stopped before its run 2 (TBBT_COMPARE_HOOK): exit 1,
 #      failures.txt names B and run 2, B's run 1 and A's 3 runs are in the
 #      report, B's later runs were not attempted;
+#   2b. server B stopped while its first replay runs: exit 1, failures.txt
+#      names B, the report has A's runs and no B;
 #   3. --sweep (B restarted): a table per server; every server stops for a
 #      stated reason; with loop mounts A's peak is above B's.
 # Usage (ctest): bash compare_ganesha.sh BUILD_DIR SRC_DIR; exit 77 = skipped.
@@ -174,6 +176,26 @@ check "2: compare.json records B's failure and A's 3 results" \
         exit !(@{ $a->{results} } == 3 && !$a->{failed} && $b->{failed} =~ /run 2\/3/ && @{ $b->{results} } == 1)' \
     <"$TMP/c2/compare.json"
 
+# ---- 2b. server B stopped while its first replay runs -----------------
+# A tenth of the trace's pace (a replay lasts about 2 s); the hook stops B
+# 1.5 s after its run 1 begins (during tbbt-play; during tbbt-init on a slow
+# machine: the same failure for the user). tbbt-play gives up on the dead
+# server after its reconnection attempts (about 30 s).
+start B
+t0=$SECONDS
+TBBT_BUILD=$BUILD TBBT_COMPARE_HOOK="[ \"\$TBBT_COMPARE_SERVER\" = B ] && [ \"\$TBBT_COMPARE_RUN\" = 1 ] && \
+(sleep 1.5; bash '$SRC/tests/lib/ganesha.sh' stop '$TMP/B') >/dev/null 2>&1 &" \
+    perl "$CMP" -q --runs 2 --speedup 0.1 --init-timeout 10 --scope 64 --appends-per-file 2 -o "$TMP/c2b" \
+    "$TRACE" "$URL_A" "$URL_B" >"$TMP/c2b.out" 2>"$TMP/c2b.err"
+rc=$?
+echo "figures: part 2b took $((SECONDS - t0)) s"
+check "2b: B stopped during its replay: exit 1 (got $rc)" [ $rc = 1 ]
+check "2b: failures.txt names server B at run 1/2" grep -q '^server B (.*) run 1/2 failed at .*: tbbt-' "$TMP/c2b/failures.txt"
+check "2b: the failure is on stderr under -q" grep -q '^tbbt-compare: server B .* failed' "$TMP/c2b.err"
+check "2b: the report has A's 2 runs" [ "$(csv "$TMP/c2b/report/report.csv" A all runs)" = 2 ]
+check "2b: the report has no B (its partial result left out)" [ -z "$(csv "$TMP/c2b/report/report.csv" B all runs)" ]
+sed 's/^/  | /' "$TMP/c2b/failures.txt"
+
 # ---- 3. the sweep ----------------------------------------------------
 start B
 t0=$SECONDS
@@ -182,7 +204,7 @@ TBBT_BUILD=$BUILD perl "$CMP" --sweep --p99-limit 200 --speedups 0.0625,0.125,0.
 rc=$?
 echo "figures: part 3 took $((SECONDS - t0)) s"
 check "3: sweep: exit 0 (got $rc)" [ $rc = 0 ]
-sed 's/^/  | /' "$TMP/c3.out"
+sed 's/^/  | /' "$TMP/c3/sweep.txt"
 for s in A B; do
     n=$(grep -c "^$s," "$TMP/c3/sweep.csv" 2>/dev/null)
     check "3: server $s swept ($n speedups)" [ "${n:-0}" -ge 1 ]
