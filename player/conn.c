@@ -88,6 +88,36 @@ int tbbt_pconn_send(struct tbbt_pconn *c, const uint8_t *msg, size_t len) {
     return 0;
 }
 
+int tbbt_pconn_flush(struct tbbt_pconn *c) {
+    size_t off = 0;
+    while (off < c->outlen) {
+        ssize_t w = write(c->fd, c->out + off, c->outlen - off);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            c->outlen = 0;
+            return -1;
+        }
+        off += (size_t)w;
+        c->bytes_out += (size_t)w;
+    }
+    c->outlen = 0;
+    return 0;
+}
+
+int tbbt_pconn_queue(struct tbbt_pconn *c, const uint8_t *msg, size_t len) {
+    if (c->udp) return tbbt_pconn_send(c, msg, len);
+    if (c->outlen + len + 4 > c->outcap) {
+        if (c->outlen && tbbt_pconn_flush(c) < 0) return -1;
+        if (len + 4 > c->outcap)
+            c->out = g_realloc(c->out, c->outcap = len + 4 > (512u << 10) ? len + 4 : 512u << 10);
+    }
+    uint32_t mark = htonl(0x80000000u | (uint32_t)len);
+    memcpy(c->out + c->outlen, &mark, 4);
+    memcpy(c->out + c->outlen + 4, msg, len);
+    c->outlen += len + 4;
+    return c->outlen > (256u << 10) ? tbbt_pconn_flush(c) : 0;
+}
+
 /* Appends n bytes to the message being reassembled. */
 static void msg_add(struct tbbt_pconn *c, const uint8_t *p, size_t n) {
     if (c->msglen + n > c->msgcap) {
@@ -163,7 +193,7 @@ int tbbt_pconn_read(struct tbbt_pconn *c, void (*cb)(void *ctx, const uint8_t *m
 void tbbt_pconn_close(struct tbbt_pconn *c) {
     if (c->fd >= 0) close(c->fd);
     c->fd = -1;
-    g_free(c->buf), g_free(c->msg);
-    c->buf = c->msg = NULL;
-    c->len = c->cap = c->msglen = c->msgcap = 0;
+    g_free(c->buf), g_free(c->msg), g_free(c->out);
+    c->buf = c->msg = c->out = NULL;
+    c->len = c->cap = c->msglen = c->msgcap = c->outlen = c->outcap = 0;
 }

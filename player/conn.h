@@ -25,6 +25,8 @@ struct tbbt_pconn {
     size_t len, cap;
     uint8_t *msg; /* the message being reassembled from fragments */
     size_t msglen, msgcap;
+    uint8_t *out; /* send side: messages queued, written together */
+    size_t outlen, outcap;
     uint64_t bytes_out, bytes_in;
 };
 
@@ -38,6 +40,15 @@ int tbbt_pconn_open(struct tbbt_pconn *c, const struct tbbt_nfs_server *s, int u
 /* Sends one RPC message. Returns 0, or -1 with errno set (a broken
  * connection). */
 int tbbt_pconn_send(struct tbbt_pconn *c, const uint8_t *msg, size_t len);
+
+/* Queues one RPC message (TCP: with its record mark) to go out with the
+ * others at the next flush, so that a burst of requests costs one write,
+ * not one each (UDP: sent at once, one datagram each). Flushes by itself
+ * past 256 KiB. Returns 0, or -1 with errno set. */
+int tbbt_pconn_queue(struct tbbt_pconn *c, const uint8_t *msg, size_t len);
+
+/* Writes everything queued. Returns 0, or -1 with errno set. */
+int tbbt_pconn_flush(struct tbbt_pconn *c);
 
 /* Reads what the socket has and calls cb for every whole message.
  * Returns 0, or -1 when the connection ended or broke (with a reason in

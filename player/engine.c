@@ -1,4 +1,5 @@
 /* engine.c -- tbbt-play's three-thread engine (see engine.h). */
+#define _GNU_SOURCE /* ppoll */
 #include "engine.h"
 
 #include <errno.h>
@@ -105,6 +106,8 @@ struct engine {
     pthread_cond_t cv;
     _Atomic uint64_t loaded, head;
     _Atomic int io_eof, stop_io, stop_rx;
+    _Atomic int waiting;         /* the send thread sleeps: wake it */
+    _Atomic uint64_t ev_pending; /* replies queued, not yet taken */
     char io_err[512];
     int wake; /* eventfd: the send thread sleeps on it */
     pthread_mutex_t evmu;
@@ -279,7 +282,7 @@ static void *io_main(void *arg) {
         s->seq = seq;
         atomic_store(&s->state, SL_LOADED);
         atomic_store(&e->loaded, seq + 1);
-        wake(e);
+        if (atomic_load(&e->waiting)) wake(e);
     }
     g_array_free(replies, TRUE);
     atomic_store(&e->io_eof, 1);
@@ -323,6 +326,7 @@ static void on_reply(void *ctx, const uint8_t *m, size_t n) {
     pthread_mutex_lock(&e->evmu);
     g_array_append_val(e->ev, ev);
     pthread_mutex_unlock(&e->evmu);
+    atomic_fetch_add(&e->ev_pending, 1);
 }
 
 /* Reads replies from every connection until told to stop. */
@@ -342,7 +346,7 @@ static void *rx_main(void *arg) {
                     atomic_store(&e->broken[i], 1);
                 got = 1;
             }
-        if (got) wake(e);
+        if (got && atomic_load(&e->waiting)) wake(e);
     }
     wake(e);
     return NULL;
@@ -432,6 +436,7 @@ static void take_events(struct engine *e) {
     GArray *t = e->ev;
     e->ev = e->ev_spare;
     e->ev_spare = t;
+    atomic_store(&e->ev_pending, 0);
     pthread_mutex_unlock(&e->evmu);
     for (guint i = 0; i < t->len; i++)
         apply_event(e, &g_array_index(t, struct event, i));
@@ -564,7 +569,7 @@ static int send_one(struct engine *e, struct slot *s, int64_t now, char *err, si
     s->warm = e->o->warmup_s > 0 && now < e->warm_end;
     atomic_store(&s->state, SL_SENT);
     e->outstanding++;
-    if (tbbt_pconn_send(&e->conn[ci], e->sendbuf, (size_t)n) < 0) {
+    if (tbbt_pconn_queue(&e->conn[ci], e->sendbuf, (size_t)n) < 0) {
         if (errno == EMSGSIZE) { /* too large for a UDP datagram: this record fails, not the connection */
             e->outstanding--;
             complete(e, s, ST_RPC_ERROR, now);
@@ -591,31 +596,56 @@ static int send_one(struct engine *e, struct slot *s, int64_t now, char *err, si
     return 0;
 }
 
+/* Writes what each connection has queued (one write for the burst). */
+static void flush_all(struct engine *e) {
+    for (int i = 0; i < atomic_load(&e->nconn); i++)
+        if (e->conn[i].outlen && tbbt_pconn_flush(&e->conn[i]) < 0) atomic_store(&e->broken[i], 1);
+}
+
 /* Sends the held records whose time has come, within the cap on
  * outstanding requests. Returns the ns until the next one is due (-1:
  * none held, 0: held back by the cap), or -2 on a send error. */
 static int64_t dispatch(struct engine *e, char *err, size_t errlen) {
+    int64_t rc = -1;
     while (e->nheld) {
         int64_t now = now_ns();
-        if (e->held[0].t > now) return e->held[0].t - now;
-        if (e->outstanding >= e->o->max_outstanding) return 0;
+        if (e->held[0].t > now) {
+            rc = e->held[0].t - now;
+            break;
+        }
+        if (e->outstanding >= e->o->max_outstanding) {
+            rc = 0;
+            break;
+        }
         struct slot *s = &e->ring[e->held[0].seq & e->mask];
         unhold(e);
         if (send_one(e, s, now, err, errlen) < 0) return -2;
     }
-    return -1;
+    flush_all(e);
+    return rc;
 }
 
-/* Sleeps until woken, or for at most ns. */
+/* Sleeps until woken, or for at most ns (to the nanosecond: ppoll). The
+ * other threads wake the send thread only while it says it sleeps, so a
+ * busy replay costs them no syscall per record or reply. */
 static void sleep_for(struct engine *e, int64_t ns) {
+    atomic_store(&e->waiting, 1);
+    /* work that came in since the loop looked: do not sleep on it */
+    int admissible =
+        atomic_load(&e->loaded) > e->next_add && e->next_add - atomic_load(&e->head) < e->o->window;
+    if (atomic_load(&e->ev_pending) || (admissible && !e->stopping)) {
+        atomic_store(&e->waiting, 0);
+        return;
+    }
     struct pollfd p = {.fd = e->wake, .events = POLLIN};
-    int ms = ns < 0 ? 50 : (int)((ns + 999999) / 1000000);
-    if (ms > 50) ms = 50;
-    if (poll(&p, 1, ms) > 0) {
+    if (ns < 0 || ns > 50000000) ns = 50000000;
+    struct timespec ts = {ns / 1000000000, ns % 1000000000};
+    if (ppoll(&p, 1, &ts, NULL) > 0) {
         uint64_t v;
         ssize_t r = read(e->wake, &v, sizeof(v));
         (void)r;
     }
+    atomic_store(&e->waiting, 0);
 }
 
 /* A live line on stderr, once a second. */

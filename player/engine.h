@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "nfsconn.h"
-#include "sched.h"
+#include "order.h"
 #include "stats.h"
 
 struct tbbt_play_opts {

@@ -1,5 +1,5 @@
-/* sched.c -- the ordering policies (see sched.h). */
-#include "sched.h"
+/* order.c -- the ordering policies (see order.h). */
+#include "order.h"
 
 #include <glib.h>
 #include <string.h>

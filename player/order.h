@@ -1,4 +1,4 @@
-/* sched.h -- the player's ordering policies: which record of the lookahead
+/* order.h -- the player's ordering policies: which record of the lookahead
  * window may be sent next (design.md, Player; paper 3.4.1).
  *
  * A policy is a small ops struct (the way fio's I/O engines are):
@@ -32,8 +32,8 @@
  * between the oldest not done and the newest added); next() for a record
  * to send or to skip; sent() once sent; done() when its reply came (ok:
  * the status matched) or it failed, was skipped, or timed out. */
-#ifndef TBBT_SCHED_H
-#define TBBT_SCHED_H
+#ifndef TBBT_ORDER_H
+#define TBBT_ORDER_H
 
 #include <stdint.h>
 

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sched.h"
+#include "order.h"
 
 #define S 1000000000LL
 
