@@ -15,7 +15,11 @@
 #      it, aged (tbbt-init), replays the capture at full speed in fsdep
 #      order (tbbt-play), rebuilds the image and replays it again in
 #      conservative order at the trace's own pace, then replays the bundled
-#      trace on its augmented image built aged; prints every report.
+#      trace on its augmented image built aged; prints every report;
+#   5. the decision itself: scripts/compare-demo.sh compares two local
+#      filers that really differ (ext4 images on loop devices, one mounted
+#      -o sync) with tbbt-compare on the bundled trace and writes the HTML
+#      report (skipped, saying why, where loop devices cannot be used).
 # Everything it writes goes to build/demo/.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -70,6 +74,18 @@ build/hierarchy/tbbt-init --replace --map "$out/sample.aug.hmap" "${ports[@]}" -
 build/player/tbbt-play --manifest "$out/sample.aug.manifest" --nfs-port "$TBBT_NFS_PORT" --no-live \
     --json "$out/play-sample.json" "$out/sample.tbbt" "$srv"
 tbbt_ganesha_stop "$out/server"
+scripts/tbbt-report -q -o "$out/report" "$out/play-fsdep.json" "$out/play-conservative.json" ||
+    echo "(tbbt-report warns above: these two runs differ in order and timing on purpose)"
+echo "report of the two replays of step 4: $out/report/report.html"
+
+echo
+echo "== 5. two filers compared: scripts/compare-demo.sh"
+trap - EXIT
+if losetup -f >/dev/null 2>&1; then
+    scripts/compare-demo.sh
+else
+    echo "skipped: no loop device can be used here (compare-demo.sh needs two loop-mounted images)"
+fi
 echo
 echo "done: records in $out/sample.tbbt and $out/fresh.tbbt (build/tools/tbbt-dump FILE, --jsonl for JSON lines),"
 echo "      maps in $out/sample.hmap, $out/fresh.hmap and $out/sample.aug.hmap,"
