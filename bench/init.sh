@@ -45,7 +45,6 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/.." && pwd)
-. "$here/lib.sh"
 . "$src/tests/lib/ganesha.sh"
 build=${TBBT_BUILD:-$src/build}
 runs=${BENCH_RUNS:-3}
@@ -63,6 +62,7 @@ for b in mkfs.ext4 losetup e2freefrag dumpe2fs; do
     command -v "$b" >/dev/null || skip "$b not installed"
 done
 
+. "$here/lib.sh" # makes BENCH_TMP: after the checks that skip
 work=$(mktemp -d "${BENCH_INIT_DIR:-/tmp}/tbbt-bench-init.XXXXXX")
 gdir=$work/g
 mnt=$gdir/export
@@ -169,11 +169,13 @@ json() {
 
 # layout NAME DIR: tbbt-layout of the image's DIR into
 # $BENCH_TMP/NAME.layout.json, and a digest of the tree (every path with
-# its type, size and mode) into $BENCH_TMP/NAME.tree: the variants must
-# have made the same files.
+# its type, size and mode; not a directory's size, which depends on the
+# order its entries were made in) into $BENCH_TMP/NAME.tree: the variants
+# must have made the same files.
 layout() {
     "$build/hierarchy/tbbt-layout" "$mnt/$2" --device auto --json "$BENCH_TMP/$1.layout.json" >/dev/null
-    (cd "$mnt/$2" && find . -printf '%p %y %s %m\n' | LC_ALL=C sort | md5sum | cut -c1-12) >"$BENCH_TMP/$1.tree"
+    (cd "$mnt/$2" && find . \( -type d -printf '%p d - %m\n' \) -o -printf '%p %y %s %m\n' | LC_ALL=C sort |
+        md5sum | cut -c1-12) >"$BENCH_TMP/$1.tree"
 }
 
 # readtest NAME DIR: the cold read of the image's DIR, BENCH_RUNS times.
