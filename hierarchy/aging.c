@@ -75,7 +75,7 @@ static void admit(struct tbbt_aging *a) {
             a->next_join++;
             continue;
         }
-        if (a->nact && a->act_blocks + b > a->o.scope) return;
+        if (a->nact && a->act_blocks + b > a->o.scope) break;
         struct active *x = &a->act[a->nact++];
         x->file = (uint32_t)a->next_join;
         x->cuts = g_new(uint64_t, a->o.appends_per_file);
@@ -83,6 +83,13 @@ static void admit(struct tbbt_aging *a) {
         x->next = 0, x->offset = 0, x->blocks = b;
         a->act_blocks += b;
         a->next_join++;
+    }
+    /* a file that starts alone stays alone (no other fits beside it until
+     * it ends): nothing is interleaved with its appends, so it is written
+     * in one (one COMMIT, not one per append: scope 1 is the plain copy) */
+    if (a->nact == 1 && a->act[0].next == 0 && a->act[0].ncuts > 1) {
+        a->act[0].cuts[0] = a->sizes[a->act[0].file];
+        a->act[0].ncuts = 1;
     }
 }
 

@@ -17,8 +17,11 @@
  * a file joins when the active set has room for its whole size (a file
  * larger than the scope is written alone); each step picks an active
  * file at random (seeded) and gives its next append; a file leaves the
- * set with its last append. With a scope of one block, files are written
- * one after the other: no interleaving. */
+ * set with its last append. A file that starts alone (nothing else fits
+ * beside it) is written in one append: nothing can be interleaved with it,
+ * and its extra COMMITs would only cost the server fsyncs. So with a
+ * scope of one block, files are written one after the other, each in one
+ * go: no interleaving, no aging. */
 #ifndef TBBT_AGING_H
 #define TBBT_AGING_H
 
