@@ -88,6 +88,34 @@ struct cval {
     uint64_t cookie, verf;
 };
 
+/* Seqs in send order: a growable ring (no allocation per request). */
+struct fifo {
+    uint64_t *v;
+    size_t head, len, cap;
+};
+
+static void fifo_push(struct fifo *f, uint64_t x) {
+    if (f->len == f->cap) { /* grow, unrolling the ring */
+        size_t cap = f->cap ? 2 * f->cap : 4096;
+        uint64_t *v = g_new(uint64_t, cap);
+        for (size_t i = 0; i < f->len; i++)
+            v[i] = f->v[(f->head + i) % f->cap];
+        g_free(f->v);
+        f->v = v, f->cap = cap, f->head = 0;
+    }
+    f->v[(f->head + f->len++) % f->cap] = x;
+}
+
+/* The i-th oldest seq (i < len). */
+static uint64_t fifo_at(const struct fifo *f, size_t i) {
+    return f->v[(f->head + i) % f->cap];
+}
+
+static void fifo_pop(struct fifo *f) {
+    f->head = (f->head + 1) % f->cap;
+    f->len--;
+}
+
 /* Records offered, waiting for their time: a min-heap by (time, seq). */
 struct held {
     int64_t t;
@@ -106,6 +134,7 @@ struct engine {
     pthread_cond_t cv;
     _Atomic uint64_t loaded, head;
     _Atomic int io_eof, stop_io, stop_rx;
+    int io_waiting;              /* the I/O thread waits for a free slot (under mu) */
     _Atomic int waiting;         /* the send thread sleeps: wake it */
     _Atomic uint64_t ev_pending; /* replies queued, not yet taken */
     char io_err[512];
@@ -122,7 +151,7 @@ struct engine {
     uint64_t next_add, completed, outstanding;
     struct held *held;
     size_t nheld, heldcap;
-    GQueue sent_fifo; /* seqs in send order, for timeouts */
+    struct fifo sent_fifo; /* seqs in send order, for timeouts */
     uint8_t *payload, *sendbuf;
     uint32_t xid_base;
     uint64_t verf_ctr;
@@ -243,10 +272,14 @@ static void *io_main(void *arg) {
     GArray *replies = g_array_new(FALSE, FALSE, sizeof(int64_t)); /* a min-heap */
     uint64_t limit = e->o->limit ? e->o->limit : UINT64_MAX;
     for (uint64_t n = 0;; n++) {
-        pthread_mutex_lock(&e->mu);
-        while (atomic_load(&e->loaded) - atomic_load(&e->head) > e->mask && !atomic_load(&e->stop_io))
-            pthread_cond_wait(&e->cv, &e->mu);
-        pthread_mutex_unlock(&e->mu);
+        if (atomic_load(&e->loaded) - atomic_load(&e->head) > e->mask) { /* the ring is full: wait */
+            pthread_mutex_lock(&e->mu);
+            e->io_waiting = 1;
+            while (atomic_load(&e->loaded) - atomic_load(&e->head) > e->mask && !atomic_load(&e->stop_io))
+                pthread_cond_wait(&e->cv, &e->mu);
+            e->io_waiting = 0;
+            pthread_mutex_unlock(&e->mu);
+        }
         if (atomic_load(&e->stop_io) || n >= limit) break;
         uint64_t seq = atomic_load(&e->loaded);
         struct slot *s = &e->ring[seq & e->mask];
@@ -362,9 +395,11 @@ static void free_slots(struct engine *e) {
         h++, moved = 1;
     }
     if (!moved) return;
-    pthread_mutex_lock(&e->mu);
     atomic_store(&e->head, h);
-    pthread_cond_signal(&e->cv);
+    /* the I/O thread sleeps only on a full ring, and says so under the
+     * lock: signal it then, not on every slot freed */
+    pthread_mutex_lock(&e->mu);
+    if (e->io_waiting) pthread_cond_signal(&e->cv);
     pthread_mutex_unlock(&e->mu);
 }
 
@@ -446,15 +481,15 @@ static void take_events(struct engine *e) {
 /* Requests out longer than the timeout fail. */
 static void time_out(struct engine *e, int64_t now) {
     int64_t limit = (int64_t)e->o->timeout_s * 1000000000;
-    while (!g_queue_is_empty(&e->sent_fifo)) {
-        uint64_t seq = (uint64_t)(uintptr_t)g_queue_peek_head(&e->sent_fifo);
+    while (e->sent_fifo.len) {
+        uint64_t seq = fifo_at(&e->sent_fifo, 0);
         struct slot *s = &e->ring[seq & e->mask];
         if (s->seq == seq && atomic_load(&s->state) == SL_SENT) {
             if (now - s->send_ns < limit) return;
             e->outstanding--;
             complete(e, s, ST_TIMEOUT, now);
         }
-        g_queue_pop_head(&e->sent_fifo);
+        fifo_pop(&e->sent_fifo);
     }
 }
 
@@ -578,7 +613,7 @@ static int send_one(struct engine *e, struct slot *s, int64_t now, char *err, si
         atomic_store(&e->broken[ci], 1); /* the receive thread will see it too */
     }
     e->o->order->sent(e->sched, s->seq);
-    g_queue_push_tail(&e->sent_fifo, (gpointer)(uintptr_t)s->seq);
+    fifo_push(&e->sent_fifo, s->seq);
     struct tbbt_play_stats *st = e->st;
     st->sent++;
     if (e->outstanding > st->max_outstanding) st->max_outstanding = e->outstanding;
@@ -670,8 +705,8 @@ static int read_only(unsigned op) {
  * 0, or -1 with err when the server stays away. */
 static int repair(struct engine *e, int i, char *err, size_t errlen) {
     e->st->reconnects++;
-    for (GList *l = e->sent_fifo.head; l; l = l->next) {
-        uint64_t seq = (uint64_t)(uintptr_t)l->data;
+    for (size_t k = 0; k < e->sent_fifo.len; k++) {
+        uint64_t seq = fifo_at(&e->sent_fifo, k);
         struct slot *s = &e->ring[seq & e->mask];
         if (s->seq != seq || atomic_load(&s->state) != SL_SENT || s->conn != i) continue;
         e->outstanding--;
@@ -761,7 +796,6 @@ static int setup(struct engine *e, char *err, size_t errlen) {
     e->fh = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
     e->cookies = g_hash_table_new_full(ckey_hash, ckey_eq, NULL, g_free);
     e->client_conn = g_hash_table_new_full(ep_hash, ep_eq, g_free, NULL);
-    g_queue_init(&e->sent_fifo);
     e->payload = g_malloc(1u << 20);
     uint64_t x = o->seed * 0x9e3779b97f4a7c15ull + 1;
     for (uint32_t i = 0; i < (1u << 20); i += 8) { /* incompressible, not deduplicable */
@@ -806,7 +840,7 @@ static void teardown(struct engine *e) {
     if (e->ev) g_array_free(e->ev, TRUE), g_array_free(e->ev_spare, TRUE);
     if (e->fh)
         g_hash_table_destroy(e->fh), g_hash_table_destroy(e->cookies), g_hash_table_destroy(e->client_conn);
-    g_queue_clear(&e->sent_fifo);
+    g_free(e->sent_fifo.v);
     if (e->wake > 0) close(e->wake);
 }
 
