@@ -1,15 +1,16 @@
 #!/bin/sh
 # scripts/install-deps.sh: install every Debian package tbbt needs to build,
 # test (nfs-ganesha, tcpdump, tshark; e2fsprogs, xfsprogs and loop mounts for
-# the layout of an aged image) and benchmark (nfstrace, gnuplot, GNU
-# time). Idempotent: installs only what is missing, runs apt-get update only
-# when something is missing, never asks a question (tshark's "may non-root
+# the layout of an aged image), benchmark (nfstrace, gnuplot, GNU time) and
+# fuzz (clang and libFuzzer's runtime, libclang-rt-14-dev: scripts/fuzz.sh).
+# Idempotent: installs only what is missing, runs apt-get update only when
+# something is missing, never asks a question (tshark's "may non-root
 # users capture?" is answered no). Runs as root, or through sudo.
 # Usage: scripts/install-deps.sh [--dry-run]   (exit 0 all present, 1 failed)
 set -eu
 
 PACKAGES="
-build-essential cmake pkg-config clang-format
+build-essential cmake pkg-config clang-format clang libclang-rt-14-dev
 libpcap-dev libtirpc-dev rpcsvc-proto libnfs-dev libnfs-utils libglib2.0-dev
 libzstd-dev zstd zlib1g-dev libcmocka-dev
 perl libjson-pp-perl python3 time
