@@ -111,12 +111,13 @@ static int hopt(struct hp *c, uint64_t max, uint64_t *v, uint32_t bit, uint32_t 
     return 0;
 }
 
-/* Time column: "0" (before the trace), "-" (never, when allowed) or
- * seconds.nanoseconds. */
-static int htime(struct hp *c, int allow_never, int64_t *t) {
+/* Time column: "0" (create: before the trace), "-" (delete: never) or
+ * seconds.nanoseconds. A delete time of "0" is refused: it would be
+ * written back as 0.000000000, which no reader takes. */
+static int htime(struct hp *c, int is_delete, int64_t *t) {
     if (!htoken(c)) return hfail(c, "missing column");
-    if (c->te - c->tb == 1 && *c->tb == '0') return *t = 0, 0;
-    if (c->te - c->tb == 1 && *c->tb == '-' && allow_never) return *t = TBBT_HM_NEVER, 0;
+    if (c->te - c->tb == 1 && *c->tb == '0' && !is_delete) return *t = 0, 0;
+    if (c->te - c->tb == 1 && *c->tb == '-' && is_delete) return *t = TBBT_HM_NEVER, 0;
     if (tbbt_text_parse_time(c->tb, c->te, t) < 0 || *t <= 0) return hfail(c, "bad time");
     return 0;
 }

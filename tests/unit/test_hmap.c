@@ -83,6 +83,7 @@ static void test_bad_lines(void **s) {
         {"2 1 0 - file 1 0644 0 0 t \"a\" -", "column 5"},
         {"2 1 abc - reg 1 0644 0 0 t \"a\" -", "column 3"},
         {"2 1 5.000000000 4.000000000 reg 1 0644 0 0 t \"a\" -", "column 4"},
+        {"2 1 0 0 reg 1 0644 0 0 t \"a\" -", "column 4"}, /* fuzz_hmap: read, written back unreadable */
         {"2 1 0 - reg 1 0899 0 0 t \"a\" -", "column 7"},
         {"2 1 0 - reg 1 0644 0 0 z \"a\" -", "column 10"},
         {"2 1 0 - reg 1 0644 0 0 t a -", "column 11"},
