@@ -2,6 +2,7 @@
 #include "pass1.h"
 
 #include <glib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "fhmap.h"
@@ -46,6 +47,7 @@ struct orphan {
     int64_t ts;
     size_t len, caplen;
     uint8_t *data;
+    GList link; /* in orphan_fifo (data = this), unlinked in O(1) */
 };
 
 #define RECENT_SIZE 65536            /* keys of emitted calls kept to recognise late duplicates */
@@ -69,6 +71,7 @@ struct tbbt_pass1 {
     struct pend *free_list;
     GHashTable *orphans; /* struct pkey* -> struct orphan* */
     GQueue orphan_fifo;
+    size_t orphan_bytes;        /* their data, together (TBBT_P1_ORPHAN_BYTES at most) */
     struct keyent *recent_ring; /* keys of the last RECENT_SIZE emitted calls */
     uint32_t recent_pos, recent_n;
     uint32_t *recent_index[RIDX_GENS]; /* RIDX_SIZE slots each: tag << 16 | ring position, 0 = empty */
@@ -182,6 +185,13 @@ static void orphan_free(gpointer p) {
     struct orphan *o = p;
     g_free(o->data);
     g_free(o);
+}
+
+/* Forgets a waiting reply (paired, expired or evicted) and frees it. */
+static void orphan_drop(struct tbbt_pass1 *p, struct orphan *o) {
+    g_queue_unlink(&p->orphan_fifo, &o->link);
+    p->orphan_bytes -= o->caplen;
+    g_hash_table_remove(p->orphans, &o->key);
 }
 
 struct tbbt_pass1 *tbbt_pass1_new(const struct tbbt_pass1_opts *o, tbbt_rec_sink sink, void *ctx) {
@@ -676,13 +686,16 @@ static void on_call(struct tbbt_pass1 *p, const struct tbbt_rpc_hdr *h, const st
                 pair(p, e, &rh, o->data, o->caplen, o->ts);
                 p->st.reply_first++;
             }
-            g_queue_remove(&p->orphan_fifo, o);
-            g_hash_table_remove(p->orphans, &key);
+            orphan_drop(p, o);
         }
     }
 }
 
-/* Keeps a reply that has no call yet, for a little while. */
+/* Keeps a reply that has no call yet, for a little while: at most
+ * TBBT_P1_ORPHANS_MAX of them holding TBBT_P1_ORPHAN_BYTES, however the
+ * capture's clock runs (a hostile one could stamp every reply with the
+ * same time, so the timeout alone bounds nothing); beyond, the oldest is
+ * dropped as a reply without call, and counted. */
 static void orphan_keep(struct tbbt_pass1 *p, const struct pkey *key, const struct tbbt_msg *m, int64_t ts) {
     if (g_hash_table_contains(p->orphans, key)) {
         p->st.replies_without_call++;
@@ -694,8 +707,15 @@ static void orphan_keep(struct tbbt_pass1 *p, const struct pkey *key, const stru
     o->len = m->len;
     o->caplen = m->caplen;
     o->data = g_memdup2(m->data, m->caplen);
+    o->link.data = o;
     g_hash_table_insert(p->orphans, &o->key, o);
-    g_queue_push_tail(&p->orphan_fifo, o);
+    g_queue_push_tail_link(&p->orphan_fifo, &o->link);
+    p->orphan_bytes += o->caplen;
+    while (p->orphan_fifo.length > TBBT_P1_ORPHANS_MAX || p->orphan_bytes > TBBT_P1_ORPHAN_BYTES) {
+        p->st.replies_without_call++;
+        p->st.orphans_evicted++;
+        orphan_drop(p, g_queue_peek_head(&p->orphan_fifo));
+    }
 }
 
 /* Drops replies that waited too long for their call. */
@@ -703,9 +723,8 @@ static void orphan_expire(struct tbbt_pass1 *p, int all) {
     struct orphan *o;
     while ((o = g_queue_peek_head(&p->orphan_fifo)) != NULL) {
         if (!all && p->now - o->ts <= p->o.orphan_timeout) break;
-        g_queue_pop_head(&p->orphan_fifo);
         p->st.replies_without_call++;
-        g_hash_table_remove(p->orphans, &o->key);
+        orphan_drop(p, o);
     }
 }
 
@@ -756,10 +775,18 @@ void tbbt_pass1_msg(void *pass1, const struct tbbt_msg *m) {
         return;
     }
     uint64_t bad_rpc = p->st.bad_rpc, bad_nfs = p->st.call_bad + p->st.reply_bad;
+    uint64_t evicted = p->st.orphans_evicted;
     pass1_msg(p, m);
     if (p->st.bad_rpc != bad_rpc) p->warn(p->warn_ctx, m->pktno, "not a well-formed RPC message, skipped");
     if (p->st.call_bad + p->st.reply_bad != bad_nfs)
         p->warn(p->warn_ctx, m->pktno, "malformed NFS arguments or results (impossible length or value)");
+    if (p->st.orphans_evicted != evicted) {
+        char what[160];
+        snprintf(what, sizeof(what),
+                 "more than %u replies (or %u MiB) wait for their calls; the oldest dropped as without call",
+                 TBBT_P1_ORPHANS_MAX, TBBT_P1_ORPHAN_BYTES >> 20);
+        p->warn(p->warn_ctx, m->pktno, what);
+    }
 }
 
 void tbbt_pass1_set_warn(struct tbbt_pass1 *p, tbbt_warn_cb cb, void *ctx) {
@@ -825,7 +852,7 @@ void tbbt_pass1_free(struct tbbt_pass1 *p) {
         tbbt_rec_free(&e->rec);
         g_free(e);
     }
-    g_queue_clear(&p->orphan_fifo);
+    g_queue_init(&p->orphan_fifo); /* its links live in the orphans, freed with the table */
     g_hash_table_destroy(p->orphans);
     tbbt_htab_clear(&p->pending);
     for (int g = 0; g < RIDX_GENS; g++)

@@ -6,7 +6,11 @@
  * call-time order: when its reply arrives, or, marked reply-lost, once the
  * reply is overdue. Retransmitted calls are kept once; a reply seen before
  * its call still pairs; a reply with no call is counted. Memory is bounded
- * by the calls in flight within the reply timeout, not by the capture. */
+ * by the calls in flight within the reply timeout, not by the capture;
+ * replies captured before their call wait at most the orphan timeout, and
+ * at most TBBT_P1_ORPHANS_MAX of them holding TBBT_P1_ORPHAN_BYTES of
+ * message data (the oldest is dropped beyond, counted in orphans_evicted),
+ * whatever the capture's time stamps say. */
 #ifndef TBBT_PASS1_H
 #define TBBT_PASS1_H
 
@@ -15,6 +19,9 @@
 #include "capture.h"
 #include "record.h"
 #include "timefix.h"
+
+#define TBBT_P1_ORPHANS_MAX 65536u       /* replies waiting for their call */
+#define TBBT_P1_ORPHAN_BYTES (64u << 20) /* their message bytes, together */
 
 struct tbbt_pass1_opts {
     int64_t reply_timeout;  /* ns after which a call's reply counts as lost */
@@ -50,6 +57,7 @@ struct tbbt_pass1_stats {
     uint64_t dup_replies;               /* replies to calls already answered */
     uint64_t replies_without_call;      /* replies never matched */
     uint64_t reply_first;               /* replies captured before their call */
+    uint64_t orphans_evicted;           /* of replies_without_call: dropped waiting, over the caps */
     uint64_t replies_lost;              /* NFS calls emitted with no reply */
     uint64_t rpc_errors;                /* NFS calls answered by an RPC error */
     uint64_t call_trunc, reply_trunc;   /* decoded from a cut-short message */
