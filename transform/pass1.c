@@ -38,6 +38,7 @@ struct pend {
     uint32_t mount_vers, mount_proc;
     struct callfh fh_obj, fh_dir, fh_dir2;
     struct tbbt_rec rec;
+    size_t heap; /* rec's buffers, as counted in pend_bytes */
     struct pend *next_free;
 };
 
@@ -50,6 +51,7 @@ struct orphan {
     GList link; /* in orphan_fifo (data = this), unlinked in O(1) */
 };
 
+#define PEND_KEEP_BYTES (64u << 10)  /* record buffers kept for reuse, at most, per free pend */
 #define RECENT_SIZE 65536            /* keys of emitted calls kept to recognise late duplicates */
 #define RIDX_EPOCH (RECENT_SIZE / 2) /* keys added to one generation of the recent index */
 #define RIDX_SIZE (2 * RIDX_EPOCH)   /* slots of one generation: at most half full */
@@ -68,6 +70,7 @@ struct tbbt_pass1 {
     struct tbbt_htab pending; /* struct pend* (by its ke), calls awaiting emission */
     struct pend *head, *tail; /* the fifo: pends by call time */
     size_t npend;
+    size_t pend_bytes; /* buffers of the records in the fifo, together */
     struct pend *free_list;
     GHashTable *orphans; /* struct pkey* -> struct orphan* */
     GQueue orphan_fifo;
@@ -103,6 +106,7 @@ void tbbt_pass1_opts_default(struct tbbt_pass1_opts *o) {
     o->orphan_timeout = 2LL * 1000000000;
     o->step_threshold = TBBT_TIMEFIX_DEFAULT_THRESHOLD;
     o->max_pending = 1u << 20;
+    o->max_pending_bytes = (size_t)256 << 20;
 }
 
 /* A 64-bit finaliser (murmur3's): spreads every input bit over the word. */
@@ -225,11 +229,30 @@ static struct pend *pend_get(struct tbbt_pass1 *p) {
         tbbt_rec_init(&e->rec);
     }
     e->done = 0;
+    e->heap = 0;
     e->fh_obj.len = e->fh_dir.len = e->fh_dir2.len = 0;
     return e;
 }
 
+/* Bytes of heap a record's names and listing hold. */
+static size_t rec_heap(const struct tbbt_rec *r) {
+    return r->arena_cap + (size_t)r->entries_cap * sizeof(struct tbbt_dirent);
+}
+
+/* Counts the growth of e's record (decoded call or reply) in pend_bytes. */
+static void pend_account(struct tbbt_pass1 *p, struct pend *e) {
+    size_t h = rec_heap(&e->rec);
+    p->pend_bytes += h - e->heap;
+    e->heap = h;
+}
+
+/* Returns e to the free list; a record that grew big (a long listing)
+ * gives its buffers back, so the list keeps only small ones. */
 static void pend_put(struct tbbt_pass1 *p, struct pend *e) {
+    if (rec_heap(&e->rec) > PEND_KEEP_BYTES) {
+        tbbt_rec_free(&e->rec);
+        tbbt_rec_init(&e->rec);
+    }
     e->next_free = p->free_list;
     p->free_list = e;
 }
@@ -329,6 +352,8 @@ static struct pend *fifo_pop_head(struct tbbt_pass1 *p) {
     else
         p->tail = NULL;
     p->npend--;
+    p->pend_bytes -= e->heap;
+    e->heap = 0;
     return e;
 }
 
@@ -350,15 +375,18 @@ static void fifo_insert(struct tbbt_pass1 *p, struct pend *e) {
     else
         p->head = e;
     p->npend++;
+    pend_account(p, e);
 }
 
 /* Emits from the head of the queue every call that is answered or whose
- * reply is overdue, and forces out the oldest when too many are waiting. */
+ * reply is overdue, and forces out the oldest when too many are waiting or
+ * their records hold too much (answers waiting behind an unanswered call,
+ * with a clock that never runs out the timeout). */
 static void drain(struct tbbt_pass1 *p, int all) {
     struct pend *e;
     while ((e = p->head) != NULL) {
         int overdue = p->now - e->rec.call_time > p->o.reply_timeout;
-        int forced = p->npend > p->o.max_pending;
+        int forced = p->npend > p->o.max_pending || p->pend_bytes > p->o.max_pending_bytes;
         if (!(e->done || overdue || all || forced)) break;
         if (forced && !e->done && !overdue && !all) p->st.forced_out++;
         fifo_pop_head(p);
@@ -622,6 +650,7 @@ static void pair(struct tbbt_pass1 *p, struct pend *e, const struct tbbt_rpc_hdr
             add_root(p, id);
         }
     }
+    pend_account(p, e);
 }
 
 /* A call: start a record, or recognise a retransmission. */
@@ -798,6 +827,10 @@ int tbbt_pass1_finish(struct tbbt_pass1 *p) {
     orphan_expire(p, 1);
     drain(p, 1);
     return p->sink_failed ? -1 : 0;
+}
+
+size_t tbbt_pass1_pending_bytes(const struct tbbt_pass1 *p) {
+    return p->pend_bytes;
 }
 
 const struct tbbt_pass1_stats *tbbt_pass1_stats(const struct tbbt_pass1 *p) {

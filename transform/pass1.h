@@ -6,11 +6,11 @@
  * call-time order: when its reply arrives, or, marked reply-lost, once the
  * reply is overdue. Retransmitted calls are kept once; a reply seen before
  * its call still pairs; a reply with no call is counted. Memory is bounded
- * by the calls in flight within the reply timeout, not by the capture;
- * replies captured before their call wait at most the orphan timeout, and
- * at most TBBT_P1_ORPHANS_MAX of them holding TBBT_P1_ORPHAN_BYTES of
- * message data (the oldest is dropped beyond, counted in orphans_evicted),
- * whatever the capture's time stamps say. */
+ * by the calls in flight within the reply timeout, not by the capture, and
+ * at most max_pending calls whose records hold max_pending_bytes (beyond,
+ * the oldest is emitted early, counted in forced_out); replies captured before their call wait at most the
+ * orphan timeout, and at most TBBT_P1_ORPHANS_MAX of them holding TBBT_P1_ORPHAN_BYTES of message data (the
+ * oldest is dropped beyond, counted in orphans_evicted), whatever the capture's time stamps say. */
 #ifndef TBBT_PASS1_H
 #define TBBT_PASS1_H
 
@@ -24,13 +24,15 @@
 #define TBBT_P1_ORPHAN_BYTES (64u << 20) /* their message bytes, together */
 
 struct tbbt_pass1_opts {
-    int64_t reply_timeout;  /* ns after which a call's reply counts as lost */
-    int64_t orphan_timeout; /* ns a reply waits for a call captured after it */
-    int64_t step_threshold; /* ns: backward clock step to repair */
-    uint32_t max_pending;   /* calls in flight before the oldest is forced out */
+    int64_t reply_timeout;    /* ns after which a call's reply counts as lost */
+    int64_t orphan_timeout;   /* ns a reply waits for a call captured after it */
+    int64_t step_threshold;   /* ns: backward clock step to repair */
+    uint32_t max_pending;     /* calls in flight before the oldest is forced out */
+    size_t max_pending_bytes; /* their records' names and listings, together, before the same */
 };
 
-/* Defaults: 30 s reply timeout, 2 s orphan wait, 1 s step, 1M in flight. */
+/* Defaults: 30 s reply timeout, 2 s orphan wait, 1 s step, 1M in flight
+ * holding 256 MiB. */
 void tbbt_pass1_opts_default(struct tbbt_pass1_opts *o);
 
 /* Receives each record in call order; returns 0, or -1 to stop with an
@@ -63,7 +65,7 @@ struct tbbt_pass1_stats {
     uint64_t call_trunc, reply_trunc;   /* decoded from a cut-short message */
     uint64_t call_bad, reply_bad;       /* malformed NFS bodies (record kept) */
     uint64_t out_of_order;              /* records emitted with an earlier call time than the last */
-    uint64_t forced_out;                /* emitted early because max_pending was reached */
+    uint64_t forced_out;                /* emitted early: max_pending or max_pending_bytes reached */
     uint64_t records;                   /* records emitted */
 };
 
@@ -82,6 +84,9 @@ void tbbt_pass1_set_warn(struct tbbt_pass1 *p, tbbt_warn_cb cb, void *ctx);
 int tbbt_pass1_finish(struct tbbt_pass1 *p);
 
 const struct tbbt_pass1_stats *tbbt_pass1_stats(const struct tbbt_pass1 *p);
+
+/* Bytes the records of the calls in flight hold (names, listings). */
+size_t tbbt_pass1_pending_bytes(const struct tbbt_pass1 *p);
 const struct tbbt_fhmap_stats *tbbt_pass1_fhstats(const struct tbbt_pass1 *p);
 const struct tbbt_timefix *tbbt_pass1_timefix(const struct tbbt_pass1 *p);
 

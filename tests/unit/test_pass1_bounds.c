@@ -1,9 +1,10 @@
 /* test_pass1_bounds.c -- pass 1's memory stays bounded however hostile the
- * capture: replies whose call never comes, all stamped with the same time
- * (so the orphan timeout never frees them), are kept up to
- * TBBT_P1_ORPHANS_MAX replies and TBBT_P1_ORPHAN_BYTES bytes; the oldest
- * go first, are counted and warned about, and the newest still pair with
- * their calls. */
+ * capture, whose time stamps may all be the same (so no timeout ever frees
+ * anything): replies whose call never comes are kept up to
+ * TBBT_P1_ORPHANS_MAX replies and TBBT_P1_ORPHAN_BYTES bytes, the oldest
+ * going first, counted and warned about, the newest still pairing with
+ * their calls; answered calls with long listings waiting behind one
+ * unanswered call hold at most max_pending_bytes before it is forced out. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,19 +21,25 @@ static void put32(uint8_t *p, uint32_t v) {
     p[3] = (uint8_t)v;
 }
 
-/* An NFSv3 NULL call from a client, or its accepted, successful reply
- * (padded to len bytes), as the capture layer hands them. */
-static void feed(struct tbbt_pass1 *p, int reply, uint32_t xid, size_t len, int64_t ts) {
-    static uint8_t buf[1 << 17];
-    memset(buf, 0, len);
+static uint8_t buf[1 << 17];
+
+/* Writes an RPC header at buf: an NFSv3 call of proc, or an accepted,
+ * successful reply (AUTH_NONE); returns its length. */
+static size_t rpc_hdr(int reply, uint32_t xid, uint32_t proc) {
+    memset(buf, 0, 40);
     put32(buf, xid);
     put32(buf + 4, reply ? 1 : 0);
-    if (!reply) {
-        put32(buf + 8, 2);       /* RPC version */
-        put32(buf + 12, 100003); /* NFS */
-        put32(buf + 16, 3);
-        put32(buf + 20, 0); /* NULL; cred and verf AUTH_NONE, length 0 */
-    }
+    if (reply) return 24;
+    put32(buf + 8, 2);       /* RPC version */
+    put32(buf + 12, 100003); /* NFS */
+    put32(buf + 16, 3);
+    put32(buf + 20, proc);
+    return 40;
+}
+
+/* Hands buf[0, len) to pass 1 as one message from the client (or, reply,
+ * from the server) at time ts, as the capture layer would. */
+static void feed_buf(struct tbbt_pass1 *p, int reply, size_t len, int64_t ts) {
     struct tbbt_msg m = {.ts_first = ts, .ts_last = ts, .data = buf, .caplen = len, .len = len, .pktno = 1};
     m.src.family = m.dst.family = 4;
     m.src.addr[0] = 10, m.src.port = 800;
@@ -43,6 +50,42 @@ static void feed(struct tbbt_pass1 *p, int reply, uint32_t xid, size_t len, int6
         m.dst = t;
     }
     tbbt_pass1_msg(p, &m);
+}
+
+/* An NFSv3 NULL call, or its reply padded to len bytes. */
+static void feed(struct tbbt_pass1 *p, int reply, uint32_t xid, size_t len, int64_t ts) {
+    size_t h = rpc_hdr(reply, xid, 0);
+    if (len < h) len = h;
+    memset(buf + h, 0, len - h);
+    feed_buf(p, reply, len, ts);
+}
+
+/* A READDIR call (xid), and its reply listing n entries with names of
+ * namelen bytes. */
+static void feed_readdir(struct tbbt_pass1 *p, uint32_t xid, unsigned n, size_t namelen, int64_t ts) {
+    size_t at = rpc_hdr(0, xid, 16);
+    put32(buf + at, 8); /* the directory's handle */
+    memset(buf + at + 4, 0x11, 8);
+    memset(buf + at + 12, 0, 20); /* cookie, cookieverf, count */
+    feed_buf(p, 0, at + 32, ts);
+    at = rpc_hdr(1, xid, 0);
+    memset(buf + at, 0, 16); /* NFS3_OK, no attributes, cookieverf */
+    at += 16;
+    size_t pad = (namelen + 3) & ~(size_t)3;
+    for (unsigned i = 0; i < n; i++) {
+        put32(buf + at, 1); /* value follows */
+        put32(buf + at + 4, 0);
+        put32(buf + at + 8, i + 100); /* fileid */
+        put32(buf + at + 12, (uint32_t)namelen);
+        memset(buf + at + 16, 'a' + (int)(i % 26), pad);
+        at += 16 + pad;
+        put32(buf + at, 0); /* cookie */
+        put32(buf + at + 4, i + 1);
+        at += 8;
+    }
+    put32(buf + at, 0);     /* no more */
+    put32(buf + at + 4, 1); /* eof */
+    feed_buf(p, 1, at + 8, ts);
 }
 
 static uint64_t nrec, nwarn;
@@ -112,11 +155,54 @@ static void test_orphans_under_caps(void **s) {
     assert_int_equal(st.replies_without_call, 0);
 }
 
+/* One NULL call that is never answered, then answered READDIRs with long
+ * listings, all at one time: with a byte cap, pass 1 holds no more than
+ * the cap (and one record) and forces the unanswered call out; the same
+ * input under the default cap holds all of it. Returns the peak. */
+static size_t run_listings(size_t cap, uint64_t *forced, uint64_t *records) {
+    struct tbbt_pass1_opts o;
+    tbbt_pass1_opts_default(&o);
+    if (cap) o.max_pending_bytes = cap;
+    struct tbbt_pass1 *p = tbbt_pass1_new(&o, sink, NULL);
+    const int64_t t = 1000000000LL * 1000000000LL;
+    size_t peak = 0;
+    feed(p, 0, 1, 40, t);
+    for (uint32_t x = 2; x < 202; x++) {
+        feed_readdir(p, x, 400, 100, t);
+        if (tbbt_pass1_pending_bytes(p) > peak) peak = tbbt_pass1_pending_bytes(p);
+    }
+    assert_int_equal(tbbt_pass1_finish(p), 0);
+    assert_int_equal(tbbt_pass1_pending_bytes(p), 0);
+    *forced = tbbt_pass1_stats(p)->forced_out;
+    *records = tbbt_pass1_stats(p)->records;
+    tbbt_pass1_free(p);
+    return peak;
+}
+
+static void test_pending_byte_cap(void **s) {
+    (void)s;
+    uint64_t forced, records;
+    nrec = 0;
+    size_t peak = run_listings(0, &forced, &records);
+    assert_int_equal(forced, 0);
+    assert_int_equal(records, 201);
+    assert_int_equal(nrec, 200); /* every listing was paired */
+    assert_true(peak > (size_t)8 << 20);
+    size_t cap = (size_t)2 << 20;
+    nrec = 0;
+    peak = run_listings(cap, &forced, &records);
+    assert_int_equal(forced, 1); /* the unanswered NULL */
+    assert_int_equal(records, 201);
+    assert_int_equal(nrec, 200);
+    assert_true(peak <= cap + ((size_t)256 << 10));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_orphan_count_cap),
         cmocka_unit_test(test_orphan_byte_cap),
         cmocka_unit_test(test_orphans_under_caps),
+        cmocka_unit_test(test_pending_byte_cap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
