@@ -4,9 +4,10 @@
 # Inputs: the captures of tests/data and, when present, ../shared/captures
 # (skipped quietly when absent), cut into small pieces (a fuzzer explores a
 # 16-packet capture thousands of times faster than a 100 MB one); record
-# files, text forms and hierarchy maps made from those pieces by the
-# build's own tbbt-prep and tbbt-dump; the text fixtures of tests/data;
-# the committed seeds of fuzz/seeds/TARGET. Needs editcap (wireshark-common).
+# files, text forms, hierarchy maps and RPC messages made from those
+# pieces by the build's own tbbt-prep, tbbt-dump and fuzz-rpc-seeds; the
+# text fixtures of tests/data; the committed seeds of fuzz/seeds/TARGET.
+# Needs editcap (wireshark-common).
 # Usage: scripts/fuzz-seeds.sh BUILD_DIR
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,10 +16,12 @@ build=$(cd "$1" && pwd)
 out=$build/fuzz-corpus
 prep=$build/transform/tbbt-prep
 dump=$build/tools/tbbt-dump
-[ -x "$prep" ] && [ -x "$dump" ] || { echo "fuzz-seeds: build tbbt-prep and tbbt-dump in $build first" >&2; exit 1; }
+rpcseeds=$build/fuzz/fuzz-rpc-seeds
+[ -x "$prep" ] && [ -x "$dump" ] && [ -x "$rpcseeds" ] ||
+    { echo "fuzz-seeds: build tbbt-prep, tbbt-dump and fuzz-rpc-seeds in $build first" >&2; exit 1; }
 command -v editcap >/dev/null || { echo "fuzz-seeds: editcap not found (scripts/install-deps.sh)" >&2; exit 1; }
 rm -rf "$out"
-mkdir -p "$out"/{capture,packets,recfile,rectext,hmap}
+mkdir -p "$out"/{capture,packets,rpc,recfile,rectext,hmap}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -82,9 +85,14 @@ perl -e '
     }
 ' "$out/capture" "$out/packets"
 
-# record files, their text and maps: tbbt-prep and tbbt-dump on the pieces
+# record files, their text and maps: tbbt-prep and tbbt-dump on the pieces;
+# their RPC messages in fuzz_rpc's form
 for p in "$out"/capture/*; do
     b=$(basename "$p")
+    case $b in *.pcapng | *.zst | *.gz) ;; *)
+        "$rpcseeds" "$p" "$out/rpc/$b.rpc" 2>/dev/null || true
+        [ -s "$out/rpc/$b.rpc" ] || rm -f "$out/rpc/$b.rpc" ;;
+    esac
     "$prep" -q --max-warnings 0 -o "$tmp/r.tbbt" -m "$tmp/r.hmap" "$p" >/dev/null 2>&1 || continue
     [ -s "$tmp/r.tbbt" ] && cp "$tmp/r.tbbt" "$out/recfile/$b.tbbt"
     [ -s "$tmp/r.hmap" ] && cp "$tmp/r.hmap" "$out/hmap/$b.hmap"
@@ -98,7 +106,7 @@ for f in "$top"/tests/data/*.txt; do
     split -l 16 -a 3 "$f" "$out/rectext/$(basename "$f" .txt)-"
 done
 for f in "$top"/tests/data/*.hmap; do cp "$f" "$out/hmap/"; done
-for t in capture packets recfile rectext hmap; do
+for t in capture packets rpc recfile rectext hmap; do
     [ -d "$top/fuzz/seeds/$t" ] && cp "$top/fuzz/seeds/$t"/* "$out/$t/" 2>/dev/null
     echo "fuzz-seeds: $t: $(ls "$out/$t" | wc -l) seeds, $(du -sk "$out/$t" | cut -f1) KB"
 done

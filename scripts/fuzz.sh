@@ -27,7 +27,7 @@ done
 
 scripts/install-deps.sh >/dev/null
 CC=clang cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTBBT_WERROR=ON -DTBBT_FUZZ=ON >/dev/null
-cmake --build "$build" -j"$(nproc)" --target tbbt-prep tbbt-dump "${targets[@]/#/fuzz_}" >/dev/null
+cmake --build "$build" -j"$(nproc)" --target tbbt-prep tbbt-dump fuzz-rpc-seeds "${targets[@]/#/fuzz_}" >/dev/null
 scripts/fuzz-seeds.sh "$build"
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
