@@ -78,9 +78,10 @@ sub damaged {
     my $at  = int rand @$src;
     my @w   = @{$src}[ $at .. ($at + $n - 1 > $#$src ? $#$src : $at + $n - 1) ];
     for (0 .. rand 6) {
+        last unless @w;
         my $i = int rand @w;
         my $k = rand;
-        if    ($k < 0.75) { $w[$i] = mutate_line($w[$i]) }
+        if    ($k < 0.75) { $w[$i] = mutate_line($w[$i] // '') }
         elsif ($k < 0.85) { splice @w, $i, 2, join(' ', grep defined, @w[ $i, $i + 1 ]) }    # joined lines
         elsif ($k < 0.95) { @w[ $i, 0 ] = @w[ 0, $i ] }                                      # swapped lines
         else              { splice @w, $i, 1 }
