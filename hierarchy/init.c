@@ -13,6 +13,7 @@
 
 #include "aging.h"
 #include "fsmodel.h"
+#include "safename.h"
 #include "hmap.h"
 #include "initctx.h"
 #include "manifest.h"
@@ -77,17 +78,38 @@ static const char *base_name(const char *path) {
     return s ? s + 1 : path;
 }
 
-/* Reads the map's initial image. Returns 0, or -1 with err. */
-static int load_map(const char *path, struct image *img, char *err, size_t errlen) {
+/* Whether the entry e must not be made: its name could leave the run
+ * directory or is not one component (safename.h), or its parent was
+ * refused. Refused directories are remembered so their subtrees are too. */
+static int refuse_entry(const struct tbbt_hm_entry *e, const char *name, GHashTable *refused) {
+    if (e->origin == TBBT_HM_ROOT) return 0;
+    int bad = tbbt_name_unsafe(name, strlen(name)) != NULL ||
+              (e->parent && g_hash_table_contains(refused, &e->parent));
+    if (bad && e->type == TBBT_FT_DIR) {
+        tbbt_id *k = g_new(tbbt_id, 1);
+        *k = e->id;
+        g_hash_table_add(refused, k);
+    }
+    return bad;
+}
+
+/* Reads the map's initial image; entries it must not make are counted in
+ * *refused. Returns 0, or -1 with err. */
+static int load_map(const char *path, struct image *img, uint64_t *nrefused, char *err, size_t errlen) {
     struct tbbt_hmapr *r = tbbt_hmapr_open(path, err, errlen);
     if (!r) return -1;
     img->objs = g_array_new(FALSE, TRUE, sizeof(struct obj));
     img->strs = g_string_chunk_new(1 << 16);
     GHashTable *by_id = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    GHashTable *refused = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     struct tbbt_hm_entry e;
     int rc;
     while ((rc = tbbt_hmapr_next(r, &e, err, errlen)) == 1) {
         if (e.create != 0) continue;
+        if (refuse_entry(&e, base_name(e.path), refused)) {
+            ++*nrefused;
+            continue;
+        }
         struct obj o = {.id = e.id,
                         .type = (uint8_t)e.type,
                         .known = e.known,
@@ -109,6 +131,7 @@ static int load_map(const char *path, struct image *img, char *err, size_t errle
         g_array_append_val(img->objs, o);
     }
     g_hash_table_destroy(by_id);
+    g_hash_table_destroy(refused);
     tbbt_hmapr_close(r);
     return rc;
 }
@@ -773,7 +796,7 @@ int tbbt_init_run(const struct tbbt_init_opts *o, struct tbbt_init_stats *st, ch
     struct init in = {.o = o, .st = st};
     struct image img = {0};
     double t0 = mono();
-    int rc = load_map(o->map, &img, err, errlen);
+    int rc = load_map(o->map, &img, &st->refused, err, errlen);
     if (rc == 0 && (rc = run_steps(&in, &img)) < 0) snprintf(err, errlen, "%s", in.err);
     st->wall = mono() - t0;
     if (in.q) tbbt_nfsq_free(in.q);
@@ -815,6 +838,11 @@ void tbbt_init_report(const struct tbbt_init_opts *o, const struct tbbt_init_sta
     if (st->owners_refused)
         fprintf(out, "Owners: the server refused to set uid/gid; %llu objects made with tbbt-init's own\n",
                 (unsigned long long)st->owners_refused);
+    if (st->refused)
+        fprintf(out,
+                "Refused: %llu map entries whose name could leave the run directory (\"..\", \".\", '/'), "
+                "with their subtrees; not made\n",
+                (unsigned long long)st->refused);
     if (st->removed_before)
         fprintf(out, "Replaced: %llu objects of the previous image removed first\n",
                 (unsigned long long)st->removed_before);
@@ -833,7 +861,8 @@ void tbbt_init_report_json(const struct tbbt_init_opts *o, const struct tbbt_ini
         "llu,"
         "\"fill_written\":%llu,\"fillers_deleted\":%llu,\"fill_deleted\":%llu,\"fill_stopped\":%s,"
         "\"tbytes\":%llu,\"used_before\":%llu,\"used_after\":%llu,\"fullness_after\":%.6f,"
-        "\"owners_refused\":%llu,\"removed_before\":%llu,\"wall_s\":%.6f,\"create_s\":%.6f,\"data_s\":%.6f}",
+        "\"owners_refused\":%llu,\"refused\":%llu,\"removed_before\":%llu,\"wall_s\":%.6f,\"create_s\":%.6f,"
+        "\"data_s\":%.6f}",
         params, (unsigned long long)st->objects, (unsigned long long)st->dirs, (unsigned long long)st->files,
         (unsigned long long)st->symlinks, (unsigned long long)st->others, (unsigned long long)st->links,
         (unsigned long long)st->image_bytes, (unsigned long long)st->appends, (unsigned long long)st->writes,
@@ -842,6 +871,7 @@ void tbbt_init_report_json(const struct tbbt_init_opts *o, const struct tbbt_ini
         (unsigned long long)st->fill_deleted, st->fill_stopped ? "true" : "false",
         (unsigned long long)st->tbytes, (unsigned long long)st->used_before,
         (unsigned long long)st->used_after, st->fullness_after, (unsigned long long)st->owners_refused,
-        (unsigned long long)st->removed_before, st->wall, st->create_s, st->data_s);
+        (unsigned long long)st->refused, (unsigned long long)st->removed_before, st->wall, st->create_s,
+        st->data_s);
     g_free(params);
 }

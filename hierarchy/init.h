@@ -54,6 +54,7 @@ void tbbt_init_opts_default(struct tbbt_init_opts *o);
 struct tbbt_init_stats {
     uint64_t objects, dirs, files, symlinks, others, links; /* per clone times clones */
     uint64_t owners_refused; /* creations whose uid/gid the server refused (made without) */
+    uint64_t refused;        /* map entries not made: unsafe name, or under one (safename.h) */
     uint64_t dir_aliases;    /* second paths of a directory in the map, not made */
     uint64_t image_bytes;    /* bytes of the kept files, all clones */
     uint64_t fill_written, fill_deleted, fillers, fillers_deleted;
