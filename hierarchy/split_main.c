@@ -292,9 +292,9 @@ static void report(const struct job *j, const struct tbbt_split *s, const uint64
     for (int p = 0; p < cli.parts; p++) {
         const struct tbbt_split_share *sh = tbbt_split_share(s, (unsigned)p);
         int out = !j->select || (j->select >> p) & 1;
-        printf("part %d: %llu records (%.1f%%), %llu groups, %llu objects, ", p,
+        printf("part %d: %llu records (%.1f%%), %llu group%s, %llu objects, ", p,
                (unsigned long long)sh->records, n ? 100.0 * sh->records / n : 0,
-               (unsigned long long)sh->groups, (unsigned long long)sh->objects);
+               (unsigned long long)sh->groups, sh->groups == 1 ? "" : "s", (unsigned long long)sh->objects);
         print_bytes(sh->bytes_read);
         printf(" read, ");
         print_bytes(sh->bytes_written);
@@ -330,11 +330,11 @@ static int run(struct job *j) {
     uint64_t groups = tbbt_split_group(s);
     if (!cli.quiet)
         printf(
-            "%s: %llu records, %llu groups of objects accessed together; %llu of %llu objects read-only or "
+            "%s: %llu records, %llu group%s of objects accessed together; %llu of %llu objects read-only or "
             "shared (join no group), %llu records touch only those\n",
             j->trace, (unsigned long long)tbbt_split_records(s), (unsigned long long)groups,
-            (unsigned long long)tbbt_split_readonly(s), (unsigned long long)tbbt_split_objects(s),
-            (unsigned long long)tbbt_split_free_records(s));
+            groups == 1 ? "" : "s", (unsigned long long)tbbt_split_readonly(s),
+            (unsigned long long)tbbt_split_objects(s), (unsigned long long)tbbt_split_free_records(s));
     if (tbbt_split_assign(s, (unsigned)cli.parts) != 0) {
         fprintf(stderr, "tbbt-split: %s: %llu group%s of objects accessed together: no split into %d parts\n",
                 j->trace, (unsigned long long)groups, groups == 1 ? "" : "s", cli.parts);

@@ -46,7 +46,7 @@ sub outputs { my @f = glob("$tmp/o.part*"); return scalar @f }
 # 1. one group: said, nothing written
 my ($rc, $out, $err) = run("-o $tmp/o $tmp/t.tbbt");
 is($rc, 1, 'one group: exit 1');
-like($out, qr/ 1 groups of objects accessed together/, 'the group count is printed');
+like($out, qr/ 1 group of objects accessed together/, 'the group count is printed');
 is(scalar @$err, 1, 'one line on stderr');
 like($err->[0] // '', qr/1 group of objects accessed together: no split into 2 parts/, "it says why: $err->[0]");
 is(outputs(), 0, 'nothing written');
