@@ -22,6 +22,7 @@ struct sobj {
     uint8_t shared;  /* declared shared */
     uint64_t parts;  /* bit p: a record of part p locks it */
     uint64_t group;  /* group number (roots), NO_GROUP before tbbt_split_group */
+    uint64_t home;   /* read-only objects: the group that revealed it, or NO_GROUP */
 };
 
 struct tbbt_split {
@@ -35,6 +36,7 @@ struct tbbt_split {
     GArray *nlocks;  /* uint8_t */
     GArray *locks;   /* uint32_t: object index | LOCK_WRITE */
     uint64_t *group; /* per record: its group, NO_GROUP = free */
+    uint64_t *near;  /* per record: free ones, the home of the objects, or NO_GROUP */
     uint8_t *part;   /* per record */
     uint64_t ngroups, nfree, readonly;
     uint64_t *group_records; /* per group */
@@ -73,7 +75,7 @@ void tbbt_split_free(struct tbbt_split *s) {
     g_free(s->chunks);
     g_array_free(s->shared, TRUE), g_array_free(s->op, TRUE), g_array_free(s->bytes, TRUE);
     g_array_free(s->nlocks, TRUE), g_array_free(s->locks, TRUE);
-    g_free(s->group), g_free(s->part), g_free(s->group_records), g_free(s);
+    g_free(s->group), g_free(s->near), g_free(s->part), g_free(s->group_records), g_free(s);
 }
 
 /* The object with this id, made when new. */
@@ -86,7 +88,8 @@ static struct sobj *obj_get(struct tbbt_split *s, tbbt_id id) {
         s->chunks[s->nchunks++] = g_new(struct sobj, SPLIT_CHUNK);
     }
     o = obj_at(s, s->nobjs);
-    *o = (struct sobj){.id = id, .idx = s->nobjs, .uf = s->nobjs, .size = 1, .group = NO_GROUP};
+    *o = (struct sobj){
+        .id = id, .idx = s->nobjs, .uf = s->nobjs, .size = 1, .group = NO_GROUP, .home = NO_GROUP};
     s->nobjs++;
     for (guint i = 0; i < s->shared->len; i++)
         if (g_array_index(s->shared, tbbt_id, i) == id) o->shared = 1;
@@ -167,6 +170,56 @@ static uint32_t join_record(struct tbbt_split *s, const uint32_t *lk, unsigned n
     return first;
 }
 
+/* The position of the first of a record's locks that joins groups
+ * (want_home 0) or has a home (1), or n. */
+static unsigned first_of(struct tbbt_split *s, const uint32_t *lk, unsigned n, int want_home) {
+    for (unsigned k = 0; k < n; k++) {
+        struct sobj *o = obj_at(s, lk[k] & ~LOCK_WRITE);
+        if (want_home ? o->home != NO_GROUP : joins(s, lk[k] & ~LOCK_WRITE)) return k;
+    }
+    return n;
+}
+
+/* Gives home h to the read-only objects without one among a record's
+ * locks after position k: the objects a lookup reveals come after the
+ * directory it looks in (lib/locks.c's order), and a directory never
+ * takes its home from what it holds. */
+static void give_home(struct tbbt_split *s, const uint32_t *lk, unsigned n, unsigned k, uint64_t h) {
+    for (k++; k < n; k++) {
+        struct sobj *o = obj_at(s, lk[k] & ~LOCK_WRITE);
+        if (!o->written && o->home == NO_GROUP) o->home = h;
+    }
+}
+
+/* Where the free records would rather go. A read-only object's home is
+ * the group of the first record that reveals it from one of the group's
+ * objects (a lookup in the group's directory), or from an object with a
+ * home (a lookup in such a directory); a free record follows the home of
+ * its first object that has one. This keeps a group's read-only files in
+ * its part's image; the shared ancestors, reached from no group, get no
+ * home. */
+static void find_homes(struct tbbt_split *s) {
+    const uint32_t *lk = (const uint32_t *)(void *)s->locks->data;
+    uint64_t nrec = s->op->len, off = 0;
+    for (uint64_t i = 0; i < nrec; i++) {
+        unsigned n = g_array_index(s->nlocks, uint8_t, i);
+        if (s->group[i] != NO_GROUP) give_home(s, lk + off, n, first_of(s, lk + off, n, 0), s->group[i]);
+        off += n;
+    }
+    g_free(s->near);
+    s->near = g_new(uint64_t, nrec ? nrec : 1);
+    off = 0;
+    for (uint64_t i = 0; i < nrec; i++) {
+        unsigned n = g_array_index(s->nlocks, uint8_t, i), k = n;
+        s->near[i] = NO_GROUP;
+        if (s->group[i] == NO_GROUP && (k = first_of(s, lk + off, n, 1)) < n) {
+            s->near[i] = obj_at(s, lk[off + k] & ~LOCK_WRITE)->home;
+            give_home(s, lk + off, n, k, s->near[i]);
+        }
+        off += n;
+    }
+}
+
 uint64_t tbbt_split_group(struct tbbt_split *s) {
     uint64_t nrec = s->op->len, off = 0;
     uint32_t *firsts = g_new(uint32_t, nrec ? nrec : 1);
@@ -194,6 +247,7 @@ uint64_t tbbt_split_group(struct tbbt_split *s) {
         s->group[i] = root->group;
     }
     g_free(firsts);
+    find_homes(s);
     g_free(s->group_records);
     s->group_records = g_new0(uint64_t, s->ngroups ? s->ngroups : 1);
     for (uint64_t i = 0; i < nrec; i++)
@@ -261,7 +315,7 @@ int tbbt_split_assign(struct tbbt_split *s, unsigned nparts) {
             s->part[i] = (uint8_t)gpart[s->group[i]];
             continue;
         }
-        unsigned p = lightest(load, nparts);
+        unsigned p = s->near[i] != NO_GROUP ? (unsigned)gpart[s->near[i]] : lightest(load, nparts);
         s->part[i] = (uint8_t)p;
         load[p]++;
     }

@@ -21,13 +21,17 @@
  *     the caller decides whether to split anyway.
  * A group is a set of joined objects with the records that lock them. A
  * record that locks only read-only or shared objects (a getattr of the
- * root, a lookup in it that finds nothing, a null call) is free: it may go
- * to any part.
+ * root, a lookup in it that finds nothing, a read of a file nobody
+ * writes, a null call) is free: it may go to any part.
  *
  * Parts: groups are dealt to parts largest first, each to the part with
- * the fewest records so far; then the free records, in trace order, each
- * to the part with the fewest records. The same input gives the same
- * parts.
+ * the fewest records so far. Then the free records, in trace order: one
+ * whose read-only objects a group revealed (the first record that locks
+ * such an object with a group's objects, typically a lookup in the
+ * group's directory, makes it the object's home; a lookup in an object
+ * with a home passes it on) goes to that group's part, so that a group's
+ * read-only files stay in its part's image; any other to the part with
+ * the fewest records. The same input gives the same parts.
  *
  * Crossing dependency: two records in different parts (or units: see
  * tbbt_split_crossings) that lock the same object, at least one of them

@@ -97,6 +97,24 @@ static void test_disjoint_subtrees(void **state) {
     tbbt_split_free(s);
 }
 
+/* A read-only file of a subtree, read by handle after a lookup in the
+ * subtree revealed it: a free record, which goes to the subtree's part. */
+static void test_readonly_file_follows(void **state) {
+    (void)state;
+    struct tbbt_split *s = tbbt_split_new();
+    two_subtrees(s);
+    feed(s, 11, "lookup 0 T cred=1:0:0 dir=3 name=\"ro\" newobj=14");
+    feed(s, 12, "read 0 T cred=1:0:0 obj=14 offset=0 count=100 rcount=100 eof=1");
+    feed(s, 13, "getattr 0 T cred=1:0:0 obj=14");
+    assert_int_equal(tbbt_split_group(s), 2);
+    assert_int_equal(tbbt_split_group_of(s, 10), 1); /* the lookup: b's (b is written) */
+    assert_true(tbbt_split_group_of(s, 11) == UINT64_MAX && tbbt_split_group_of(s, 12) == UINT64_MAX);
+    assert_int_equal(tbbt_split_assign(s, 2), 0);
+    assert_int_equal(tbbt_split_part_of(s, 11), tbbt_split_part_of(s, 4));
+    assert_int_equal(tbbt_split_part_of(s, 12), tbbt_split_part_of(s, 4));
+    tbbt_split_free(s);
+}
+
 /* A rename from one subtree into the other joins them: one group. */
 static void test_rename_across_joins(void **state) {
     (void)state;
@@ -170,6 +188,7 @@ static void test_balance(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_disjoint_subtrees),
+        cmocka_unit_test(test_readonly_file_follows),
         cmocka_unit_test(test_rename_across_joins),
         cmocka_unit_test(test_shared_root),
         cmocka_unit_test(test_balance),
