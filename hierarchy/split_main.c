@@ -17,8 +17,9 @@
  * final names only when complete.
  * Exit: 0 done, 1 failed (unreadable or corrupt input, fewer groups than
  * parts, a crossing dependency without --force, unwritable output),
- * 2 usage. */
+ * 2 usage, 3 interrupted (SIGINT, SIGTERM: nothing left behind). */
 #include <glib.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,14 @@ static GOptionEntry split_entries[] = {
      "PREFIX"},
     {"quiet", 'q', 0, G_OPTION_ARG_NONE, &cli.quiet, "Print only errors", NULL},
     {NULL, 0, 0, 0, NULL, NULL, NULL}};
+
+static volatile sig_atomic_t interrupted;
+
+/* SIGINT, SIGTERM: the reading loops stop, the outputs are discarded. */
+static void on_signal(int sig) {
+    (void)sig;
+    interrupted = 1;
+}
 
 static void usage(const char *what) {
     fprintf(stderr, "tbbt-split: %s (try --help)\n", what);
@@ -101,7 +110,7 @@ static void parse(int argc, char **argv, struct job *j) {
     GOptionContext *ctx = g_option_context_new(
         "TRACE.tbbt [TRACE.hmap] - divide a trace into parts that touch disjoint objects");
     g_option_context_add_main_entries(ctx, split_entries, NULL);
-    g_option_context_set_description(ctx, "Exit: 0 done, 1 failed or refused, 2 usage.");
+    g_option_context_set_description(ctx, "Exit: 0 done, 1 failed or refused, 2 usage, 3 interrupted.");
     GError *e = NULL;
     int ok = g_option_context_parse(ctx, &argc, &argv, &e);
     g_option_context_free(ctx);
@@ -140,8 +149,8 @@ static int analyse(const struct job *j, struct tbbt_split *s) {
     }
     struct tbbt_rec r;
     tbbt_rec_init(&r);
-    int rc;
-    while ((rc = tbbt_recr_next(rd, &r)) == 1)
+    int rc = 0;
+    while (!interrupted && (rc = tbbt_recr_next(rd, &r)) == 1)
         tbbt_split_put(s, &r);
     if (rc < 0) fprintf(stderr, "tbbt-split: %s\n", tbbt_recr_error(rd));
     tbbt_rec_free(&r);
@@ -201,8 +210,8 @@ static int copy_records(const struct job *j, const struct tbbt_split *s, struct 
     struct tbbt_rec r;
     tbbt_rec_init(&r);
     uint64_t seq = 0, n = tbbt_split_records(s);
-    int rc, changed = 0;
-    while ((rc = tbbt_recr_next(rd, &r)) == 1) {
+    int rc = 0, changed = 0;
+    while (!interrupted && (rc = tbbt_recr_next(rd, &r)) == 1) {
         if (seq == n) {
             changed = 1;
             break;
@@ -216,6 +225,7 @@ static int copy_records(const struct job *j, const struct tbbt_split *s, struct 
         }
     }
     tbbt_rec_free(&r);
+    if (interrupted) return -1;
     if (rc == -1) fprintf(stderr, "tbbt-split: %s\n", tbbt_recr_error(rd));
     if (rc >= 0 && (changed || seq != n))
         fprintf(stderr, "tbbt-split: %s: changed while being split (%llu records, then more or fewer)\n",
@@ -326,7 +336,7 @@ static int run(struct job *j) {
     declare_shared(s, m, j->map);
     int rc = 1;
     uint64_t cross = 0, entries[TBBT_SPLIT_MAX_PARTS] = {0};
-    if (analyse(j, s) != 0) goto out;
+    if (analyse(j, s) != 0 || interrupted) goto out;
     uint64_t groups = tbbt_split_group(s);
     if (!cli.quiet)
         printf(
@@ -345,10 +355,14 @@ static int run(struct job *j) {
     if (missing)
         fprintf(stderr, "tbbt-split: note: %llu objects the records lock are not in %s\n",
                 (unsigned long long)missing, j->map);
-    if (write_records(j, s) != 0 || write_maps(j, m, entries) != 0) goto out;
+    if (write_records(j, s) != 0 || interrupted || write_maps(j, m, entries) != 0) goto out;
     if (!cli.quiet) report(j, s, entries, cross);
     rc = 0;
 out:
+    if (interrupted && rc != 0) {
+        fprintf(stderr, "tbbt-split: %s: interrupted, nothing written\n", j->trace);
+        rc = 3;
+    }
     tbbt_split_free(s);
     tbbt_submap_free(m);
     return rc;
@@ -357,6 +371,8 @@ out:
 int main(int argc, char **argv) {
     struct job j = {0};
     parse(argc, argv, &j);
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
     int rc = run(&j);
     for (int u = 0; u < j.nunits; u++)
         g_free(j.out_rec[u]), g_free(j.out_map[u]);
