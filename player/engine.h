@@ -35,7 +35,9 @@ struct tbbt_play_opts {
     uint32_t max_outstanding; /* requests out at most */
     int connections;          /* 0: one per traced client */
     int udp;                  /* UDP instead of TCP */
-    int clone;                /* the image clone to play against */
+    int clone;                /* the image clone to play against (the first of clones) */
+    int clones;               /* copies of the trace, against clones clone..clone+clones-1 (0: 1) */
+    const char *send_log;     /* "CLONE RECORD" per request sent, in send order (NULL: none) */
     double warmup_s;          /* seconds left out of the figures */
     double duration_s;        /* stop sending after (0: no limit) */
     uint64_t limit;           /* records at most (0: all) */

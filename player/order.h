@@ -46,6 +46,9 @@ struct tbbt_sched_opts {
     /* fsdep: is the live handle of id known now? (NULL: all known) */
     int (*known)(void *ctx, tbbt_id id);
     void *known_ctx;
+    /* tbbt_sched_clones (clones.h): the clones, and the policy each runs */
+    uint32_t clones;
+    const struct tbbt_sched_ops *per_clone;
 };
 
 /* What next() says. */

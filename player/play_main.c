@@ -13,17 +13,18 @@
 
 #include <glib.h>
 
+#include "clones.h"
 #include "engine.h"
 
 struct play_cli {
-    char *order, *manifest, *json, *cred, *deps;
+    char *order, *manifest, *json, *cred, *deps, *send_log;
     gdouble speedup, warmup, duration;
-    gint window, max_out, connections, clone, timeout, nfsport;
+    gint window, max_out, connections, clone, clones, timeout, nfsport;
     gint64 limit, seed;
     gboolean strict, quiet, live, no_live, udp;
 };
 
-static struct play_cli cli = {.window = 4096, .max_out = 1024, .timeout = 30, .seed = 1};
+static struct play_cli cli = {.window = 4096, .max_out = 1024, .timeout = 30, .seed = 1, .clones = 1};
 
 /* The options, declared once: parsing and --help both come from here. */
 static GOptionEntry play_entries[] = {
@@ -40,6 +41,14 @@ static GOptionEntry play_entries[] = {
     {"udp", 'u', 0, G_OPTION_ARG_NONE, &cli.udp,
      "Send over UDP (one datagram a request; a request too large for one fails) instead of TCP", NULL},
     {"clone", 0, 0, G_OPTION_ARG_INT, &cli.clone, "The image clone to play against (default 0)", "I"},
+    {"clones", 0, 0, G_OPTION_ARG_INT, &cli.clones,
+     "Replay N copies of the trace, copy i against clone I+i (tbbt-init --clones), interleaved by traced "
+     "time; each its own handles, ordering and connections (one per traced client per clone, 64 at most "
+     "in all); --window is per copy (default 1)",
+     "N"},
+    {"send-log", 0, 0, G_OPTION_ARG_FILENAME, &cli.send_log,
+     "Write \"CLONE RECORD\" (the record's 0-based index in the trace) per request sent, in send order",
+     "FILE"},
     {"manifest", 'm', 0, G_OPTION_ARG_FILENAME, &cli.manifest,
      "tbbt-init's manifest (default: the trace's name with .manifest)", "FILE"},
     {"warmup", 0, 0, G_OPTION_ARG_DOUBLE, &cli.warmup, "Seconds replayed but left out of the figures", "SEC"},
@@ -79,6 +88,11 @@ static void check(int argc, char **argv, struct tbbt_play_opts *o) {
     if (cli.speedup < 0 || cli.window < 1 || cli.max_out < 1 || cli.timeout < 1 || cli.connections < 0 ||
         cli.connections > 64 || cli.clone < 0 || cli.warmup < 0 || cli.duration < 0 || cli.limit < 0)
         usage("--speedup, --window, --max-outstanding, --timeout must be positive; --connections 0..64");
+    if (cli.clones < 1 || (gint64)cli.clone + cli.clones > TBBT_CLONE_MAX ||
+        (gint64)cli.window * cli.clones > (1 << 28))
+        usage("--clones must be 1 or more, --clone + --clones at most 4194304, --window x --clones at most "
+              "2^28");
+    o->clones = cli.clones, o->send_log = cli.send_log;
     char err[512];
     if (tbbt_nfs_server_parse(argv[2], cli.nfsport, 0, &o->server, err, sizeof(err)) < 0) usage(err);
     unsigned uid, gid;

@@ -20,6 +20,7 @@ void tbbt_pstats_free(struct tbbt_play_stats *s) {
     g_array_free(s->series, TRUE);
     g_free(s->trace), g_free(s->manifest), g_free(s->server), g_free(s->order), g_free(s->timing);
     g_free(s->map_sha256), g_free(s->params), g_free(s->run);
+    g_free(s->per_clone);
 }
 
 struct tbbt_pstat_proc *tbbt_pstats_proc(struct tbbt_play_stats *s, unsigned vers, unsigned op) {
@@ -65,6 +66,17 @@ static const char *st_name(int s, char *buf, size_t n) {
     if (nm) return nm;
     snprintf(buf, n, "%d", s);
     return buf;
+}
+
+/* With several clones, one line each: a clone that lagged or failed shows. */
+static void report_clones(const struct tbbt_play_stats *s, FILE *out) {
+    for (uint32_t i = 0; s->per_clone && s->clones > 1 && i < s->clones; i++) {
+        const struct tbbt_pstat_clone *c = &s->per_clone[i];
+        fprintf(out, "Clone %u: %llu records, %llu sent, %llu matched, %llu failed, %llu skipped\n",
+                (unsigned)s->clone + i, (unsigned long long)c->records, (unsigned long long)c->sent,
+                (unsigned long long)c->matched, (unsigned long long)c->failed,
+                (unsigned long long)c->skipped);
+    }
 }
 
 void tbbt_pstats_report(const struct tbbt_play_stats *s, FILE *out) {
@@ -120,6 +132,7 @@ void tbbt_pstats_report(const struct tbbt_play_stats *s, FILE *out) {
                 "Connections: %llu lost and made again; %llu requests lost with them (reads are not sent "
                 "again)\n",
                 (unsigned long long)s->reconnects, (unsigned long long)s->conn_lost);
+    report_clones(s, out);
     fprintf(out, "CPU: %.3f s (%.2f us per request)%s\n", s->cpu_s,
             s->sent ? s->cpu_s * 1e6 / (double)s->sent : 0,
             s->warmup ? "; warm-up requests left out of the figures" : "");
@@ -140,6 +153,7 @@ void tbbt_pstats_json(const struct tbbt_play_stats *s, GString *o) {
     jstr(o, "trace", s->trace), jstr(o, "manifest", s->manifest), jstr(o, "server", s->server);
     jstr(o, "run", s->run), jstr(o, "map_sha256", s->map_sha256), jstr(o, "order", s->order);
     jstr(o, "timing", s->timing), jstr(o, "started", s->started), jstr(o, "ended", s->ended);
+    g_string_append_printf(o, "\"clones\":%u,", s->clones ? s->clones : 1); /* from clone on */
     g_string_append_printf(o,
                            "\"init_params\":%s,\"speedup\":%g,\"window\":%u,\"clone\":%d,\"connections\":%d,"
                            "\"seed\":%llu,\"tool\":\"tbbt-play 0.1.0\",\"partial\":%s},",
@@ -189,6 +203,16 @@ void tbbt_pstats_json(const struct tbbt_play_stats *s, GString *o) {
             g_string_append(o, "]}");
             first = 0;
         }
+    g_string_append(o, "],\"per_clone\":[");
+    for (uint32_t i = 0; s->per_clone && i < s->clones; i++) {
+        const struct tbbt_pstat_clone *c = &s->per_clone[i];
+        g_string_append_printf(o,
+                               "%s{\"clone\":%u,\"records\":%llu,\"sent\":%llu,\"matched\":%llu,"
+                               "\"failed\":%llu,\"skipped\":%llu}",
+                               i ? "," : "", (unsigned)s->clone + i, (unsigned long long)c->records,
+                               (unsigned long long)c->sent, (unsigned long long)c->matched,
+                               (unsigned long long)c->failed, (unsigned long long)c->skipped);
+    }
     g_string_append(o, "],\"series\":[");
     for (guint i = 0; i < s->series->len; i++) {
         const struct tbbt_pstat_sec *c = &g_array_index(s->series, struct tbbt_pstat_sec, i);

@@ -34,6 +34,11 @@ struct tbbt_pstat_sec {
     int64_t behind_max;     /* ns behind schedule, worst send */
 };
 
+/* One clone's counts (tbbt-play --clones): warm-up left out, as in the totals. */
+struct tbbt_pstat_clone {
+    uint64_t records, sent, matched, failed, skipped; /* failed: mismatched, timed out, no handle */
+};
+
 struct tbbt_play_stats {
     struct tbbt_pstat_proc *proc[2][TBBT_OP_COUNT]; /* [vers 2,3][op], made on first use */
     struct tbbt_hist issue_err;                     /* ns late, timestamp mode */
@@ -52,6 +57,8 @@ struct tbbt_play_stats {
     double speedup;
     uint32_t window;
     int clone, connections;
+    uint32_t clones;                    /* copies played, against clones clone.. */
+    struct tbbt_pstat_clone *per_clone; /* [clones] (NULL: none counted) */
     uint64_t seed;
     char started[32], ended[32];
 };
