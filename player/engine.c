@@ -46,6 +46,7 @@ void tbbt_play_opts_default(struct tbbt_play_opts *o) {
     memset(o, 0, sizeof(*o));
     o->order = &tbbt_sched_fsdep;
     o->window = 4096;
+    o->clones = 1;
     o->max_outstanding = 1024;
     o->timeout_s = 30;
     o->seed = 1;
@@ -955,6 +956,7 @@ int tbbt_play_run(const struct tbbt_play_opts *o, struct tbbt_play_stats *st, ch
     st->clones = e->nclones;
     st->per_clone = g_new0(struct tbbt_pstat_clone, e->nclones);
     int rc = setup(e, err, errlen);
+    if (o->ready && o->ready(o->ready_ctx, rc, err, errlen) < 0) rc = -1;
     double c0 = cpu_s();
     if (rc == 0) {
         iso_now(st->started, sizeof(st->started));

@@ -46,6 +46,12 @@ struct tbbt_play_opts {
     uint32_t uid, gid;
     uint64_t seed; /* payload, verifiers */
     int live;      /* a live progress line on stderr */
+    /* Called once setup is done (trace open, manifest loaded, fixed
+     * connections made; setup_rc 0) or failed (-1, err set), just before
+     * the first request: MPI's start barrier. Returns 0 to go on, -1 to
+     * stop (with err set when setup_rc was 0). NULL: none. */
+    int (*ready)(void *ctx, int setup_rc, char *err, size_t errlen);
+    void *ready_ctx;
 };
 
 void tbbt_play_opts_default(struct tbbt_play_opts *o);

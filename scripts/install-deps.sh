@@ -1,17 +1,18 @@
 #!/bin/sh
 # scripts/install-deps.sh: install every Debian package tbbt needs to build,
 # test (nfs-ganesha, tcpdump, tshark; e2fsprogs, xfsprogs and loop mounts for
-# the layout of an aged image) and benchmark (nfstrace, gnuplot, GNU
-# time). Idempotent: installs only what is missing, runs apt-get update only
-# when something is missing, never asks a question (tshark's "may non-root
-# users capture?" is answered no). Runs as root, or through sudo.
+# the layout of an aged image; Open MPI for tbbt-play under mpirun) and
+# benchmark (nfstrace, gnuplot, GNU time). Idempotent: installs only what is
+# missing, runs apt-get update only when something is missing, never asks a
+# question (tshark's "may non-root users capture?" is answered no). Runs as
+# root, or through sudo.
 # Usage: scripts/install-deps.sh [--dry-run]   (exit 0 all present, 1 failed)
 set -eu
 
 PACKAGES="
 build-essential cmake pkg-config clang-format
 libpcap-dev libtirpc-dev rpcsvc-proto libnfs-dev libnfs-utils libglib2.0-dev
-libzstd-dev zstd zlib1g-dev libcmocka-dev
+libzstd-dev zstd zlib1g-dev libcmocka-dev libopenmpi-dev openmpi-bin
 perl libjson-pp-perl python3 time
 tshark wireshark-common tcpdump nfstrace gnuplot-nox chromium
 nfs-ganesha nfs-ganesha-vfs rpcbind iproute2 procps
