@@ -16,6 +16,7 @@
 #include "clones.h"
 #include "engine.h"
 #include "mpi_ranks.h"
+#include "simrun.h"
 
 struct play_cli {
     char *order, *manifest, *json, *cred, *deps, *send_log, *json_rank;
@@ -23,9 +24,12 @@ struct play_cli {
     gint window, max_out, connections, clone, clones, timeout, nfsport;
     gint64 limit, seed;
     gboolean strict, quiet, live, no_live, udp;
+    gboolean simulate;
+    char *sim_latency, *sim_windows;
 };
 
-static struct play_cli cli = {.window = 4096, .max_out = 1024, .timeout = 30, .seed = 1};
+/* max_out 0: not given (the player's default is 1024; --simulate has no cap) */
+static struct play_cli cli = {.window = 4096, .max_out = 0, .timeout = 30, .seed = 1};
 
 /* The options, declared once: parsing and --help both come from here. */
 static GOptionEntry play_entries[] = {
@@ -33,6 +37,8 @@ static GOptionEntry play_entries[] = {
      "conservative (the trace's own concurrency) or fsdep (file-system dependencies; default)", "ORDER"},
     {"strict-deps", 0, 0, G_OPTION_ARG_NONE, &cli.strict, "fsdep: hold every write lock until the reply",
      NULL},
+    {"deps", 0, 0, G_OPTION_ARG_STRING, &cli.deps,
+     "fsdep: release locks at the reply (default), at the send (paper), or strict", "reply|send|strict"},
     {"speedup", 's', 0, G_OPTION_ARG_DOUBLE, &cli.speedup,
      "Send by the trace's timestamps divided by F (below 1 slows down); default: full speed", "F"},
     {"window", 'w', 0, G_OPTION_ARG_INT, &cli.window, "Lookahead window, records (default 4096)", "N"},
@@ -69,6 +75,16 @@ static GOptionEntry play_entries[] = {
      NULL},
     {"no-live", 0, 0, G_OPTION_ARG_NONE, &cli.no_live, "No live progress line", NULL},
     {"quiet", 'q', 0, G_OPTION_ARG_NONE, &cli.quiet, "Print only errors", NULL},
+    {"simulate", 0, 0, G_OPTION_ARG_NONE, &cli.simulate,
+     "No server: play TRACE against a simulated one (fixed latency per procedure) and print the throughput "
+     "and concurrency each lookahead window allows",
+     NULL},
+    {"sim-latency", 0, 0, G_OPTION_ARG_STRING, &cli.sim_latency,
+     "--simulate: server latency, us, per procedure and/or default (default: the trace's median per "
+     "procedure)",
+     "PROC=USEC,...[,default=USEC]"},
+    {"sim-windows", 0, 0, G_OPTION_ARG_STRING, &cli.sim_windows,
+     "--simulate: lookahead windows, records (default 100,200,500,1000,2000,5000,10000)", "N,N,..."},
     {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 static char *default_manifest; /* made by check(), freed by main() */
@@ -87,6 +103,7 @@ static void on_signal(int sig) {
 /* Checks the options and fills o; exits 2 on a bad one. */
 static void check(int argc, char **argv, struct tbbt_play_opts *o) {
     tbbt_play_opts_default(o);
+    if (!cli.max_out) cli.max_out = 1024; /* not given */
     if (argc != 3) usage("expected TRACE.tbbt and SERVER:/EXPORT");
     if (cli.order && !(o->order = tbbt_sched_find(cli.order))) usage("--order must be conservative or fsdep");
     if (cli.speedup < 0 || cli.window < 1 || cli.max_out < 1 || cli.timeout < 1 || cli.connections < 0 ||
@@ -158,6 +175,11 @@ int main(int argc, char **argv) {
         g_error_free(ge);
         return 2;
     }
+    if (cli.simulate)
+        return tbbt_simrun_main(argc, argv,
+                                &(struct tbbt_simrun_args){cli.order, cli.deps, cli.strict, cli.sim_latency,
+                                                           cli.sim_windows, cli.json, cli.max_out, cli.limit,
+                                                           cli.speedup, cli.quiet});
     struct tbbt_play_opts o;
     check(argc, argv, &o);
     char err[600];
