@@ -24,6 +24,7 @@
 #include "nfsdec.h"
 #include "nfsenc.h"
 #include "recfile.h"
+#include "safename.h"
 
 #define MAX_CONN 64
 #define SEND_BUF (2u << 20)
@@ -32,7 +33,14 @@
 enum { SL_FREE, SL_LOADED, SL_WAITING, SL_HELD, SL_SENT, SL_DONE };
 
 /* Status codes beyond NFS's, for the statistics. */
-enum { ST_TIMEOUT = -1, ST_RPC_ERROR = -2, ST_NO_HANDLE = -3, ST_SKIPPED = -4, ST_CONN_LOST = -5 };
+enum {
+    ST_TIMEOUT = -1,
+    ST_RPC_ERROR = -2,
+    ST_NO_HANDLE = -3,
+    ST_SKIPPED = -4,
+    ST_CONN_LOST = -5,
+    ST_REFUSED = -6
+};
 
 #define NFS3ERR_EXIST_ 17
 
@@ -154,6 +162,7 @@ struct engine {
     _Atomic int broken[MAX_CONN]; /* set by the receive thread, repaired by the send thread */
     GHashTable *client_conn;      /* struct client_key -> index + 1 */
     GHashTable *fh;               /* id -> struct fhent */
+    GHashTable *roots;            /* ids of the clones' roots (the manifest's "."): no ".." above them */
     GHashTable *cookies;          /* struct ckey -> struct cval */
     void *sched;
     uint64_t next_add, completed, outstanding;
@@ -276,6 +285,7 @@ static int load_manifest(struct engine *e, char *err, size_t errlen) {
             break;
         }
         learn_fh(e, id, m.fh, m.fhlen), n[m.clone - first]++;
+        if (m.path && !strcmp(m.path, ".")) g_hash_table_add(e->roots, g_memdup2(&id, sizeof(id)));
     }
     if (rc == 0) {
         const char *v;
@@ -492,6 +502,7 @@ static void complete(struct engine *e, struct slot *s, int status, int64_t recv_
             p->mismatched++, st->mismatched++, pc->failed++;
             if (status == ST_TIMEOUT) p->timeouts++, st->timeouts++;
             if (status == ST_NO_HANDLE) st->no_handle++;
+            if (status == ST_REFUSED) st->refused++;
             if (status == ST_CONN_LOST) st->conn_lost++;
             tbbt_pstats_mismatch(p, lost ? 0 : r->status, status);
         }
@@ -601,6 +612,25 @@ static void admit(struct engine *e) {
     }
 }
 
+/* Whether one of r's names must not reach the server: whatever the
+ * trace says, the replay stays inside the clones (safename.h). A lookup
+ * may name "." or ".." (the live server answers with the directory or its
+ * parent, inside the clone) but not ".." of a clone's root; every other
+ * name must be one ordinary component. */
+static int refused(const struct engine *e, const struct tbbt_rec *r) {
+    if (tbbt_rec_has(r, TBBT_F_NAME)) {
+        const char *n = tbbt_rec_str(r, r->name);
+        size_t len = r->name.len;
+        int dots = (len == 1 && n[0] == '.') || (len == 2 && n[0] == '.' && n[1] == '.');
+        if (r->op == TBBT_OP_LOOKUP && dots) {
+            if (len == 2 && g_hash_table_contains(e->roots, &r->dir)) return 1;
+        } else if (tbbt_name_unsafe(n, len)) {
+            return 1;
+        }
+    }
+    return tbbt_rec_has(r, TBBT_F_NAME2) && tbbt_name_unsafe(tbbt_rec_str(r, r->name2), r->name2.len);
+}
+
 /* Moves what the policy offers to the held heap (or skips it). */
 static void offer(struct engine *e) {
     uint64_t seq;
@@ -617,6 +647,10 @@ static void offer(struct engine *e) {
             e->ord->done(e->sched, seq, 1);
             e->completed++;
             atomic_store(&s->state, SL_DONE);
+            continue;
+        }
+        if (refused(e, &s->r)) { /* failed, so what depends on it is skipped */
+            complete(e, s, ST_REFUSED, now_ns());
             continue;
         }
         atomic_store(&s->state, SL_HELD);
@@ -868,6 +902,7 @@ static int setup(struct engine *e, char *err, size_t errlen) {
     e->ev_spare = g_array_new(FALSE, FALSE, sizeof(struct event));
     e->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     e->fh = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
+    e->roots = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     e->cookies = g_hash_table_new_full(ckey_hash, ckey_eq, NULL, g_free);
     e->client_conn = g_hash_table_new_full(ep_hash, ep_eq, g_free, NULL);
     e->payload = g_malloc(1u << 20);
@@ -921,8 +956,10 @@ static void teardown(struct engine *e) {
         tbbt_rec_free(&e->ring[i].r);
     g_free(e->ring), g_free(e->held), g_free(e->payload), g_free(e->sendbuf);
     if (e->ev) g_array_free(e->ev, TRUE), g_array_free(e->ev_spare, TRUE);
-    if (e->fh)
+    if (e->fh) {
         g_hash_table_destroy(e->fh), g_hash_table_destroy(e->cookies), g_hash_table_destroy(e->client_conn);
+        g_hash_table_destroy(e->roots);
+    }
     g_free(e->sent_fifo.v);
     if (e->wake > 0) close(e->wake);
 }

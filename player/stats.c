@@ -102,7 +102,7 @@ void tbbt_pstats_merge(struct tbbt_play_stats *into, const struct tbbt_play_stat
     }
     into->records += from->records, into->sent += from->sent, into->replies += from->replies;
     into->matched += from->matched, into->mismatched += from->mismatched, into->skipped += from->skipped;
-    into->timeouts += from->timeouts, into->no_handle += from->no_handle;
+    into->timeouts += from->timeouts, into->no_handle += from->no_handle, into->refused += from->refused;
     into->not_replayable += from->not_replayable, into->warmup += from->warmup;
     into->late_replies += from->late_replies, into->unmatched_replies += from->unmatched_replies;
     into->reconnects += from->reconnects, into->conn_lost += from->conn_lost;
@@ -135,6 +135,7 @@ static const char *st_name(int s, char *buf, size_t n) {
     if (s == -2) return "rpc-error";
     if (s == -3) return "no-handle";
     if (s == -5) return "connection-lost";
+    if (s == -6) return "refused";
     const char *nm = tbbt_nfsstat_name(s);
     if (nm) return nm;
     snprintf(buf, n, "%d", s);
@@ -186,11 +187,14 @@ void tbbt_pstats_report(const struct tbbt_play_stats *s, FILE *out) {
     fprintf(
         out,
         "Status: %llu of %llu records matched the trace (%.3f%%); %llu mismatched, %llu skipped, %llu timed "
-        "out, %llu without a live handle; %llu not replayable (RPC errors in the trace)\n",
+        "out, %llu without a live handle, %llu refused (a name leaving the run directory); %llu not "
+        "replayable "
+        "(RPC errors in the trace)\n",
         (unsigned long long)s->matched, (unsigned long long)(all + s->skipped),
         all + s->skipped ? 100.0 * (double)s->matched / (double)(all + s->skipped) : 0,
         (unsigned long long)s->mismatched, (unsigned long long)s->skipped, (unsigned long long)s->timeouts,
-        (unsigned long long)s->no_handle, (unsigned long long)s->not_replayable);
+        (unsigned long long)s->no_handle, (unsigned long long)s->refused,
+        (unsigned long long)s->not_replayable);
     fprintf(out, "Outstanding: replay mean %.1f, p99 %llu, max %llu; trace mean %.1f, p99 %llu, max %llu\n",
             tbbt_hist_mean(&s->outstanding), (unsigned long long)tbbt_hist_quantile(&s->outstanding, .99),
             (unsigned long long)s->outstanding.max, tbbt_hist_mean(&s->trace_outstanding),
@@ -273,13 +277,13 @@ void tbbt_pstats_json(const struct tbbt_play_stats *s, GString *o) {
     g_string_append_printf(
         o,
         "\"totals\":{\"records\":%llu,\"sent\":%llu,\"replies\":%llu,\"matched\":%llu,"
-        "\"mismatched\":%llu,\"skipped\":%llu,\"timeouts\":%llu,\"no_handle\":%llu,"
+        "\"mismatched\":%llu,\"skipped\":%llu,\"timeouts\":%llu,\"no_handle\":%llu,\"refused\":%llu,"
         "\"not_replayable\":%llu,\"warmup\":%llu,\"late_replies\":%llu,\"reconnects\":%llu,"
         "\"conn_lost\":%llu,\"wall_s\":%.6f,"
         "\"cpu_s\":%.6f,\"trace_span_s\":%.6f,\"ops_per_s\":%.3f},",
         (unsigned long long)s->records, (unsigned long long)s->sent, (unsigned long long)s->replies,
         (unsigned long long)s->matched, (unsigned long long)s->mismatched, (unsigned long long)s->skipped,
-        (unsigned long long)s->timeouts, (unsigned long long)s->no_handle,
+        (unsigned long long)s->timeouts, (unsigned long long)s->no_handle, (unsigned long long)s->refused,
         (unsigned long long)s->not_replayable, (unsigned long long)s->warmup,
         (unsigned long long)s->late_replies, (unsigned long long)s->reconnects,
         (unsigned long long)s->conn_lost, s->wall_s, s->cpu_s, s->trace_span_s,

@@ -56,6 +56,7 @@ struct tbbt_play_stats {
     struct tbbt_hist trace_outstanding;             /* the trace's calls out at each call */
     GArray *series;                                 /* struct tbbt_pstat_sec, one a second */
     uint64_t records, sent, replies, matched, mismatched, skipped, timeouts, no_handle, not_replayable;
+    uint64_t refused; /* not sent: a name that could leave the run directory (safename.h) */
     uint64_t warmup, late_replies, unmatched_replies;
     uint64_t reconnects, conn_lost; /* connections made again; requests lost with one */
     uint64_t max_outstanding;

@@ -121,7 +121,7 @@ static void unpack_proc(struct rd *r, struct tbbt_play_stats *s) {
 #define WIRE_COUNTERS(X)                                                           \
     X(records) X(sent) X(replies) X(matched) X(mismatched) X(skipped)              \
     X(timeouts) X(no_handle) X(not_replayable) X(warmup) X(late_replies)           \
-    X(unmatched_replies) X(reconnects) X(conn_lost) X(max_outstanding)
+    X(unmatched_replies) X(reconnects) X(conn_lost) X(max_outstanding) X(refused)
 /* clang-format on */
 
 void tbbt_pstats_pack(const struct tbbt_play_stats *s, GByteArray *o) {
