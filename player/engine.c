@@ -1008,15 +1008,17 @@ int tbbt_play_run(const struct tbbt_play_opts *o, struct tbbt_play_stats *st, ch
         }
     }
     if (rc == 0) rc = play_loop(e, err, errlen);
-    if (rc == 0 && e->io_err[0]) {
-        snprintf(err, errlen, "%s", e->io_err);
-        rc = -1;
-    }
     if (o->live) fputc('\n', stderr);
     st->wall_s = (double)(now_ns() - e->t0) / 1e9;
     st->cpu_s = cpu_s() - c0;
     iso_now(st->ended, sizeof(st->ended));
     teardown(e);
+    /* read only once the I/O thread is joined: a replay stopped early
+     * (--duration, SIGINT) returns while that thread may still be reading */
+    if (rc == 0 && e->io_err[0]) {
+        snprintf(err, errlen, "%s", e->io_err);
+        rc = -1;
+    }
     g_free(e);
     if (rc < 0) return -1;
     return st->partial ? 3 : 0;
