@@ -65,6 +65,9 @@ struct slot {
     struct tbbt_rec r;
     uint64_t seq;
     _Atomic int state;
+    /* seq << 12 | vers << 8 | op, set before state becomes SENT: all the
+     * receive thread reads of a slot (the rest may be refilled under it) */
+    _Atomic uint64_t tag;
     int conn;
     uint32_t clone; /* offset of its clone from the first (--clones) */
     int warm;       /* sent during the warm-up: left out of the figures */
@@ -160,6 +163,8 @@ struct engine {
     struct tbbt_pconn conn[MAX_CONN];
     _Atomic int nconn;
     _Atomic int broken[MAX_CONN]; /* set by the receive thread, repaired by the send thread */
+    _Atomic uint64_t rx_pass;     /* the receive thread's loop count: repair waits for a new pass */
+    _Atomic int rx_gone;          /* the receive thread has returned */
     GHashTable *client_conn;      /* struct client_key -> index + 1 */
     GHashTable *fh;               /* id -> struct fhent */
     GHashTable *roots;            /* ids of the clones' roots (the manifest's "."): no ".." above them */
@@ -402,10 +407,10 @@ static void on_reply(void *ctx, const uint8_t *m, size_t n) {
     if (tbbt_rpc_parse(m, n, &h) < 0 || h.mtype != TBBT_RPC_REPLY) return;
     uint32_t low = h.xid - e->xid_base;
     struct slot *s = &e->ring[low & e->mask];
-    if (atomic_load(&s->state) != SL_SENT || (uint32_t)s->seq != low) return; /* late or foreign */
-    uint64_t seq = s->seq;
-    uint8_t op = s->r.op, vers = s->r.vers;
-    if (atomic_load(&s->state) != SL_SENT || s->seq != seq) return;
+    if (atomic_load(&s->state) != SL_SENT) return; /* late or foreign */
+    uint64_t tag = atomic_load(&s->tag), seq = tag >> 12;
+    if ((uint32_t)seq != low) return;
+    uint8_t op = (uint8_t)(tag & 0xff), vers = (uint8_t)((tag >> 8) & 0xf);
     struct event ev = {.seq = seq, .recv_ns = now_ns(), .status = ST_RPC_ERROR};
     if (h.reply_stat == 0 && h.accept_stat == 0) {
         struct tbbt_rec *rr = &e->rx_rec; /* the receive thread's own scratch */
@@ -437,6 +442,7 @@ static void *rx_main(void *arg) {
     struct engine *e = arg;
     struct pollfd p[MAX_CONN];
     while (!atomic_load(&e->stop_rx)) {
+        atomic_fetch_add(&e->rx_pass, 1); /* before reading broken[]: see repair() */
         int n = atomic_load(&e->nconn);
         for (int i = 0; i < n; i++) /* a broken connection is left alone until it is repaired */
             p[i] = (struct pollfd){.fd = atomic_load(&e->broken[i]) ? -1 : e->conn[i].fd, .events = POLLIN};
@@ -451,6 +457,7 @@ static void *rx_main(void *arg) {
             }
         if (got && atomic_load(&e->waiting)) wake(e);
     }
+    atomic_store(&e->rx_gone, 1);
     wake(e);
     return NULL;
 }
@@ -706,6 +713,7 @@ static int send_one(struct engine *e, struct slot *s, int64_t now, char *err, si
     s->conn = ci;
     s->send_ns = now;
     s->warm = e->o->warmup_s > 0 && now < e->warm_end;
+    atomic_store(&s->tag, s->seq << 12 | (uint64_t)(s->r.vers & 0xf) << 8 | s->r.op);
     atomic_store(&s->state, SL_SENT);
     e->outstanding++;
     if (tbbt_pconn_queue(&e->conn[ci], e->sendbuf, (size_t)n) < 0) {
@@ -810,6 +818,17 @@ static int read_only(unsigned op) {
  * (once) on a new connection, the others fail; the connection is made
  * again, retrying while the server restarts, up to the timeout. Returns
  * 0, or -1 with err when the server stays away. */
+/* Waits until the receive thread has let go of every broken connection:
+ * broken[i] is set before this reads rx_pass, and a pass reads broken[]
+ * after counting itself, so the first pass counted after that read leaves
+ * connection i alone, and the one that may have used it has ended. Then
+ * the connection may be closed and reopened under it. */
+static void rx_let_go(struct engine *e) {
+    uint64_t pass = atomic_load(&e->rx_pass);
+    while (e->rx_started && atomic_load(&e->rx_pass) == pass && !atomic_load(&e->rx_gone))
+        usleep(1000); /* a pass polls 20 ms at most */
+}
+
 static int repair(struct engine *e, int i, char *err, size_t errlen) {
     e->st->reconnects++;
     for (size_t k = 0; k < e->sent_fifo.len; k++) {
@@ -825,6 +844,7 @@ static int repair(struct engine *e, int i, char *err, size_t errlen) {
             hold(e, 0, seq);
         }
     }
+    rx_let_go(e);
     tbbt_pconn_close(&e->conn[i]);
     int64_t give_up = now_ns() + (int64_t)e->o->timeout_s * 1000000000;
     while (tbbt_pconn_open(&e->conn[i], &e->o->server, e->o->udp, err, errlen) < 0) {
