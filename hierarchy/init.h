@@ -24,6 +24,7 @@
 #define TBBT_INIT_H
 
 #include <glib.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -64,13 +65,22 @@ struct tbbt_init_stats {
     int fill_stopped;              /* the export filled up before the fillers were all written */
     double wall, create_s, data_s; /* seconds */
     uint64_t removed_before;       /* objects removed from a replaced RUN */
+    uint64_t reconnects, resent;   /* connections made again (the server restarted), calls sent again */
+    uint64_t exist_after_retry;    /* creations sent again that met EXIST: made by their first sending */
+    int complete;                  /* the run finished: manifest written, marker "complete" */
 };
+
+/* Set (by a signal handler) to stop a run at its next wait: it fails with
+ * "interrupted", the marker left saying "building". */
+extern volatile sig_atomic_t tbbt_init_interrupted;
 
 /* Runs tbbt-init. Returns 0, or -1 with a one-line message in err. */
 int tbbt_init_run(const struct tbbt_init_opts *o, struct tbbt_init_stats *st, char *err, size_t errlen);
 
-/* The summary for people, and as one JSON object. */
+/* The summary for people, and as one JSON object ("complete": false and
+ * "error" when error is not NULL: the run failed, the image is partial). */
 void tbbt_init_report(const struct tbbt_init_opts *o, const struct tbbt_init_stats *st, FILE *out);
-void tbbt_init_report_json(const struct tbbt_init_opts *o, const struct tbbt_init_stats *st, GString *out);
+void tbbt_init_report_json(const struct tbbt_init_opts *o, const struct tbbt_init_stats *st,
+                           const char *error, GString *out);
 
 #endif

@@ -515,6 +515,7 @@ static void complete(struct engine *e, struct slot *s, int status, int64_t recv_
         }
         struct tbbt_pstat_sec *sec = tbbt_pstats_sec(st, (double)(recv_ns - e->t0) / 1e9);
         sec->done++;
+        sec->timeouts += status == ST_TIMEOUT, sec->conn_lost += status == ST_CONN_LOST;
         if (matched) sec->matched++, sec->lat_sum += s->send_ns ? (double)(recv_ns - s->send_ns) : 0;
     } else {
         st->warmup++;
@@ -831,6 +832,7 @@ static void rx_let_go(struct engine *e) {
 
 static int repair(struct engine *e, int i, char *err, size_t errlen) {
     e->st->reconnects++;
+    tbbt_pstats_sec(e->st, (double)(now_ns() - e->t0) / 1e9)->reconnects++;
     for (size_t k = 0; k < e->sent_fifo.len; k++) {
         uint64_t seq = fifo_at(&e->sent_fifo, k);
         struct slot *s = &e->ring[seq & e->mask];

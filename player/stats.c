@@ -99,6 +99,7 @@ void tbbt_pstats_merge(struct tbbt_play_stats *into, const struct tbbt_play_stat
         t->done += f->done, t->matched += f->matched, t->sent += f->sent;
         t->lat_sum += f->lat_sum, t->outstanding_sum += f->outstanding_sum;
         if (f->behind_max > t->behind_max) t->behind_max = f->behind_max;
+        t->timeouts += f->timeouts, t->conn_lost += f->conn_lost, t->reconnects += f->reconnects;
     }
     into->records += from->records, into->sent += from->sent, into->replies += from->replies;
     into->matched += from->matched, into->mismatched += from->mismatched, into->skipped += from->skipped;
@@ -334,10 +335,13 @@ void tbbt_pstats_json(const struct tbbt_play_stats *s, GString *o) {
         g_string_append_printf(
             o,
             "%s{\"t\":%u,\"done\":%llu,\"matched\":%llu,\"sent\":%llu,\"lat_mean_ns\":%.0f,"
-            "\"outstanding_mean\":%.2f,\"behind_max_ns\":%lld}",
+            "\"outstanding_mean\":%.2f,\"behind_max_ns\":%lld,\"timeouts\":%llu,\"conn_lost\":%llu,"
+            "\"reconnects\":%llu}",
             i ? "," : "", i, (unsigned long long)c->done, (unsigned long long)c->matched,
             (unsigned long long)c->sent, c->matched ? c->lat_sum / (double)c->matched : 0,
-            c->sent ? c->outstanding_sum / (double)c->sent : 0, (long long)c->behind_max);
+            c->sent ? c->outstanding_sum / (double)c->sent : 0, (long long)c->behind_max,
+            (unsigned long long)c->timeouts, (unsigned long long)c->conn_lost,
+            (unsigned long long)c->reconnects);
     }
     g_string_append(o, "]");
     if (s->rank_rows) rank_rows_json(s->rank_rows, o);

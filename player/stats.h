@@ -29,9 +29,11 @@ struct tbbt_pstat_proc {
 /* One second of the replay. */
 struct tbbt_pstat_sec {
     uint64_t done, matched, sent;
-    double lat_sum;         /* ns, matched */
-    double outstanding_sum; /* at each send */
-    int64_t behind_max;     /* ns behind schedule, worst send */
+    double lat_sum;                           /* ns, matched */
+    double outstanding_sum;                   /* at each send */
+    int64_t behind_max;                       /* ns behind schedule, worst send */
+    uint64_t timeouts, conn_lost, reconnects; /* when the server failed: records timed out, failed with
+                                                 their connection; connections made again */
 };
 
 /* One clone's counts (tbbt-play --clones): warm-up left out, as in the totals. */

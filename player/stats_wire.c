@@ -147,6 +147,7 @@ void tbbt_pstats_pack(const struct tbbt_play_stats *s, GByteArray *o) {
         const struct tbbt_pstat_sec *c = &g_array_index(s->series, struct tbbt_pstat_sec, i);
         put64(o, c->done), put64(o, c->matched), put64(o, c->sent), putd(o, c->lat_sum);
         putd(o, c->outstanding_sum), put64(o, (uint64_t)c->behind_max);
+        put64(o, c->timeouts), put64(o, c->conn_lost), put64(o, c->reconnects);
     }
 }
 
@@ -169,12 +170,13 @@ int tbbt_pstats_unpack(struct tbbt_play_stats *s, const uint8_t *buf, size_t len
     for (uint32_t i = 0; i < np && r.ok; i++)
         unpack_proc(&r, s);
     uint32_t ns = get32(&r);
-    if (r.ok && ns > (size_t)(r.end - r.p) / 48) r.ok = 0; /* a second is 48 bytes */
+    if (r.ok && ns > (size_t)(r.end - r.p) / 72) r.ok = 0; /* a second is 72 bytes */
     if (r.ok && ns) tbbt_pstats_sec(s, (double)(ns - 1));
     for (uint32_t i = 0; i < ns && r.ok; i++) {
         struct tbbt_pstat_sec *c = &g_array_index(s->series, struct tbbt_pstat_sec, i);
         c->done = get64(&r), c->matched = get64(&r), c->sent = get64(&r), c->lat_sum = getd(&r);
         c->outstanding_sum = getd(&r), c->behind_max = (int64_t)get64(&r);
+        c->timeouts = get64(&r), c->conn_lost = get64(&r), c->reconnects = get64(&r);
     }
     if (!r.ok || r.p != r.end) {
         snprintf(err, errlen, "tbbt-play figures form: %s at byte %zu of %zu",
