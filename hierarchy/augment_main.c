@@ -17,6 +17,7 @@
 
 #include "augment.h"
 #include "rectext.h"
+#include "interrupt.h"
 
 #define TBBT_VERSION "0.1.0"
 
@@ -214,6 +215,7 @@ static int write_json(const char *path, const struct tbbt_aug *a, const char *in
 }
 
 int main(int argc, char **argv) {
+    tbbt_interrupt_on_signal("tbbt-augment"); /* SIGINT, SIGTERM: temporaries removed, exit 3 */
     struct tbbt_aug_params p;
     struct tbbt_aug_dist *dist = NULL;
     const char *in = parse_args(argc, argv, &p, &dist);

@@ -2,22 +2,26 @@
  * (see init.h). */
 #include "init.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include <glib/gstdio.h>
 #include <nfsc/libnfs.h>
 #include <nfsc/libnfs-raw.h>
 
 #include "aging.h"
 #include "fsmodel.h"
+#include "safename.h"
 #include "hmap.h"
 #include "initctx.h"
 #include "manifest.h"
 
 #define NFS3ERR_EXIST_ 17
+#define NFS3ERR_NOENT_ 2
 #define NFS3ERR_NOSPC_ 28
 #define NFS3ERR_DQUOT_ 69
 #define NFS3ERR_PERM_ 1
@@ -77,17 +81,38 @@ static const char *base_name(const char *path) {
     return s ? s + 1 : path;
 }
 
-/* Reads the map's initial image. Returns 0, or -1 with err. */
-static int load_map(const char *path, struct image *img, char *err, size_t errlen) {
+/* Whether the entry e must not be made: its name could leave the run
+ * directory or is not one component (safename.h), or its parent was
+ * refused. Refused directories are remembered so their subtrees are too. */
+static int refuse_entry(const struct tbbt_hm_entry *e, const char *name, GHashTable *refused) {
+    if (e->origin == TBBT_HM_ROOT) return 0;
+    int bad = tbbt_name_unsafe(name, strlen(name)) != NULL ||
+              (e->parent && g_hash_table_contains(refused, &e->parent));
+    if (bad && e->type == TBBT_FT_DIR) {
+        tbbt_id *k = g_new(tbbt_id, 1);
+        *k = e->id;
+        g_hash_table_add(refused, k);
+    }
+    return bad;
+}
+
+/* Reads the map's initial image; entries it must not make are counted in
+ * *refused. Returns 0, or -1 with err. */
+static int load_map(const char *path, struct image *img, uint64_t *nrefused, char *err, size_t errlen) {
     struct tbbt_hmapr *r = tbbt_hmapr_open(path, err, errlen);
     if (!r) return -1;
     img->objs = g_array_new(FALSE, TRUE, sizeof(struct obj));
     img->strs = g_string_chunk_new(1 << 16);
     GHashTable *by_id = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    GHashTable *refused = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     struct tbbt_hm_entry e;
     int rc;
     while ((rc = tbbt_hmapr_next(r, &e, err, errlen)) == 1) {
         if (e.create != 0) continue;
+        if (refuse_entry(&e, base_name(e.path), refused)) {
+            ++*nrefused;
+            continue;
+        }
         struct obj o = {.id = e.id,
                         .type = (uint8_t)e.type,
                         .known = e.known,
@@ -109,6 +134,7 @@ static int load_map(const char *path, struct image *img, char *err, size_t errle
         g_array_append_val(img->objs, o);
     }
     g_hash_table_destroy(by_id);
+    g_hash_table_destroy(refused);
     tbbt_hmapr_close(r);
     return rc;
 }
@@ -192,13 +218,23 @@ static void count_made(struct tbbt_init_stats *st, const struct obj *o) {
         st->others++;
 }
 
-/* Reply to a creation: keep the handle, release the waiters. */
+static void found(struct tbbt_nfsq *q, int rpc_status, void *data, void *priv);
+
+/* Reply to a creation: keep the handle, release the waiters. A creation
+ * sent again after a reconnection that meets EXIST may have been made by
+ * its first sending: the name is looked up and counts as made when it is
+ * the object expected (found()). */
 static void created(struct tbbt_nfsq *q, int rpc_status, void *data, void *priv) {
     struct pop *p = tbbt_nfsq_user(q);
     struct init *in = p->in;
     uint32_t i = GPOINTER_TO_UINT(priv) - 1;
     const struct obj *o = &g_array_index(p->img->objs, struct obj, i);
     int s = rpc_status ? -1 : tbbt_inf_status(data);
+    if (s == NFS3ERR_EXIST_ && tbbt_nfsq_retried(q)) {
+        const struct tbbt_fh *dir =
+            o->parent ? &p->img->fh[p->clone][o->parent - 1] : &p->img->clone_root[p->clone];
+        if (tbbt_inf_lookup(in->q, dir, o->name, found, priv) == 0) return;
+    }
     if (s == NFS3ERR_PERM_ && !p->no_owner && (o->known & (TBBT_HM_UID | TBBT_HM_GID))) {
         p->no_owner = 1; /* root squashed or not root: owners cannot be given */
         in->st->owners_refused++;
@@ -223,6 +259,37 @@ static void created(struct tbbt_nfsq *q, int rpc_status, void *data, void *priv)
         in->failed = 1;
         return;
     }
+    count_made(in->st, o);
+    release(p, i);
+}
+
+/* Reply to the LOOKUP of an object whose creation, sent again, met
+ * EXIST: made by the first sending when it has the type expected (a hard
+ * link: the handle of its first path). Else the run fails. */
+static void found(struct tbbt_nfsq *q, int rpc_status, void *data, void *priv) {
+    struct pop *p = tbbt_nfsq_user(q);
+    struct init *in = p->in;
+    uint32_t i = GPOINTER_TO_UINT(priv) - 1;
+    const struct obj *o = &g_array_index(p->img->objs, struct obj, i);
+    struct tbbt_fh fh = {0};
+    int ok = !rpc_status && tbbt_inf_newfh(TBBT_INF_LOOKUP, data, &fh) == 0;
+    if (ok && o->first) {
+        const struct tbbt_fh *f = &p->img->fh[p->clone][o->first - 1];
+        ok = fh.len == f->len && !memcmp(fh.data, f->data, fh.len);
+    } else if (ok) {
+        uint32_t t = tbbt_inf_lookup_type(data), want = o->type ? o->type : TBBT_FT_REG;
+        ok = t == want;
+    }
+    if (!ok) {
+        if (!in->failed)
+            snprintf(in->err, sizeof(in->err),
+                     "clone.%d/%s: sent again after a reconnection, it met another object of the same name",
+                     p->clone, o->path);
+        in->failed = 1;
+        return;
+    }
+    in->st->exist_after_retry++;
+    p->img->fh[p->clone][i] = fh;
     count_made(in->st, o);
     release(p, i);
 }
@@ -457,8 +524,13 @@ static void filler_done(struct tbbt_nfsq *q, int rpc_status, void *data, void *p
     struct data *d = tbbt_nfsq_user(q);
     struct dfile *f = &d->f[GPOINTER_TO_UINT(priv) - 1];
     int s = rpc_status ? -1 : tbbt_inf_status(data);
+    if (s == NFS3ERR_NOENT_ && tbbt_nfsq_retried(q) && !(f->fh && !f->fh->len))
+        s = 0; /* a removal sent again after a reconnection: its first sending removed it */
     if (s != 0 && !d->in->failed) {
-        snprintf(d->in->err, sizeof(d->in->err), "filler: %s %d", rpc_status ? "RPC error" : "NFS status", s);
+        snprintf(d->in->err, sizeof(d->in->err), "filler: %s %d%s", rpc_status ? "RPC error" : "NFS status",
+                 s,
+                 s == NFS3ERR_EXIST_ && tbbt_nfsq_retried(q) ? " (a creation sent again after a reconnection)"
+                                                             : "");
         d->in->failed = 1;
     }
     if (s == 0 && f->fh && !f->fh->len) tbbt_inf_newfh(TBBT_INF_CREATE, data, f->fh);
@@ -586,6 +658,20 @@ static int fsstat(struct init *in, struct fsst *s) {
     return r == 0 ? 0 : -1;
 }
 
+/* A new connection after one broke (the server restarted): NFS is
+ * stateless and the handles stay valid, so no new MOUNT is needed. */
+static struct rpc_context *reconnect_one(void *ctx, char *err, size_t errlen) {
+    struct init *in = ctx;
+    const struct tbbt_init_opts *o = in->o;
+    return tbbt_nfs_connect(&o->server, o->timeout < 5 ? o->timeout : 5, o->uid, o->gid, err, errlen);
+}
+
+/* The queue's word on a lost connection, said always (it explains a pause). */
+static void say_line(void *ctx, const char *line) {
+    (void)ctx;
+    fprintf(stderr, "tbbt-init: %s\n", line);
+}
+
 /* Connects: MOUNT for the root handle, then the connections and the queue. */
 static int connect_all(struct init *in) {
     const struct tbbt_init_opts *o = in->o;
@@ -596,6 +682,7 @@ static int connect_all(struct init *in) {
                   tbbt_nfs_connect(&o->server, o->timeout, o->uid, o->gid, in->err, sizeof(in->err))))
             return -1;
     in->q = tbbt_nfsq_new(in->rpcs, o->connections, o->depth);
+    tbbt_nfsq_set_reconnect(in->q, reconnect_one, say_line, in, o->timeout, 8);
     return 0;
 }
 
@@ -748,13 +835,25 @@ static int age(struct init *in, struct image *img) {
     return rc;
 }
 
+/* Removes the manifest beside the map: RUN is being (re)built, and an
+ * older manifest would describe an image that is no longer there. */
+static int remove_manifest(struct init *in) {
+    char *mf = manifest_path(in->o);
+    int rc = g_remove(mf) < 0 && errno != ENOENT ? -1 : 0;
+    if (rc < 0)
+        snprintf(in->err, sizeof(in->err), "%s: cannot remove the old manifest: %s", mf, g_strerror(errno));
+    g_free(mf);
+    return rc;
+}
+
 /* The steps of init.h, in order. */
 static int run_steps(struct init *in, struct image *img) {
     struct tbbt_init_stats *st = in->st;
     struct fsst fs;
     if (connect_all(in) < 0 || fsstat(in, &fs) < 0) return -1;
     st->tbytes = fs.t, st->used_before = fs.t - fs.f;
-    if (tbbt_init_rundir(in) < 0) return -1;
+    if (in->o->replace && remove_manifest(in) < 0) return -1; /* RUN is about to be emptied */
+    if (tbbt_init_rundir(in) < 0 || remove_manifest(in) < 0) return -1;
     double t0 = mono();
     if (build_clones(in, img) < 0) return -1;
     st->create_s = mono() - t0;
@@ -764,7 +863,9 @@ static int run_steps(struct init *in, struct image *img) {
     st->fullness_after = fs.t ? 1.0 - (double)fs.f / (double)fs.t : -1;
     progress(in, "writing the manifest");
     if (write_manifest(in, img) < 0) return -1;
-    return tbbt_init_marker(in, "complete");
+    if (tbbt_init_marker(in, "complete") < 0) return -1;
+    st->complete = 1;
+    return 0;
 }
 
 int tbbt_init_run(const struct tbbt_init_opts *o, struct tbbt_init_stats *st, char *err, size_t errlen) {
@@ -773,9 +874,10 @@ int tbbt_init_run(const struct tbbt_init_opts *o, struct tbbt_init_stats *st, ch
     struct init in = {.o = o, .st = st};
     struct image img = {0};
     double t0 = mono();
-    int rc = load_map(o->map, &img, err, errlen);
+    int rc = load_map(o->map, &img, &st->refused, err, errlen);
     if (rc == 0 && (rc = run_steps(&in, &img)) < 0) snprintf(err, errlen, "%s", in.err);
     st->wall = mono() - t0;
+    if (in.q) st->reconnects = tbbt_nfsq_reconnects(in.q), st->resent = tbbt_nfsq_resent(in.q);
     if (in.q) tbbt_nfsq_free(in.q);
     for (int i = 0; in.rpcs && i < o->connections; i++)
         if (in.rpcs[i]) rpc_destroy_context(in.rpcs[i]);
@@ -815,6 +917,18 @@ void tbbt_init_report(const struct tbbt_init_opts *o, const struct tbbt_init_sta
     if (st->owners_refused)
         fprintf(out, "Owners: the server refused to set uid/gid; %llu objects made with tbbt-init's own\n",
                 (unsigned long long)st->owners_refused);
+    if (st->refused)
+        fprintf(out,
+                "Refused: %llu map entries whose name could leave the run directory (\"..\", \".\", '/'), "
+                "with their subtrees; not made\n",
+                (unsigned long long)st->refused);
+    if (st->reconnects)
+        fprintf(
+            out,
+            "Reconnections: %llu connection(s) lost and made again, %llu calls sent again, %llu creations "
+            "sent again found made\n",
+            (unsigned long long)st->reconnects, (unsigned long long)st->resent,
+            (unsigned long long)st->exist_after_retry);
     if (st->removed_before)
         fprintf(out, "Replaced: %llu objects of the previous image removed first\n",
                 (unsigned long long)st->removed_before);
@@ -824,24 +938,41 @@ void tbbt_init_report(const struct tbbt_init_opts *o, const struct tbbt_init_sta
             st->image_bytes ? (double)(st->image_bytes + st->fill_written) / (double)st->image_bytes : 0);
 }
 
-void tbbt_init_report_json(const struct tbbt_init_opts *o, const struct tbbt_init_stats *st, GString *out) {
+void tbbt_init_report_json(const struct tbbt_init_opts *o, const struct tbbt_init_stats *st,
+                           const char *error, GString *out) {
     char *params = params_json(o);
+    g_string_append_printf(out, "{\"complete\":%s,", st->complete && !error ? "true" : "false");
+    if (error) {
+        g_string_append(out, "\"error\":\"");
+        for (const char *c = error; *c; c++)
+            if (*c == '"' || *c == '\\')
+                g_string_append_printf(out, "\\%c", *c);
+            else if ((unsigned char)*c < 0x20)
+                g_string_append_printf(out, "\\u%04x", *c);
+            else
+                g_string_append_c(out, *c);
+        g_string_append(out, "\",");
+    }
     g_string_append_printf(
         out,
-        "{\"params\":%s,\"objects\":%llu,\"dirs\":%llu,\"files\":%llu,\"symlinks\":%llu,\"others\":%llu,"
+        "\"reconnects\":%llu,\"resent\":%llu,\"exist_after_retry\":%llu,"
+        "\"params\":%s,\"objects\":%llu,\"dirs\":%llu,\"files\":%llu,\"symlinks\":%llu,\"others\":%llu,"
         "\"links\":%llu,\"image_bytes\":%llu,\"appends\":%llu,\"writes\":%llu,\"commits\":%llu,\"fillers\":%"
         "llu,"
         "\"fill_written\":%llu,\"fillers_deleted\":%llu,\"fill_deleted\":%llu,\"fill_stopped\":%s,"
         "\"tbytes\":%llu,\"used_before\":%llu,\"used_after\":%llu,\"fullness_after\":%.6f,"
-        "\"owners_refused\":%llu,\"removed_before\":%llu,\"wall_s\":%.6f,\"create_s\":%.6f,\"data_s\":%.6f}",
-        params, (unsigned long long)st->objects, (unsigned long long)st->dirs, (unsigned long long)st->files,
-        (unsigned long long)st->symlinks, (unsigned long long)st->others, (unsigned long long)st->links,
-        (unsigned long long)st->image_bytes, (unsigned long long)st->appends, (unsigned long long)st->writes,
-        (unsigned long long)st->commits, (unsigned long long)st->fillers,
-        (unsigned long long)st->fill_written, (unsigned long long)st->fillers_deleted,
-        (unsigned long long)st->fill_deleted, st->fill_stopped ? "true" : "false",
-        (unsigned long long)st->tbytes, (unsigned long long)st->used_before,
-        (unsigned long long)st->used_after, st->fullness_after, (unsigned long long)st->owners_refused,
+        "\"owners_refused\":%llu,\"refused\":%llu,\"removed_before\":%llu,\"wall_s\":%.6f,\"create_s\":%.6f,"
+        "\"data_s\":%.6f}",
+        (unsigned long long)st->reconnects, (unsigned long long)st->resent,
+        (unsigned long long)st->exist_after_retry, params, (unsigned long long)st->objects,
+        (unsigned long long)st->dirs, (unsigned long long)st->files, (unsigned long long)st->symlinks,
+        (unsigned long long)st->others, (unsigned long long)st->links, (unsigned long long)st->image_bytes,
+        (unsigned long long)st->appends, (unsigned long long)st->writes, (unsigned long long)st->commits,
+        (unsigned long long)st->fillers, (unsigned long long)st->fill_written,
+        (unsigned long long)st->fillers_deleted, (unsigned long long)st->fill_deleted,
+        st->fill_stopped ? "true" : "false", (unsigned long long)st->tbytes,
+        (unsigned long long)st->used_before, (unsigned long long)st->used_after, st->fullness_after,
+        (unsigned long long)st->owners_refused, (unsigned long long)st->refused,
         (unsigned long long)st->removed_before, st->wall, st->create_s, st->data_s);
     g_free(params);
 }

@@ -24,6 +24,7 @@
 #define TBBT_INIT_H
 
 #include <glib.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -54,6 +55,7 @@ void tbbt_init_opts_default(struct tbbt_init_opts *o);
 struct tbbt_init_stats {
     uint64_t objects, dirs, files, symlinks, others, links; /* per clone times clones */
     uint64_t owners_refused; /* creations whose uid/gid the server refused (made without) */
+    uint64_t refused;        /* map entries not made: unsafe name, or under one (safename.h) */
     uint64_t dir_aliases;    /* second paths of a directory in the map, not made */
     uint64_t image_bytes;    /* bytes of the kept files, all clones */
     uint64_t fill_written, fill_deleted, fillers, fillers_deleted;
@@ -63,13 +65,22 @@ struct tbbt_init_stats {
     int fill_stopped;              /* the export filled up before the fillers were all written */
     double wall, create_s, data_s; /* seconds */
     uint64_t removed_before;       /* objects removed from a replaced RUN */
+    uint64_t reconnects, resent;   /* connections made again (the server restarted), calls sent again */
+    uint64_t exist_after_retry;    /* creations sent again that met EXIST: made by their first sending */
+    int complete;                  /* the run finished: manifest written, marker "complete" */
 };
+
+/* Set (by a signal handler) to stop a run at its next wait: it fails with
+ * "interrupted", the marker left saying "building". */
+extern volatile sig_atomic_t tbbt_init_interrupted;
 
 /* Runs tbbt-init. Returns 0, or -1 with a one-line message in err. */
 int tbbt_init_run(const struct tbbt_init_opts *o, struct tbbt_init_stats *st, char *err, size_t errlen);
 
-/* The summary for people, and as one JSON object. */
+/* The summary for people, and as one JSON object ("complete": false and
+ * "error" when error is not NULL: the run failed, the image is partial). */
 void tbbt_init_report(const struct tbbt_init_opts *o, const struct tbbt_init_stats *st, FILE *out);
-void tbbt_init_report_json(const struct tbbt_init_opts *o, const struct tbbt_init_stats *st, GString *out);
+void tbbt_init_report_json(const struct tbbt_init_opts *o, const struct tbbt_init_stats *st,
+                           const char *error, GString *out);
 
 #endif

@@ -4,7 +4,10 @@
  *   tbbt-init [options] --map TRACE.hmap SERVER:/EXPORT
  *
  * Exit: 0 done, 1 failed (the message names the server or the path),
- * 2 bad usage. */
+ * 2 bad usage, 3 interrupted (SIGINT, SIGTERM). A run that did not finish
+ * leaves RUN's marker saying "building", no manifest beside the map, and
+ * --json's file with "complete": false and the error. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,12 +113,35 @@ static void check(int argc, char **argv, struct tbbt_init_opts *o) {
     o->uid = uid, o->gid = gid, o->quiet = cli.quiet;
 }
 
+/* SIGINT, SIGTERM: the run stops at its next wait (init.h). */
+static void on_signal(int sig) {
+    (void)sig;
+    tbbt_init_interrupted = 1;
+}
+
+/* The summary as JSON into --json's file (written whole: g_file_set_contents
+ * renames a temporary into place). Returns 0 or -1 (said). */
+static int write_json(const struct tbbt_init_opts *o, const struct tbbt_init_stats *st, const char *error) {
+    GString *j = g_string_new(NULL);
+    tbbt_init_report_json(o, st, error, j);
+    g_string_append_c(j, '\n');
+    GError *e = NULL;
+    int rc = 0;
+    if (!g_file_set_contents(cli.json, j->str, (gssize)j->len, &e)) {
+        fprintf(stderr, "tbbt-init: %s\n", e->message);
+        g_error_free(e);
+        rc = -1;
+    }
+    g_string_free(j, TRUE);
+    return rc;
+}
+
 int main(int argc, char **argv) {
     GOptionContext *ctx =
         g_option_context_new("SERVER:/EXPORT - build a trace's initial image on an NFS server, aged");
     g_option_context_add_main_entries(ctx, init_entries, NULL);
     g_option_context_set_description(
-        ctx, "Writes only inside RUN (see --run-dir). Exit: 0 done, 1 failed, 2 usage.");
+        ctx, "Writes only inside RUN (see --run-dir). Exit: 0 done, 1 failed, 2 usage, 3 interrupted.");
     GError *ge = NULL;
     int ok = g_option_context_parse(ctx, &argc, &argv, &ge);
     g_option_context_free(ctx);
@@ -128,23 +154,12 @@ int main(int argc, char **argv) {
     check(argc, argv, &o);
     struct tbbt_init_stats st;
     char err[600];
-    if (tbbt_init_run(&o, &st, err, sizeof(err)) < 0) {
-        fprintf(stderr, "tbbt-init: %s\n", err);
-        return 1;
-    }
-    if (!o.quiet) tbbt_init_report(&o, &st, stdout);
-    if (cli.json) {
-        GString *j = g_string_new(NULL);
-        tbbt_init_report_json(&o, &st, j);
-        g_string_append_c(j, '\n');
-        GError *e = NULL;
-        if (!g_file_set_contents(cli.json, j->str, (gssize)j->len, &e)) {
-            fprintf(stderr, "tbbt-init: %s\n", e->message);
-            g_error_free(e);
-            g_string_free(j, TRUE);
-            return 1;
-        }
-        g_string_free(j, TRUE);
-    }
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    int failed = tbbt_init_run(&o, &st, err, sizeof(err)) < 0;
+    if (failed) fprintf(stderr, "tbbt-init: %s\n", err);
+    if (!failed && !o.quiet) tbbt_init_report(&o, &st, stdout);
+    if (cli.json && write_json(&o, &st, failed ? err : NULL) < 0) return 1;
+    if (failed) return tbbt_init_interrupted ? 3 : 1;
     return 0;
 }

@@ -29,16 +29,30 @@ static sattr3 sattr(const struct tbbt_inf_attr *a) {
     return s;
 }
 
-/* Issues through q: rc is the libnfs call's result with cookie k. */
-#define ISSUE(q, cb, priv, call)                                                                             \
-    do {                                                                                                     \
-        void *k = tbbt_nfsq_track(q, cb, priv);                                                              \
-        if ((call) < 0) {                                                                                    \
-            tbbt_nfsq_cancel(q, k);                                                                          \
-            return -1;                                                                                       \
-        }                                                                                                    \
-        return 0;                                                                                            \
-    } while (0)
+/* A sender (nfsq.h) for each procedure: the libnfs call on a kept copy of
+ * its arguments, so the queue can send it again after a reconnection. */
+#define SENDER(proc, type, fn)                                                                               \
+    static int send_##proc(struct rpc_context *rpc, void *args, void *cookie) {                              \
+        return fn(rpc, tbbt_nfsq_thunk, (type *)args, cookie);                                               \
+    }
+SENDER(lookup, LOOKUP3args, rpc_nfs3_lookup_async)
+SENDER(mkdir, MKDIR3args, rpc_nfs3_mkdir_async)
+SENDER(create, CREATE3args, rpc_nfs3_create_async)
+SENDER(symlink, SYMLINK3args, rpc_nfs3_symlink_async)
+SENDER(mknod, MKNOD3args, rpc_nfs3_mknod_async)
+SENDER(link, LINK3args, rpc_nfs3_link_async)
+SENDER(write, WRITE3args, rpc_nfs3_write_async)
+SENDER(commit, COMMIT3args, rpc_nfs3_commit_async)
+SENDER(read, READ3args, rpc_nfs3_read_async)
+SENDER(remove, REMOVE3args, rpc_nfs3_remove_async)
+SENDER(rmdir, RMDIR3args, rpc_nfs3_rmdir_async)
+SENDER(setattr, SETATTR3args, rpc_nfs3_setattr_async)
+SENDER(readdirplus, READDIRPLUS3args, rpc_nfs3_readdirplus_async)
+SENDER(fsstat, FSSTAT3args, rpc_nfs3_fsstat_async)
+SENDER(fsinfo, FSINFO3args, rpc_nfs3_fsinfo_async)
+
+/* Issues the call of proc with arguments a through q. */
+#define ISSUE(q, cb, priv, proc) return tbbt_nfsq_send(q, cb, priv, send_##proc, &a, sizeof(a))
 
 int tbbt_inf_lookup(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *name, tbbt_nfsq_cb cb,
                     void *priv) {
@@ -46,7 +60,7 @@ int tbbt_inf_lookup(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *
     memset(&a, 0, sizeof(a));
     a.what.dir = fh3(dir);
     a.what.name = (char *)name;
-    ISSUE(q, cb, priv, rpc_nfs3_lookup_async(tbbt_nfsq_rpc(q), tbbt_nfsq_thunk, &a, k));
+    ISSUE(q, cb, priv, lookup);
 }
 
 int tbbt_inf_mkdir(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *name,
@@ -56,7 +70,7 @@ int tbbt_inf_mkdir(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *n
     a.where.dir = fh3(dir);
     a.where.name = (char *)name;
     a.attributes = sattr(at);
-    ISSUE(q, cb, priv, rpc_nfs3_mkdir_async(tbbt_nfsq_rpc(q), tbbt_nfsq_thunk, &a, k));
+    ISSUE(q, cb, priv, mkdir);
 }
 
 int tbbt_inf_create(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *name,
@@ -67,7 +81,7 @@ int tbbt_inf_create(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *
     a.where.name = (char *)name;
     a.how.mode = GUARDED;
     a.how.createhow3_u.obj_attributes = sattr(at);
-    ISSUE(q, cb, priv, rpc_nfs3_create_async(tbbt_nfsq_rpc(q), tbbt_nfsq_thunk, &a, k));
+    ISSUE(q, cb, priv, create);
 }
 
 int tbbt_inf_symlink(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *name, const char *target,
@@ -78,7 +92,7 @@ int tbbt_inf_symlink(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char 
     a.where.name = (char *)name;
     a.symlink.symlink_attributes = sattr(at);
     a.symlink.symlink_data = (char *)target;
-    ISSUE(q, cb, priv, rpc_nfs3_symlink_async(tbbt_nfsq_rpc(q), tbbt_nfsq_thunk, &a, k));
+    ISSUE(q, cb, priv, symlink);
 }
 
 int tbbt_inf_mknod(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *name, uint32_t type,
@@ -94,7 +108,7 @@ int tbbt_inf_mknod(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *n
     case TBBT_FT_SOCK: a.what.mknoddata3_u.sock_attributes = sattr(at); break;
     default: a.what.type = NF3FIFO, a.what.mknoddata3_u.pipe_attributes = sattr(at);
     }
-    ISSUE(q, cb, priv, rpc_nfs3_mknod_async(tbbt_nfsq_rpc(q), tbbt_nfsq_thunk, &a, k));
+    ISSUE(q, cb, priv, mknod);
 }
 
 int tbbt_inf_link(struct tbbt_nfsq *q, const struct tbbt_fh *file, const struct tbbt_fh *dir,
@@ -104,7 +118,7 @@ int tbbt_inf_link(struct tbbt_nfsq *q, const struct tbbt_fh *file, const struct 
     a.file = fh3(file);
     a.link.dir = fh3(dir);
     a.link.name = (char *)name;
-    ISSUE(q, cb, priv, rpc_nfs3_link_async(tbbt_nfsq_rpc(q), tbbt_nfsq_thunk, &a, k));
+    ISSUE(q, cb, priv, link);
 }
 
 int tbbt_inf_write(struct tbbt_nfsq *q, const struct tbbt_fh *file, uint64_t offset, uint32_t len,
@@ -117,14 +131,14 @@ int tbbt_inf_write(struct tbbt_nfsq *q, const struct tbbt_fh *file, uint64_t off
     a.stable = UNSTABLE;
     a.data.data_len = len;
     a.data.data_val = (char *)data;
-    ISSUE(q, cb, priv, rpc_nfs3_write_async(tbbt_nfsq_rpc(q), tbbt_nfsq_thunk, &a, k));
+    ISSUE(q, cb, priv, write);
 }
 
 int tbbt_inf_commit(struct tbbt_nfsq *q, const struct tbbt_fh *file, tbbt_nfsq_cb cb, void *priv) {
     COMMIT3args a;
     memset(&a, 0, sizeof(a));
     a.file = fh3(file);
-    ISSUE(q, cb, priv, rpc_nfs3_commit_async(tbbt_nfsq_rpc(q), tbbt_nfsq_thunk, &a, k));
+    ISSUE(q, cb, priv, commit);
 }
 
 int tbbt_inf_read(struct tbbt_nfsq *q, const struct tbbt_fh *file, uint64_t offset, uint32_t count,
@@ -134,7 +148,7 @@ int tbbt_inf_read(struct tbbt_nfsq *q, const struct tbbt_fh *file, uint64_t offs
     a.file = fh3(file);
     a.offset = offset;
     a.count = count;
-    ISSUE(q, cb, priv, rpc_nfs3_read_async(tbbt_nfsq_rpc(q), tbbt_nfsq_thunk, &a, k));
+    ISSUE(q, cb, priv, read);
 }
 
 int tbbt_inf_remove(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *name, tbbt_nfsq_cb cb,
@@ -143,7 +157,7 @@ int tbbt_inf_remove(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *
     memset(&a, 0, sizeof(a));
     a.object.dir = fh3(dir);
     a.object.name = (char *)name;
-    ISSUE(q, cb, priv, rpc_nfs3_remove_async(tbbt_nfsq_rpc(q), tbbt_nfsq_thunk, &a, k));
+    ISSUE(q, cb, priv, remove);
 }
 
 int tbbt_inf_rmdir(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *name, tbbt_nfsq_cb cb,
@@ -152,7 +166,7 @@ int tbbt_inf_rmdir(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *n
     memset(&a, 0, sizeof(a));
     a.object.dir = fh3(dir);
     a.object.name = (char *)name;
-    ISSUE(q, cb, priv, rpc_nfs3_rmdir_async(tbbt_nfsq_rpc(q), tbbt_nfsq_thunk, &a, k));
+    ISSUE(q, cb, priv, rmdir);
 }
 
 int tbbt_inf_truncate(struct tbbt_nfsq *q, const struct tbbt_fh *file, tbbt_nfsq_cb cb, void *priv) {
@@ -161,7 +175,7 @@ int tbbt_inf_truncate(struct tbbt_nfsq *q, const struct tbbt_fh *file, tbbt_nfsq
     a.object = fh3(file);
     a.new_attributes.size.set_it = 1;
     a.new_attributes.size.set_size3_u.size = 0;
-    ISSUE(q, cb, priv, rpc_nfs3_setattr_async(tbbt_nfsq_rpc(q), tbbt_nfsq_thunk, &a, k));
+    ISSUE(q, cb, priv, setattr);
 }
 
 int tbbt_inf_readdirplus(struct tbbt_nfsq *q, const struct tbbt_fh *dir, uint64_t cookie,
@@ -173,21 +187,21 @@ int tbbt_inf_readdirplus(struct tbbt_nfsq *q, const struct tbbt_fh *dir, uint64_
     memcpy(a.cookieverf, verf, NFS3_COOKIEVERFSIZE);
     a.dircount = 8192;
     a.maxcount = 65536;
-    ISSUE(q, cb, priv, rpc_nfs3_readdirplus_async(tbbt_nfsq_rpc(q), tbbt_nfsq_thunk, &a, k));
+    ISSUE(q, cb, priv, readdirplus);
 }
 
 int tbbt_inf_fsstat(struct tbbt_nfsq *q, const struct tbbt_fh *root, tbbt_nfsq_cb cb, void *priv) {
     FSSTAT3args a;
     memset(&a, 0, sizeof(a));
     a.fsroot = fh3(root);
-    ISSUE(q, cb, priv, rpc_nfs3_fsstat_async(tbbt_nfsq_rpc(q), tbbt_nfsq_thunk, &a, k));
+    ISSUE(q, cb, priv, fsstat);
 }
 
 int tbbt_inf_fsinfo(struct tbbt_nfsq *q, const struct tbbt_fh *root, tbbt_nfsq_cb cb, void *priv) {
     FSINFO3args a;
     memset(&a, 0, sizeof(a));
     a.fsroot = fh3(root);
-    ISSUE(q, cb, priv, rpc_nfs3_fsinfo_async(tbbt_nfsq_rpc(q), tbbt_nfsq_thunk, &a, k));
+    ISSUE(q, cb, priv, fsinfo);
 }
 
 int tbbt_inf_status(const void *data) {
@@ -217,6 +231,12 @@ int tbbt_inf_newfh(enum tbbt_inf_proc proc, const void *data, struct tbbt_fh *fh
     case TBBT_INF_MKNOD: return post_fh(&((const MKNOD3res *)data)->MKNOD3res_u.resok.obj, fh);
     default: return -1;
     }
+}
+
+uint32_t tbbt_inf_lookup_type(const void *data) {
+    if (tbbt_inf_status(data) != NFS3_OK) return 0;
+    const post_op_attr *a = &((const LOOKUP3res *)data)->LOOKUP3res_u.resok.obj_attributes;
+    return a->attributes_follow ? (uint32_t)a->post_op_attr_u.attributes.type : 0;
 }
 
 void tbbt_inf_fsstat_sizes(const void *data, uint64_t *tbytes, uint64_t *fbytes, uint64_t *abytes) {

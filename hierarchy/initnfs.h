@@ -67,6 +67,9 @@ int tbbt_inf_status(const void *data);
  * carries, into *fh. Returns 0, or -1 when the reply has none. */
 int tbbt_inf_newfh(enum tbbt_inf_proc proc, const void *data, struct tbbt_fh *fh);
 
+/* The type (TBBT_FT_*) in a LOOKUP reply's attributes; 0 when absent. */
+uint32_t tbbt_inf_lookup_type(const void *data);
+
 /* Sizes from an FSSTAT reply: total, free and available-to-user bytes. */
 void tbbt_inf_fsstat_sizes(const void *data, uint64_t *tbytes, uint64_t *fbytes, uint64_t *abytes);
 

@@ -16,6 +16,7 @@
 #include <glib.h>
 
 #include "layout.h"
+#include "interrupt.h"
 
 #define TBBT_VERSION "0.1.0"
 
@@ -104,6 +105,7 @@ static int write_json(const char *path, const struct tbbt_layout *l) {
 }
 
 int main(int argc, char **argv) {
+    tbbt_interrupt_on_signal("tbbt-layout"); /* SIGINT, SIGTERM: temporaries removed, exit 3 */
     const char *path = parse_args(argc, argv);
     char err[1024];
     struct tbbt_layout_opts o = {path, opt.device, opt.files};

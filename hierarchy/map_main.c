@@ -17,6 +17,7 @@
 
 #include "pass3.h"
 #include "recfile.h"
+#include "interrupt.h"
 
 static char *opt_map, *opt_write, *opt_json;
 static char **opt_roots;
@@ -88,6 +89,7 @@ static int write_json(const struct tbbt_pass3 *p, const char *path) {
 }
 
 int main(int argc, char **argv) {
+    tbbt_interrupt_on_signal("tbbt-map"); /* SIGINT, SIGTERM: temporaries removed, exit 3 */
     const char *in = parse(argc, argv);
     char err[512];
     struct tbbt_recreader *rd = tbbt_recr_open(in, err, sizeof(err));

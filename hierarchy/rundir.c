@@ -30,7 +30,14 @@ static void sync_cb(struct tbbt_nfsq *q, int rpc_status, void *data, void *priv)
     if (s->take) s->take(s->ctx, data);
 }
 
+volatile sig_atomic_t tbbt_init_interrupted;
+
 int tbbt_init_pump(struct init *in) {
+    if (tbbt_init_interrupted) {
+        snprintf(in->err, sizeof(in->err), "interrupted; the image in %s is partial (marker: building)",
+                 in->o->run);
+        return -1;
+    }
     if (tbbt_nfsq_service(in->q, 100, in->err, sizeof(in->err)) < 0) return -1;
     if (tbbt_nfsq_inflight(in->q) && tbbt_nfsq_silence(in->q) > in->o->timeout) {
         snprintf(in->err, sizeof(in->err), "%s: %d calls unanswered for %d s", in->o->server.host,

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include "interrupt.h"
 
 struct tbbt_linew {
     char *path, *tmp;
@@ -17,8 +18,10 @@ struct tbbt_linew *tbbt_linew_open(const char *path, const char *first, char *er
     struct tbbt_linew *w = g_new0(struct tbbt_linew, 1);
     w->path = g_strdup(path);
     w->tmp = g_strdup_printf("%s.tmp.%ld", path, (long)getpid());
+    tbbt_interrupt_track(w->tmp); /* removed if the command is interrupted */
     if (!(w->f = fopen(w->tmp, "w"))) {
         g_snprintf(err, errlen, "%s: %s", w->tmp, strerror(errno));
+        tbbt_interrupt_untrack(w->tmp);
         g_free(w->path), g_free(w->tmp), g_free(w);
         return NULL;
     }
@@ -39,6 +42,7 @@ int tbbt_linew_put(struct tbbt_linew *w, const GString *line) {
 
 /* Frees w's memory (its file is closed). */
 static void linew_free(struct tbbt_linew *w) {
+    tbbt_interrupt_untrack(w->tmp);
     g_free(w->path), g_free(w->tmp), g_free(w);
 }
 

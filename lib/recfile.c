@@ -13,6 +13,7 @@
 #include <zstd_errors.h>
 
 #include "varint.h"
+#include "interrupt.h"
 
 #define SKIP_MAGIC 0x184D2A50u
 #define ZSTD_MAGIC 0xFD2FB528u
@@ -504,6 +505,7 @@ static void w_free(struct tbbt_recwriter *w) {
     g_free(w->batch);
     g_free(w->zbuf);
     g_free(w->path);
+    if (w->tmp) tbbt_interrupt_untrack(w->tmp);
     g_free(w->tmp);
     g_free(w);
 }
@@ -527,6 +529,7 @@ struct tbbt_recwriter *tbbt_recw_open(const char *path, const char *meta, char *
         }
     } else {
         w->tmp = g_strconcat(path, ".tmp", NULL);
+        tbbt_interrupt_track(w->tmp); /* removed if the command is interrupted */
         w->f = fopen(w->tmp, "wb");
         if (!w->f) {
             g_snprintf(err, errlen, "%s: cannot create: %s", w->tmp, g_strerror(errno));

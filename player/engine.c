@@ -18,11 +18,13 @@
 
 #include <glib.h>
 
+#include "clones.h"
 #include "conn.h"
 #include "manifest.h"
 #include "nfsdec.h"
 #include "nfsenc.h"
 #include "recfile.h"
+#include "safename.h"
 
 #define MAX_CONN 64
 #define SEND_BUF (2u << 20)
@@ -31,7 +33,14 @@
 enum { SL_FREE, SL_LOADED, SL_WAITING, SL_HELD, SL_SENT, SL_DONE };
 
 /* Status codes beyond NFS's, for the statistics. */
-enum { ST_TIMEOUT = -1, ST_RPC_ERROR = -2, ST_NO_HANDLE = -3, ST_SKIPPED = -4, ST_CONN_LOST = -5 };
+enum {
+    ST_TIMEOUT = -1,
+    ST_RPC_ERROR = -2,
+    ST_NO_HANDLE = -3,
+    ST_SKIPPED = -4,
+    ST_CONN_LOST = -5,
+    ST_REFUSED = -6
+};
 
 #define NFS3ERR_EXIST_ 17
 
@@ -45,6 +54,7 @@ void tbbt_play_opts_default(struct tbbt_play_opts *o) {
     memset(o, 0, sizeof(*o));
     o->order = &tbbt_sched_fsdep;
     o->window = 4096;
+    o->clones = 1;
     o->max_outstanding = 1024;
     o->timeout_s = 30;
     o->seed = 1;
@@ -55,9 +65,13 @@ struct slot {
     struct tbbt_rec r;
     uint64_t seq;
     _Atomic int state;
+    /* seq << 12 | vers << 8 | op, set before state becomes SENT: all the
+     * receive thread reads of a slot (the rest may be refilled under it) */
+    _Atomic uint64_t tag;
     int conn;
-    int warm;    /* sent during the warm-up: left out of the figures */
-    int retried; /* sent again after its connection was lost */
+    uint32_t clone; /* offset of its clone from the first (--clones) */
+    int warm;       /* sent during the warm-up: left out of the figures */
+    int retried;    /* sent again after its connection was lost */
     int64_t sched_ns, send_ns;
 };
 
@@ -125,6 +139,11 @@ struct held {
 struct engine {
     const struct tbbt_play_opts *o;
     struct tbbt_play_stats *st;
+    const struct tbbt_sched_ops *ord; /* o->order, or per clone around it */
+    uint32_t nclones;                 /* copies of the trace (--clones) */
+    uint64_t win;                     /* the window over all copies: o->window each */
+    struct tbbt_rec io_rec;           /* the I/O thread's record, before it is copied */
+    FILE *slog;                       /* --send-log */
     struct slot *ring;
     uint32_t mask;
     struct tbbt_recreader *rd;
@@ -144,8 +163,11 @@ struct engine {
     struct tbbt_pconn conn[MAX_CONN];
     _Atomic int nconn;
     _Atomic int broken[MAX_CONN]; /* set by the receive thread, repaired by the send thread */
-    GHashTable *client_conn;      /* endpoint bytes -> index + 1 */
+    _Atomic uint64_t rx_pass;     /* the receive thread's loop count: repair waits for a new pass */
+    _Atomic int rx_gone;          /* the receive thread has returned */
+    GHashTable *client_conn;      /* struct client_key -> index + 1 */
     GHashTable *fh;               /* id -> struct fhent */
+    GHashTable *roots;            /* ids of the clones' roots (the manifest's "."): no ".." above them */
     GHashTable *cookies;          /* struct ckey -> struct cval */
     void *sched;
     uint64_t next_add, completed, outstanding;
@@ -188,18 +210,27 @@ static gboolean ckey_eq(gconstpointer a, gconstpointer b) {
     return x->dir == y->dir && x->cookie == y->cookie;
 }
 
-/* Traced clients as hash keys. */
+/* A traced client in one clone: each has its own connection. */
+struct client_key {
+    struct tbbt_endpoint ep;
+    uint32_t clone;
+};
+
+/* Traced clients (per clone) as hash keys. */
 static guint ep_hash(gconstpointer p) {
-    const struct tbbt_endpoint *a = p;
-    guint h = a->family * 31u + a->port;
+    const struct client_key *k = p;
+    const struct tbbt_endpoint *a = &k->ep;
+    guint h = a->family * 31u + a->port + k->clone * 0x9e3779b1u;
     for (int i = 0; i < 16; i++)
         h = h * 31u + a->addr[i];
     return h;
 }
 
 static gboolean ep_eq(gconstpointer x, gconstpointer y) {
-    const struct tbbt_endpoint *a = x, *b = y;
-    return a->family == b->family && a->port == b->port && !memcmp(a->addr, b->addr, 16);
+    const struct client_key *k = x, *l = y;
+    const struct tbbt_endpoint *a = &k->ep, *b = &l->ep;
+    return k->clone == l->clone && a->family == b->family && a->port == b->port &&
+           !memcmp(a->addr, b->addr, 16);
 }
 
 /* Remembers id's live handle. */
@@ -240,83 +271,127 @@ static int enc_cookie(void *ctx, tbbt_id dir, uint64_t trace_cookie, uint64_t *c
     return 0;
 }
 
-/* Loads the manifest's handles of our clone. Returns 0 or -1 with err. */
+/* Loads the manifest's handles of our clones (namespaced when there are
+ * several: clones.h). Returns 0 or -1 with err. */
 static int load_manifest(struct engine *e, char *err, size_t errlen) {
     struct tbbt_mfr *r = tbbt_mfr_open(e->o->manifest, err, errlen);
     if (!r) return -1;
     struct tbbt_mf_entry m;
     int rc;
-    uint64_t n = 0;
-    while ((rc = tbbt_mfr_next(r, &m, err, errlen)) == 1)
-        if ((int)m.clone == e->o->clone) learn_fh(e, m.id, m.fh, m.fhlen), n++;
+    uint64_t *n = g_new0(uint64_t, e->nclones); /* objects per clone */
+    uint32_t first = (uint32_t)e->o->clone;
+    while ((rc = tbbt_mfr_next(r, &m, err, errlen)) == 1) {
+        if (m.clone < first || m.clone - first >= e->nclones) continue;
+        tbbt_id id = m.id;
+        if (e->nclones > 1 && tbbt_clone_id(m.clone, m.id, &id) < 0) {
+            snprintf(err, errlen, "%s: TBBT-ID %llu is too large to play several clones", e->o->manifest,
+                     (unsigned long long)m.id);
+            rc = -1;
+            break;
+        }
+        learn_fh(e, id, m.fh, m.fhlen), n[m.clone - first]++;
+        if (m.path && !strcmp(m.path, ".")) g_hash_table_add(e->roots, g_memdup2(&id, sizeof(id)));
+    }
     if (rc == 0) {
         const char *v;
         if ((v = tbbt_mfr_header(r, "map_sha256"))) e->st->map_sha256 = g_strdup(v);
         if ((v = tbbt_mfr_header(r, "params"))) e->st->params = g_strdup(v);
         if ((v = tbbt_mfr_header(r, "run"))) e->st->run = g_strdup(v);
-        if (!n) {
-            snprintf(err, errlen, "%s: no object of clone %d", e->o->manifest, e->o->clone);
-            rc = -1;
-        }
+        for (uint32_t i = 0; i < e->nclones && rc == 0; i++)
+            if (!n[i]) {
+                snprintf(err, errlen, "%s: no object of clone %u", e->o->manifest, first + i);
+                rc = -1;
+            }
     }
+    g_free(n);
     tbbt_mfr_close(r);
     return rc;
 }
 
 /* ---- the I/O thread ---- */
 
-/* Streams records into the ring; the trace's own concurrency (calls whose
- * reply had not come when this call went) as it goes. */
+/* Waits for a free slot in the ring. Returns 0, or -1 when told to stop. */
+static int wait_room(struct engine *e) {
+    if (atomic_load(&e->loaded) - atomic_load(&e->head) > e->mask) { /* the ring is full: wait */
+        pthread_mutex_lock(&e->mu);
+        e->io_waiting = 1;
+        while (atomic_load(&e->loaded) - atomic_load(&e->head) > e->mask && !atomic_load(&e->stop_io))
+            pthread_cond_wait(&e->cv, &e->mu);
+        e->io_waiting = 0;
+        pthread_mutex_unlock(&e->mu);
+    }
+    return atomic_load(&e->stop_io) ? -1 : 0;
+}
+
+/* The trace's calls still out at a call at time t (replies: a min-heap of
+ * their reply times); adds this call's reply when the trace saw one. */
+static uint64_t calls_out(GArray *replies, const struct tbbt_rec *r) {
+    int64_t *h = (int64_t *)replies->data;
+    while (replies->len && h[0] <= r->call_time) {
+        int64_t last = h[replies->len - 1];
+        g_array_set_size(replies, replies->len - 1);
+        h = (int64_t *)replies->data;
+        size_t i = 0, len = replies->len;
+        for (;;) { /* sift down */
+            size_t c = 2 * i + 1;
+            if (c >= len) break;
+            if (c + 1 < len && h[c + 1] < h[c]) c++;
+            if (h[c] >= last) break;
+            h[i] = h[c], i = c;
+        }
+        if (len) h[i] = last;
+    }
+    uint64_t out = replies->len;
+    if (!(r->flags & TBBT_RF_REPLY_LOST) && r->status >= 0) {
+        int64_t v = r->reply_time;
+        g_array_append_val(replies, v);
+        h = (int64_t *)replies->data;
+        for (size_t i = replies->len - 1; i && h[(i - 1) / 2] > v; i = (i - 1) / 2) /* sift up */
+            h[i] = h[(i - 1) / 2], h[(i - 1) / 2] = v;
+    }
+    return out;
+}
+
+/* Streams records into the ring, each as many times as there are clones
+ * (namespaced, one after another: clones.h); the trace's own concurrency
+ * (calls whose reply had not come when this call went; N copies of the
+ * trace have N times as many) as it goes. */
 static void *io_main(void *arg) {
     struct engine *e = arg;
     GArray *replies = g_array_new(FALSE, FALSE, sizeof(int64_t)); /* a min-heap */
     uint64_t limit = e->o->limit ? e->o->limit : UINT64_MAX;
-    for (uint64_t n = 0;; n++) {
-        if (atomic_load(&e->loaded) - atomic_load(&e->head) > e->mask) { /* the ring is full: wait */
-            pthread_mutex_lock(&e->mu);
-            e->io_waiting = 1;
-            while (atomic_load(&e->loaded) - atomic_load(&e->head) > e->mask && !atomic_load(&e->stop_io))
-                pthread_cond_wait(&e->cv, &e->mu);
-            e->io_waiting = 0;
-            pthread_mutex_unlock(&e->mu);
-        }
-        if (atomic_load(&e->stop_io) || n >= limit) break;
+    uint32_t nc = e->nclones;
+    for (uint64_t n = 0; n < limit; n++) {
+        if (wait_room(e) < 0) break;
         uint64_t seq = atomic_load(&e->loaded);
-        struct slot *s = &e->ring[seq & e->mask];
-        int rc = tbbt_recr_next(e->rd, &s->r);
+        struct tbbt_rec *r = nc > 1 ? &e->io_rec : &e->ring[seq & e->mask].r; /* one clone: read in place */
+        int rc = tbbt_recr_next(e->rd, r);
         if (rc <= 0) {
             if (rc < 0) snprintf(e->io_err, sizeof(e->io_err), "%s", tbbt_recr_error(e->rd));
             break;
         }
-        /* the trace's calls still out at this call */
-        int64_t *h = (int64_t *)replies->data;
-        while (replies->len && h[0] <= s->r.call_time) {
-            int64_t last = h[replies->len - 1];
-            g_array_set_size(replies, replies->len - 1);
-            h = (int64_t *)replies->data;
-            size_t i = 0, len = replies->len;
-            for (;;) { /* sift down */
-                size_t c = 2 * i + 1;
-                if (c >= len) break;
-                if (c + 1 < len && h[c + 1] < h[c]) c++;
-                if (h[c] >= last) break;
-                h[i] = h[c], i = c;
+        uint64_t out = calls_out(replies, r);
+        for (uint32_t i = 0; i < nc; i++, seq++) {
+            if (i && wait_room(e) < 0) goto stop;
+            struct slot *s = &e->ring[seq & e->mask];
+            tbbt_id bad = 0;
+            if (nc > 1) {
+                tbbt_rec_copy(&s->r, r);
+                if (tbbt_clone_rec(&s->r, (uint32_t)e->o->clone + i, &bad) < 0) {
+                    snprintf(e->io_err, sizeof(e->io_err),
+                             "%s: record %llu: TBBT-ID %llu is too large to play several clones", e->o->trace,
+                             (unsigned long long)n + 1, (unsigned long long)bad);
+                    goto stop;
+                }
             }
-            if (len) h[i] = last;
+            tbbt_hist_add(&e->st->trace_outstanding, out * nc + i);
+            s->seq = seq, s->clone = i;
+            atomic_store(&s->state, SL_LOADED);
+            atomic_store(&e->loaded, seq + 1);
+            if (atomic_load(&e->waiting)) wake(e);
         }
-        tbbt_hist_add(&e->st->trace_outstanding, replies->len);
-        if (!(s->r.flags & TBBT_RF_REPLY_LOST) && s->r.status >= 0) {
-            int64_t v = s->r.reply_time;
-            g_array_append_val(replies, v);
-            h = (int64_t *)replies->data;
-            for (size_t i = replies->len - 1; i && h[(i - 1) / 2] > v; i = (i - 1) / 2) /* sift up */
-                h[i] = h[(i - 1) / 2], h[(i - 1) / 2] = v;
-        }
-        s->seq = seq;
-        atomic_store(&s->state, SL_LOADED);
-        atomic_store(&e->loaded, seq + 1);
-        if (atomic_load(&e->waiting)) wake(e);
     }
+stop:
     g_array_free(replies, TRUE);
     atomic_store(&e->io_eof, 1);
     wake(e);
@@ -332,10 +407,10 @@ static void on_reply(void *ctx, const uint8_t *m, size_t n) {
     if (tbbt_rpc_parse(m, n, &h) < 0 || h.mtype != TBBT_RPC_REPLY) return;
     uint32_t low = h.xid - e->xid_base;
     struct slot *s = &e->ring[low & e->mask];
-    if (atomic_load(&s->state) != SL_SENT || (uint32_t)s->seq != low) return; /* late or foreign */
-    uint64_t seq = s->seq;
-    uint8_t op = s->r.op, vers = s->r.vers;
-    if (atomic_load(&s->state) != SL_SENT || s->seq != seq) return;
+    if (atomic_load(&s->state) != SL_SENT) return; /* late or foreign */
+    uint64_t tag = atomic_load(&s->tag), seq = tag >> 12;
+    if ((uint32_t)seq != low) return;
+    uint8_t op = (uint8_t)(tag & 0xff), vers = (uint8_t)((tag >> 8) & 0xf);
     struct event ev = {.seq = seq, .recv_ns = now_ns(), .status = ST_RPC_ERROR};
     if (h.reply_stat == 0 && h.accept_stat == 0) {
         struct tbbt_rec *rr = &e->rx_rec; /* the receive thread's own scratch */
@@ -367,6 +442,7 @@ static void *rx_main(void *arg) {
     struct engine *e = arg;
     struct pollfd p[MAX_CONN];
     while (!atomic_load(&e->stop_rx)) {
+        atomic_fetch_add(&e->rx_pass, 1); /* before reading broken[]: see repair() */
         int n = atomic_load(&e->nconn);
         for (int i = 0; i < n; i++) /* a broken connection is left alone until it is repaired */
             p[i] = (struct pollfd){.fd = atomic_load(&e->broken[i]) ? -1 : e->conn[i].fd, .events = POLLIN};
@@ -381,6 +457,7 @@ static void *rx_main(void *arg) {
             }
         if (got && atomic_load(&e->waiting)) wake(e);
     }
+    atomic_store(&e->rx_gone, 1);
     wake(e);
     return NULL;
 }
@@ -415,27 +492,30 @@ static void complete(struct engine *e, struct slot *s, int status, int64_t recv_
         (r->op == TBBT_OP_CREATE || r->op == TBBT_OP_MKDIR || r->op == TBBT_OP_SYMLINK ||
          r->op == TBBT_OP_MKNOD))
         matched = 1;
-    e->o->order->done(e->sched, s->seq, matched);
+    e->ord->done(e->sched, s->seq, matched);
     e->completed++;
     if (!s->warm) {
         struct tbbt_pstat_proc *p = tbbt_pstats_proc(st, r->vers, r->op);
+        struct tbbt_pstat_clone *pc = &st->per_clone[s->clone];
         p->count++;
         if (matched) {
-            p->matched++, st->matched++;
+            p->matched++, st->matched++, pc->matched++;
             if (s->send_ns) tbbt_hist_add(&p->lat, (uint64_t)(recv_ns - s->send_ns));
             if (e->o->speedup > 0 && s->sched_ns)
                 tbbt_hist_add(&p->lat_sched, (uint64_t)(recv_ns - s->sched_ns));
         } else if (status == ST_SKIPPED) {
-            p->skipped++, st->skipped++;
+            p->skipped++, st->skipped++, pc->skipped++;
         } else {
-            p->mismatched++, st->mismatched++;
+            p->mismatched++, st->mismatched++, pc->failed++;
             if (status == ST_TIMEOUT) p->timeouts++, st->timeouts++;
             if (status == ST_NO_HANDLE) st->no_handle++;
+            if (status == ST_REFUSED) st->refused++;
             if (status == ST_CONN_LOST) st->conn_lost++;
             tbbt_pstats_mismatch(p, lost ? 0 : r->status, status);
         }
         struct tbbt_pstat_sec *sec = tbbt_pstats_sec(st, (double)(recv_ns - e->t0) / 1e9);
         sec->done++;
+        sec->timeouts += status == ST_TIMEOUT, sec->conn_lost += status == ST_CONN_LOST;
         if (matched) sec->matched++, sec->lat_sum += s->send_ns ? (double)(recv_ns - s->send_ns) : 0;
     } else {
         st->warmup++;
@@ -525,25 +605,45 @@ static void unhold(struct engine *e) {
 /* Adds loaded records to the ordering policy, within the window. */
 static void admit(struct engine *e) {
     uint64_t loaded = atomic_load(&e->loaded);
-    while (!e->stopping && e->next_add < loaded && e->next_add - atomic_load(&e->head) < e->o->window) {
+    while (!e->stopping && e->next_add < loaded && e->next_add - atomic_load(&e->head) < e->win) {
         struct slot *s = &e->ring[e->next_add & e->mask];
         if (!e->have_t0) e->trace_t0 = s->r.call_time, e->have_t0 = 1;
         s->sched_ns =
             e->o->speedup > 0 ? e->t0 + (int64_t)((double)(s->r.call_time - e->trace_t0) / e->o->speedup) : 0;
         e->st->records++;
+        e->st->per_clone[s->clone].records++;
         double span = (double)(s->r.call_time - e->trace_t0) / 1e9;
         if (span > e->st->trace_span_s) e->st->trace_span_s = span;
         atomic_store(&s->state, SL_WAITING);
-        e->o->order->add(e->sched, s->seq, &s->r);
+        e->ord->add(e->sched, s->seq, &s->r);
         e->next_add++;
     }
+}
+
+/* Whether one of r's names must not reach the server: whatever the
+ * trace says, the replay stays inside the clones (safename.h). A lookup
+ * may name "." or ".." (the live server answers with the directory or its
+ * parent, inside the clone) but not ".." of a clone's root; every other
+ * name must be one ordinary component. */
+static int refused(const struct engine *e, const struct tbbt_rec *r) {
+    if (tbbt_rec_has(r, TBBT_F_NAME)) {
+        const char *n = tbbt_rec_str(r, r->name);
+        size_t len = r->name.len;
+        int dots = (len == 1 && n[0] == '.') || (len == 2 && n[0] == '.' && n[1] == '.');
+        if (r->op == TBBT_OP_LOOKUP && dots) {
+            if (len == 2 && g_hash_table_contains(e->roots, &r->dir)) return 1;
+        } else if (tbbt_name_unsafe(n, len)) {
+            return 1;
+        }
+    }
+    return tbbt_rec_has(r, TBBT_F_NAME2) && tbbt_name_unsafe(tbbt_rec_str(r, r->name2), r->name2.len);
 }
 
 /* Moves what the policy offers to the held heap (or skips it). */
 static void offer(struct engine *e) {
     uint64_t seq;
     int k;
-    while (!e->stopping && (k = e->o->order->next(e->sched, &seq)) != TBBT_SCHED_NONE) {
+    while (!e->stopping && (k = e->ord->next(e->sched, &seq)) != TBBT_SCHED_NONE) {
         struct slot *s = &e->ring[seq & e->mask];
         if (k == TBBT_SCHED_SKIP) {
             complete(e, s, ST_SKIPPED, now_ns());
@@ -552,9 +652,13 @@ static void offer(struct engine *e) {
         if ((s->r.flags & TBBT_RF_RPC_ERROR) ||
             s->r.op >= TBBT_OP_COUNT) { /* never ran on the traced server */
             e->st->not_replayable++;
-            e->o->order->done(e->sched, seq, 1);
+            e->ord->done(e->sched, seq, 1);
             e->completed++;
             atomic_store(&s->state, SL_DONE);
+            continue;
+        }
+        if (refused(e, &s->r)) { /* failed, so what depends on it is skipped */
+            complete(e, s, ST_REFUSED, now_ns());
             continue;
         }
         atomic_store(&s->state, SL_HELD);
@@ -562,18 +666,26 @@ static void offer(struct engine *e) {
     }
 }
 
-/* The connection for a record: its traced client's (made on first use),
- * or one of --connections in turn. Returns the index, or -1 with err. */
-static int conn_for(struct engine *e, const struct tbbt_rec *r, char *err, size_t errlen) {
+/* The connection for a record: its traced client's in its clone (made on
+ * first use; past MAX_CONN the clients share them in turn), or one of
+ * --connections in turn. Returns the index, or -1 with err. */
+static int conn_for(struct engine *e, const struct slot *s, char *err, size_t errlen) {
     int n = atomic_load(&e->nconn);
-    if (e->o->connections > 0) return (int)(r->xid % (uint32_t)n);
-    int idx = GPOINTER_TO_INT(g_hash_table_lookup(e->client_conn, &r->client));
+    if (e->o->connections > 0) return (int)((s->r.xid + s->clone) % (uint32_t)n);
+    struct client_key k;
+    memset(&k, 0, sizeof(k));
+    k.ep = s->r.client, k.clone = s->clone;
+    int idx = GPOINTER_TO_INT(g_hash_table_lookup(e->client_conn, &k));
     if (idx) return idx - 1;
-    if (n == MAX_CONN) return (int)(g_hash_table_size(e->client_conn) % MAX_CONN);
-    if (tbbt_pconn_open(&e->conn[n], &e->o->server, e->o->udp, err, errlen) < 0) return -1;
-    atomic_store(&e->nconn, n + 1);
-    g_hash_table_insert(e->client_conn, g_memdup2(&r->client, sizeof(r->client)), GINT_TO_POINTER(n + 1));
-    return n;
+    if (n < MAX_CONN) {
+        if (tbbt_pconn_open(&e->conn[n], &e->o->server, e->o->udp, err, errlen) < 0) return -1;
+        atomic_store(&e->nconn, n + 1);
+        idx = n + 1;
+    } else {
+        idx = (int)(g_hash_table_size(e->client_conn) % MAX_CONN) + 1;
+    }
+    g_hash_table_insert(e->client_conn, g_memdup2(&k, sizeof(k)), GINT_TO_POINTER(idx));
+    return idx - 1;
 }
 
 static int repair(struct engine *e, int i, char *err, size_t errlen);
@@ -596,12 +708,13 @@ static int send_one(struct engine *e, struct slot *s, int64_t now, char *err, si
         complete(e, s, ST_NO_HANDLE, now);
         return 0;
     }
-    int ci = conn_for(e, &s->r, err, errlen);
+    int ci = conn_for(e, s, err, errlen);
     if (ci < 0) return -1;
     if (atomic_load(&e->broken[ci]) && repair(e, ci, err, errlen) < 0) return -1;
     s->conn = ci;
     s->send_ns = now;
     s->warm = e->o->warmup_s > 0 && now < e->warm_end;
+    atomic_store(&s->tag, s->seq << 12 | (uint64_t)(s->r.vers & 0xf) << 8 | s->r.op);
     atomic_store(&s->state, SL_SENT);
     e->outstanding++;
     if (tbbt_pconn_queue(&e->conn[ci], e->sendbuf, (size_t)n) < 0) {
@@ -612,10 +725,14 @@ static int send_one(struct engine *e, struct slot *s, int64_t now, char *err, si
         }
         atomic_store(&e->broken[ci], 1); /* the receive thread will see it too */
     }
-    e->o->order->sent(e->sched, s->seq);
+    e->ord->sent(e->sched, s->seq);
     fifo_push(&e->sent_fifo, s->seq);
     struct tbbt_play_stats *st = e->st;
     st->sent++;
+    if (!s->warm) st->per_clone[s->clone].sent++;
+    if (e->slog)
+        fprintf(e->slog, "%u %llu\n", (unsigned)e->o->clone + s->clone,
+                (unsigned long long)s->seq / e->nclones);
     if (e->outstanding > st->max_outstanding) st->max_outstanding = e->outstanding;
     if (!s->warm) {
         tbbt_hist_add(&st->outstanding, e->outstanding);
@@ -666,8 +783,7 @@ static int64_t dispatch(struct engine *e, char *err, size_t errlen) {
 static void sleep_for(struct engine *e, int64_t ns) {
     atomic_store(&e->waiting, 1);
     /* work that came in since the loop looked: do not sleep on it */
-    int admissible =
-        atomic_load(&e->loaded) > e->next_add && e->next_add - atomic_load(&e->head) < e->o->window;
+    int admissible = atomic_load(&e->loaded) > e->next_add && e->next_add - atomic_load(&e->head) < e->win;
     if (atomic_load(&e->ev_pending) || (admissible && !e->stopping)) {
         atomic_store(&e->waiting, 0);
         return;
@@ -703,8 +819,20 @@ static int read_only(unsigned op) {
  * (once) on a new connection, the others fail; the connection is made
  * again, retrying while the server restarts, up to the timeout. Returns
  * 0, or -1 with err when the server stays away. */
+/* Waits until the receive thread has let go of every broken connection:
+ * broken[i] is set before this reads rx_pass, and a pass reads broken[]
+ * after counting itself, so the first pass counted after that read leaves
+ * connection i alone, and the one that may have used it has ended. Then
+ * the connection may be closed and reopened under it. */
+static void rx_let_go(struct engine *e) {
+    uint64_t pass = atomic_load(&e->rx_pass);
+    while (e->rx_started && atomic_load(&e->rx_pass) == pass && !atomic_load(&e->rx_gone))
+        usleep(1000); /* a pass polls 20 ms at most */
+}
+
 static int repair(struct engine *e, int i, char *err, size_t errlen) {
     e->st->reconnects++;
+    tbbt_pstats_sec(e->st, (double)(now_ns() - e->t0) / 1e9)->reconnects++;
     for (size_t k = 0; k < e->sent_fifo.len; k++) {
         uint64_t seq = fifo_at(&e->sent_fifo, k);
         struct slot *s = &e->ring[seq & e->mask];
@@ -718,6 +846,7 @@ static int repair(struct engine *e, int i, char *err, size_t errlen) {
             hold(e, 0, seq);
         }
     }
+    rx_let_go(e);
     tbbt_pconn_close(&e->conn[i]);
     int64_t give_up = now_ns() + (int64_t)e->o->timeout_s * 1000000000;
     while (tbbt_pconn_open(&e->conn[i], &e->o->server, e->o->udp, err, errlen) < 0) {
@@ -780,7 +909,7 @@ static int play_loop(struct engine *e, char *err, size_t errlen) {
 static int setup(struct engine *e, char *err, size_t errlen) {
     const struct tbbt_play_opts *o = e->o;
     uint32_t cap = 64;
-    while (cap < o->window)
+    while (cap < e->win)
         cap *= 2;
     e->mask = cap - 1;
     e->ring = g_new0(struct slot, cap);
@@ -790,10 +919,12 @@ static int setup(struct engine *e, char *err, size_t errlen) {
     pthread_cond_init(&e->cv, NULL);
     pthread_mutex_init(&e->evmu, NULL);
     tbbt_rec_init(&e->rx_rec);
+    tbbt_rec_init(&e->io_rec);
     e->ev = g_array_new(FALSE, FALSE, sizeof(struct event));
     e->ev_spare = g_array_new(FALSE, FALSE, sizeof(struct event));
     e->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     e->fh = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
+    e->roots = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     e->cookies = g_hash_table_new_full(ckey_hash, ckey_eq, NULL, g_free);
     e->client_conn = g_hash_table_new_full(ep_hash, ep_eq, g_free, NULL);
     e->payload = g_malloc(1u << 20);
@@ -807,7 +938,14 @@ static int setup(struct engine *e, char *err, size_t errlen) {
     if (!(e->rd = tbbt_recr_open(o->trace, err, errlen))) return -1;
     if (load_manifest(e, err, errlen) < 0) return -1;
     struct tbbt_sched_opts so = {.window = cap, .deps = o->deps, .known = known, .known_ctx = e};
-    e->sched = o->order->create(&so);
+    e->ord = o->order;
+    if (e->nclones > 1) /* each clone its own ordering (clones.h) */
+        e->ord = &tbbt_sched_clones, so.clones = e->nclones, so.per_clone = o->order;
+    e->sched = e->ord->create(&so);
+    if (o->send_log && !(e->slog = fopen(o->send_log, "w"))) {
+        snprintf(err, errlen, "%s: %s", o->send_log, strerror(errno));
+        return -1;
+    }
     if (o->connections > 0) {
         for (int i = 0; i < o->connections && i < MAX_CONN; i++) {
             if (tbbt_pconn_open(&e->conn[i], &o->server, o->udp, err, errlen) < 0) return -1;
@@ -832,14 +970,18 @@ static void teardown(struct engine *e) {
     tbbt_fhrefs_free(&e->rx_refs);
     for (int i = 0; i < atomic_load(&e->nconn); i++)
         tbbt_pconn_close(&e->conn[i]);
-    if (e->sched) e->o->order->destroy(e->sched);
+    if (e->sched) e->ord->destroy(e->sched);
+    if (e->slog) fclose(e->slog);
+    tbbt_rec_free(&e->io_rec);
     if (e->rd) tbbt_recr_close(e->rd);
     for (uint32_t i = 0; e->ring && i <= e->mask; i++)
         tbbt_rec_free(&e->ring[i].r);
     g_free(e->ring), g_free(e->held), g_free(e->payload), g_free(e->sendbuf);
     if (e->ev) g_array_free(e->ev, TRUE), g_array_free(e->ev_spare, TRUE);
-    if (e->fh)
+    if (e->fh) {
         g_hash_table_destroy(e->fh), g_hash_table_destroy(e->cookies), g_hash_table_destroy(e->client_conn);
+        g_hash_table_destroy(e->roots);
+    }
     g_free(e->sent_fifo.v);
     if (e->wake > 0) close(e->wake);
 }
@@ -868,7 +1010,12 @@ int tbbt_play_run(const struct tbbt_play_opts *o, struct tbbt_play_stats *st, ch
     st->timing = o->speedup > 0 ? g_strdup_printf("timestamps x%g", o->speedup) : g_strdup("full speed");
     st->speedup = o->speedup, st->window = o->window, st->clone = o->clone, st->connections = o->connections;
     st->seed = o->seed;
+    e->nclones = o->clones > 1 ? (uint32_t)o->clones : 1;
+    e->win = (uint64_t)o->window * e->nclones;
+    st->clones = e->nclones;
+    st->per_clone = g_new0(struct tbbt_pstat_clone, e->nclones);
     int rc = setup(e, err, errlen);
+    if (o->ready && o->ready(o->ready_ctx, rc, err, errlen) < 0) rc = -1;
     double c0 = cpu_s();
     if (rc == 0) {
         iso_now(st->started, sizeof(st->started));
@@ -883,15 +1030,17 @@ int tbbt_play_run(const struct tbbt_play_opts *o, struct tbbt_play_stats *st, ch
         }
     }
     if (rc == 0) rc = play_loop(e, err, errlen);
-    if (rc == 0 && e->io_err[0]) {
-        snprintf(err, errlen, "%s", e->io_err);
-        rc = -1;
-    }
     if (o->live) fputc('\n', stderr);
     st->wall_s = (double)(now_ns() - e->t0) / 1e9;
     st->cpu_s = cpu_s() - c0;
     iso_now(st->ended, sizeof(st->ended));
     teardown(e);
+    /* read only once the I/O thread is joined: a replay stopped early
+     * (--duration, SIGINT) returns while that thread may still be reading */
+    if (rc == 0 && e->io_err[0]) {
+        snprintf(err, errlen, "%s", e->io_err);
+        rc = -1;
+    }
     g_free(e);
     if (rc < 0) return -1;
     return st->partial ? 3 : 0;

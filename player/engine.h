@@ -35,7 +35,9 @@ struct tbbt_play_opts {
     uint32_t max_outstanding; /* requests out at most */
     int connections;          /* 0: one per traced client */
     int udp;                  /* UDP instead of TCP */
-    int clone;                /* the image clone to play against */
+    int clone;                /* the image clone to play against (the first of clones) */
+    int clones;               /* copies of the trace, against clones clone..clone+clones-1 (0: 1) */
+    const char *send_log;     /* "CLONE RECORD" per request sent, in send order (NULL: none) */
     double warmup_s;          /* seconds left out of the figures */
     double duration_s;        /* stop sending after (0: no limit) */
     uint64_t limit;           /* records at most (0: all) */
@@ -44,6 +46,12 @@ struct tbbt_play_opts {
     uint32_t uid, gid;
     uint64_t seed; /* payload, verifiers */
     int live;      /* a live progress line on stderr */
+    /* Called once setup is done (trace open, manifest loaded, fixed
+     * connections made; setup_rc 0) or failed (-1, err set), just before
+     * the first request: MPI's start barrier. Returns 0 to go on, -1 to
+     * stop (with err set when setup_rc was 0). NULL: none. */
+    int (*ready)(void *ctx, int setup_rc, char *err, size_t errlen);
+    void *ready_ctx;
 };
 
 void tbbt_play_opts_default(struct tbbt_play_opts *o);

@@ -7,7 +7,7 @@
  *                 before its call time was received: the trace's own
  *                 concurrency, no more. Records go in trace order.
  *   fsdep         each record takes read or write locks on the objects it
- *                 touches (tbbt_sched_locks); one object's locks are granted
+ *                 touches (tbbt_sched_locks, lib/locks.h); one object's locks are granted
  *                 in trace order (a later reader never overtakes an earlier
  *                 writer). When they are released is the deps mode:
  *                   reply   every lock at the reply (the default). Servers
@@ -37,10 +37,8 @@
 
 #include <stdint.h>
 
+#include "locks.h"
 #include "record.h"
-
-/* fsdep's lock release (see above). */
-enum { TBBT_DEPS_REPLY = 0, TBBT_DEPS_SEND = 1, TBBT_DEPS_STRICT = 2 };
 
 struct tbbt_sched_opts {
     uint32_t window; /* records in the window at most */
@@ -48,6 +46,9 @@ struct tbbt_sched_opts {
     /* fsdep: is the live handle of id known now? (NULL: all known) */
     int (*known)(void *ctx, tbbt_id id);
     void *known_ctx;
+    /* tbbt_sched_clones (clones.h): the clones, and the policy each runs */
+    uint32_t clones;
+    const struct tbbt_sched_ops *per_clone;
 };
 
 /* What next() says. */
@@ -70,25 +71,5 @@ extern const struct tbbt_sched_ops tbbt_sched_fsdep;
 
 /* The policy named name ("conservative", "fsdep"), or NULL. */
 const struct tbbt_sched_ops *tbbt_sched_find(const char *name);
-
-/* One lock of a record (fsdep). */
-struct tbbt_lock {
-    tbbt_id obj;
-    uint8_t write;       /* write lock (else read) */
-    uint8_t until_reply; /* released at the reply, not at the send */
-    uint8_t principal;   /* the object the record makes or changes: poisoned if it fails */
-};
-
-#define TBBT_MAX_LOCKS 6
-
-/* The locks record r takes (the paper's Table 4, extended to every v2 and
- * v3 procedure) in deps mode (TBBT_DEPS_*); an object named twice gets one
- * lock, the stronger. known(id) says whether a lookup's object handle is
- * known (NULL: yes). Returns the number (<= TBBT_MAX_LOCKS). */
-unsigned tbbt_sched_locks(const struct tbbt_rec *r, int deps, int (*known)(void *ctx, tbbt_id id), void *ctx,
-                          struct tbbt_lock *locks);
-
-/* The deps mode named name ("reply", "send", "strict"), or -1. */
-int tbbt_sched_deps(const char *name);
 
 #endif

@@ -13,17 +13,23 @@
 
 #include <glib.h>
 
+#include "clones.h"
 #include "engine.h"
+#include "mpi_ranks.h"
+#include "simrun.h"
 
 struct play_cli {
-    char *order, *manifest, *json, *cred, *deps;
+    char *order, *manifest, *json, *cred, *deps, *send_log, *json_rank;
     gdouble speedup, warmup, duration;
-    gint window, max_out, connections, clone, timeout, nfsport;
+    gint window, max_out, connections, clone, clones, timeout, nfsport;
     gint64 limit, seed;
     gboolean strict, quiet, live, no_live, udp;
+    gboolean simulate;
+    char *sim_latency, *sim_windows;
 };
 
-static struct play_cli cli = {.window = 4096, .max_out = 1024, .timeout = 30, .seed = 1};
+/* max_out 0: not given (the player's default is 1024; --simulate has no cap) */
+static struct play_cli cli = {.window = 4096, .max_out = 0, .timeout = 30, .seed = 1};
 
 /* The options, declared once: parsing and --help both come from here. */
 static GOptionEntry play_entries[] = {
@@ -31,6 +37,8 @@ static GOptionEntry play_entries[] = {
      "conservative (the trace's own concurrency) or fsdep (file-system dependencies; default)", "ORDER"},
     {"strict-deps", 0, 0, G_OPTION_ARG_NONE, &cli.strict, "fsdep: hold every write lock until the reply",
      NULL},
+    {"deps", 0, 0, G_OPTION_ARG_STRING, &cli.deps,
+     "fsdep: release locks at the reply (default), at the send (paper), or strict", "reply|send|strict"},
     {"speedup", 's', 0, G_OPTION_ARG_DOUBLE, &cli.speedup,
      "Send by the trace's timestamps divided by F (below 1 slows down); default: full speed", "F"},
     {"window", 'w', 0, G_OPTION_ARG_INT, &cli.window, "Lookahead window, records (default 4096)", "N"},
@@ -40,6 +48,15 @@ static GOptionEntry play_entries[] = {
     {"udp", 'u', 0, G_OPTION_ARG_NONE, &cli.udp,
      "Send over UDP (one datagram a request; a request too large for one fails) instead of TCP", NULL},
     {"clone", 0, 0, G_OPTION_ARG_INT, &cli.clone, "The image clone to play against (default 0)", "I"},
+    {"clones", 0, 0, G_OPTION_ARG_INT, &cli.clones,
+     "Replay N copies of the trace, copy i against clone I+i (tbbt-init --clones), interleaved by traced "
+     "time; each its own handles, ordering and connections (one per traced client per clone, 64 at most "
+     "in all); --window is per copy (default 1; under mpirun the clones are shared out among the ranks, one "
+     "per rank by default)",
+     "N"},
+    {"send-log", 0, 0, G_OPTION_ARG_FILENAME, &cli.send_log,
+     "Write \"CLONE RECORD\" (the record's 0-based index in the trace) per request sent, in send order",
+     "FILE"},
     {"manifest", 'm', 0, G_OPTION_ARG_FILENAME, &cli.manifest,
      "tbbt-init's manifest (default: the trace's name with .manifest)", "FILE"},
     {"warmup", 0, 0, G_OPTION_ARG_DOUBLE, &cli.warmup, "Seconds replayed but left out of the figures", "SEC"},
@@ -52,10 +69,22 @@ static GOptionEntry play_entries[] = {
     {"nfs-port", 0, 0, G_OPTION_ARG_INT, &cli.nfsport, "NFS port (default: ask the portmapper)", "PORT"},
     {"seed", 0, 0, G_OPTION_ARG_INT64, &cli.seed, "Seed of the write payload and verifiers (default 1)", "N"},
     {"json", 'j', 0, G_OPTION_ARG_FILENAME, &cli.json, "Write the results as one JSON document", "FILE"},
+    {"json-rank", 0, 0, G_OPTION_ARG_FILENAME, &cli.json_rank,
+     "Write this rank's own results as FILE.RANK (under mpirun; alone, FILE.0)", "FILE"},
     {"live", 0, 0, G_OPTION_ARG_NONE, &cli.live, "A live progress line (default when stderr is a terminal)",
      NULL},
     {"no-live", 0, 0, G_OPTION_ARG_NONE, &cli.no_live, "No live progress line", NULL},
     {"quiet", 'q', 0, G_OPTION_ARG_NONE, &cli.quiet, "Print only errors", NULL},
+    {"simulate", 0, 0, G_OPTION_ARG_NONE, &cli.simulate,
+     "No server: play TRACE against a simulated one (fixed latency per procedure) and print the throughput "
+     "and concurrency each lookahead window allows",
+     NULL},
+    {"sim-latency", 0, 0, G_OPTION_ARG_STRING, &cli.sim_latency,
+     "--simulate: server latency, us, per procedure and/or default (default: the trace's median per "
+     "procedure)",
+     "PROC=USEC,...[,default=USEC]"},
+    {"sim-windows", 0, 0, G_OPTION_ARG_STRING, &cli.sim_windows,
+     "--simulate: lookahead windows, records (default 100,200,500,1000,2000,5000,10000)", "N,N,..."},
     {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 static char *default_manifest; /* made by check(), freed by main() */
@@ -74,11 +103,18 @@ static void on_signal(int sig) {
 /* Checks the options and fills o; exits 2 on a bad one. */
 static void check(int argc, char **argv, struct tbbt_play_opts *o) {
     tbbt_play_opts_default(o);
+    if (!cli.max_out) cli.max_out = 1024; /* not given */
     if (argc != 3) usage("expected TRACE.tbbt and SERVER:/EXPORT");
     if (cli.order && !(o->order = tbbt_sched_find(cli.order))) usage("--order must be conservative or fsdep");
     if (cli.speedup < 0 || cli.window < 1 || cli.max_out < 1 || cli.timeout < 1 || cli.connections < 0 ||
-        cli.connections > 64 || cli.clone < 0 || cli.warmup < 0 || cli.duration < 0 || cli.limit < 0)
+        cli.connections > 64 || cli.clone < 0 || cli.clones < 0 || cli.warmup < 0 || cli.duration < 0 ||
+        cli.limit < 0)
         usage("--speedup, --window, --max-outstanding, --timeout must be positive; --connections 0..64");
+    gint64 nclones = cli.clones ? cli.clones : 1; /* 0: not given (under mpirun: one per rank) */
+    if ((gint64)cli.clone + nclones > TBBT_CLONE_MAX || (gint64)cli.window * nclones > (1 << 28))
+        usage("--clones must be 1 or more, --clone + --clones at most 4194304, --window x --clones at most "
+              "2^28");
+    o->send_log = cli.send_log;
     char err[512];
     if (tbbt_nfs_server_parse(argv[2], cli.nfsport, 0, &o->server, err, sizeof(err)) < 0) usage(err);
     unsigned uid, gid;
@@ -99,51 +135,76 @@ static void check(int argc, char **argv, struct tbbt_play_opts *o) {
     if (cli.deps && (o->deps = tbbt_sched_deps(cli.deps)) < 0) usage("--deps must be reply, send or strict");
     o->speedup = cli.speedup, o->window = (uint32_t)cli.window;
     o->max_outstanding = (uint32_t)cli.max_out, o->connections = cli.connections, o->clone = cli.clone;
+    o->clones = cli.clones; /* 0: unset, tbbt_mpi_setup decides */
     o->warmup_s = cli.warmup, o->duration_s = cli.duration, o->limit = (uint64_t)cli.limit;
     o->udp = cli.udp;
     o->timeout_s = cli.timeout, o->seed = (uint64_t)cli.seed;
     o->live = !cli.quiet && !cli.no_live && (cli.live || isatty(2));
 }
 
+/* Writes st as one JSON document to path. Returns 0, or -1 (said). */
+static int write_json(const struct tbbt_play_stats *st, const char *path) {
+    GString *j = g_string_new(NULL);
+    GError *ge = NULL;
+    tbbt_pstats_json(st, j);
+    g_string_append_c(j, '\n');
+    int rc = 0;
+    if (!g_file_set_contents(path, j->str, (gssize)j->len, &ge)) {
+        fprintf(stderr, "tbbt-play: %s%s\n", tbbt_mpi_tag(), ge->message);
+        g_error_free(ge);
+        rc = -1;
+    }
+    g_string_free(j, TRUE);
+    return rc;
+}
+
 int main(int argc, char **argv) {
     GOptionContext *ctx =
         g_option_context_new("TRACE.tbbt SERVER:/EXPORT - replay a trace against an NFS server");
     g_option_context_add_main_entries(ctx, play_entries, NULL);
-    g_option_context_set_description(ctx,
-                                     "Exit: 0 done, 1 failed, 2 usage, 3 interrupted (partial results).");
+    char *desc = g_strdup_printf("Exit: 0 done, 1 failed, 2 usage, 3 interrupted (partial results).\n"
+                                 "MPI (mpirun -np N tbbt-play ...): %s.",
+                                 tbbt_mpi_built());
+    g_option_context_set_description(ctx, desc);
     GError *ge = NULL;
     int ok = g_option_context_parse(ctx, &argc, &argv, &ge);
     g_option_context_free(ctx);
+    g_free(desc);
     if (!ok) {
         fprintf(stderr, "tbbt-play: %s (try --help)\n", ge->message);
         g_error_free(ge);
         return 2;
     }
+    if (cli.simulate)
+        return tbbt_simrun_main(argc, argv,
+                                &(struct tbbt_simrun_args){cli.order, cli.deps, cli.strict, cli.sim_latency,
+                                                           cli.sim_windows, cli.json, cli.max_out, cli.limit,
+                                                           cli.speedup, cli.quiet});
     struct tbbt_play_opts o;
     check(argc, argv, &o);
+    char err[600];
+    if (tbbt_mpi_init(&argc, &argv, err, sizeof(err)) < 0 || tbbt_mpi_setup(&o, err, sizeof(err)) < 0)
+        usage(err);
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     signal(SIGPIPE, SIG_IGN);
     struct tbbt_play_stats st;
     tbbt_pstats_init(&st);
-    char err[600];
     int rc = tbbt_play_run(&o, &st, err, sizeof(err));
     if (rc < 0) {
-        fprintf(stderr, "tbbt-play: %s\n", err);
+        fprintf(stderr, "tbbt-play: %s%s\n", tbbt_mpi_tag(), err);
         st.partial = 1; /* what was measured before the failure still goes out */
     }
-    if (!cli.quiet) tbbt_pstats_report(&st, stdout);
-    if (cli.json) {
-        GString *j = g_string_new(NULL);
-        tbbt_pstats_json(&st, j);
-        g_string_append_c(j, '\n');
-        if (!g_file_set_contents(cli.json, j->str, (gssize)j->len, &ge)) {
-            fprintf(stderr, "tbbt-play: %s\n", ge->message);
-            g_error_free(ge);
-            rc = -1;
-        }
-        g_string_free(j, TRUE);
+    if (cli.json_rank) {
+        char *path = g_strdup_printf("%s.%d", cli.json_rank, tbbt_mpi_rank());
+        if (write_json(&st, path) < 0) rc = -1;
+        g_free(path);
     }
+    int job = tbbt_mpi_gather(&st, rc, err, sizeof(err)); /* rank 0: every rank's figures merged */
+    if (job < 0 && rc >= 0) fprintf(stderr, "tbbt-play: %s\n", err);
+    rc = job;
+    if (!cli.quiet && tbbt_mpi_rank() == 0) tbbt_pstats_report(&st, stdout);
+    if (cli.json && tbbt_mpi_rank() == 0 && write_json(&st, cli.json) < 0) rc = -1;
     tbbt_pstats_free(&st);
     g_free(default_manifest);
     return rc < 0 ? 1 : rc;

@@ -29,9 +29,26 @@ struct tbbt_pstat_proc {
 /* One second of the replay. */
 struct tbbt_pstat_sec {
     uint64_t done, matched, sent;
-    double lat_sum;         /* ns, matched */
-    double outstanding_sum; /* at each send */
-    int64_t behind_max;     /* ns behind schedule, worst send */
+    double lat_sum;                           /* ns, matched */
+    double outstanding_sum;                   /* at each send */
+    int64_t behind_max;                       /* ns behind schedule, worst send */
+    uint64_t timeouts, conn_lost, reconnects; /* when the server failed: records timed out, failed with
+                                                 their connection; connections made again */
+};
+
+/* One clone's counts (tbbt-play --clones): warm-up left out, as in the totals. */
+struct tbbt_pstat_clone {
+    uint64_t records, sent, matched, failed, skipped; /* failed: mismatched, timed out, no handle */
+};
+
+/* One rank's own counters in a merged report (MPI, player/mpi_ranks.h). */
+struct tbbt_pstat_rank {
+    int rank, rc;      /* rc: the rank's tbbt_play_run result */
+    int clone, clones; /* its share of the image clones */
+    char host[64];
+    uint64_t records, sent, replies, matched, mismatched, skipped, timeouts, no_handle, not_replayable;
+    double wall_s, cpu_s;
+    int partial;
 };
 
 struct tbbt_play_stats {
@@ -41,6 +58,7 @@ struct tbbt_play_stats {
     struct tbbt_hist trace_outstanding;             /* the trace's calls out at each call */
     GArray *series;                                 /* struct tbbt_pstat_sec, one a second */
     uint64_t records, sent, replies, matched, mismatched, skipped, timeouts, no_handle, not_replayable;
+    uint64_t refused; /* not sent: a name that could leave the run directory (safename.h) */
     uint64_t warmup, late_replies, unmatched_replies;
     uint64_t reconnects, conn_lost; /* connections made again; requests lost with one */
     uint64_t max_outstanding;
@@ -52,8 +70,12 @@ struct tbbt_play_stats {
     double speedup;
     uint32_t window;
     int clone, connections;
+    uint32_t clones;                    /* copies played, against clones clone.. */
+    struct tbbt_pstat_clone *per_clone; /* [clones] (NULL: none counted) */
     uint64_t seed;
     char started[32], ended[32];
+    int ranks;         /* MPI: the number of ranks merged here (0: a single player) */
+    GArray *rank_rows; /* MPI: struct tbbt_pstat_rank, one per rank (NULL: none) */
 };
 
 void tbbt_pstats_init(struct tbbt_play_stats *s);
@@ -67,6 +89,20 @@ void tbbt_pstats_mismatch(struct tbbt_pstat_proc *p, int traced, int got);
 
 /* The second t (from the start) of the series, made if needed. */
 struct tbbt_pstat_sec *tbbt_pstats_sec(struct tbbt_play_stats *s, double t);
+
+/* Adds from's figures into into, as if one player had measured both:
+ * counters and CPU summed, histograms (latency, issue error, outstanding)
+ * the union of the samples, per-second series added second by second
+ * (behind_max the worst), wall time and traced span the longer (ranks run
+ * side by side), max_outstanding the larger, partial if either is, the
+ * mismatch top lists merged by count. into's metadata and rank rows stay;
+ * from is not changed. */
+void tbbt_pstats_merge(struct tbbt_play_stats *into, const struct tbbt_play_stats *from);
+
+/* Appends a row of from's own counters (rank, rc, share, host) to
+ * s->rank_rows (made on first use). host may be NULL. */
+void tbbt_pstats_add_rank(struct tbbt_play_stats *s, const struct tbbt_play_stats *from, int rank, int rc,
+                          int clones, const char *host);
 
 void tbbt_pstats_report(const struct tbbt_play_stats *s, FILE *out);
 void tbbt_pstats_json(const struct tbbt_play_stats *s, GString *out);

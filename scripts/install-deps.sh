@@ -1,8 +1,9 @@
 #!/bin/sh
 # scripts/install-deps.sh: install every Debian package tbbt needs to build,
 # test (nfs-ganesha, tcpdump, tshark; e2fsprogs, xfsprogs and loop mounts for
-# the layout of an aged image), benchmark (nfstrace, gnuplot, GNU time) and
-# fuzz (clang and libFuzzer's runtime, libclang-rt-14-dev: scripts/fuzz.sh).
+# the layout of an aged image; Open MPI for tbbt-play under mpirun),
+# benchmark (nfstrace, gnuplot, GNU time) and fuzz (clang and libFuzzer's
+# runtime, libclang-rt-14-dev; editcap from wireshark-common: scripts/fuzz.sh).
 # Idempotent: installs only what is missing, runs apt-get update only when
 # something is missing, never asks a question (tshark's "may non-root
 # users capture?" is answered no). Runs as root, or through sudo.
@@ -12,7 +13,7 @@ set -eu
 PACKAGES="
 build-essential cmake pkg-config clang-format clang libclang-rt-14-dev
 libpcap-dev libtirpc-dev rpcsvc-proto libnfs-dev libnfs-utils libglib2.0-dev
-libzstd-dev zstd zlib1g-dev libcmocka-dev
+libzstd-dev zstd zlib1g-dev libcmocka-dev libopenmpi-dev openmpi-bin
 perl libjson-pp-perl python3 time
 tshark wireshark-common tcpdump nfstrace gnuplot-nox chromium
 nfs-ganesha nfs-ganesha-vfs rpcbind iproute2 procps

@@ -17,6 +17,7 @@
 
 #include "pass2.h"
 #include "recfile.h"
+#include "interrupt.h"
 
 static char *opt_json, *opt_write;
 static gint64 opt_seed = 1;
@@ -106,6 +107,7 @@ static int run(struct tbbt_recreader *rd, struct tbbt_pass2 *p, const char *path
 
 /* Parses the options, runs the pre-play (or the copy) and reports; exit codes above. */
 int main(int argc, char **argv) {
+    tbbt_interrupt_on_signal("tbbt-check"); /* SIGINT, SIGTERM: temporaries removed, exit 3 */
     GOptionContext *ctx = g_option_context_new("FILE.tbbt - pre-play records and report replay failures");
     g_option_context_add_main_entries(ctx, check_entries, NULL);
     g_option_context_set_description(ctx,

@@ -15,6 +15,7 @@
 
 #include "recfile.h"
 #include "rectext.h"
+#include "interrupt.h"
 
 #define FLUSH_AT (64 * 1024)
 
@@ -215,6 +216,7 @@ static int parse_args(int *argc, char ***argv) {
 
 /* Parses the options and runs the chosen conversion; returns the exit code. */
 int main(int argc, char **argv) {
+    tbbt_interrupt_on_signal("tbbt-dump"); /* SIGINT, SIGTERM: temporaries removed, exit 3 */
     int rc = parse_args(&argc, &argv);
     if (rc == 0) rc = o.text_in ? undump(argv[1]) : dump(argv[1]);
     g_free(o.out);

@@ -23,6 +23,7 @@
 #include "rectext.h"
 #include "summary.h"
 #include "textin.h"
+#include "interrupt.h"
 
 #define TBBT_VERSION "0.1.0"
 
@@ -437,6 +438,7 @@ static int finish(struct prep *p, char *outpath, char *mappath, char *meta, int 
 }
 
 int main(int argc, char **argv) {
+    tbbt_interrupt_on_signal("tbbt-prep"); /* SIGINT, SIGTERM: temporaries removed, exit 3 */
     struct prep p;
     memset(&p, 0, sizeof(p));
     const char *in = parse_args(argc, argv, &p);
