@@ -23,6 +23,9 @@ static void warn(void *ctx, uint64_t pktno, const char *what) {
     (void)what;
 }
 
+/* One input: the bytes as a capture file through the capture reader and
+ * pass 1, as tbbt-prep runs them; a file the reader refuses is no
+ * finding, only a crash, a sanitizer report or a failed check is. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char err[512];
     struct tbbt_capture *c = tbbt_capture_open(fuzz_memfile(data, size), err, sizeof(err));

@@ -26,6 +26,8 @@ static void check_entry(const struct tbbt_hm_entry *e) {
     g_string_free(buf, TRUE);
 }
 
+/* One input: the bytes as a map file, read as tbbt-init reads one; every
+ * entry must round-trip, and a refusal must carry its reason. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char err[512] = "";
     struct tbbt_hmapr *r = tbbt_hmapr_open(fuzz_memfile(data, size), err, sizeof(err));

@@ -50,12 +50,15 @@ static GByteArray *build(const uint8_t *data, size_t size) {
     return b;
 }
 
+/* Pass 1's sink: checks each record it emits. */
 static int sink(void *ctx, const struct tbbt_rec *r) {
     (void)ctx;
     fuzz_check_record(r);
     return 0;
 }
 
+/* One input: the frames wrapped into a valid capture, through the capture
+ * reader and pass 1 (a small max_pending, so forcing calls out is reached). */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size < 1) return 0;
     GByteArray *b = build(data, size);

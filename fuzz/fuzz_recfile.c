@@ -5,6 +5,8 @@
  * with a message. */
 #include "fuzz_util.h"
 
+/* One input: the bytes as a record file, read to its end or first error;
+ * each record must round-trip and an error must say what it is. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char err[512];
     struct tbbt_recreader *rd = tbbt_recr_open(fuzz_memfile(data, size), err, sizeof(err));

@@ -5,6 +5,8 @@
  * a line that does not must say why. */
 #include "fuzz_util.h"
 
+/* One input: each line parsed as a record's text form; a parsed record
+ * must round-trip, a refused line must say why. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     struct tbbt_rec r;
     tbbt_rec_init(&r);

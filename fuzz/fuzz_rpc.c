@@ -13,6 +13,7 @@
 
 #include "pass1.h"
 
+/* Pass 1's sink: checks each record it emits. */
 static int sink(void *ctx, const struct tbbt_rec *r) {
     (void)ctx;
     fuzz_check_record(r);
@@ -29,6 +30,8 @@ static void endpoints(struct tbbt_msg *m, unsigned c, int from_server) {
     m->conn = c;
 }
 
+/* One input: the messages it frames, fed to pass 1 as the capture layer
+ * would (a small max_pending, so forcing calls out is reached). */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     struct tbbt_pass1_opts o;
     tbbt_pass1_opts_default(&o);

@@ -43,6 +43,7 @@ static void msg(void *ctx, const struct tbbt_msg *m) {
     s->bytes += 4 + n;
 }
 
+/* Converts one capture into one fuzz_rpc seed (see the file's comment). */
 int main(int argc, char **argv) {
     char err[512];
     if (argc != 3) {

@@ -14,6 +14,7 @@
 
 #include "pass1.h"
 
+/* Stores a big-endian (XDR) 32-bit value. */
 static void put32(uint8_t *p, uint32_t v) {
     p[0] = (uint8_t)(v >> 24);
     p[1] = (uint8_t)(v >> 16);
@@ -90,12 +91,14 @@ static void feed_readdir(struct tbbt_pass1 *p, uint32_t xid, unsigned n, size_t 
 
 static uint64_t nrec, nwarn;
 
+/* Counts the records pass 1 emitted paired with their reply. */
 static int sink(void *ctx, const struct tbbt_rec *r) {
     (void)ctx;
     if (r->status == 0) nrec++; /* paired with its reply */
     return 0;
 }
 
+/* Counts pass 1's warnings about replies dropped at the caps. */
 static void warn(void *ctx, uint64_t pktno, const char *what) {
     (void)ctx;
     (void)pktno;
@@ -179,6 +182,9 @@ static size_t run_listings(size_t cap, uint64_t *forced, uint64_t *records) {
     return peak;
 }
 
+/* Answered listings queued behind an unanswered call: without a byte cap
+ * they pile up (over 8 MiB here); with a 2 MiB cap the peak stays near the
+ * cap and only the unanswered call is forced out, every listing paired. */
 static void test_pending_byte_cap(void **s) {
     (void)s;
     uint64_t forced, records;
@@ -197,6 +203,7 @@ static void test_pending_byte_cap(void **s) {
     assert_true(peak <= cap + ((size_t)256 << 10));
 }
 
+/* The cmocka cases above. */
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_orphan_count_cap),
