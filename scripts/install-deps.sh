@@ -3,7 +3,8 @@
 # test (nfs-ganesha, tcpdump, tshark; e2fsprogs, xfsprogs and loop mounts for
 # the layout of an aged image; Open MPI for tbbt-play under mpirun),
 # benchmark (nfstrace, gnuplot, GNU time) and fuzz (clang and libFuzzer's
-# runtime, libclang-rt-14-dev; editcap from wireshark-common: scripts/fuzz.sh).
+# runtime, libclang-rt-N-dev for clang N, 14 on bookworm; editcap from
+# wireshark-common: scripts/fuzz.sh).
 # Idempotent: installs only what is missing, runs apt-get update only when
 # something is missing, never asks a question (tshark's "may non-root
 # users capture?" is answered no). Runs as root, or through sudo.
@@ -11,7 +12,7 @@
 set -eu
 
 PACKAGES="
-build-essential cmake pkg-config clang-format clang libclang-rt-14-dev
+build-essential cmake pkg-config clang-format clang
 libpcap-dev libtirpc-dev rpcsvc-proto libnfs-dev libnfs-utils libglib2.0-dev
 libzstd-dev zstd zlib1g-dev libcmocka-dev libopenmpi-dev openmpi-bin
 perl libjson-pp-perl python3 time
@@ -23,9 +24,21 @@ e2fsprogs xfsprogs util-linux mount
 DRY=0
 [ "${1:-}" = "--dry-run" ] && DRY=1
 
-# missing: print the packages of $PACKAGES that are not installed
+# clang_rt: the package of clang's runtimes (libFuzzer, the sanitizers) for
+# the clang installed, or else the one package "clang" would install (14 on
+# bookworm, the fallback when apt's lists are not there yet). It must be
+# named: Debian only recommends it (from libclang-common-N-dev) and this
+# script installs without recommends; and its version must be clang's.
+clang_rt() {
+    v=$(clang -dumpversion 2>/dev/null | cut -d. -f1) || v=
+    [ -n "$v" ] || v=$(apt-cache depends clang 2>/dev/null | sed -n 's/^ *Depends: clang-\([0-9][0-9]*\)$/\1/p' | head -n 1)
+    echo "libclang-rt-${v:-14}-dev"
+}
+
+# missing: print the packages of $PACKAGES (and clang's runtimes) that are
+# not installed
 missing() {
-    for p in $PACKAGES; do
+    for p in $PACKAGES $(clang_rt); do
         if ! dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null | grep -q '^ii'; then
             echo "$p"
         fi
@@ -56,6 +69,7 @@ for p in $MISSING; do
 done
 if [ "$NEED_UPDATE" = 1 ]; then
     $SUDO env DEBIAN_FRONTEND=noninteractive timeout 600 apt-get update -q
+    MISSING=$(missing | tr '\n' ' ') # clang's version is known now
 fi
 # shellcheck disable=SC2086
 if ! $SUDO env DEBIAN_FRONTEND=noninteractive timeout 1800 apt-get install -y -q --no-install-recommends $MISSING; then
