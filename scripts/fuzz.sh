@@ -39,13 +39,15 @@ for t in "${targets[@]}"; do
     work=$build/fuzz-work/$t
     log=$build/fuzz-logs/$t.log
     mkdir -p "$work"
+    touch "$build/fuzz-logs/$t.start" # inputs written after it are this run's
     rc=0
     "$build/fuzz/fuzz_$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
         -print_final_stats=1 -artifact_prefix="$build/fuzz-crashes/$t-" \
         "$work" "$build/fuzz-corpus/$t" >"$log" 2>&1 || rc=$?
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
-    last=$(grep -E '^#[0-9]+.*cov: ' "$log" | tail -1)
+    # none when the target failed while reading its corpus (set -e must not end the script)
+    last=$(grep -E '^#[0-9]+.*cov: ' "$log" | tail -1) || true
     cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")
     ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
     result=ok
@@ -57,8 +59,10 @@ for t in "${targets[@]}"; do
 done
 if [ ${#failed[@]} -gt 0 ]; then
     for t in "${failed[@]}"; do
-        echo "--- $t: $build/fuzz-logs/$t.log, input(s):" $(ls "$build/fuzz-crashes/$t-"* 2>/dev/null)
-        grep -E -A25 'ERROR: |runtime error' "$build/fuzz-logs/$t.log" | head -40
+        echo "--- $t: $build/fuzz-logs/$t.log, input(s):" \
+            $(find "$build/fuzz-crashes" -name "$t-*" -newer "$build/fuzz-logs/$t.start" | sort)
+        # the harness's own message, if any, comes just before libFuzzer's
+        grep -E -B4 -A25 'ERROR: |runtime error' "$build/fuzz-logs/$t.log" | head -40 || true
     done
     echo "fuzz.sh: failed: ${failed[*]}" >&2
     exit 1
