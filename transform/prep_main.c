@@ -14,6 +14,7 @@
 
 #include <glib.h>
 
+#include "outfile.h"
 #include "capture.h"
 #include "fhmap.h"
 #include "pass1.h"
@@ -279,7 +280,7 @@ static int write_summary_json(const char *path, struct prep *p, double wall, dou
     }
     g_string_append(j, "}\n");
     GError *ge = NULL;
-    int rc = g_file_set_contents(path, j->str, (gssize)j->len, &ge) ? 0 : -1;
+    int rc = tbbt_out_set_contents(path, j->str, (gssize)j->len, &ge) ? 0 : -1;
     if (rc) {
         fprintf(stderr, "tbbt-prep: %s\n", ge->message);
         g_error_free(ge);
