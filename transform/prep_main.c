@@ -65,7 +65,9 @@ static GOptionEntry prep_entries[] = {
      "found from its first bytes)",
      "KIND"},
     {"map", 'm', 0, G_OPTION_ARG_FILENAME, &opt.map,
-     "Hierarchy map to write (default: NAME.hmap beside the records)", "FILE"},
+     "Hierarchy map to write (default: NAME.hmap beside the records; beside the capture when -o is /dev/null "
+     "or a FIFO)",
+     "FILE"},
     {"no-map", 0, 0, G_OPTION_ARG_NONE, &opt.no_map,
      "Skip pass 3: no hierarchy map, and no victim IDs in remove, rmdir and rename records", NULL},
     {"seed", 0, 0, G_OPTION_ARG_INT64, &opt.seed, "Seed of the corrective records' timestamps (default 1)",
@@ -438,6 +440,17 @@ static int finish(struct prep *p, char *outpath, char *mappath, char *meta, int 
     return rc;
 }
 
+/* The map's default name: beside the records, unless the records go to
+ * /dev/null or a FIFO (not a regular file): then beside the capture, as
+ * with no -o, not to /dev/null.hmap. */
+static char *default_map(const char *in, const char *outpath) {
+    if (tbbt_out_replaceable(outpath)) return map_path(outpath);
+    char *d = default_output(in);
+    char *m = map_path(d);
+    g_free(d);
+    return m;
+}
+
 int main(int argc, char **argv) {
     tbbt_interrupt_on_signal("tbbt-prep"); /* SIGINT, SIGTERM: temporaries removed, exit 3 */
     struct prep p;
@@ -445,7 +458,7 @@ int main(int argc, char **argv) {
     const char *in = parse_args(argc, argv, &p);
     p.in = in;
     char *outpath = opt.output ? g_strdup(opt.output) : default_output(in);
-    char *mappath = opt.map ? g_strdup(opt.map) : map_path(outpath);
+    char *mappath = opt.map ? g_strdup(opt.map) : default_map(in, outpath);
     tbbt_summary_init(&p.sum);
     char *meta = record_meta(in, p.kind);
     p.w = tbbt_recw_open(outpath, meta, p.err, sizeof(p.err));
