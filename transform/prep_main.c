@@ -310,7 +310,9 @@ static const char *parse_args(int argc, char **argv, struct prep *p) {
     g_option_context_add_main_entries(ctx, prep_entries, NULL);
     g_option_context_set_description(
         ctx, "Reads pcap/pcapng captures, Ellard's nfsdump text traces and the records' "
-             "text form (also .gz, .zst). Exit: 0 done, 1 failed, 2 usage.");
+             "text form (also .gz, .zst). INPUT - (standard input), a pipe or a FIFO is read "
+             "once as a capture (plain or .zst; --format for another kind), and needs -o. "
+             "Exit: 0 done, 1 failed, 2 usage, 3 interrupted.");
     int ok = g_option_context_parse(ctx, &argc, &argv, &ge);
     g_option_context_free(ctx);
     if (!ok) {
@@ -321,6 +323,10 @@ static const char *parse_args(int argc, char **argv, struct prep *p) {
     if (argc != 2 || opt.reply_timeout <= 0 || opt.step_threshold <= 0 || opt.max_warnings < 0) {
         fprintf(stderr, "tbbt-prep: %s (try --help)\n",
                 argc != 2 ? "expected exactly one input file" : "timeouts and counts must be positive");
+        exit(2);
+    }
+    if (strcmp(argv[1], "-") == 0 && !opt.output) {
+        fprintf(stderr, "tbbt-prep: reading standard input (-) needs -o OUT.tbbt (try --help)\n");
         exit(2);
     }
     int kind = forced_kind();
