@@ -15,6 +15,7 @@
 
 #include <glib.h>
 
+#include "outfile.h"
 #include "augment.h"
 #include "rectext.h"
 #include "interrupt.h"
@@ -205,7 +206,7 @@ static int write_json(const char *path, const struct tbbt_aug *a, const char *in
     tbbt_aug_report_json(a, j);
     g_string_append(j, "}\n");
     GError *ge = NULL;
-    int rc = g_file_set_contents(path, j->str, (gssize)j->len, &ge) ? 0 : -1;
+    int rc = tbbt_out_set_contents(path, j->str, (gssize)j->len, &ge) ? 0 : -1;
     if (rc) {
         fprintf(stderr, "tbbt-augment: %s\n", ge->message);
         g_error_free(ge);

@@ -14,6 +14,7 @@
 
 #include <glib.h>
 
+#include "outfile.h"
 #include "init.h"
 
 struct init_cli {
@@ -119,7 +120,7 @@ static void on_signal(int sig) {
     tbbt_init_interrupted = 1;
 }
 
-/* The summary as JSON into --json's file (written whole: g_file_set_contents
+/* The summary as JSON into --json's file (written whole: tbbt_out_set_contents
  * renames a temporary into place). Returns 0 or -1 (said). */
 static int write_json(const struct tbbt_init_opts *o, const struct tbbt_init_stats *st, const char *error) {
     GString *j = g_string_new(NULL);
@@ -127,7 +128,7 @@ static int write_json(const struct tbbt_init_opts *o, const struct tbbt_init_sta
     g_string_append_c(j, '\n');
     GError *e = NULL;
     int rc = 0;
-    if (!g_file_set_contents(cli.json, j->str, (gssize)j->len, &e)) {
+    if (!tbbt_out_set_contents(cli.json, j->str, (gssize)j->len, &e)) {
         fprintf(stderr, "tbbt-init: %s\n", e->message);
         g_error_free(e);
         rc = -1;

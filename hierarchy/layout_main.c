@@ -15,6 +15,7 @@
 
 #include <glib.h>
 
+#include "outfile.h"
 #include "layout.h"
 #include "interrupt.h"
 
@@ -95,7 +96,7 @@ static int write_json(const char *path, const struct tbbt_layout *l) {
     GError *ge = NULL;
     if (!strcmp(path, "-")) {
         fwrite(j->str, 1, j->len, stdout);
-    } else if (!g_file_set_contents(path, j->str, (gssize)j->len, &ge)) {
+    } else if (!tbbt_out_set_contents(path, j->str, (gssize)j->len, &ge)) {
         fprintf(stderr, "tbbt-layout: %s\n", ge->message);
         g_error_free(ge);
         rc = -1;

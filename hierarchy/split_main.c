@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "recfile.h"
 #include "split.h"
@@ -121,6 +122,12 @@ static void parse(int argc, char **argv, struct job *j) {
     if (argc < 2 || argc > 3) usage("expected TRACE.tbbt and optionally its map");
     if (cli.parts < 2 || cli.parts > TBBT_SPLIT_MAX_PARTS) usage("--parts must be 2 to 64");
     j->trace = argv[1];
+    struct stat sb;
+    if (stat(j->trace, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        /* it is read twice (analysis, then the parts): a pipe would be empty the second time */
+        fprintf(stderr, "tbbt-split: %s: not a regular file (the trace is read twice)\n", j->trace);
+        exit(1);
+    }
     size_t n = strlen(j->trace);
     if (n > 5 && g_str_has_suffix(j->trace, ".tbbt")) n -= 5;
     j->map = argc == 3 ? g_strdup(argv[2]) : g_strdup_printf("%.*s.hmap", (int)n, j->trace);

@@ -1,4 +1,5 @@
-/* linew.c -- text files of entry lines, renamed into place (see linew.h). */
+/* linew.c -- text files of entry lines, renamed into place (see linew.h)
+ * unless the name is a device, FIFO or symlink (outfile.h). */
 #include "linew.h"
 
 #include <errno.h>
@@ -6,23 +7,33 @@
 #include <string.h>
 #include <unistd.h>
 #include "interrupt.h"
+#include "outfile.h"
 
 struct tbbt_linew {
-    char *path, *tmp;
+    char *path, *tmp; /* tmp is NULL when written in place (see outfile.h) */
     FILE *f;
     uint64_t n;
     int failed; /* errno of the first failed write */
 };
 
+/* Frees w's memory (its file is closed). */
+static void linew_free(struct tbbt_linew *w) {
+    if (w->tmp) tbbt_interrupt_untrack(w->tmp);
+    g_free(w->path), g_free(w->tmp), g_free(w);
+}
+
+/* Contract in linew.h. */
 struct tbbt_linew *tbbt_linew_open(const char *path, const char *first, char *err, size_t errlen) {
     struct tbbt_linew *w = g_new0(struct tbbt_linew, 1);
     w->path = g_strdup(path);
-    w->tmp = g_strdup_printf("%s.tmp.%ld", path, (long)getpid());
-    tbbt_interrupt_track(w->tmp); /* removed if the command is interrupted */
-    if (!(w->f = fopen(w->tmp, "w"))) {
-        g_snprintf(err, errlen, "%s: %s", w->tmp, strerror(errno));
-        tbbt_interrupt_untrack(w->tmp);
-        g_free(w->path), g_free(w->tmp), g_free(w);
+    if (tbbt_out_replaceable(path)) {
+        w->tmp = g_strdup_printf("%s.tmp.%ld", path, (long)getpid());
+        tbbt_interrupt_track(w->tmp); /* removed if the command is interrupted */
+    }
+    const char *name = w->tmp ? w->tmp : path;
+    if (!(w->f = fopen(name, "w"))) {
+        g_snprintf(err, errlen, "%s: %s", name, strerror(errno));
+        linew_free(w);
         return NULL;
     }
     fprintf(w->f, "%s\n", first);
@@ -40,20 +51,14 @@ int tbbt_linew_put(struct tbbt_linew *w, const GString *line) {
     return w->failed ? -1 : 0;
 }
 
-/* Frees w's memory (its file is closed). */
-static void linew_free(struct tbbt_linew *w) {
-    tbbt_interrupt_untrack(w->tmp);
-    g_free(w->path), g_free(w->tmp), g_free(w);
-}
-
 int tbbt_linew_close(struct tbbt_linew *w, char *err, size_t errlen) {
     fprintf(w->f, "# end %llu\n", (unsigned long long)w->n);
     if (fflush(w->f) != 0 && !w->failed) w->failed = errno;
     if (fclose(w->f) != 0 && !w->failed) w->failed = errno;
     int rc = 0;
-    if (w->failed || rename(w->tmp, w->path) != 0) {
+    if (w->failed || (w->tmp && rename(w->tmp, w->path) != 0)) {
         g_snprintf(err, errlen, "%s: %s", w->path, strerror(w->failed ? w->failed : errno));
-        unlink(w->tmp);
+        if (w->tmp) unlink(w->tmp);
         rc = -1;
     }
     linew_free(w);
@@ -63,6 +68,6 @@ int tbbt_linew_close(struct tbbt_linew *w, char *err, size_t errlen) {
 void tbbt_linew_abort(struct tbbt_linew *w) {
     if (!w) return;
     fclose(w->f);
-    unlink(w->tmp);
+    if (w->tmp) unlink(w->tmp);
     linew_free(w);
 }

@@ -14,6 +14,7 @@
 
 #include "varint.h"
 #include "interrupt.h"
+#include "outfile.h"
 
 #define SKIP_MAGIC 0x184D2A50u
 #define ZSTD_MAGIC 0xFD2FB528u
@@ -514,13 +515,11 @@ static void w_free(struct tbbt_recwriter *w) {
 struct tbbt_recwriter *tbbt_recw_open(const char *path, const char *meta, char *err, size_t errlen) {
     struct tbbt_recwriter *w = g_new0(struct tbbt_recwriter, 1);
     w->path = g_strdup(path);
-    struct stat sb;
     if (strcmp(path, "-") == 0) {
         w->f = stdout;
-    } else if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-        /* A device, FIFO or symlink (/dev/null, a pipe): written in place.
-         * Renaming a temporary file over it would replace the device or
-         * the link itself. */
+    } else if (!tbbt_out_replaceable(path)) {
+        /* A device, FIFO or symlink (/dev/null, a pipe): written in place
+         * (outfile.h). */
         w->f = fopen(path, "wb");
         if (!w->f) {
             g_snprintf(err, errlen, "%s: cannot open: %s", path, g_strerror(errno));

@@ -13,6 +13,7 @@
 
 #include <glib.h>
 
+#include "outfile.h"
 #include "clones.h"
 #include "engine.h"
 #include "mpi_ranks.h"
@@ -149,7 +150,7 @@ static int write_json(const struct tbbt_play_stats *st, const char *path) {
     tbbt_pstats_json(st, j);
     g_string_append_c(j, '\n');
     int rc = 0;
-    if (!g_file_set_contents(path, j->str, (gssize)j->len, &ge)) {
+    if (!tbbt_out_set_contents(path, j->str, (gssize)j->len, &ge)) {
         fprintf(stderr, "tbbt-play: %s%s\n", tbbt_mpi_tag(), ge->message);
         g_error_free(ge);
         rc = -1;

@@ -10,6 +10,7 @@
 
 #include <glib.h>
 
+#include "outfile.h"
 #include "hist.h"
 #include "recfile.h"
 #include "rectext.h"
@@ -305,7 +306,7 @@ int tbbt_simrun_main(int argc, char **argv, const struct tbbt_simrun_args *a) {
         GString *j = g_string_new(NULL);
         json(u, j);
         GError *ge = NULL;
-        if (!g_file_set_contents(a->json, j->str, (gssize)j->len, &ge)) {
+        if (!tbbt_out_set_contents(a->json, j->str, (gssize)j->len, &ge)) {
             fprintf(stderr, "tbbt-play: %s\n", ge->message);
             g_error_free(ge);
             rc = 1;

@@ -37,6 +37,7 @@
 #include <nfsc/libnfs-raw.h>
 #include <nfsc/libnfs-raw-nfs.h>
 
+#include "outfile.h"
 #include "manifest.h"
 #include "nfsconn.h"
 #include "nfsenc.h"
@@ -595,7 +596,7 @@ static int report(const struct ap *a, double wall, double cpu) {
         (unsigned long long)a->skipped, (unsigned long long)a->stalls, (unsigned long long)a->rpc_errors,
         wall, cpu, ops);
     GError *ge = NULL;
-    int ok = g_file_set_contents(cli.json, j->str, (gssize)j->len, &ge);
+    int ok = tbbt_out_set_contents(cli.json, j->str, (gssize)j->len, &ge);
     g_string_free(j, TRUE);
     if (!ok) {
         fprintf(stderr, "tbbt-asyncpeer: %s\n", ge->message);

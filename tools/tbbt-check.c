@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "outfile.h"
 #include "pass2.h"
 #include "recfile.h"
 #include "interrupt.h"
@@ -74,7 +75,7 @@ static int write_json(const struct tbbt_pass2 *p, const char *path) {
     tbbt_pass2_report_json(p, s);
     g_string_append_c(s, '\n');
     GError *e = NULL;
-    int rc = g_file_set_contents(path, s->str, (gssize)s->len, &e) ? 0 : -1;
+    int rc = tbbt_out_set_contents(path, s->str, (gssize)s->len, &e) ? 0 : -1;
     if (rc) {
         fprintf(stderr, "tbbt-check: %s\n", e->message);
         g_error_free(e);

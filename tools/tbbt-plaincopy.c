@@ -34,6 +34,7 @@
 #include <nfsc/libnfs-raw.h>
 #include <nfsc/libnfs-raw-nfs.h>
 
+#include "outfile.h"
 #include "fsmodel.h"
 #include "hmap.h"
 #include "nfsconn.h"
@@ -453,7 +454,7 @@ int main(int argc, char **argv) {
         GString *j = g_string_new(NULL);
         pc_report(&pc, secs, j);
         GError *e = NULL;
-        if (cli.json && !g_file_set_contents(cli.json, j->str, (gssize)j->len, &e)) {
+        if (cli.json && !tbbt_out_set_contents(cli.json, j->str, (gssize)j->len, &e)) {
             snprintf(pc.err, sizeof(pc.err), "%s", e->message);
             g_error_free(e);
             rc = -1;

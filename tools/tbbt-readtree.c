@@ -29,6 +29,7 @@
 #include <nfsc/libnfs-raw.h>
 #include <nfsc/libnfs-raw-nfs.h>
 
+#include "outfile.h"
 #include "nfsconn.h"
 
 #define RT_MAX_READ (1u << 20)
@@ -365,7 +366,7 @@ int main(int argc, char **argv) {
                             ", \"rmax\": %u, \"depth\": %d, \"seconds\": %.6f}\n",
                             rt.dirs, rt.files, rt.bytes, rt.reads, rt.readdirs, rt.rmax, cli.depth, secs);
         GError *e = NULL;
-        if (cli.json && !g_file_set_contents(cli.json, j, -1, &e)) {
+        if (cli.json && !tbbt_out_set_contents(cli.json, j, -1, &e)) {
             snprintf(rt.err, sizeof(rt.err), "%s", e->message);
             g_error_free(e);
             rc = -1;

@@ -31,6 +31,7 @@
 
 #include <glib.h>
 
+#include "outfile.h"
 #include "hist.h"
 
 struct tl_opts {
@@ -143,7 +144,7 @@ int main(int argc, char **argv) {
             method, opt.rate, (unsigned long long)h.n, cpu, wall);
         tbbt_hist_json(&h, j);
         g_string_append(j, "}\n");
-        if (!g_file_set_contents(opt.json, j->str, (gssize)j->len, &ge)) {
+        if (!tbbt_out_set_contents(opt.json, j->str, (gssize)j->len, &ge)) {
             fprintf(stderr, "tbbt-timerloop: %s\n", ge->message);
             return 1;
         }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <glib.h>
@@ -112,22 +113,87 @@ static FILE *open_gzip(const char *path) {
     return f;
 }
 
-FILE *tbbt_cfile_open(const char *path, enum tbbt_cfile_kind *kind, char *err, size_t errlen) {
-    FILE *in = fopen(path, "rb");
+/* A stream that cannot rewind (stdin, a pipe, a FIFO): the magic bytes
+ * already read are handed out again before the rest of the stream. */
+struct pcookie {
+    FILE *in;
+    uint8_t m[4];
+    size_t n, off;
+};
+
+/* fopencookie read hook: the kept bytes first, then the stream. */
+static ssize_t pre_read(void *cookie, char *out, size_t size) {
+    struct pcookie *p = cookie;
+    if (p->off < p->n) {
+        size_t k = MIN(size, p->n - p->off);
+        memcpy(out, p->m + p->off, k);
+        p->off += k;
+        return (ssize_t)k;
+    }
+    size_t k = fread(out, 1, size, p->in);
+    if (k == 0 && ferror(p->in)) {
+        errno = EIO;
+        return -1;
+    }
+    return (ssize_t)k;
+}
+
+/* fopencookie close hook. */
+static int pre_close(void *cookie) {
+    struct pcookie *p = cookie;
+    int rc = fclose(p->in);
+    g_free(p);
+    return rc == 0 ? 0 : -1;
+}
+
+/* Wraps the unseekable in so that its first n bytes (in m) read again. */
+static FILE *open_prefixed(FILE *in, const uint8_t *m, size_t n) {
+    struct pcookie *p = g_new0(struct pcookie, 1);
+    p->in = in;
+    memcpy(p->m, m, n);
+    p->n = n;
+    cookie_io_functions_t io = {.read = pre_read, .close = pre_close};
+    FILE *f = fopencookie(p, "r", io);
+    if (!f) g_free(p);
+    return f;
+}
+
+/* Opens path ("-": standard input); reports whether it can rewind. */
+static FILE *open_raw(const char *path, int *seekable, char *err, size_t errlen) {
+    FILE *in = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
     if (!in) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return NULL;
     }
+    struct stat sb;
+    *seekable = fstat(fileno(in), &sb) == 0 && S_ISREG(sb.st_mode);
+    return in;
+}
+
+FILE *tbbt_cfile_open(const char *path, enum tbbt_cfile_kind *kind, char *err, size_t errlen) {
+    int seekable;
+    FILE *in = open_raw(path, &seekable, err, errlen);
+    if (!in) return NULL;
     uint8_t m[4] = {0};
     size_t n = fread(m, 1, sizeof m, in);
-    rewind(in);
     enum tbbt_cfile_kind k = TBBT_CFILE_PLAIN;
     if (n == 4 && m[0] == 0x28 && m[1] == 0xb5 && m[2] == 0x2f && m[3] == 0xfd)
         k = TBBT_CFILE_ZSTD;
     else if (n >= 2 && m[0] == 0x1f && m[1] == 0x8b)
         k = TBBT_CFILE_GZIP;
     if (kind) *kind = k;
+    if (k == TBBT_CFILE_GZIP && !seekable) {
+        fclose(in);
+        snprintf(err, errlen, "%s: a gzip stream must be a file (or pipe it through zcat)", path);
+        return NULL;
+    }
     FILE *f = in;
+    if (seekable)
+        rewind(in);
+    else if (!(f = in = open_prefixed(in, m, n))) {
+        snprintf(err, errlen, "%s: cannot read the stream", path);
+        return NULL;
+    }
     if (k == TBBT_CFILE_ZSTD) {
         f = open_zstd(in);
     } else if (k == TBBT_CFILE_GZIP) {

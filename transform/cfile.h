@@ -3,7 +3,10 @@
  * libpcap reads from a FILE*. A .zst or .gz capture is decompressed on the
  * fly behind a glibc fopencookie() stream, so memory stays bounded whatever
  * the file's size. The compression is found from the file's first bytes
- * (zstd magic 28 b5 2f fd, gzip magic 1f 8b), never from its name. */
+ * (zstd magic 28 b5 2f fd, gzip magic 1f 8b), never from its name.
+ * The capture may also be a stream that cannot rewind -- "-" (standard
+ * input), a pipe or a FIFO: `xzcat big.pcap.xz | tbbt-prep -o t.tbbt -`,
+ * or tcpdump -w - -- plain or zstd; a gzip stream must be a file. */
 #ifndef TBBT_CFILE_H
 #define TBBT_CFILE_H
 

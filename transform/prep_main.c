@@ -14,6 +14,7 @@
 
 #include <glib.h>
 
+#include "outfile.h"
 #include "capture.h"
 #include "fhmap.h"
 #include "pass1.h"
@@ -64,7 +65,9 @@ static GOptionEntry prep_entries[] = {
      "found from its first bytes)",
      "KIND"},
     {"map", 'm', 0, G_OPTION_ARG_FILENAME, &opt.map,
-     "Hierarchy map to write (default: NAME.hmap beside the records)", "FILE"},
+     "Hierarchy map to write (default: NAME.hmap beside the records; beside the capture when -o is /dev/null "
+     "or a FIFO)",
+     "FILE"},
     {"no-map", 0, 0, G_OPTION_ARG_NONE, &opt.no_map,
      "Skip pass 3: no hierarchy map, and no victim IDs in remove, rmdir and rename records", NULL},
     {"seed", 0, 0, G_OPTION_ARG_INT64, &opt.seed, "Seed of the corrective records' timestamps (default 1)",
@@ -279,7 +282,7 @@ static int write_summary_json(const char *path, struct prep *p, double wall, dou
     }
     g_string_append(j, "}\n");
     GError *ge = NULL;
-    int rc = g_file_set_contents(path, j->str, (gssize)j->len, &ge) ? 0 : -1;
+    int rc = tbbt_out_set_contents(path, j->str, (gssize)j->len, &ge) ? 0 : -1;
     if (rc) {
         fprintf(stderr, "tbbt-prep: %s\n", ge->message);
         g_error_free(ge);
@@ -307,7 +310,9 @@ static const char *parse_args(int argc, char **argv, struct prep *p) {
     g_option_context_add_main_entries(ctx, prep_entries, NULL);
     g_option_context_set_description(
         ctx, "Reads pcap/pcapng captures, Ellard's nfsdump text traces and the records' "
-             "text form (also .gz, .zst). Exit: 0 done, 1 failed, 2 usage.");
+             "text form (also .gz, .zst). INPUT - (standard input), a pipe or a FIFO is read "
+             "once as a capture (plain or .zst; --format for another kind), and needs -o. "
+             "Exit: 0 done, 1 failed, 2 usage, 3 interrupted.");
     int ok = g_option_context_parse(ctx, &argc, &argv, &ge);
     g_option_context_free(ctx);
     if (!ok) {
@@ -318,6 +323,10 @@ static const char *parse_args(int argc, char **argv, struct prep *p) {
     if (argc != 2 || opt.reply_timeout <= 0 || opt.step_threshold <= 0 || opt.max_warnings < 0) {
         fprintf(stderr, "tbbt-prep: %s (try --help)\n",
                 argc != 2 ? "expected exactly one input file" : "timeouts and counts must be positive");
+        exit(2);
+    }
+    if (strcmp(argv[1], "-") == 0 && !opt.output) {
+        fprintf(stderr, "tbbt-prep: reading standard input (-) needs -o OUT.tbbt (try --help)\n");
         exit(2);
     }
     int kind = forced_kind();
@@ -437,6 +446,17 @@ static int finish(struct prep *p, char *outpath, char *mappath, char *meta, int 
     return rc;
 }
 
+/* The map's default name: beside the records, unless the records go to
+ * /dev/null or a FIFO (not a regular file): then beside the capture, as
+ * with no -o, not to /dev/null.hmap. */
+static char *default_map(const char *in, const char *outpath) {
+    if (tbbt_out_replaceable(outpath)) return map_path(outpath);
+    char *d = default_output(in);
+    char *m = map_path(d);
+    g_free(d);
+    return m;
+}
+
 int main(int argc, char **argv) {
     tbbt_interrupt_on_signal("tbbt-prep"); /* SIGINT, SIGTERM: temporaries removed, exit 3 */
     struct prep p;
@@ -444,7 +464,7 @@ int main(int argc, char **argv) {
     const char *in = parse_args(argc, argv, &p);
     p.in = in;
     char *outpath = opt.output ? g_strdup(opt.output) : default_output(in);
-    char *mappath = opt.map ? g_strdup(opt.map) : map_path(outpath);
+    char *mappath = opt.map ? g_strdup(opt.map) : default_map(in, outpath);
     tbbt_summary_init(&p.sum);
     char *meta = record_meta(in, p.kind);
     p.w = tbbt_recw_open(outpath, meta, p.err, sizeof(p.err));

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -85,6 +86,9 @@ static int sniff_text(FILE *f) {
 }
 
 int tbbt_input_kind(const char *path, char *err, size_t errlen) {
+    struct stat sb;
+    if (strcmp(path, "-") == 0 || (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)))
+        return TBBT_IN_CAPTURE; /* a stream reads once: not sniffed (--format names another kind) */
     FILE *f = tbbt_cfile_open(path, NULL, err, errlen);
     if (!f) return -1;
     unsigned char b[4];

@@ -95,6 +95,12 @@ _tbbt_g_rpcbind() {
     fi
     local rb
     rb=$(command -v rpcbind || echo /usr/sbin/rpcbind)
+    # daemon(3) fails with ENODEV ("fork failed: No such device") when
+    # /dev/null is not the null device; say so rather than time out
+    if [ ! -c /dev/null ]; then
+        _tbbt_g_msg "/dev/null is not a character device (replaced by a plain file?): rpcbind and ganesha cannot daemonize; as root: rm /dev/null && mknod -m 666 /dev/null c 1 3"
+        return 1
+    fi
     mkdir -p /run/rpcbind 2>/dev/null
     "$rb" -w || { _tbbt_g_msg "cannot start rpcbind"; return 1; }
     for i in $(seq 1 50); do
