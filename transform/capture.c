@@ -40,6 +40,7 @@ struct tbbt_capture {
     tbbt_warn_cb warn;
     void *warn_ctx;
     int64_t next_sweep;
+    int have_time; /* a frame with a usable time was seen (st.ts_first is set) */
 };
 
 /* Addresses and times of the IP datagram being handled. */
@@ -342,14 +343,31 @@ static void ip6(struct tbbt_capture *c, struct ipinfo *ip, const uint8_t *p, siz
     ip6_upper(c, ip, nh, p + 40, avail < plen ? avail : plen, plen, &dummy);
 }
 
+/* The frame's time in nanoseconds (libpcap gives tv_usec in nanoseconds,
+ * as asked; so does the fast path). A pcapng time stamp is 64 bits of its
+ * interface's units, so a damaged or hostile one can give seconds whose
+ * nanoseconds do not fit an int64_t (past the year 2262): signed overflow,
+ * undefined behaviour, found by fuzz_capture. Returns 0 for those (the
+ * frame's header is then malformed), 1 with *ts set otherwise. */
+static int frame_time(const struct pcap_pkthdr *h, int64_t *ts) {
+    int64_t ns;
+    return !__builtin_mul_overflow((int64_t)h->ts.tv_sec, (int64_t)1000000000, &ns) &&
+           !__builtin_add_overflow(ns, (int64_t)h->ts.tv_usec, ts);
+}
+
 /* One captured frame. */
 static void packet_body(struct tbbt_capture *c, const struct pcap_pkthdr *h, const uint8_t *p) {
     struct tbbt_capstats *st = &c->st;
-    int64_t ts = (int64_t)h->ts.tv_sec * 1000000000LL + h->ts.tv_usec; /* nanosecond precision */
+    int64_t ts;
     st->packets++;
     st->bytes += h->caplen;
     st->wire_bytes += h->len;
-    if (st->packets == 1) st->ts_first = ts;
+    if (!frame_time(h, &ts)) {
+        st->bad_packets++; /* a time no record can hold: skipped, counted and warned as any bad header */
+        return;
+    }
+    if (!c->have_time) st->ts_first = ts;
+    c->have_time = 1;
     st->ts_last = ts;
     if (ts >= c->next_sweep || ts < c->next_sweep - 2 * SWEEP_EVERY_NS) { /* (or the clock stepped back) */
         tbbt_tcpreasm_expire(c->tcp, ts);

@@ -535,38 +535,77 @@ static void test_compressed(void **state) {
     unlink(pn);
 }
 
-/* A pcapng file (section header, interface description, enhanced packet
- * blocks), written by hand since libpcap only writes pcap. */
-static void test_pcapng(void **state) {
-    (void)state;
-    char p[300];
-    path(p, sizeof p, "cap-ng.pcapng");
+/* Writes a pcapng file (section header, interface description, enhanced
+ * packet blocks) by hand, since libpcap only writes pcap: n UDP calls,
+ * xid 0x70 + k, the k-th stamped us[k] microseconds (the default
+ * resolution). */
+static void write_pcapng(const char *p, const uint64_t *us, uint32_t n) {
     FILE *f = fopen(p, "wb");
     uint32_t shb[7] = {0x0A0D0D0A, 28, 0x1A2B3C4D, 1, 0xffffffff, 0xffffffff, 28};
     uint32_t idb[5] = {1, 20, 1 /* Ethernet */, 65535, 20};
     fwrite(shb, 4, 7, f);
     fwrite(idb, 4, 5, f);
-    for (uint32_t k = 0; k < 3; k++) {
+    for (uint32_t k = 0; k < n; k++) {
         struct writer w = {.dlt = DLT_EN10MB};
-        size_t n = link_hdr(&w, FR, 4);
-        n += ip_hdr(&w, FR + n, 4, 17, udp(call(0x70 + k, 100), 100), 0, 0, 0, 0);
-        memcpy(FR + n, L4, 108);
-        n += 108;
-        size_t padded = (n + 3) & ~(size_t)3;
-        uint64_t us = 3000000 + k; /* microseconds: the default resolution */
-        uint32_t epb[7] = {
-            6, (uint32_t)(32 + padded), 0, (uint32_t)(us >> 32), (uint32_t)us, (uint32_t)n, (uint32_t)n};
+        size_t len = link_hdr(&w, FR, 4);
+        len += ip_hdr(&w, FR + len, 4, 17, udp(call(0x70 + k, 100), 100), 0, 0, 0, 0);
+        memcpy(FR + len, L4, 108);
+        len += 108;
+        size_t padded = (len + 3) & ~(size_t)3;
+        uint32_t epb[7] = {6,
+                           (uint32_t)(32 + padded),
+                           0,
+                           (uint32_t)(us[k] >> 32),
+                           (uint32_t)us[k],
+                           (uint32_t)len,
+                           (uint32_t)len};
         fwrite(epb, 4, 7, f);
-        memset(FR + n, 0, padded - n);
+        memset(FR + len, 0, padded - len);
         fwrite(FR, 1, padded, f);
         fwrite(&epb[1], 4, 1, f);
     }
     fclose(f);
+}
+
+/* A pcapng file is read like a pcap one. */
+static void test_pcapng(void **state) {
+    (void)state;
+    char p[300];
+    path(p, sizeof p, "cap-ng.pcapng");
+    const uint64_t us[3] = {3000000, 3000001, 3000002};
+    write_pcapng(p, us, 3);
     struct tbbt_capstats st;
     assert_int_equal(run(p, &st), 0);
     assert_int_equal(S.n, 3);
     assert_int_equal(get32(S.data[2]), 0x72);
     assert_int_equal(S.m[1].ts_first, 3000001000LL);
+    unlink(p);
+}
+
+/* A pcapng time stamp too large for nanoseconds in an int64_t (fuzz_capture
+ * found the overflow): that packet counts as malformed and is skipped, the
+ * others read; the capture's first time is the first usable one, even when
+ * the very first packet is the bad one. */
+static void test_pcapng_time_overflow(void **state) {
+    (void)state;
+    char p[300];
+    path(p, sizeof p, "cap-ng-time.pcapng");
+    const uint64_t huge = UINT64_MAX - 5; /* ~1.8e13 s */
+    const uint64_t mid[3] = {3000000, huge, 3000002}, first[3] = {huge, 3000001, 3000002};
+    struct tbbt_capstats st;
+    write_pcapng(p, mid, 3);
+    assert_int_equal(run(p, &st), 0);
+    assert_int_equal(st.packets, 3);
+    assert_int_equal(st.bad_packets, 1);
+    assert_int_equal(S.n, 2);
+    assert_int_equal(get32(S.data[1]), 0x72);
+    assert_int_equal(st.ts_first, 3000000000LL);
+    assert_int_equal(st.ts_last, 3000002000LL);
+    write_pcapng(p, first, 3);
+    assert_int_equal(run(p, &st), 0);
+    assert_int_equal(st.bad_packets, 1);
+    assert_int_equal(S.n, 2);
+    assert_int_equal(st.ts_first, 3000001000LL);
     unlink(p);
 }
 
@@ -676,10 +715,15 @@ static int teardown(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_link_types),  cmocka_unit_test(test_udp_fragments),
-        cmocka_unit_test(test_snaplen),     cmocka_unit_test(test_tcp_pcap),
-        cmocka_unit_test(test_compressed),  cmocka_unit_test(test_pcapng),
-        cmocka_unit_test(test_not_capture), cmocka_unit_test(test_shared_captures),
+        cmocka_unit_test(test_link_types),
+        cmocka_unit_test(test_udp_fragments),
+        cmocka_unit_test(test_snaplen),
+        cmocka_unit_test(test_tcp_pcap),
+        cmocka_unit_test(test_compressed),
+        cmocka_unit_test(test_pcapng),
+        cmocka_unit_test(test_pcapng_time_overflow),
+        cmocka_unit_test(test_not_capture),
+        cmocka_unit_test(test_shared_captures),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
