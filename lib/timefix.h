@@ -13,6 +13,15 @@
 
 #define TBBT_TIMEFIX_DEFAULT_THRESHOLD 1000000000LL /* 1 s */
 
+/* Capture times, raw and repaired, stay strictly between -TBBT_TIME_LIMIT
+ * and TBBT_TIME_LIMIT ns (years 1824 to 2116), so that the difference of
+ * two and the sum of one and a timeout never overflow an int64_t, and the
+ * records' sentinel times (TBBT_TIME_SERVER) are never met. The capture
+ * layer skips a packet stamped outside as malformed; the repair below
+ * clamps what a hostile clock would push outside (its offset grows with
+ * every step back, without bound). */
+#define TBBT_TIME_LIMIT ((int64_t)1 << 62)
+
 struct tbbt_timefix {
     int64_t threshold; /* ns: a backward move larger than this is a step */
     int64_t offset;    /* ns added to every raw timestamp */
@@ -27,7 +36,8 @@ struct tbbt_timefix {
 void tbbt_timefix_init(struct tbbt_timefix *tf, int64_t threshold);
 
 /* Returns the repaired time of raw timestamp ts (ns) and updates the state.
- * Call in input order. */
+ * Call in input order. The result is clamped inside +-TBBT_TIME_LIMIT, and
+ * so is the offset: past it, time stands at the latest repaired time. */
 int64_t tbbt_timefix_apply(struct tbbt_timefix *tf, int64_t ts);
 
 /* Returns the repaired time of ts without learning from it (for a second

@@ -60,12 +60,49 @@ static void test_forward_jump_kept(void **state) {
     assert_int_equal(tf.steps, 0);
 }
 
+/* A hostile clock swinging between the ends of a pcap's 32-bit seconds
+ * grew the offset by ~68 years a swing until it overflowed int64_t (found
+ * by fuzzing): every result, and the offset, now stay inside
+ * +-TBBT_TIME_LIMIT, never go back past the threshold, and every swing
+ * back still counts as a step. */
+static void test_swinging_clock_bounded(void **state) {
+    (void)state;
+    struct tbbt_timefix tf;
+    tbbt_timefix_init(&tf, 0);
+    int64_t prev = INT64_MIN;
+    for (int i = 0; i < 20; i++) {
+        int64_t t = tbbt_timefix_apply(&tf, i % 2 ? INT32_MIN * S : INT32_MAX * S);
+        assert_true(t > -TBBT_TIME_LIMIT && t < TBBT_TIME_LIMIT);
+        assert_true(t >= prev);
+        prev = t;
+        int64_t p = tbbt_timefix_peek(&tf, INT32_MAX * S);
+        assert_true(p > -TBBT_TIME_LIMIT && p < TBBT_TIME_LIMIT);
+    }
+    assert_int_equal(tf.steps, 10);
+    assert_true(tf.offset < TBBT_TIME_LIMIT);
+    assert_int_equal(prev, TBBT_TIME_LIMIT - 1); /* it reached the limit and stood there */
+}
+
+/* Raw times at int64_t's ends are clamped, not overflowed. */
+static void test_extreme_raw_times(void **state) {
+    (void)state;
+    struct tbbt_timefix tf;
+    tbbt_timefix_init(&tf, 0);
+    assert_int_equal(tbbt_timefix_apply(&tf, INT64_MAX), TBBT_TIME_LIMIT - 1);
+    assert_int_equal(tbbt_timefix_apply(&tf, INT64_MIN), TBBT_TIME_LIMIT - 1);
+    assert_int_equal(tf.steps, 1);
+    assert_int_equal(tbbt_timefix_peek(&tf, INT64_MAX), TBBT_TIME_LIMIT - 1);
+    assert_int_equal(tbbt_timefix_peek(&tf, INT64_MIN), -TBBT_TIME_LIMIT + 1);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_monotonic),
         cmocka_unit_test(test_step_back),
         cmocka_unit_test(test_small_skew_kept),
         cmocka_unit_test(test_forward_jump_kept),
+        cmocka_unit_test(test_swinging_clock_bounded),
+        cmocka_unit_test(test_extreme_raw_times),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
