@@ -23,6 +23,7 @@
 #include "ipreasm.h"
 #include "linklayer.h"
 #include "tcpreasm.h"
+#include "timefix.h"
 
 #define SWEEP_EVERY_NS (250LL * 1000000LL) /* reassembly housekeeping, capture time */
 
@@ -346,13 +347,17 @@ static void ip6(struct tbbt_capture *c, struct ipinfo *ip, const uint8_t *p, siz
 /* The frame's time in nanoseconds (libpcap gives tv_usec in nanoseconds,
  * as asked; so does the fast path). A pcapng time stamp is 64 bits of its
  * interface's units, so a damaged or hostile one can give seconds whose
- * nanoseconds do not fit an int64_t (past the year 2262): signed overflow,
- * undefined behaviour, found by fuzz_capture. Returns 0 for those (the
- * frame's header is then malformed), 1 with *ts set otherwise. */
+ * nanoseconds do not fit an int64_t (signed overflow, undefined behaviour,
+ * found by fuzz_capture), or that fit with no room left for the sums of a
+ * time and a timeout the reassemblers and pass 1 make. Returns 0 for a time
+ * outside +-TBBT_TIME_LIMIT (timefix.h; the frame's header is then
+ * malformed), 1 with *ts set otherwise. */
 static int frame_time(const struct pcap_pkthdr *h, int64_t *ts) {
     int64_t ns;
-    return !__builtin_mul_overflow((int64_t)h->ts.tv_sec, (int64_t)1000000000, &ns) &&
-           !__builtin_add_overflow(ns, (int64_t)h->ts.tv_usec, ts);
+    if (__builtin_mul_overflow((int64_t)h->ts.tv_sec, (int64_t)1000000000, &ns) ||
+        __builtin_add_overflow(ns, (int64_t)h->ts.tv_usec, ts))
+        return 0;
+    return *ts > -TBBT_TIME_LIMIT && *ts < TBBT_TIME_LIMIT;
 }
 
 /* One captured frame. */
