@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "outfile.h"
 #include "recfile.h"
 #include "rectext.h"
 #include "interrupt.h"
@@ -49,21 +50,6 @@ static int flush_out(GString *buf, FILE *f, const char *name) {
     return 0;
 }
 
-/* Opens the text/JSON output (stdout unless -o). Returns NULL on error. */
-static FILE *open_out(const char *path) {
-    if (!path || strcmp(path, "-") == 0) return stdout;
-    FILE *f = fopen(path, "w");
-    if (!f) fprintf(stderr, "tbbt-dump: %s: cannot create: %s\n", path, g_strerror(errno));
-    return f;
-}
-
-/* Closes the output; returns 0 or -1 (message printed). */
-static int close_out(FILE *f, const char *path) {
-    int bad = f == stdout ? fflush(f) : fclose(f);
-    if (bad) fprintf(stderr, "tbbt-dump: %s: write failed: %s\n", path ? path : "stdout", g_strerror(errno));
-    return bad ? -1 : 0;
-}
-
 /* Prints every record of path as text or JSON. Returns the exit code. */
 static int dump(const char *path) {
     char err[600];
@@ -77,11 +63,14 @@ static int dump(const char *path) {
         tbbt_recr_close(rd);
         return 0;
     }
-    FILE *f = open_out(o.out);
-    if (!f) {
+    /* a file is written under a temporary name and renamed when whole */
+    struct tbbt_outf *of = tbbt_outf_open(o.out ? o.out : "-", err, sizeof(err));
+    if (!of) {
+        fprintf(stderr, "tbbt-dump: %s\n", err);
         tbbt_recr_close(rd);
         return 1;
     }
+    FILE *f = of->f;
     const char *oname = o.out ? o.out : "stdout";
     struct tbbt_rec r;
     GString *buf = g_string_sized_new(FLUSH_AT + 4096);
@@ -104,7 +93,11 @@ static int dump(const char *path) {
         fprintf(stderr, "tbbt-dump: %s\n", tbbt_recr_error(rd));
         rc = 1;
     }
-    if (flush_out(buf, f, oname) < 0 || close_out(f, o.out) < 0) rc = 1;
+    if (flush_out(buf, f, oname) < 0) rc = 1;
+    if (tbbt_outf_close(of, rc == 0, err, sizeof(err)) < 0 && rc == 0) {
+        fprintf(stderr, "tbbt-dump: %s\n", err);
+        rc = 1;
+    }
     g_string_free(buf, TRUE);
     tbbt_rec_free(&r);
     tbbt_recr_close(rd);
