@@ -18,6 +18,7 @@
 #include "engine.h"
 #include "mpi_ranks.h"
 #include "simrun.h"
+#include "usage.h"
 
 struct play_cli {
     char *order, *manifest, *json, *cred, *deps, *send_log, *json_rank;
@@ -90,9 +91,9 @@ static GOptionEntry play_entries[] = {
 
 static char *default_manifest; /* made by check(), freed by main() */
 
-static void usage(const char *what) {
-    fprintf(stderr, "tbbt-play: %s (try --help)\n", what);
-    exit(2);
+/* A usage error (lib/usage.h): the message, the synopsis, exit 2. */
+static G_GNUC_NORETURN void usage(const char *what) {
+    tbbt_usage_error(TBBT_PLAY_TOOL, TBBT_PLAY_SYNOPSIS, "%s", what);
 }
 
 /* SIGINT, SIGTERM: stop sending, finish, report, exit 3. */
@@ -105,7 +106,9 @@ static void on_signal(int sig) {
 static void check(int argc, char **argv, struct tbbt_play_opts *o) {
     tbbt_play_opts_default(o);
     if (!cli.max_out) cli.max_out = 1024; /* not given */
-    if (argc != 3) usage("expected TRACE.tbbt and SERVER:/EXPORT");
+    if (argc != 3)
+        usage(argc < 3 ? "expected TRACE.tbbt and SERVER:/EXPORT (--simulate for no server)"
+                       : "expected TRACE.tbbt and SERVER:/EXPORT only");
     if (cli.order && !(o->order = tbbt_sched_find(cli.order))) usage("--order must be conservative or fsdep");
     if (cli.speedup < 0 || cli.window < 1 || cli.max_out < 1 || cli.timeout < 1 || cli.connections < 0 ||
         cli.connections > 64 || cli.clone < 0 || cli.clones < 0 || cli.warmup < 0 || cli.duration < 0 ||
@@ -167,15 +170,8 @@ int main(int argc, char **argv) {
                                  "MPI (mpirun -np N tbbt-play ...): %s.",
                                  tbbt_mpi_built());
     g_option_context_set_description(ctx, desc);
-    GError *ge = NULL;
-    int ok = g_option_context_parse(ctx, &argc, &argv, &ge);
-    g_option_context_free(ctx);
+    tbbt_usage_parse(ctx, TBBT_PLAY_TOOL, TBBT_PLAY_SYNOPSIS, &argc, &argv);
     g_free(desc);
-    if (!ok) {
-        fprintf(stderr, "tbbt-play: %s (try --help)\n", ge->message);
-        g_error_free(ge);
-        return 2;
-    }
     if (cli.simulate)
         return tbbt_simrun_main(argc, argv,
                                 &(struct tbbt_simrun_args){cli.order, cli.deps, cli.strict, cli.sim_latency,
