@@ -23,7 +23,7 @@
 struct play_cli {
     char *order, *manifest, *json, *cred, *deps, *send_log, *json_rank;
     gdouble speedup, warmup, duration;
-    gint window, max_out, connections, clone, clones, timeout, nfsport;
+    gint window, max_out, connections, clone, clones, timeout, nfsport, mountport;
     gint64 limit, seed;
     gboolean strict, quiet, live, no_live, udp;
     gboolean simulate;
@@ -69,6 +69,10 @@ static GOptionEntry play_entries[] = {
     {"cred", 0, 0, G_OPTION_ARG_STRING, &cli.cred,
      "AUTH_SYS uid:gid for every request (default: the trace's)", "UID:GID"},
     {"nfs-port", 0, 0, G_OPTION_ARG_INT, &cli.nfsport, "NFS port (default: ask the portmapper)", "PORT"},
+    {"mount-port", 0, 0, G_OPTION_ARG_INT, &cli.mountport,
+     "MOUNT port, to check before the replay that the export exists (default: the portmapper's, asked only "
+     "when --nfs-port is not given)",
+     "PORT"},
     {"seed", 0, 0, G_OPTION_ARG_INT64, &cli.seed, "Seed of the write payload and verifiers (default 1)", "N"},
     {"json", 'j', 0, G_OPTION_ARG_FILENAME, &cli.json, "Write the results as one JSON document", "FILE"},
     {"json-rank", 0, 0, G_OPTION_ARG_FILENAME, &cli.json_rank,
@@ -120,7 +124,10 @@ static void check(int argc, char **argv, struct tbbt_play_opts *o) {
               "2^28");
     o->send_log = cli.send_log;
     char err[512];
-    if (tbbt_nfs_server_parse(argv[2], cli.nfsport, 0, &o->server, err, sizeof(err)) < 0) usage(err);
+    if (cli.nfsport < 0 || cli.nfsport > 65535 || cli.mountport < 0 || cli.mountport > 65535)
+        usage("--nfs-port and --mount-port must be 1..65535");
+    if (tbbt_nfs_server_parse(argv[2], cli.nfsport, cli.mountport, &o->server, err, sizeof(err)) < 0)
+        usage(err);
     unsigned uid, gid;
     char extra;
     if (cli.cred) {
@@ -192,7 +199,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "tbbt-play: %s%s\n", tbbt_mpi_tag(), err);
         st.partial = 1; /* what was measured before the failure still goes out */
     }
-    if (cli.json_rank) {
+    if (cli.json_rank && st.started[0]) { /* not when it never started (below) */
         char *path = g_strdup_printf("%s.%d", cli.json_rank, tbbt_mpi_rank());
         if (write_json(&st, path) < 0) rc = -1;
         g_free(path);
@@ -200,8 +207,11 @@ int main(int argc, char **argv) {
     int job = tbbt_mpi_gather(&st, rc, err, sizeof(err)); /* rank 0: every rank's figures merged */
     if (job < 0 && rc >= 0) fprintf(stderr, "tbbt-play: %s\n", err);
     rc = job;
-    if (!cli.quiet && tbbt_mpi_rank() == 0) tbbt_pstats_report(&st, stdout);
-    if (cli.json && tbbt_mpi_rank() == 0 && write_json(&st, cli.json) < 0) rc = -1;
+    /* A replay that never started (a file, the server, the export refused
+     * in setup) has no figures: its one line says why, no report follows. */
+    int replayed = st.started[0] != 0;
+    if (replayed && !cli.quiet && tbbt_mpi_rank() == 0) tbbt_pstats_report(&st, stdout);
+    if (replayed && cli.json && tbbt_mpi_rank() == 0 && write_json(&st, cli.json) < 0) rc = -1;
     tbbt_pstats_free(&st);
     g_free(default_manifest);
     return rc < 0 ? 1 : rc;
