@@ -772,6 +772,37 @@ static int xa_map_ids(struct xa *x, GString *out) {
     return 0;
 }
 
+/* A map time (columns 3 and 4): digits, optionally '.' and digits. */
+static int xa_map_time(struct xa_str t) {
+    const char *dot = memchr(t.p, '.', t.n);
+    if (!dot) return xa_digits(t.p, t.n);
+    return xa_digits(t.p, (size_t)(dot - t.p)) && xa_digits(dot + 1, t.n - (size_t)(dot - t.p) - 1);
+}
+
+/* Columns 3 to 7, passed through unchanged, checked as
+ * anonymize_map_line checks them (lib/hmap.h's forms), so that a
+ * malformed map is refused at its line rather than copied on. */
+static int xa_map_plain(struct xa *x) {
+    static const char *const types[] = {"reg", "dir", "lnk", "blk", "chr", "sock", "fifo"};
+    struct xa_str t = xa_col(x, 2);
+    if (!xa_map_time(t)) return xa_fail(x, "column 3: bad create time");
+    t = xa_col(x, 3);
+    if (!(t.n == 1 && t.p[0] == '-') && !xa_map_time(t)) return xa_fail(x, "column 4: bad delete time");
+    t = xa_col(x, 4);
+    size_t k = 0;
+    while (k < G_N_ELEMENTS(types) && !(strlen(types[k]) == t.n && !memcmp(types[k], t.p, t.n)))
+        k++;
+    if (k == G_N_ELEMENTS(types)) return xa_fail(x, "column 5: bad type");
+    t = xa_col(x, 5);
+    if (!(t.n == 1 && t.p[0] == '-') && !xa_digits(t.p, t.n)) return xa_fail(x, "column 6: bad size");
+    t = xa_col(x, 6);
+    int octal = t.n > 0;
+    for (size_t i = 0; i < t.n; i++)
+        octal = octal && t.p[i] >= '0' && t.p[i] <= '7';
+    if (!(t.n == 1 && t.p[0] == '-') && !octal) return xa_fail(x, "column 7: bad mode");
+    return 0;
+}
+
 /* Appends the anonymised text of one map entry (anonymize_map_line); -1
  * with the message in x->err. */
 static int xa_map_line(struct xa *x, const char *line, size_t n, GString *out) {
@@ -779,6 +810,7 @@ static int xa_map_line(struct xa *x, const char *line, size_t n, GString *out) {
     if (x->tok->len != 12) return xa_fail(x, "expected 12 columns, found %u", (unsigned)x->tok->len);
     if (!xa_digits(xa_col(x, 0).p, xa_col(x, 0).n)) return xa_fail(x, "column 1: bad id");
     if (!xa_digits(xa_col(x, 1).p, xa_col(x, 1).n)) return xa_fail(x, "column 2: bad parent");
+    if (xa_map_plain(x) < 0) return -1;
     if (xa_map_ids(x, out) < 0) return -1;
     struct xa_str org = xa_col(x, 9), path, tg;
     if (org.n != 1 || !strchr("trpso", org.p[0]) || !org.p[0]) return xa_fail(x, "column 10: bad origin");

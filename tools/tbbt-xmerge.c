@@ -74,13 +74,16 @@ static void g_string_free_all(gpointer s) {
     g_string_free(s, TRUE);
 }
 
-/* Prints "tbbt-merge: MSG" (msg bytes as they are), stops the output's
- * tbbt-dump so it cannot put a partial file in place, removes the partial
- * output, exits 1 (tbbt-merge's fatal). */
+/* Prints "tbbt-merge: MSG" (msg bytes as they are; NULL: nothing, it was
+ * said already), stops the output's tbbt-dump so it cannot put a partial
+ * file in place, removes the partial output, exits 1 (tbbt-merge's
+ * fatal). */
 static void fatal_len(const char *msg, size_t len) {
-    fprintf(stderr, "%s: ", PROG);
-    fwrite(msg, 1, len, stderr);
-    fputc('\n', stderr);
+    if (msg) {
+        fprintf(stderr, "%s: ", PROG);
+        fwrite(msg, 1, len, stderr);
+        fputc('\n', stderr);
+    }
     if (M.out_pid > 0) {
         kill(M.out_pid, SIGTERM);
         waitpid(M.out_pid, NULL, 0);
@@ -99,7 +102,9 @@ static int exit_code(int status) {
     return (status >> 8) & 0xff;
 }
 
-/* At an input's end: closes it; a failed tbbt-dump is fatal. */
+/* At an input's end: closes it; a failed tbbt-dump is fatal. One that
+ * exited 1 has said why in one line naming the file and the offset, and
+ * nothing is added to it (as scripts/lib/TBBT/Dump.pm in the Perl path). */
 static void finish_input(struct input *in) {
     int status = 0, read_err = ferror(in->f);
     char msg[512];
@@ -107,6 +112,7 @@ static void finish_input(struct input *in) {
     fclose(in->f);
     if (in->pid > 0 && waitpid(in->pid, &status, 0) < 0) status = 0;
     if (!read_err && status == 0) return;
+    if (!read_err && WIFEXITED(status) && WEXITSTATUS(status) == 1) fatal_len(NULL, 0);
     if (read_err)
         snprintf(msg, sizeof(msg), "%s: read error: %s", in->name, strerror(EIO));
     else
