@@ -19,8 +19,10 @@
 #      every command that reads records (tbbt-dump, -check, -map, -split,
 #      -play --simulate, and the Perl transforms through tbbt-dump) exits 1
 #      with one line naming the file and the offset of the frame that
-#      fails, an offset inside the file and not past the damage; nothing
-#      left under the output names.
+#      fails, an offset inside the file and not past the damage (for the
+#      Perl transforms that line is tbbt-dump's, nothing added); nothing
+#      left under the output names. The transforms also run on their Perl
+#      path (TBBT_PERL_ONLY=1, no C helper) for the record files and maps.
 #   3. Hierarchy maps with a bad number, a line cut short and no end line:
 #      tbbt-augment, -split, -init and tbbt-anonymize --map exit 1 with one
 #      line "FILE:LINE: ..." (the damaged line; for the missing end, the
@@ -189,11 +191,15 @@ for kind in flip cut; do
         "tbbt-map:$MAP -m $RUN/out.hmap -w $RUN/out.tbbt $f" "tbbt-split:$SPLIT -o $RUN/out $f $IN/t.hmap" \
         "tbbt-play:$PLAY --simulate --json $RUN/out.json $f" "tbbt-summary:$S/tbbt-summary --json $RUN/out.json $f" \
         "tbbt-filter:$S/tbbt-filter --raw -o $RUN/out.txt $f" "tbbt-merge:$S/tbbt-merge -o $RUN/out.txt $f" \
-        "tbbt-anonymize:$S/tbbt-anonymize --key-string k -o $RUN/out.txt $f"; do
-        name=${c%%:*}
+        "tbbt-anonymize:$S/tbbt-anonymize --key-string k -o $RUN/out.txt $f" \
+        "tbbt-summary (Perl path):env TBBT_PERL_ONLY=1 $S/tbbt-summary --json $RUN/out.json $f" \
+        "tbbt-merge (Perl path):env TBBT_PERL_ONLY=1 $S/tbbt-merge -o $RUN/out.txt $f" \
+        "tbbt-anonymize (Perl path):env TBBT_PERL_ONLY=1 $S/tbbt-anonymize --key-string k -o $RUN/out.txt $f"; do
+        name=${c%%:*} prog=${c%%[ :]*}
         # shellcheck disable=SC2086 # the command line is split on purpose
         run_f ${c#*:}
-        one_line "$kind record file, $name" 1 "^$name: .*$kind\.tbbt: offset [0-9]+: " 0
+        # the Perl transforms read records through tbbt-dump: the one line is its own
+        one_line "$kind record file, $name" 1 "^($prog|tbbt-dump): .*$kind\.tbbt: offset [0-9]+: " 0
         check "$kind record file, $name: the offset is a frame's, not past the damage ($lim)" offset_ok "$f" "$lim"
         check "$kind record file, $name: no output left" eval '[ -z "$(ls -A "$RUN")" ]'
         rm -rf "${RUN:?}"/* "$RUN"/.[!.]* 2>/dev/null
@@ -220,14 +226,18 @@ for m in "num:20:column 6" "short:25:column 6: missing" "noend:$((nlines + 1)):i
         check "map $k.hmap, $name: no output left" eval '[ -z "$(ls -A "$RUN")" ]'
         rm -rf "${RUN:?}"/* 2>/dev/null
     done
-    run_f "$S/tbbt-anonymize" --key-string k --map "$mf" --map-out "$RUN/out.hmap" -o "$RUN/out.txt" "$IN/t.txt"
-    if [ $k = noend ]; then # the Perl reader says it at the end of the file, not at a line
-        one_line "map $k.hmap, tbbt-anonymize" 1 "^tbbt-anonymize: .*$k\.hmap: incomplete map" 1
-    else
-        one_line "map $k.hmap, tbbt-anonymize" 1 "^tbbt-anonymize: .*$k\.hmap:$line: (column|expected 12 columns)" 1
-    fi
-    check "map $k.hmap, tbbt-anonymize: no output left" eval '[ -z "$(ls -A "$RUN")" ]'
-    rm -rf "${RUN:?}"/* 2>/dev/null
+    for path in C Perl; do # tbbt-anonymize's C helper (tools/tbbt-xanon) and its Perl reference
+        TBBT_PERL_ONLY=$([ $path = Perl ] && echo 1) \
+            run_f "$S/tbbt-anonymize" --key-string k --map "$mf" --map-out "$RUN/out.hmap" -o "$RUN/out.txt" "$IN/t.txt"
+        if [ $k = noend ]; then # it says so at the end of the file, not at a line
+            one_line "map $k.hmap, tbbt-anonymize ($path path)" 1 "^tbbt-anonymize: .*$k\.hmap: incomplete map" 1
+        else
+            one_line "map $k.hmap, tbbt-anonymize ($path path)" 1 \
+                "^tbbt-anonymize: .*$k\.hmap:$line: (column|expected 12 columns)" 1
+        fi
+        check "map $k.hmap, tbbt-anonymize ($path path): no output left" eval '[ -z "$(ls -A "$RUN")" ]'
+        rm -rf "${RUN:?}"/* "$RUN"/.[!.]* 2>/dev/null
+    done
 done
 
 echo "== 4. servers that are not NFS"
