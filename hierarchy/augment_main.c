@@ -6,7 +6,6 @@
  *
  * Exit codes as in design.md: 0 done, 1 failed (unreadable or bad map,
  * cannot write; no output file is left behind), 2 bad usage. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +18,12 @@
 #include "augment.h"
 #include "rectext.h"
 #include "interrupt.h"
+#include "usage.h"
 
 #define TBBT_VERSION "0.1.0"
+#define TOOL "tbbt-augment"
+/* The forms of the command line, for usage errors (lib/usage.h); --help has the options. */
+#define SYNOPSIS "tbbt-augment [-o OUT.hmap] (--total-size BYTES | --total-objects N) [OPTION...] IN.hmap"
 
 struct aug_opts {
     char *output;
@@ -72,16 +75,8 @@ static GOptionEntry aug_entries[] = {
     {"quiet", 'q', 0, G_OPTION_ARG_NONE, &opt.quiet, "Print only errors", NULL},
     {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
-/* Prints a usage error (printf-style) on one line and exits 2. */
-G_GNUC_PRINTF(1, 2) static void usage_error(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("tbbt-augment: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputs(" (try --help)\n", stderr);
-    va_end(ap);
-    exit(2);
-}
+/* A usage error (lib/usage.h): the message, the synopsis, exit 2. */
+#define usage_error(...) tbbt_usage_error(TOOL, SYNOPSIS, __VA_ARGS__)
 
 /* Parses "UID:GID" into p. Returns 0 or -1. */
 static int parse_owner(const char *s, struct tbbt_aug_params *p) {
@@ -125,7 +120,6 @@ static void make_params(struct tbbt_aug_params *p, struct tbbt_aug_dist **distp)
 /* Parses the command line; returns the input map's path. */
 static const char *parse_args(int argc, char **argv, struct tbbt_aug_params *p,
                               struct tbbt_aug_dist **distp) {
-    GError *ge = NULL;
     GOptionContext *ctx = g_option_context_new("IN.hmap - add synthetic objects to a hierarchy map");
     g_option_context_add_main_entries(ctx, aug_entries, NULL);
     g_option_context_set_description(
@@ -148,14 +142,9 @@ static const char *parse_args(int argc, char **argv, struct tbbt_aug_params *p,
         "    trace removes, renames away or creates, and the orphans placeholder, never get synthetic "
         "objects.\n"
         "Exit: 0 done, 1 failed (no output left behind), 2 usage.");
-    int ok = g_option_context_parse(ctx, &argc, &argv, &ge);
-    g_option_context_free(ctx);
-    if (!ok) {
-        fprintf(stderr, "tbbt-augment: %s (try --help)\n", ge->message);
-        g_error_free(ge);
-        exit(2);
-    }
-    if (argc != 2) usage_error("expected exactly one input map");
+    tbbt_usage_parse(ctx, TOOL, SYNOPSIS, &argc, &argv);
+    if (argc < 2) usage_error("no input map given");
+    if (argc > 2) usage_error("one input map only, got %d operands", argc - 1);
     make_params(p, distp);
     return argv[1];
 }

@@ -386,6 +386,9 @@ struct dfile {
     int filler, busy, stopped, del;
     uint32_t writes_left;
     int write_failed;
+    uint64_t a_off, a_len; /* the append out: written again if the server may have lost it */
+    uint8_t verf[8];       /* the write verifier of its first WRITE reply */
+    int verfs, verf_changed, rewrites;
 };
 
 struct data {
@@ -397,11 +400,38 @@ struct data {
 };
 
 static void appended(struct tbbt_nfsq *q, int rpc_status, void *data, void *priv);
+static int send_append(struct data *d, uint32_t file, uint64_t offset, uint64_t len);
 
-/* Reply to an append's COMMIT: the file may take its next append. */
+#define MAX_REWRITES 3 /* an append written again more often: the server is unstable */
+
+/* The COMMIT's verifier differs from its WRITEs', or they differ among
+ * themselves: the server restarted while the append was out and may have
+ * lost it. Writes it again (its COMMIT then follows); 1 when it did. */
+static int rewrite_if_lost(struct data *d, struct dfile *f, uint32_t file, const void *data) {
+    uint8_t cv[8];
+    if (tbbt_inf_commit_verf(data, cv) < 0 || (!f->verf_changed && !memcmp(cv, f->verf, sizeof cv))) return 0;
+    if (++f->rewrites > MAX_REWRITES) {
+        if (!d->in->failed)
+            snprintf(d->in->err, sizeof(d->in->err),
+                     "the server's write verifier changed %d times during one append", f->rewrites);
+        d->in->failed = 1;
+        return 0;
+    }
+    d->in->st->rewritten++;
+    if (send_append(d, file, f->a_off, f->a_len) < 0) {
+        snprintf(d->in->err, sizeof(d->in->err), "a write could not be sent");
+        d->in->failed = 1;
+        return 0;
+    }
+    return 1;
+}
+
+/* Reply to an append's COMMIT: the file may take its next append, unless
+ * the append must be written again. */
 static void committed(struct tbbt_nfsq *q, int rpc_status, void *data, void *priv) {
     struct data *d = tbbt_nfsq_user(q);
-    struct dfile *f = &d->f[GPOINTER_TO_UINT(priv) - 1];
+    uint32_t file = GPOINTER_TO_UINT(priv) - 1;
+    struct dfile *f = &d->f[file];
     int s = rpc_status ? -1 : tbbt_inf_status(data);
     f->busy = 0;
     d->in->st->commits++;
@@ -410,6 +440,7 @@ static void committed(struct tbbt_nfsq *q, int rpc_status, void *data, void *pri
                  s);
         d->in->failed = 1;
     }
+    if (s == 0 && !d->in->failed) rewrite_if_lost(d, f, file, data);
 }
 
 /* Reply to one WRITE of an append: the last one sends the COMMIT. A
@@ -421,6 +452,11 @@ static void appended(struct tbbt_nfsq *q, int rpc_status, void *data, void *priv
     struct dfile *f = &d->f[GPOINTER_TO_UINT(priv) - 1];
     int s = rpc_status ? -1 : tbbt_inf_status(data);
     in->st->writes++;
+    uint8_t v[8];
+    if (s == 0 && tbbt_inf_write_verf(data, v) == 0) {
+        if (f->verfs++ && memcmp(v, f->verf, sizeof v)) f->verf_changed = 1;
+        if (f->verfs == 1) memcpy(f->verf, v, sizeof v);
+    }
     if (s != 0) {
         f->write_failed = 1;
         if (f->filler && (s == NFS3ERR_NOSPC_ || s == NFS3ERR_DQUOT_)) {
@@ -437,24 +473,35 @@ static void appended(struct tbbt_nfsq *q, int rpc_status, void *data, void *priv
     if (f->write_failed || tbbt_inf_commit(in->q, f->fh, committed, priv) < 0) f->busy = 0;
 }
 
-/* Sends one append: its WRITEs, at most wmax bytes each. */
-static int issue_append(struct data *d, const struct tbbt_age_step *s) {
-    struct dfile *f = &d->f[s->file];
-    void *priv = GUINT_TO_POINTER(s->file + 1);
+/* Sends the WRITEs of len bytes at offset of a file, at most wmax bytes
+ * each; remembers them so that they can be written again. */
+static int send_append(struct data *d, uint32_t file, uint64_t offset, uint64_t len) {
+    struct dfile *f = &d->f[file];
+    void *priv = GUINT_TO_POINTER(file + 1);
     f->busy = 1;
     f->write_failed = 0;
-    f->writes_left = (uint32_t)((s->len + d->wmax - 1) / d->wmax);
-    for (uint64_t off = 0; off < s->len; off += d->wmax) {
-        uint32_t len = (uint32_t)MIN(d->wmax, s->len - off);
+    f->a_off = offset, f->a_len = len;
+    f->verfs = f->verf_changed = 0;
+    f->writes_left = (uint32_t)((len + d->wmax - 1) / d->wmax);
+    for (uint64_t off = 0; off < len; off += d->wmax) {
+        uint32_t n = (uint32_t)MIN(d->wmax, len - off);
         /* a byte's value depends on the file and its offset only, never on
          * how the appends were cut: clones are identical, files differ */
-        const char *data = d->payload + (s->offset + off + f->phase) % d->wmax;
-        if (tbbt_inf_write(d->in->q, f->fh, s->offset + off, len, data, appended, priv) < 0) return -1;
-        if (f->filler)
-            d->in->st->fill_written += len;
-        else
-            d->in->st->image_bytes += len;
+        const char *data = d->payload + (offset + off + f->phase) % d->wmax;
+        if (tbbt_inf_write(d->in->q, f->fh, offset + off, n, data, appended, priv) < 0) return -1;
     }
+    return 0;
+}
+
+/* Sends one append of the schedule and counts it. */
+static int issue_append(struct data *d, const struct tbbt_age_step *s) {
+    struct dfile *f = &d->f[s->file];
+    f->rewrites = 0;
+    if (send_append(d, s->file, s->offset, s->len) < 0) return -1;
+    if (f->filler)
+        d->in->st->fill_written += s->len;
+    else
+        d->in->st->image_bytes += s->len;
     d->in->st->appends++;
     return 0;
 }
@@ -926,9 +973,9 @@ void tbbt_init_report(const struct tbbt_init_opts *o, const struct tbbt_init_sta
         fprintf(
             out,
             "Reconnections: %llu connection(s) lost and made again, %llu calls sent again, %llu creations "
-            "sent again found made\n",
+            "sent again found made, %llu appends written again (write verifier changed)\n",
             (unsigned long long)st->reconnects, (unsigned long long)st->resent,
-            (unsigned long long)st->exist_after_retry);
+            (unsigned long long)st->exist_after_retry, (unsigned long long)st->rewritten);
     if (st->removed_before)
         fprintf(out, "Replaced: %llu objects of the previous image removed first\n",
                 (unsigned long long)st->removed_before);
@@ -955,7 +1002,7 @@ void tbbt_init_report_json(const struct tbbt_init_opts *o, const struct tbbt_ini
     }
     g_string_append_printf(
         out,
-        "\"reconnects\":%llu,\"resent\":%llu,\"exist_after_retry\":%llu,"
+        "\"reconnects\":%llu,\"resent\":%llu,\"exist_after_retry\":%llu,\"rewritten\":%llu,"
         "\"params\":%s,\"objects\":%llu,\"dirs\":%llu,\"files\":%llu,\"symlinks\":%llu,\"others\":%llu,"
         "\"links\":%llu,\"image_bytes\":%llu,\"appends\":%llu,\"writes\":%llu,\"commits\":%llu,\"fillers\":%"
         "llu,"
@@ -964,15 +1011,16 @@ void tbbt_init_report_json(const struct tbbt_init_opts *o, const struct tbbt_ini
         "\"owners_refused\":%llu,\"refused\":%llu,\"removed_before\":%llu,\"wall_s\":%.6f,\"create_s\":%.6f,"
         "\"data_s\":%.6f}",
         (unsigned long long)st->reconnects, (unsigned long long)st->resent,
-        (unsigned long long)st->exist_after_retry, params, (unsigned long long)st->objects,
-        (unsigned long long)st->dirs, (unsigned long long)st->files, (unsigned long long)st->symlinks,
-        (unsigned long long)st->others, (unsigned long long)st->links, (unsigned long long)st->image_bytes,
-        (unsigned long long)st->appends, (unsigned long long)st->writes, (unsigned long long)st->commits,
-        (unsigned long long)st->fillers, (unsigned long long)st->fill_written,
-        (unsigned long long)st->fillers_deleted, (unsigned long long)st->fill_deleted,
-        st->fill_stopped ? "true" : "false", (unsigned long long)st->tbytes,
-        (unsigned long long)st->used_before, (unsigned long long)st->used_after, st->fullness_after,
-        (unsigned long long)st->owners_refused, (unsigned long long)st->refused,
-        (unsigned long long)st->removed_before, st->wall, st->create_s, st->data_s);
+        (unsigned long long)st->exist_after_retry, (unsigned long long)st->rewritten, params,
+        (unsigned long long)st->objects, (unsigned long long)st->dirs, (unsigned long long)st->files,
+        (unsigned long long)st->symlinks, (unsigned long long)st->others, (unsigned long long)st->links,
+        (unsigned long long)st->image_bytes, (unsigned long long)st->appends, (unsigned long long)st->writes,
+        (unsigned long long)st->commits, (unsigned long long)st->fillers,
+        (unsigned long long)st->fill_written, (unsigned long long)st->fillers_deleted,
+        (unsigned long long)st->fill_deleted, st->fill_stopped ? "true" : "false",
+        (unsigned long long)st->tbytes, (unsigned long long)st->used_before,
+        (unsigned long long)st->used_after, st->fullness_after, (unsigned long long)st->owners_refused,
+        (unsigned long long)st->refused, (unsigned long long)st->removed_before, st->wall, st->create_s,
+        st->data_s);
     g_free(params);
 }

@@ -60,6 +60,7 @@ struct tbbt_init_stats {
     uint64_t image_bytes;    /* bytes of the kept files, all clones */
     uint64_t fill_written, fill_deleted, fillers, fillers_deleted;
     uint64_t appends, writes, commits;
+    uint64_t rewritten; /* appends written again: the write verifier changed (the server restarted) */
     uint64_t tbytes, used_before, used_after; /* FSSTAT */
     double fullness_after;         /* 1 - fbytes/tbytes after the fillers' removal; < 0 if unknown */
     int fill_stopped;              /* the export filled up before the fillers were all written */

@@ -16,6 +16,11 @@
 
 #include "outfile.h"
 #include "init.h"
+#include "usage.h"
+
+#define TOOL "tbbt-init"
+/* The forms of the command line, for usage errors (lib/usage.h); --help has the options. */
+#define SYNOPSIS "tbbt-init --map TRACE.hmap [OPTION...] SERVER:/EXPORT"
 
 struct init_cli {
     char *map, *run, *manifest, *json;
@@ -78,16 +83,17 @@ static GOptionEntry init_entries[] = {
     {"quiet", 'q', 0, G_OPTION_ARG_NONE, &cli.quiet, "Print only errors", NULL},
     {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
-/* A usage error: one line, exit 2. */
-static void usage(const char *what) {
-    fprintf(stderr, "tbbt-init: %s (try --help)\n", what);
-    exit(2);
+/* A usage error (lib/usage.h): the message, the synopsis, exit 2. */
+static G_GNUC_NORETURN void usage(const char *what) {
+    tbbt_usage_error(TOOL, SYNOPSIS, "%s", what);
 }
 
 /* Checks the options' values and fills o. Exits 2 on a bad one. */
 static void check(int argc, char **argv, struct tbbt_init_opts *o) {
     tbbt_init_opts_default(o);
-    if (argc != 2) usage("expected one server, HOST:/EXPORT or nfs://HOST/EXPORT");
+    if (argc != 2)
+        usage(argc < 2 ? "no server given (HOST:/EXPORT or nfs://HOST/EXPORT)"
+                       : "expected one server, HOST:/EXPORT or nfs://HOST/EXPORT");
     if (!cli.map) usage("--map is required");
     if (cli.clones < 1 || cli.clones > 10000) usage("--clones must be 1..10000");
     if (cli.scope < 1 || cli.appends < 1 || cli.depth < 1 || cli.connections < 1 || cli.connections > 64 ||
@@ -143,14 +149,7 @@ int main(int argc, char **argv) {
     g_option_context_add_main_entries(ctx, init_entries, NULL);
     g_option_context_set_description(
         ctx, "Writes only inside RUN (see --run-dir). Exit: 0 done, 1 failed, 2 usage, 3 interrupted.");
-    GError *ge = NULL;
-    int ok = g_option_context_parse(ctx, &argc, &argv, &ge);
-    g_option_context_free(ctx);
-    if (!ok) {
-        fprintf(stderr, "tbbt-init: %s (try --help)\n", ge->message);
-        g_error_free(ge);
-        return 2;
-    }
+    tbbt_usage_parse(ctx, TOOL, SYNOPSIS, &argc, &argv);
     struct tbbt_init_opts o;
     check(argc, argv, &o);
     struct tbbt_init_stats st;

@@ -208,6 +208,20 @@ int tbbt_inf_status(const void *data) {
     return data ? (int)*(const nfsstat3 *)data : -1;
 }
 
+/* Contract in initnfs.h. */
+int tbbt_inf_write_verf(const void *data, uint8_t verf[8]) {
+    if (tbbt_inf_status(data) != NFS3_OK) return -1;
+    memcpy(verf, ((const WRITE3res *)data)->WRITE3res_u.resok.verf, NFS3_WRITEVERFSIZE);
+    return 0;
+}
+
+/* Contract in initnfs.h. */
+int tbbt_inf_commit_verf(const void *data, uint8_t verf[8]) {
+    if (tbbt_inf_status(data) != NFS3_OK) return -1;
+    memcpy(verf, ((const COMMIT3res *)data)->COMMIT3res_u.resok.verf, NFS3_WRITEVERFSIZE);
+    return 0;
+}
+
 /* Copies a libnfs handle into ours. */
 static int copy_fh(const nfs_fh3 *h, struct tbbt_fh *fh) {
     if (!h->data.data_val || h->data.data_len > TBBT_FH_MAX) return -1;

@@ -63,6 +63,13 @@ int tbbt_inf_fsinfo(struct tbbt_nfsq *q, const struct tbbt_fh *root, tbbt_nfsq_c
 /* The NFS status of a reply's data (every NFSv3 result starts with it). */
 int tbbt_inf_status(const void *data);
 
+/* The write verifier of a successful WRITE (resp. COMMIT) reply into
+ * verf; 0, or -1 when the reply failed. A server that restarted answers
+ * with a new verifier: data it acknowledged UNSTABLE before may be lost
+ * and must be written again (RFC 1813, COMMIT). */
+int tbbt_inf_write_verf(const void *data, uint8_t verf[8]);
+int tbbt_inf_commit_verf(const void *data, uint8_t verf[8]);
+
 /* The handle a successful LOOKUP, MKDIR, CREATE, SYMLINK or MKNOD reply
  * carries, into *fh. Returns 0, or -1 when the reply has none. */
 int tbbt_inf_newfh(enum tbbt_inf_proc proc, const void *data, struct tbbt_fh *fh);

@@ -8,7 +8,6 @@
  *
  * Read-only. Exit codes as in design.md: 0 done, 1 failed (one line naming
  * the path), 2 bad usage. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +17,12 @@
 #include "outfile.h"
 #include "layout.h"
 #include "interrupt.h"
+#include "usage.h"
 
 #define TBBT_VERSION "0.1.0"
+#define TOOL "tbbt-layout"
+/* The forms of the command line, for usage errors (lib/usage.h); --help has the options. */
+#define SYNOPSIS "tbbt-layout [--device DEV|auto] [--json FILE] [OPTION...] PATH"
 
 struct layout_opts {
     char *device;
@@ -44,20 +47,11 @@ static GOptionEntry layout_entries[] = {
     {"quiet", 'q', 0, G_OPTION_ARG_NONE, &opt.quiet, "No text report (errors only; with --json)", NULL},
     {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
-/* Prints a usage error (printf-style) on one line and exits 2. */
-G_GNUC_PRINTF(1, 2) static void usage_error(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("tbbt-layout: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputs(" (try --help)\n", stderr);
-    va_end(ap);
-    exit(2);
-}
+/* A usage error (lib/usage.h): the message, the synopsis, exit 2. */
+#define usage_error(...) tbbt_usage_error(TOOL, SYNOPSIS, __VA_ARGS__)
 
 /* Parses the command line; returns PATH. Exits 2 on bad usage. */
 static const char *parse_args(int argc, char **argv) {
-    GError *ge = NULL;
     GOptionContext *ctx = g_option_context_new("PATH - measure how aged a file system's layout is");
     g_option_context_add_main_entries(ctx, layout_entries, NULL);
     g_option_context_set_description(
@@ -74,14 +68,9 @@ static const char *parse_args(int argc, char **argv) {
         "and the free-space fragments (needs --device). Averages are over blocks or fragments,\n"
         "so big files weigh more (TBBT paper 3.3.1). Files are synced (FIEMAP_FLAG_SYNC), never written.\n"
         "Exit: 0 done, 1 failed, 2 usage.");
-    int ok = g_option_context_parse(ctx, &argc, &argv, &ge);
-    g_option_context_free(ctx);
-    if (!ok) {
-        fprintf(stderr, "tbbt-layout: %s (try --help)\n", ge->message);
-        g_error_free(ge);
-        exit(2);
-    }
-    if (argc != 2) usage_error("expected exactly one PATH");
+    tbbt_usage_parse(ctx, TOOL, SYNOPSIS, &argc, &argv);
+    if (argc < 2) usage_error("no PATH given");
+    if (argc > 2) usage_error("one PATH only, got %d operands", argc - 1);
     if (opt.quiet && !opt.json) usage_error("--quiet without --json would print nothing");
     return argv[1];
 }

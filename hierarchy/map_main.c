@@ -19,6 +19,11 @@
 #include "pass3.h"
 #include "recfile.h"
 #include "interrupt.h"
+#include "usage.h"
+
+#define TOOL "tbbt-map"
+/* The forms of the command line, for usage errors (lib/usage.h); --help has the options. */
+#define SYNOPSIS "tbbt-map [-m OUT.hmap] [-w OUT.tbbt] [--root ID]... [OPTION...] IN.tbbt"
 
 static char *opt_map, *opt_write, *opt_json;
 static char **opt_roots;
@@ -43,20 +48,13 @@ static const char *parse(int argc, char **argv) {
     GOptionContext *ctx = g_option_context_new("IN.tbbt - pass 3: the hierarchy map of a record file");
     g_option_context_add_main_entries(ctx, map_entries, NULL);
     g_option_context_set_description(ctx, "Exit: 0 done, 1 failed, 2 usage.");
-    GError *e = NULL;
-    int ok = g_option_context_parse(ctx, &argc, &argv, &e);
-    g_option_context_free(ctx);
-    if (!ok || argc != 2) {
-        fprintf(stderr, "tbbt-map: %s (try --help)\n", e ? e->message : "expected one record file");
-        if (e) g_error_free(e);
-        exit(2);
-    }
+    tbbt_usage_parse(ctx, TOOL, SYNOPSIS, &argc, &argv);
+    if (argc < 2) tbbt_usage_error(TOOL, SYNOPSIS, "no record file given");
+    if (argc > 2) tbbt_usage_error(TOOL, SYNOPSIS, "one record file only, got %d operands", argc - 1);
     for (char **r = opt_roots; r && *r; r++) {
         char *end;
-        if (!**r || strtoull(*r, &end, 10) == 0 || *end) {
-            fprintf(stderr, "tbbt-map: --root %s: not a TBBT-ID (try --help)\n", *r);
-            exit(2);
-        }
+        if (!**r || strtoull(*r, &end, 10) == 0 || *end)
+            tbbt_usage_error(TOOL, SYNOPSIS, "--root %s: not a TBBT-ID", *r);
     }
     return argv[1];
 }

@@ -28,6 +28,12 @@
 #include "recfile.h"
 #include "split.h"
 #include "submap.h"
+#include "usage.h"
+
+#define TOOL "tbbt-split"
+/* The forms of the command line, for usage errors (lib/usage.h); --help has the options. */
+#define SYNOPSIS                                                                                             \
+    "tbbt-split [--parts K] [--select LIST] [--shared PATH]... [OPTION...] TRACE.tbbt [TRACE.hmap]"
 
 struct split_cli {
     gint parts;
@@ -62,10 +68,8 @@ static void on_signal(int sig) {
     interrupted = 1;
 }
 
-static void usage(const char *what) {
-    fprintf(stderr, "tbbt-split: %s (try --help)\n", what);
-    exit(2);
-}
+/* A usage error (lib/usage.h): the message, the synopsis, exit 2. */
+#define usage(...) tbbt_usage_error(TOOL, SYNOPSIS, __VA_ARGS__)
 
 /* Parses --select into a part mask; exits 2 on a bad list. */
 static uint64_t parse_select(const char *list, int parts) {
@@ -74,10 +78,8 @@ static uint64_t parse_select(const char *list, int parts) {
     for (char **p = v; *p; p++) {
         char *end;
         long n = strtol(*p, &end, 10);
-        if (!**p || *end || n < 0 || n >= parts) {
-            char *m = g_strdup_printf("--select: \"%s\" is not a part number 0..%d", *p, parts - 1);
-            usage(m);
-        }
+        if (!**p || *end || n < 0 || n >= parts)
+            usage("--select: \"%s\" is not a part number 0..%d", *p, parts - 1);
         if (mask & (1ull << n)) usage("--select: a part is named twice");
         mask |= 1ull << n;
     }
@@ -112,13 +114,7 @@ static void parse(int argc, char **argv, struct job *j) {
         "TRACE.tbbt [TRACE.hmap] - divide a trace into parts that touch disjoint objects");
     g_option_context_add_main_entries(ctx, split_entries, NULL);
     g_option_context_set_description(ctx, "Exit: 0 done, 1 failed or refused, 2 usage, 3 interrupted.");
-    GError *e = NULL;
-    int ok = g_option_context_parse(ctx, &argc, &argv, &e);
-    g_option_context_free(ctx);
-    if (!ok) {
-        fprintf(stderr, "tbbt-split: %s (try --help)\n", e->message);
-        exit(2);
-    }
+    tbbt_usage_parse(ctx, TOOL, SYNOPSIS, &argc, &argv);
     if (argc < 2 || argc > 3) usage("expected TRACE.tbbt and optionally its map");
     if (cli.parts < 2 || cli.parts > TBBT_SPLIT_MAX_PARTS) usage("--parts must be 2 to 64");
     j->trace = argv[1];
@@ -169,11 +165,7 @@ static int analyse(const struct job *j, struct tbbt_split *s) {
 static void declare_shared(struct tbbt_split *s, const struct tbbt_submap *m, const char *map) {
     for (char **p = cli.shared; p && *p; p++) {
         tbbt_id id = tbbt_submap_dir(m, *p);
-        if (!id) {
-            fprintf(stderr, "tbbt-split: --shared %s: no directory with that path in %s (try --help)\n", *p,
-                    map);
-            exit(2);
-        }
+        if (!id) usage("--shared %s: no directory with that path in %s", *p, map);
         tbbt_split_add_shared(s, id);
     }
 }

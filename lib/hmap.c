@@ -75,6 +75,13 @@ static int hfail(struct hp *c, const char *what) {
     return -1;
 }
 
+/* The line ended where column col + 1 was expected: that column is the
+ * one named (htoken counts only the columns it found). */
+static int hmissing(struct hp *c) {
+    c->col++;
+    return hfail(c, "missing column");
+}
+
 /* Moves to the next space-separated token; returns 0 at the end. */
 static int htoken(struct hp *c) {
     while (c->p < c->end && (*c->p == ' ' || *c->p == '\t'))
@@ -104,7 +111,7 @@ static int hnum(struct hp *c, uint64_t max, uint64_t *v) {
 
 /* Optional decimal column: "-" clears bit in *known. */
 static int hopt(struct hp *c, uint64_t max, uint64_t *v, uint32_t bit, uint32_t *known) {
-    if (!htoken(c)) return hfail(c, "missing column");
+    if (!htoken(c)) return hmissing(c);
     if (c->te - c->tb == 1 && *c->tb == '-') return 0;
     if (hnum(c, max, v) < 0) return hfail(c, "not a number");
     *known |= bit;
@@ -115,7 +122,7 @@ static int hopt(struct hp *c, uint64_t max, uint64_t *v, uint32_t bit, uint32_t 
  * seconds.nanoseconds. A delete time of "0" is refused: it would be
  * written back as 0.000000000, which no reader takes. */
 static int htime(struct hp *c, int is_delete, int64_t *t) {
-    if (!htoken(c)) return hfail(c, "missing column");
+    if (!htoken(c)) return hmissing(c);
     if (c->te - c->tb == 1 && *c->tb == '0' && !is_delete) return *t = 0, 0;
     if (c->te - c->tb == 1 && *c->tb == '-' && is_delete) return *t = TBBT_HM_NEVER, 0;
     if (tbbt_text_parse_time(c->tb, c->te, t) < 0 || *t <= 0) return hfail(c, "bad time");
@@ -125,7 +132,7 @@ static int htime(struct hp *c, int is_delete, int64_t *t) {
 /* Quoted string column into buf at offset *at (NUL-terminated); "-" when
  * allowed gives *at = -1. */
 static int hstr(struct hp *c, GString *buf, int allow_none, gssize *at) {
-    if (!htoken(c)) return hfail(c, "missing column");
+    if (!htoken(c)) return hmissing(c);
     if (allow_none && c->te - c->tb == 1 && *c->tb == '-') return *at = -1, 0;
     size_t start = buf->len, n;
     g_string_set_size(buf, start + (size_t)(c->te - c->tb) + 1);
@@ -141,20 +148,22 @@ static int hstr(struct hp *c, GString *buf, int allow_none, gssize *at) {
 /* Parses the id, parent, times and type columns. */
 static int parse_head(struct hp *c, struct tbbt_hm_entry *e) {
     uint64_t v;
-    if (!htoken(c) || hnum(c, UINT64_MAX, &v) < 0 || v == 0) return hfail(c, "bad id");
+    if (!htoken(c)) return hmissing(c);
+    if (hnum(c, UINT64_MAX, &v) < 0 || v == 0) return hfail(c, "bad id");
     e->id = v;
-    if (!htoken(c) || hnum(c, UINT64_MAX, &v) < 0) return hfail(c, "bad parent id");
+    if (!htoken(c)) return hmissing(c);
+    if (hnum(c, UINT64_MAX, &v) < 0) return hfail(c, "bad parent id");
     e->parent = v;
     if (htime(c, 0, &e->create) < 0 || htime(c, 1, &e->del) < 0) return -1;
     if (e->del != TBBT_HM_NEVER && e->del < e->create) return hfail(c, "deleted before created");
-    if (!htoken(c) || !(e->type = tbbt_hm_type_parse(c->tb, (size_t)(c->te - c->tb))))
-        return hfail(c, "bad type");
+    if (!htoken(c)) return hmissing(c);
+    if (!(e->type = tbbt_hm_type_parse(c->tb, (size_t)(c->te - c->tb)))) return hfail(c, "bad type");
     return 0;
 }
 
 /* Parses the mode column (octal or "-"). */
 static int parse_mode(struct hp *c, struct tbbt_hm_entry *e) {
-    if (!htoken(c)) return hfail(c, "missing column");
+    if (!htoken(c)) return hmissing(c);
     if (c->te - c->tb == 1 && *c->tb == '-') return 0;
     uint32_t m = 0;
     for (const char *q = c->tb; q < c->te; q++) {

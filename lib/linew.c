@@ -5,37 +5,22 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
-#include "interrupt.h"
 #include "outfile.h"
 
 struct tbbt_linew {
-    char *path, *tmp; /* tmp is NULL when written in place (see outfile.h) */
+    struct tbbt_outf *o;
     FILE *f;
     uint64_t n;
     int failed; /* errno of the first failed write */
 };
 
-/* Frees w's memory (its file is closed). */
-static void linew_free(struct tbbt_linew *w) {
-    if (w->tmp) tbbt_interrupt_untrack(w->tmp);
-    g_free(w->path), g_free(w->tmp), g_free(w);
-}
-
 /* Contract in linew.h. */
 struct tbbt_linew *tbbt_linew_open(const char *path, const char *first, char *err, size_t errlen) {
+    struct tbbt_outf *o = tbbt_outf_open(path, err, errlen);
+    if (!o) return NULL;
     struct tbbt_linew *w = g_new0(struct tbbt_linew, 1);
-    w->path = g_strdup(path);
-    if (tbbt_out_replaceable(path)) {
-        w->tmp = g_strdup_printf("%s.tmp.%ld", path, (long)getpid());
-        tbbt_interrupt_track(w->tmp); /* removed if the command is interrupted */
-    }
-    const char *name = w->tmp ? w->tmp : path;
-    if (!(w->f = fopen(name, "w"))) {
-        g_snprintf(err, errlen, "%s: %s", name, strerror(errno));
-        linew_free(w);
-        return NULL;
-    }
+    w->o = o;
+    w->f = o->f;
     fprintf(w->f, "%s\n", first);
     return w;
 }
@@ -54,20 +39,15 @@ int tbbt_linew_put(struct tbbt_linew *w, const GString *line) {
 int tbbt_linew_close(struct tbbt_linew *w, char *err, size_t errlen) {
     fprintf(w->f, "# end %llu\n", (unsigned long long)w->n);
     if (fflush(w->f) != 0 && !w->failed) w->failed = errno;
-    if (fclose(w->f) != 0 && !w->failed) w->failed = errno;
-    int rc = 0;
-    if (w->failed || (w->tmp && rename(w->tmp, w->path) != 0)) {
-        g_snprintf(err, errlen, "%s: %s", w->path, strerror(w->failed ? w->failed : errno));
-        if (w->tmp) unlink(w->tmp);
-        rc = -1;
-    }
-    linew_free(w);
-    return rc;
+    int failed = w->failed;
+    if (failed) g_snprintf(err, errlen, "%s: %s", w->o->path, strerror(failed));
+    int rc = tbbt_outf_close(w->o, !failed, failed ? NULL : err, errlen);
+    g_free(w);
+    return failed ? -1 : rc;
 }
 
 void tbbt_linew_abort(struct tbbt_linew *w) {
     if (!w) return;
-    fclose(w->f);
-    if (w->tmp) unlink(w->tmp);
-    linew_free(w);
+    tbbt_outf_close(w->o, 0, NULL, 0);
+    g_free(w);
 }

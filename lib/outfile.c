@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include "interrupt.h"
 
 /* Contract in outfile.h. lstat, not stat: a symlink is replaced by a
  * rename, so it is written through instead. */
@@ -35,4 +38,45 @@ gboolean tbbt_out_set_contents(const char *path, const char *data, gssize len, G
     }
     if (fclose(f) != 0) return out_fail(path, "close file", error);
     return TRUE;
+}
+
+/* Contract in outfile.h. */
+struct tbbt_outf *tbbt_outf_open(const char *path, char *err, size_t errlen) {
+    struct tbbt_outf *o = g_new0(struct tbbt_outf, 1);
+    o->path = g_strdup(path);
+    if (strcmp(path, "-") == 0) {
+        o->f = stdout;
+        return o;
+    }
+    if (tbbt_out_replaceable(path)) {
+        o->tmp = g_strdup_printf("%s.tmp.%ld", path, (long)getpid());
+        tbbt_interrupt_track(o->tmp); /* removed if the command is interrupted */
+    }
+    if (!(o->f = fopen(o->tmp ? o->tmp : path, "w"))) {
+        g_snprintf(err, errlen, "%s: cannot create: %s", path, g_strerror(errno));
+        tbbt_outf_close(o, 0, NULL, 0);
+        return NULL;
+    }
+    return o;
+}
+
+/* Contract in outfile.h. */
+int tbbt_outf_close(struct tbbt_outf *o, int ok, char *err, size_t errlen) {
+    int rc = 0;
+    if (o->f == stdout) {
+        if (fflush(stdout) != 0) rc = -1;
+    } else if (o->f && fclose(o->f) != 0) {
+        rc = -1;
+    }
+    if (rc < 0 && err) g_snprintf(err, errlen, "%s: write failed: %s", o->path, g_strerror(errno));
+    if (ok && rc == 0 && o->tmp && rename(o->tmp, o->path) != 0) {
+        if (err) g_snprintf(err, errlen, "%s: cannot rename into place: %s", o->path, g_strerror(errno));
+        rc = -1;
+    }
+    if (o->tmp) {
+        if (!ok || rc < 0) unlink(o->tmp);
+        tbbt_interrupt_untrack(o->tmp);
+    }
+    g_free(o->path), g_free(o->tmp), g_free(o);
+    return ok ? rc : -1;
 }

@@ -14,6 +14,7 @@
 
 #include <glib.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 /* True when path may be replaced by renaming a temporary file over it:
  * it does not exist, or it is a regular file (not a symlink). */
@@ -22,5 +23,21 @@ bool tbbt_out_replaceable(const char *path);
 /* g_file_set_contents() that writes in place (no temporary file, no
  * rename) when path is not replaceable. Same arguments and result. */
 gboolean tbbt_out_set_contents(const char *path, const char *data, gssize len, GError **error);
+
+/* A streamed output: written to PATH.tmp.PID (removed if the command is
+ * interrupted, lib/interrupt.h) and renamed at the end, or written in
+ * place when PATH is not replaceable. "-" is standard output. */
+struct tbbt_outf {
+    FILE *f;
+    char *path, *tmp; /* tmp NULL: written in place */
+};
+
+/* Opens path for writing; NULL with "PATH: why" in err. */
+struct tbbt_outf *tbbt_outf_open(const char *path, char *err, size_t errlen);
+
+/* Flushes and closes; with ok, puts the file in place and returns 0, or
+ * -1 with "PATH: why" in err; without ok (or on error) removes the
+ * temporary file. Frees o. */
+int tbbt_outf_close(struct tbbt_outf *o, int ok, char *err, size_t errlen);
 
 #endif

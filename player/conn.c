@@ -6,6 +6,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,8 @@
 #include <rpc/rpc.h>
 
 #include <glib.h>
+
+#include "nfsdec.h"
 
 /* The NFS port: the given one, or the portmapper's answer (IPv4). */
 static int nfs_port(const struct tbbt_nfs_server *s, struct addrinfo *ai, int udp) {
@@ -188,6 +191,76 @@ int tbbt_pconn_read(struct tbbt_pconn *c, void (*cb)(void *ctx, const uint8_t *m
     c->len += (size_t)r;
     c->bytes_in += (size_t)r;
     return consume(c, cb, ctx, err, errlen);
+}
+
+/* What the probe's reply said, from its callback. */
+struct probe {
+    uint32_t xid;
+    int got; /* 0 nothing yet, 1 the reply, -1 something else */
+    struct tbbt_rpc_hdr h;
+};
+
+/* Receives one whole message for the probe. */
+static void probe_msg(void *ctx, const uint8_t *m, size_t n) {
+    struct probe *p = ctx;
+    if (p->got) return;
+    p->got = tbbt_rpc_parse(m, n, &p->h) == 0 && p->h.mtype == TBBT_RPC_REPLY && p->h.xid == p->xid ? 1 : -1;
+}
+
+/* RPC accept_stat and reject_stat values as words (RFC 5531 9). */
+static const char *const accept_words[] = {
+    "success",           "program unavailable", "version 3 unavailable", "procedure unavailable",
+    "garbage arguments", "system error"};
+
+int tbbt_pconn_probe(struct tbbt_pconn *c, int timeout, char *err, size_t errlen) {
+    struct probe p = {.xid = (uint32_t)g_random_int()};
+    /* xid, CALL, RPC version 2, NFS (100003) version 3, NULL; AUTH_NONE credential and verifier */
+    uint32_t call[10] = {htonl(p.xid), htonl(TBBT_RPC_CALL), htonl(2), htonl(100003), htonl(3)};
+    if (tbbt_pconn_send(c, (const uint8_t *)call, sizeof(call)) < 0) {
+        snprintf(err, errlen, "not an NFS server: cannot send %s an NFS NULL call (%s)", c->peer,
+                 strerror(errno));
+        return -1;
+    }
+    gint64 end = g_get_monotonic_time() + (gint64)timeout * G_USEC_PER_SEC;
+    char why[256] = "";
+    while (!p.got) {
+        gint64 left = end - g_get_monotonic_time();
+        if (left <= 0) {
+            snprintf(err, errlen,
+                     "no reply to an NFS NULL call from %s in %d s (not an NFS server, or not answering)",
+                     c->peer, timeout);
+            return -1;
+        }
+        struct pollfd pf = {.fd = c->fd, .events = POLLIN};
+        int n = poll(&pf, 1, (int)(left / 1000 + 1));
+        if (n < 0 && errno != EINTR) {
+            snprintf(err, errlen, "%s: poll: %s", c->peer, strerror(errno));
+            return -1;
+        }
+        if (n > 0 && tbbt_pconn_read(c, probe_msg, &p, why, sizeof(why)) < 0) {
+            snprintf(err, errlen, "not an NFS server: %s does not answer NFS calls (%s)", c->peer,
+                     strchr(why, ' ') ? strchr(why, ' ') + 1 : why); /* why starts with the peer */
+            return -1;
+        }
+    }
+    if (p.got < 0) {
+        snprintf(err, errlen,
+                 "not an NFS server: %s answers an NFS NULL call with something that is not an RPC reply",
+                 c->peer);
+        return -1;
+    }
+    if (p.h.reply_stat != 0) {
+        snprintf(err, errlen, "%s denies an NFS NULL call (%s)", c->peer,
+                 p.h.reject_stat == 0 ? "RPC version mismatch" : "authentication error");
+        return -1;
+    }
+    if (p.h.accept_stat != 0) {
+        snprintf(err, errlen, "%s does not serve NFSv3 (RPC: %s)", c->peer,
+                 p.h.accept_stat < G_N_ELEMENTS(accept_words) ? accept_words[p.h.accept_stat]
+                                                              : "unknown error");
+        return -1;
+    }
+    return 0;
 }
 
 void tbbt_pconn_close(struct tbbt_pconn *c) {

@@ -35,6 +35,17 @@ struct tbbt_pconn {
  * message in err. */
 int tbbt_pconn_open(struct tbbt_pconn *c, const struct tbbt_nfs_server *s, int udp, char *err, size_t errlen);
 
+/* Checks, on a connection just opened, that the server answers NFSv3
+ * there: sends an RPC NULL call (program 100003, version 3, procedure 0)
+ * and waits at most timeout seconds for its reply. Returns 0 when the
+ * reply is an accepted, successful RPC reply to it; else -1 with one
+ * sentence naming c's peer in err: "not an NFS server: ..." (the bytes
+ * that came are not an RPC reply, or the connection was closed or
+ * refused), the RPC error when it is RPC but not NFSv3 (program or
+ * version unavailable, call denied), or no reply in time. Reads what
+ * comes on c, so it is called before any other message is sent on it. */
+int tbbt_pconn_probe(struct tbbt_pconn *c, int timeout, char *err, size_t errlen);
+
 #define TBBT_PCONN_UDP_MAX 65000 /* the largest message sent over UDP */
 
 /* Sends one RPC message. Returns 0, or -1 with errno set (a broken

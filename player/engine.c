@@ -168,7 +168,8 @@ struct engine {
     GHashTable *client_conn;      /* struct client_key -> index + 1 */
     GHashTable *fh;               /* id -> struct fhent */
     GHashTable *roots;            /* ids of the clones' roots (the manifest's "."): no ".." above them */
-    GHashTable *cookies;          /* struct ckey -> struct cval */
+    char *mf_server;     /* the manifest's "server": where tbbt-init built the image (NULL: not said) */
+    GHashTable *cookies; /* struct ckey -> struct cval */
     void *sched;
     uint64_t next_add, completed, outstanding;
     struct held *held;
@@ -297,6 +298,7 @@ static int load_manifest(struct engine *e, char *err, size_t errlen) {
         if ((v = tbbt_mfr_header(r, "map_sha256"))) e->st->map_sha256 = g_strdup(v);
         if ((v = tbbt_mfr_header(r, "params"))) e->st->params = g_strdup(v);
         if ((v = tbbt_mfr_header(r, "run"))) e->st->run = g_strdup(v);
+        if ((v = tbbt_mfr_header(r, "server"))) e->mf_server = g_strdup(v);
         for (uint32_t i = 0; i < e->nclones && rc == 0; i++)
             if (!n[i]) {
                 snprintf(err, errlen, "%s: no object of clone %u", e->o->manifest, first + i);
@@ -306,6 +308,59 @@ static int load_manifest(struct engine *e, char *err, size_t errlen) {
     g_free(n);
     tbbt_mfr_close(r);
     return rc;
+}
+
+/* The export part of "HOST:/EXPORT" or "[V6]:/EXPORT" (tbbt_nfs_server_name's
+ * form, the manifest's "server"), or NULL. */
+static const char *export_of(const char *name) {
+    const char *p = name[0] == '[' ? strstr(name, "]:") : NULL;
+    p = p ? p + 1 : strchr(name, ':');
+    return p && p[1] == '/' ? p + 1 : NULL;
+}
+
+/* Whether two export paths name the same export: equal but for trailing
+ * slashes ("/x/" is "/x"; "/" stays "/"). */
+static int same_export(const char *a, const char *b) {
+    size_t na = strlen(a), nb = strlen(b);
+    while (na > 1 && a[na - 1] == '/')
+        na--;
+    while (nb > 1 && b[nb - 1] == '/')
+        nb--;
+    return na == nb && !memcmp(a, b, na);
+}
+
+/* Before the replay, so that a wrong server or export fails at once in one
+ * sentence rather than as thousands of failed requests: the server answers
+ * NFSv3 where the replay will send (a NULL call on a connection of its
+ * own, conn.h); the export exists, when MOUNT can be asked (a MOUNT port
+ * was given, or the NFS port too comes from the portmapper); and it is the
+ * export the manifest's image was built on (the handles play there, on no
+ * other). Returns 0, or -1 with the sentence in err, naming the server. */
+static int check_server(struct engine *e, char *err, size_t errlen) {
+    const struct tbbt_play_opts *o = e->o;
+    char srv[1300], why[600];
+    tbbt_nfs_server_name(&o->server, srv, sizeof(srv));
+    struct tbbt_pconn c;
+    int rc = tbbt_pconn_open(&c, &o->server, o->udp, why, sizeof(why));
+    if (rc == 0) rc = tbbt_pconn_probe(&c, o->timeout_s, why, sizeof(why));
+    tbbt_pconn_close(&c);
+    if (rc < 0) {
+        snprintf(err, errlen, "%s: %s", srv, why);
+        return -1;
+    }
+    struct tbbt_fh root;
+    if ((o->server.mountport || !o->server.nfsport) &&
+        tbbt_nfs_mount(&o->server, o->timeout_s, &root, err, errlen) < 0)
+        return -1;
+    const char *built = e->mf_server ? export_of(e->mf_server) : NULL;
+    if (built && !same_export(built, o->server.export)) {
+        snprintf(err, errlen,
+                 "%s: not the export the manifest %s was built on (%s): replay there, or run tbbt-init on "
+                 "this one",
+                 srv, o->manifest, e->mf_server);
+        return -1;
+    }
+    return 0;
 }
 
 /* ---- the I/O thread ---- */
@@ -937,6 +992,7 @@ static int setup(struct engine *e, char *err, size_t errlen) {
     e->xid_base = (uint32_t)(x ^ (uint64_t)time(NULL));
     if (!(e->rd = tbbt_recr_open(o->trace, err, errlen))) return -1;
     if (load_manifest(e, err, errlen) < 0) return -1;
+    if (check_server(e, err, errlen) < 0) return -1;
     struct tbbt_sched_opts so = {.window = cap, .deps = o->deps, .known = known, .known_ctx = e};
     e->ord = o->order;
     if (e->nclones > 1) /* each clone its own ordering (clones.h) */
@@ -982,6 +1038,7 @@ static void teardown(struct engine *e) {
         g_hash_table_destroy(e->fh), g_hash_table_destroy(e->cookies), g_hash_table_destroy(e->client_conn);
         g_hash_table_destroy(e->roots);
     }
+    g_free(e->mf_server);
     g_free(e->sent_fifo.v);
     if (e->wake > 0) close(e->wake);
 }

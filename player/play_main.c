@@ -18,11 +18,12 @@
 #include "engine.h"
 #include "mpi_ranks.h"
 #include "simrun.h"
+#include "usage.h"
 
 struct play_cli {
     char *order, *manifest, *json, *cred, *deps, *send_log, *json_rank;
     gdouble speedup, warmup, duration;
-    gint window, max_out, connections, clone, clones, timeout, nfsport;
+    gint window, max_out, connections, clone, clones, timeout, nfsport, mountport;
     gint64 limit, seed;
     gboolean strict, quiet, live, no_live, udp;
     gboolean simulate;
@@ -68,6 +69,10 @@ static GOptionEntry play_entries[] = {
     {"cred", 0, 0, G_OPTION_ARG_STRING, &cli.cred,
      "AUTH_SYS uid:gid for every request (default: the trace's)", "UID:GID"},
     {"nfs-port", 0, 0, G_OPTION_ARG_INT, &cli.nfsport, "NFS port (default: ask the portmapper)", "PORT"},
+    {"mount-port", 0, 0, G_OPTION_ARG_INT, &cli.mountport,
+     "MOUNT port, to check before the replay that the export exists (default: the portmapper's, asked only "
+     "when --nfs-port is not given)",
+     "PORT"},
     {"seed", 0, 0, G_OPTION_ARG_INT64, &cli.seed, "Seed of the write payload and verifiers (default 1)", "N"},
     {"json", 'j', 0, G_OPTION_ARG_FILENAME, &cli.json, "Write the results as one JSON document", "FILE"},
     {"json-rank", 0, 0, G_OPTION_ARG_FILENAME, &cli.json_rank,
@@ -90,9 +95,9 @@ static GOptionEntry play_entries[] = {
 
 static char *default_manifest; /* made by check(), freed by main() */
 
-static void usage(const char *what) {
-    fprintf(stderr, "tbbt-play: %s (try --help)\n", what);
-    exit(2);
+/* A usage error (lib/usage.h): the message, the synopsis, exit 2. */
+static G_GNUC_NORETURN void usage(const char *what) {
+    tbbt_usage_error(TBBT_PLAY_TOOL, TBBT_PLAY_SYNOPSIS, "%s", what);
 }
 
 /* SIGINT, SIGTERM: stop sending, finish, report, exit 3. */
@@ -105,7 +110,9 @@ static void on_signal(int sig) {
 static void check(int argc, char **argv, struct tbbt_play_opts *o) {
     tbbt_play_opts_default(o);
     if (!cli.max_out) cli.max_out = 1024; /* not given */
-    if (argc != 3) usage("expected TRACE.tbbt and SERVER:/EXPORT");
+    if (argc != 3)
+        usage(argc < 3 ? "expected TRACE.tbbt and SERVER:/EXPORT (--simulate for no server)"
+                       : "expected TRACE.tbbt and SERVER:/EXPORT only");
     if (cli.order && !(o->order = tbbt_sched_find(cli.order))) usage("--order must be conservative or fsdep");
     if (cli.speedup < 0 || cli.window < 1 || cli.max_out < 1 || cli.timeout < 1 || cli.connections < 0 ||
         cli.connections > 64 || cli.clone < 0 || cli.clones < 0 || cli.warmup < 0 || cli.duration < 0 ||
@@ -117,7 +124,10 @@ static void check(int argc, char **argv, struct tbbt_play_opts *o) {
               "2^28");
     o->send_log = cli.send_log;
     char err[512];
-    if (tbbt_nfs_server_parse(argv[2], cli.nfsport, 0, &o->server, err, sizeof(err)) < 0) usage(err);
+    if (cli.nfsport < 0 || cli.nfsport > 65535 || cli.mountport < 0 || cli.mountport > 65535)
+        usage("--nfs-port and --mount-port must be 1..65535");
+    if (tbbt_nfs_server_parse(argv[2], cli.nfsport, cli.mountport, &o->server, err, sizeof(err)) < 0)
+        usage(err);
     unsigned uid, gid;
     char extra;
     if (cli.cred) {
@@ -167,15 +177,8 @@ int main(int argc, char **argv) {
                                  "MPI (mpirun -np N tbbt-play ...): %s.",
                                  tbbt_mpi_built());
     g_option_context_set_description(ctx, desc);
-    GError *ge = NULL;
-    int ok = g_option_context_parse(ctx, &argc, &argv, &ge);
-    g_option_context_free(ctx);
+    tbbt_usage_parse(ctx, TBBT_PLAY_TOOL, TBBT_PLAY_SYNOPSIS, &argc, &argv);
     g_free(desc);
-    if (!ok) {
-        fprintf(stderr, "tbbt-play: %s (try --help)\n", ge->message);
-        g_error_free(ge);
-        return 2;
-    }
     if (cli.simulate)
         return tbbt_simrun_main(argc, argv,
                                 &(struct tbbt_simrun_args){cli.order, cli.deps, cli.strict, cli.sim_latency,
@@ -196,7 +199,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "tbbt-play: %s%s\n", tbbt_mpi_tag(), err);
         st.partial = 1; /* what was measured before the failure still goes out */
     }
-    if (cli.json_rank) {
+    if (cli.json_rank && st.started[0]) { /* not when it never started (below) */
         char *path = g_strdup_printf("%s.%d", cli.json_rank, tbbt_mpi_rank());
         if (write_json(&st, path) < 0) rc = -1;
         g_free(path);
@@ -204,8 +207,11 @@ int main(int argc, char **argv) {
     int job = tbbt_mpi_gather(&st, rc, err, sizeof(err)); /* rank 0: every rank's figures merged */
     if (job < 0 && rc >= 0) fprintf(stderr, "tbbt-play: %s\n", err);
     rc = job;
-    if (!cli.quiet && tbbt_mpi_rank() == 0) tbbt_pstats_report(&st, stdout);
-    if (cli.json && tbbt_mpi_rank() == 0 && write_json(&st, cli.json) < 0) rc = -1;
+    /* A replay that never started (a file, the server, the export refused
+     * in setup) has no figures: its one line says why, no report follows. */
+    int replayed = st.started[0] != 0;
+    if (replayed && !cli.quiet && tbbt_mpi_rank() == 0) tbbt_pstats_report(&st, stdout);
+    if (replayed && cli.json && tbbt_mpi_rank() == 0 && write_json(&st, cli.json) < 0) rc = -1;
     tbbt_pstats_free(&st);
     g_free(default_manifest);
     return rc < 0 ? 1 : rc;

@@ -14,6 +14,7 @@
 #include "hist.h"
 #include "recfile.h"
 #include "rectext.h"
+#include "usage.h"
 
 static const uint32_t default_windows[] = {100, 200, 500, 1000, 2000, 5000, 10000};
 
@@ -238,34 +239,32 @@ static void json(const struct run *u, GString *o) {
     g_string_append_printf(o, "],\"wall_s\":%.3f,\"cpu_s\":%.3f}\n", u->wall_s, u->cpu_s);
 }
 
-static int usage(const char *what) {
-    fprintf(stderr, "tbbt-play: %s (try --help)\n", what);
-    return 2;
+/* A usage error (lib/usage.h): the message, tbbt-play's synopsis, exit 2. */
+static G_GNUC_NORETURN void usage(const char *what) {
+    tbbt_usage_error(TBBT_PLAY_TOOL, TBBT_PLAY_SYNOPSIS, "%s", what);
 }
 
-/* Fills u's options from a; returns 0, or 2 after saying why. */
+/* Fills u's options from a; returns 0 (a bad one exits 2, lib/usage.h). */
 static int check(struct run *u, const struct tbbt_simrun_args *a, int64_t *dflt) {
     char err[512];
     u->so.order = &tbbt_sched_fsdep;
     if (a->order && !(u->so.order = tbbt_sched_find(a->order)))
-        return usage("--order must be conservative or fsdep");
+        usage("--order must be conservative or fsdep");
     u->so.deps = a->strict ? TBBT_DEPS_STRICT : TBBT_DEPS_REPLY;
-    if (a->deps && (u->so.deps = tbbt_sched_deps(a->deps)) < 0)
-        return usage("--deps must be reply, send or strict");
-    if (a->speedup > 0) return usage("--simulate plays at full speed: --speedup is not simulated");
-    if (a->max_outstanding < 0 || a->limit < 0)
-        return usage("--max-outstanding and --limit must be positive");
+    if (a->deps && (u->so.deps = tbbt_sched_deps(a->deps)) < 0) usage("--deps must be reply, send or strict");
+    if (a->speedup > 0) usage("--simulate plays at full speed: --speedup is not simulated");
+    if (a->max_outstanding < 0 || a->limit < 0) usage("--max-outstanding and --limit must be positive");
     u->so.max_outstanding = (uint32_t)a->max_outstanding;
     int n = a->windows ? tbbt_simrun_parse_windows(a->windows, u->so.windows, err, sizeof(err))
                        : (int)G_N_ELEMENTS(default_windows);
-    if (n < 0) return usage(err);
+    if (n < 0) usage(err);
     if (!a->windows) memcpy(u->so.windows, default_windows, sizeof(default_windows));
     u->so.nwindows = (unsigned)n;
     *dflt = -1;
     for (int i = 0; i < TBBT_OP_COUNT; i++)
         u->so.latency_ns[i] = -1;
     if (a->latency && tbbt_simrun_parse_latency(a->latency, u->so.latency_ns, dflt, err, sizeof(err)) < 0)
-        return usage(err);
+        usage(err);
     for (int i = 0; i < TBBT_OP_COUNT; i++) {
         if (u->so.latency_ns[i] >= 0)
             u->src[i] = TBBT_SIMLAT_GIVEN;
@@ -289,7 +288,7 @@ static double wall_now(void) {
 }
 
 int tbbt_simrun_main(int argc, char **argv, const struct tbbt_simrun_args *a) {
-    if (argc != 2) return usage("--simulate takes TRACE.tbbt only (no server)");
+    if (argc != 2) usage(argc < 2 ? "no TRACE.tbbt given" : "--simulate takes TRACE.tbbt only (no server)");
     struct run *u = g_new0(struct run, 1);
     u->trace = argv[1];
     int64_t dflt;

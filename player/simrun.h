@@ -39,10 +39,16 @@ int tbbt_simrun_parse_latency(const char *spec, int64_t lat[TBBT_OP_COUNT], int6
  * 1..TBBT_SIM_MAX_WINDOW). Returns the count, or -1 with err. */
 int tbbt_simrun_parse_windows(const char *spec, uint32_t *w, char *err, size_t errlen);
 
+/* tbbt-play's name and synopsis, for its usage errors (lib/usage.h),
+ * shared by the replay and --simulate. */
+#define TBBT_PLAY_TOOL "tbbt-play"
+#define TBBT_PLAY_SYNOPSIS                                                                                   \
+    "tbbt-play [OPTION...] TRACE.tbbt SERVER:/EXPORT\ntbbt-play --simulate [OPTION...] TRACE.tbbt"
+
 /* The whole of --simulate: argv holds the program and TRACE.tbbt only.
  * Prints the report on stdout (unless quiet), writes the JSON. Returns
- * the exit code: 0 done, 1 failed (file, ordering deadlock), 2 bad usage
- * (a one-line message on stderr). */
+ * the exit code: 0 done, 1 failed (file, ordering deadlock); bad usage
+ * exits 2 (lib/usage.h) before anything is read. */
 int tbbt_simrun_main(int argc, char **argv, const struct tbbt_simrun_args *a);
 
 #endif

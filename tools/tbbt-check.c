@@ -19,6 +19,13 @@
 #include "pass2.h"
 #include "recfile.h"
 #include "interrupt.h"
+#include "usage.h"
+
+#define TOOL "tbbt-check"
+/* The forms of the command line, for usage errors (lib/usage.h); --help has the options. */
+#define SYNOPSIS                                                                                             \
+    "tbbt-check [--json FILE] [--write OUT.tbbt] [OPTION...] FILE.tbbt\n"                                    \
+    "tbbt-check --write OUT.tbbt --copy FILE.tbbt"
 
 static char *opt_json, *opt_write;
 static gint64 opt_seed = 1;
@@ -114,14 +121,11 @@ int main(int argc, char **argv) {
     g_option_context_set_description(ctx,
                                      "Exit: 0 no replay failure (with --write: all corrected), 1 failures "
                                      "or error, 2 usage.");
-    GError *e = NULL;
-    if (!g_option_context_parse(ctx, &argc, &argv, &e) || argc != 2 || opt_window < -1) {
-        fprintf(stderr, "tbbt-check: %s\n", e ? e->message : "expected one record file (see --help)");
-        if (e) g_error_free(e);
-        g_option_context_free(ctx);
-        return 2;
-    }
-    g_option_context_free(ctx);
+    tbbt_usage_parse(ctx, TOOL, SYNOPSIS, &argc, &argv);
+    if (argc < 2) tbbt_usage_error(TOOL, SYNOPSIS, "no record file given");
+    if (argc > 2) tbbt_usage_error(TOOL, SYNOPSIS, "one record file only, got %d operands", argc - 1);
+    if (opt_window < -1) tbbt_usage_error(TOOL, SYNOPSIS, "--window %d: must be 0 or more", opt_window);
+    if (opt_copy && !opt_write) tbbt_usage_error(TOOL, SYNOPSIS, "--copy needs --write");
     char err[512];
     struct tbbt_recreader *rd = tbbt_recr_open(argv[1], err, sizeof(err));
     if (!rd) {
@@ -134,9 +138,8 @@ int main(int argc, char **argv) {
         tbbt_recr_close(rd);
         return 1;
     }
-    if (opt_copy) {
-        int crc = w ? copy(rd, w, opt_write) : -1;
-        if (!w) fprintf(stderr, "tbbt-check: --copy needs --write\n");
+    if (opt_copy) { /* w is open: --copy without --write is a usage error */
+        int crc = copy(rd, w, opt_write);
         tbbt_recr_close(rd);
         return crc ? 1 : 0;
     }

@@ -13,9 +13,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "outfile.h"
 #include "recfile.h"
 #include "rectext.h"
 #include "interrupt.h"
+#include "usage.h"
+
+#define TOOL "tbbt-dump"
+/* The forms of the command line, for usage errors (lib/usage.h); --help has the options. */
+#define SYNOPSIS                                                                                             \
+    "tbbt-dump [--jsonl] [-o OUT] FILE.tbbt\n"                                                               \
+    "tbbt-dump --meta FILE.tbbt\n"                                                                           \
+    "tbbt-dump --text-in -o OUT.tbbt [--set-meta JSON] FILE|-"
 
 #define FLUSH_AT (64 * 1024)
 
@@ -49,21 +58,6 @@ static int flush_out(GString *buf, FILE *f, const char *name) {
     return 0;
 }
 
-/* Opens the text/JSON output (stdout unless -o). Returns NULL on error. */
-static FILE *open_out(const char *path) {
-    if (!path || strcmp(path, "-") == 0) return stdout;
-    FILE *f = fopen(path, "w");
-    if (!f) fprintf(stderr, "tbbt-dump: %s: cannot create: %s\n", path, g_strerror(errno));
-    return f;
-}
-
-/* Closes the output; returns 0 or -1 (message printed). */
-static int close_out(FILE *f, const char *path) {
-    int bad = f == stdout ? fflush(f) : fclose(f);
-    if (bad) fprintf(stderr, "tbbt-dump: %s: write failed: %s\n", path ? path : "stdout", g_strerror(errno));
-    return bad ? -1 : 0;
-}
-
 /* Prints every record of path as text or JSON. Returns the exit code. */
 static int dump(const char *path) {
     char err[600];
@@ -77,11 +71,14 @@ static int dump(const char *path) {
         tbbt_recr_close(rd);
         return 0;
     }
-    FILE *f = open_out(o.out);
-    if (!f) {
+    /* a file is written under a temporary name and renamed when whole */
+    struct tbbt_outf *of = tbbt_outf_open(o.out ? o.out : "-", err, sizeof(err));
+    if (!of) {
+        fprintf(stderr, "tbbt-dump: %s\n", err);
         tbbt_recr_close(rd);
         return 1;
     }
+    FILE *f = of->f;
     const char *oname = o.out ? o.out : "stdout";
     struct tbbt_rec r;
     GString *buf = g_string_sized_new(FLUSH_AT + 4096);
@@ -104,7 +101,11 @@ static int dump(const char *path) {
         fprintf(stderr, "tbbt-dump: %s\n", tbbt_recr_error(rd));
         rc = 1;
     }
-    if (flush_out(buf, f, oname) < 0 || close_out(f, o.out) < 0) rc = 1;
+    if (flush_out(buf, f, oname) < 0) rc = 1;
+    if (tbbt_outf_close(of, rc == 0, err, sizeof(err)) < 0 && rc == 0) {
+        fprintf(stderr, "tbbt-dump: %s\n", err);
+        rc = 1;
+    }
     g_string_free(buf, TRUE);
     tbbt_rec_free(&r);
     tbbt_recr_close(rd);
@@ -183,42 +184,26 @@ static int undump(const char *path) {
     return rc;
 }
 
-/* Parses the command line into o. Returns 0, or 2 (bad usage, message
- * printed). */
-static int parse_args(int *argc, char ***argv) {
-    GError *gerr = NULL;
+/* Parses the command line into o; exits 2 on bad usage (lib/usage.h). */
+static void parse_args(int *argc, char ***argv) {
     GOptionContext *ctx = g_option_context_new("FILE");
     g_option_context_set_summary(ctx,
                                  "Print a tbbt record file as text (default) or JSON lines, or convert the\n"
                                  "text form back into a record file (--text-in).");
     g_option_context_add_main_entries(ctx, entries, NULL);
-    int ok = g_option_context_parse(ctx, argc, argv, &gerr);
-    g_option_context_free(ctx);
-    if (!ok) {
-        fprintf(stderr, "tbbt-dump: %s (see --help)\n", gerr->message);
-        g_error_free(gerr);
-        return 2;
-    }
-    if (*argc != 2) {
-        fprintf(stderr, "tbbt-dump: expected one FILE (see --help)\n");
-        return 2;
-    }
-    if (o.text_in && (!o.out || o.jsonl || o.meta)) {
-        fprintf(stderr, "tbbt-dump: --text-in needs -o OUT and excludes --jsonl and --meta\n");
-        return 2;
-    }
-    if (o.set_meta && !o.text_in) {
-        fprintf(stderr, "tbbt-dump: --set-meta only applies with --text-in\n");
-        return 2;
-    }
-    return 0;
+    tbbt_usage_parse(ctx, TOOL, SYNOPSIS, argc, argv);
+    if (*argc < 2) tbbt_usage_error(TOOL, SYNOPSIS, "no FILE given");
+    if (*argc > 2) tbbt_usage_error(TOOL, SYNOPSIS, "one FILE only, got %d operands", *argc - 1);
+    if (o.text_in && (!o.out || o.jsonl || o.meta))
+        tbbt_usage_error(TOOL, SYNOPSIS, "--text-in needs -o OUT and excludes --jsonl and --meta");
+    if (o.set_meta && !o.text_in) tbbt_usage_error(TOOL, SYNOPSIS, "--set-meta only applies with --text-in");
 }
 
 /* Parses the options and runs the chosen conversion; returns the exit code. */
 int main(int argc, char **argv) {
     tbbt_interrupt_on_signal("tbbt-dump"); /* SIGINT, SIGTERM: temporaries removed, exit 3 */
-    int rc = parse_args(&argc, &argv);
-    if (rc == 0) rc = o.text_in ? undump(argv[1]) : dump(argv[1]);
+    parse_args(&argc, &argv);
+    int rc = o.text_in ? undump(argv[1]) : dump(argv[1]);
     g_free(o.out);
     g_free(o.set_meta);
     return rc;

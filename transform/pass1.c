@@ -1,6 +1,7 @@
 /* pass1.c -- pairing calls with replies, handles to IDs, records in order. */
 #include "pass1.h"
 
+#include <stdlib.h>
 #include <glib.h>
 #include <stdio.h>
 #include <string.h>
@@ -653,6 +654,8 @@ static void pair(struct tbbt_pass1 *p, struct pend *e, const struct tbbt_rpc_hdr
     pend_account(p, e);
 }
 
+#define DUP_COPY_NS 1000000LL /* 1 ms: no client retransmits that soon */
+
 /* A call: start a record, or recognise a retransmission. */
 static void on_call(struct tbbt_pass1 *p, const struct tbbt_rpc_hdr *h, const struct tbbt_msg *m,
                     int64_t t0) {
@@ -665,7 +668,9 @@ static void on_call(struct tbbt_pass1 *p, const struct tbbt_rpc_hdr *h, const st
         e = tbbt_htab_find_inline(&p->pending, hash, &key, pend_eq);
         if (e || recent_has(p, hash, &key)) {
             p->st.retrans_calls++;
-            if (e) e->rec.flags |= TBBT_RF_RETRANS;
+            /* a copy within DUP_COPY_NS is the same packet seen on a second
+             * interface (captures merged), not the client sending it again */
+            if (e && llabs(t0 - e->rec.call_time) > DUP_COPY_NS) e->rec.flags |= TBBT_RF_RETRANS;
             return;
         }
     }

@@ -25,8 +25,14 @@
 #include "summary.h"
 #include "textin.h"
 #include "interrupt.h"
+#include "usage.h"
 
 #define TBBT_VERSION "0.1.0"
+#define TOOL "tbbt-prep"
+/* The forms of the command line, for usage errors (lib/usage.h); --help has the options. */
+#define SYNOPSIS                                                                                             \
+    "tbbt-prep [-o OUT.tbbt] [OPTION...] INPUT\n"                                                            \
+    "tbbt-prep -o OUT.tbbt [OPTION...] -"
 
 struct prep_opts {
     char *output;
@@ -297,15 +303,13 @@ static int forced_kind(void) {
     if (!strcmp(opt.format, "capture")) return TBBT_IN_CAPTURE;
     if (!strcmp(opt.format, "ellard")) return TBBT_IN_ELLARD;
     if (!strcmp(opt.format, "text")) return TBBT_IN_RECTEXT;
-    fprintf(stderr, "tbbt-prep: --format %s: not capture, ellard, text or auto (try --help)\n", opt.format);
-    exit(2);
+    tbbt_usage_error(TOOL, SYNOPSIS, "--format %s: not capture, ellard, text or auto", opt.format);
 }
 
 /* Parses and checks every option before touching a file (bad usage exits
  * 2 whatever the file), then finds what the input holds and, for a
  * capture, opens it (exit 1 if it cannot). Returns the input path. */
 static const char *parse_args(int argc, char **argv, struct prep *p) {
-    GError *ge = NULL;
     GOptionContext *ctx = g_option_context_new("INPUT - decode an NFS capture or trace into replay records");
     g_option_context_add_main_entries(ctx, prep_entries, NULL);
     g_option_context_set_description(
@@ -313,32 +317,21 @@ static const char *parse_args(int argc, char **argv, struct prep *p) {
              "text form (also .gz, .zst). INPUT - (standard input), a pipe or a FIFO is read "
              "once as a capture (plain or .zst; --format for another kind), and needs -o. "
              "Exit: 0 done, 1 failed, 2 usage, 3 interrupted.");
-    int ok = g_option_context_parse(ctx, &argc, &argv, &ge);
-    g_option_context_free(ctx);
-    if (!ok) {
-        fprintf(stderr, "tbbt-prep: %s (try --help)\n", ge->message);
-        g_error_free(ge);
-        exit(2);
-    }
-    if (argc != 2 || opt.reply_timeout <= 0 || opt.step_threshold <= 0 || opt.max_warnings < 0) {
-        fprintf(stderr, "tbbt-prep: %s (try --help)\n",
-                argc != 2 ? "expected exactly one input file" : "timeouts and counts must be positive");
-        exit(2);
-    }
-    if (strcmp(argv[1], "-") == 0 && !opt.output) {
-        fprintf(stderr, "tbbt-prep: reading standard input (-) needs -o OUT.tbbt (try --help)\n");
-        exit(2);
-    }
+    tbbt_usage_parse(ctx, TOOL, SYNOPSIS, &argc, &argv);
+    if (argc < 2) tbbt_usage_error(TOOL, SYNOPSIS, "no INPUT given");
+    if (argc > 2) tbbt_usage_error(TOOL, SYNOPSIS, "one INPUT only, got %d operands", argc - 1);
+    if (opt.reply_timeout <= 0 || opt.step_threshold <= 0 || opt.max_warnings < 0)
+        tbbt_usage_error(TOOL, SYNOPSIS, "timeouts and counts must be positive");
+    if (strcmp(argv[1], "-") == 0 && !opt.output)
+        tbbt_usage_error(TOOL, SYNOPSIS, "reading standard input (-) needs -o OUT.tbbt");
     int kind = forced_kind();
     uint16_t ports[64];
     unsigned nports = 0;
     for (char **s = opt.ports; s && *s; s++) {
         char *end;
         long v = strtol(*s, &end, 10);
-        if (*end || v <= 0 || v > 65535 || nports == 64) {
-            fprintf(stderr, "tbbt-prep: --port %s: not a port number, or too many ports (try --help)\n", *s);
-            exit(2);
-        }
+        if (*end || v <= 0 || v > 65535 || nports == 64)
+            tbbt_usage_error(TOOL, SYNOPSIS, "--port %s: not a port number, or too many ports", *s);
         ports[nports++] = (uint16_t)v;
     }
     char err[512];

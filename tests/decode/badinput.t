@@ -42,7 +42,8 @@ is($rc, 0, 'the sample decodes');
 my $full = records("$tmp/full.tbbt");
 cmp_ok($full, '>', 1000, "the sample has $full records");
 
-# Usage errors: exit 2 and a pointer to --help.
+# Usage errors: exit 2, one line saying what is wrong, the synopsis and a
+# pointer to --help (lib/usage.h).
 for my $case ([ 'no argument', [] ], [ 'two captures', [ "$tmp/good.pcap", "$tmp/good.pcap" ] ],
     [ 'unknown option', [ '--frobnicate', "$tmp/good.pcap" ] ], [ 'bad port', [ '--port', 'abc', "$tmp/good.pcap" ] ],
     [ 'bad port before a missing file', [ '--port', 'abc', "$tmp/missing.pcap" ] ],
@@ -51,7 +52,8 @@ for my $case ([ 'no argument', [] ], [ 'two captures', [ "$tmp/good.pcap", "$tmp
 {
     ($rc, $err) = run(@{ $case->[1] });
     is($rc, 2, "usage: $case->[0] exits 2");
-    like($err, qr/^tbbt-prep: .*--help/, "usage: $case->[0] says so in one line") or diag($err);
+    like($err, qr/\Atbbt-prep: [^\n]+\nUsage: tbbt-prep .*\nTry 'tbbt-prep --help'[^\n]*\n\z/s,
+        "usage: $case->[0] says so in one line, then the synopsis") or diag($err);
 }
 
 # Not a capture, empty, missing: exit 1, one line naming the file, no output.

@@ -40,5 +40,6 @@ check "a gzip stream: exit 1, one line naming the input ($(cat "$TMP/gz.err"))" 
 check "a gzip stream: no output" [ ! -e "$TMP/gz.tbbt" ]
 "$PREP" - </dev/null 2>"$TMP/noout.err"
 rc=$?
-check "stdin without -o: exit 2, one line" eval '[ $rc = 2 ] && [ "$(wc -l <"$TMP/noout.err")" = 1 ]'
+check "stdin without -o: exit 2, one line and the usage" \
+    eval '[ $rc = 2 ] && head -1 "$TMP/noout.err" | grep -q "^tbbt-prep: .*needs -o" && sed -n 2p "$TMP/noout.err" | grep -q "^Usage: tbbt-prep"'
 e2e_end

@@ -87,6 +87,11 @@ for sig in INT TERM; do
     interrupt $sig 1 dump-$sig "$B/tools/tbbt-dump" --text-in -o out.tbbt "$TMP/dump-$sig.fifo"
     unstall
     check "dump-$sig: no complete record file" not_complete_rec "$TMP/dump-$sig/out.tbbt"
+
+    stall "$TMP/in.tbbt" "$TMP/text-$sig.fifo"
+    interrupt $sig 1 text-$sig "$B/tools/tbbt-dump" -o out.txt "$TMP/text-$sig.fifo"
+    unstall
+    check "text-$sig: no text output left (it would look like a shorter trace)" [ ! -e "$TMP/text-$sig/out.txt" ]
 done
 
 # tbbt-split, timed, on a large trace

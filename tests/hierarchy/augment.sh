@@ -9,7 +9,7 @@
 #   3. reproducible: same seed, same bytes; another seed, other bytes;
 #      the default output name is IN.aug.hmap; the output reads back as
 #      input (augmenting it again works);
-#   4. usage errors exit 2 with one line; a missing or corrupt map exits 1
+#   4. usage errors exit 2 with one line and the synopsis; a missing or corrupt map exits 1
 #      with "FILE:LINE: what" (or "FILE: what") and leaves no output behind;
 #   5. a map written by pass 3 (tbbt-prep, tbbt-map) from a real capture augments.
 # Usage (ctest): bash augment.sh BUILD_DIR SRC_DIR
@@ -117,8 +117,12 @@ expect() { # expect RC PATTERN -- command...
     local err
     err=$("$@" 2>&1 >/dev/null)
     local got=$?
-    if [ $got -eq "$want" ] && [ "$(wc -l <<<"$err")" -eq 1 ] && grep -Eq -- "$pat" <<<"$err"; then
-        ok "exit $got: $err"
+    # a usage error (2) is one line and the synopsis (lib/usage.h); any other, one line
+    local says
+    says=$(grep -v '^Usage: \|^   or: \|^Try ' <<<"$err")
+    if [ $got -eq "$want" ] && [ "$(wc -l <<<"$says")" -eq 1 ] && grep -Eq -- "$pat" <<<"$says" &&
+        { [ "$want" != 2 ] || grep -q '^Usage: tbbt-augment ' <<<"$err"; }; then
+        ok "exit $got: $says"
     else
         fail "want exit $want matching '$pat', got $got: $err"
     fi

@@ -7,7 +7,9 @@
 # creation sent again that meets EXIST counts as made when the name holds
 # the object expected), finish and exit 0, and what it built must be the
 # image a build without faults makes:
-#   - its JSON: "complete": true, reconnects >= 2, every object counted;
+#   - its JSON: "complete": true, reconnects >= 2, every object counted,
+#     appends out across the restart written again (the write verifier
+#     changed: RFC 1813 says their UNSTABLE data may be lost);
 #   - the manifest beside the map: one line per initial ID, "# end N";
 #   - the marker says complete;
 #   - the tree (paths, types, sizes, modes, link counts, symlink targets,
@@ -83,8 +85,12 @@ check "tbbt-init finished across two restarts (exit 0)" [ $rc = 0 ]
 J() { $CHK json "$TMP/r.json" "$1"; }
 check "its JSON is whole and says complete" [ "$(J '$j->{complete} ? 1 : 0')" = 1 ]
 reconn=$(J '$j->{reconnects}')
-echo "figures: $reconn reconnects, $(J '$j->{resent}') calls sent again, $(J '$j->{exist_after_retry}') creations found made"
+rewr=$(J '$j->{rewritten}')
+echo "figures: $reconn reconnects, $(J '$j->{resent}') calls sent again, $(J '$j->{exist_after_retry}') creations found made, $rewr appends written again"
 check "two connections lost and made again ($reconn)" [ "${reconn:-0}" -ge 2 ]
+# the restart during the data: appends acknowledged UNSTABLE before it and
+# committed after it meet a new write verifier and are written again
+check "appends out across the restart written again ($rewr)" [ "${rewr:-0}" -ge 1 ]
 check "every object made (40 dirs, 16000 files, 40 symlinks, 40 links)" [ "$(J '$j->{objects}')" = 16120 ]
 check "the manifest is whole, one line per initial ID" $CHK manifest "$TMP/m.hmap" "$TMP/m.manifest" 1
 check "the marker says complete" grep -q '"state":"complete"' "$EXP/tbbt-run/.tbbt-run"

@@ -128,7 +128,7 @@ my %want = map { $_ => 1 } `'$dump' '$tmp/o.part0.tbbt'`, `'$dump' '$tmp/o.part2
 is(scalar @sel, $printed{0} + $printed{2}, 'parts 0 and 2 together');
 is_deeply(\@sel, [grep { $want{$_} } @all], 'their records, in trace order');
 
-# 5. bad usage: exit 2, one line
+# 5. bad usage: exit 2, one line, then the synopsis (lib/usage.h)
 for my $bad (['-k 1', 'parts'], ['-k 65', 'parts'], ['--select 3', 'select'], ['--select 0,0', 'twice'],
     ['--select x', 'select'], ['--select ""', 'select'], ['--bogus', 'bogus'], ['', 'expected'],
     ["--shared no/such/dir", 'no directory'], ['-k', 'k'])
@@ -137,7 +137,9 @@ for my $bad (['-k 1', 'parts'], ['-k 65', 'parts'], ['--select 3', 'select'], ['
     my $args = $a eq '' ? '' : "$a $tmp/t.tbbt";
     ($rc, $out, $err) = run($args);
     is($rc, 2, "'$a': exit 2");
-    ok(@$err == 1 && $err->[0] =~ /^tbbt-split: .*\Q$what\E/i, "'$a': one line: " . ($err->[0] // ''));
+    ok($err->[0] =~ /^tbbt-split: .*\Q$what\E/i && ($err->[1] // '') =~ /^Usage: tbbt-split /
+          && !grep({ !/^(tbbt-split:|Usage:|   or:|Try )/ } @$err) && (grep { /^tbbt-split:/ } @$err) == 1,
+        "'$a': one line, then the synopsis: " . ($err->[0] // ''));
 }
 
 # 6. corrupt inputs: exit 1, one line naming the file

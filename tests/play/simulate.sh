@@ -100,10 +100,12 @@ badrun() { # WHAT EXPECTED_RC ARGS...
     shift 2
     "$PLAY" "$@" >"$work/bad.out" 2>"$work/bad.err"
     local rc=$? n
-    n=$(wc -l <"$work/bad.err")
+    n=$(grep -vc '^Usage:\|^   or:\|^Try ' "$work/bad.err")
     [ $rc = "$want" ] || bad "$what: exit $rc, want $want"
-    [ "$n" = 1 ] || bad "$what: $n lines on stderr, want 1: $(cat "$work/bad.err")"
-    echo "$what: exit $rc: $(cat "$work/bad.err")"
+    [ "$n" = 1 ] || bad "$what: $n lines on stderr besides the usage, want 1: $(cat "$work/bad.err")"
+    # a usage error (exit 2) is followed by the synopsis (lib/usage.h)
+    [ $rc != 2 ] || grep -q '^Usage: tbbt-play' "$work/bad.err" || bad "$what: no usage synopsis"
+    echo "$what: exit $rc: $(head -1 "$work/bad.err")"
 }
 badrun "bad latency value" 2 --simulate --sim-latency getattr=fast "$T"
 badrun "unknown procedure" 2 --simulate --sim-latency getatr=10 "$T"

@@ -87,7 +87,9 @@ static void test_bad_lines(void **s) {
         {"2 1 0 - reg 1 0899 0 0 t \"a\" -", "column 7"},
         {"2 1 0 - reg 1 0644 0 0 z \"a\" -", "column 10"},
         {"2 1 0 - reg 1 0644 0 0 t a -", "column 11"},
-        {"2 1 0 - reg 1 0644 0 0 t \"a\"", "column 11"},
+        {"2 1 0 - reg 1 0644 0 0 t \"a\"", "column 12: missing"}, /* the column that is not there */
+        {"2 1 0 - reg", "column 6: missing"},
+        {"2", "column 2: missing"},
         {"2 1 0 - reg 1 0644 0 0 t \"a\" - extra", "column 13"},
         {"2 1 0 - reg 1 0644 0 0 t \"\" -", "column 11"},
         {"2 1 0 - reg 99999999999999999999 0644 0 0 t \"a\" -", "column 6"},

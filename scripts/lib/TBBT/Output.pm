@@ -34,7 +34,7 @@ sub temp_for {
     my ($path, $suffix) = @_;
     $suffix //= '';
     if (replaceable($path)) {
-        my $tmp = dirname($path) . '/.' . basename($path) . ".tmp.$$$suffix";
+        my $tmp = dirname($path) . '/.' . basename($path) . '.tmp.' . $$ . $suffix;
         open(my $fh, '>:raw', $tmp) or return;
         return ($fh, $tmp);
     }

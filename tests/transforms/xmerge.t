@@ -1,0 +1,144 @@
+#!/usr/bin/perl
+# xmerge.t -- tbbt-merge's C loop (tools/tbbt-xmerge) against its Perl
+# reference (TBBT_PERL_ONLY=1), byte for byte: every fixture of tests/data
+# that is a sorted record text, the bundled capture's records (traces/) and
+# ../shared/captures when present, each split in two interleaved pieces
+# and merged, merged with itself (every call a duplicate, ties in time),
+# with --dup-window 0 and -o; bad inputs: the same one-line error with
+# FILE:LINE and exit code, and no output left.
+use strict;
+use warnings;
+use Test::More;
+use File::Basename qw(dirname);
+use File::Temp qw(tempdir);
+use Cwd qw(abs_path);
+
+my $src   = $ENV{TBBT_SRC} // abs_path(dirname(__FILE__) . '/../..');
+my $build = $ENV{TBBT_BUILD} // "$src/build";
+my $tool  = "$src/scripts/tbbt-merge";
+my $dump  = "$build/tools/tbbt-dump";
+my $prep  = "$build/transform/tbbt-prep";
+my $tmp   = tempdir(CLEANUP => 1);
+plan skip_all => 'tbbt-xmerge not built' unless -x "$build/tools/tbbt-xmerge";
+
+# run(PERL_ONLY, SHELL-ARGS): (exit code, stdout, stderr) of the tool.
+sub run {
+    my ($perl, $args) = @_;
+    my $env = $perl ? 'TBBT_PERL_ONLY=1' : 'TBBT_PERL_ONLY=';
+    my $out = `$env TBBT_BUILD='$build' timeout 120 perl '$tool' $args 2>'$tmp/err'`;
+    my $rc  = $? & 127 ? 128 + ($? & 127) : $? >> 8;
+    my $err = do { open my $fh, '<', "$tmp/err" or die; local $/; <$fh> // '' };
+    # A failed merge into a .tbbt stops the output's tbbt-dump (SIGTERM), which
+    # says so, or not when the signal comes before its handler is set: a race.
+    $err =~ s/^tbbt-dump: interrupted, nothing written\n//m;
+    return ($rc, $out, $err);
+}
+
+# slurp(PATH): the file's bytes, or undef.
+sub slurp {
+    open my $fh, '<', $_[0] or return undef;
+    local $/;
+    return <$fh>;
+}
+
+# put(PATH, TEXT)
+sub put {
+    open my $fh, '>', $_[0] or die "$_[0]: $!";
+    print $fh $_[1];
+    close $fh or die;
+}
+
+# same(ARGS, WHAT, OUT): both paths give the same exit, stdout, stderr
+# and (when OUT is given) the same file OUT, or both none.
+sub same {
+    my ($args, $what, $out) = @_;
+    my (@r, @f);
+    for my $perl (1, 0) {
+        unlink $out if defined $out;
+        push @r, [run($perl, $args)];
+        push @f, defined $out ? slurp($out) : undef;
+    }
+    is($r[1][0], $r[0][0], "$what: exit $r[0][0] both");
+    ok($r[1][1] eq $r[0][1], "$what: stdout byte for byte");
+    is($r[1][2], $r[0][2], "$what: stderr");
+    ok((defined $f[0] ? $f[0] : '<none>') eq (defined $f[1] ? $f[1] : '<none>'), "$what: the output file")
+      if defined $out;
+    return @{$r[1]};
+}
+
+# records(CAPTURE, NAME): the capture's records as text in $tmp/NAME.txt.
+sub records {
+    my ($cap, $name) = @_;
+    system("'$prep' -q --no-map '$cap' -o '$tmp/$name.tbbt' >/dev/null 2>&1") == 0 or return;
+    system("'$dump' '$tmp/$name.tbbt' >'$tmp/$name.txt'") == 0 or return;
+    return "$tmp/$name.txt";
+}
+
+# Inputs: record texts sorted by call time (the Ellard fixture is not one).
+my @inputs = grep { !/ellard/ } glob "$src/tests/data/*.txt";
+push @inputs, grep {defined} records("$src/traces/ganesha-libnfs-mixed.pcap.zst", 'bundled') if -x $prep;
+my $shared = abs_path("$src/..") . '/shared/captures/public';
+for my $cap (sort glob "$shared/*.pcap.zst") {
+    last unless -x $prep;
+    my ($base) = $cap =~ m{([^/]+)\.pcap\.zst\z};
+    push @inputs, grep {defined} records($cap, "shared-$base");
+}
+ok(@inputs > 6, 'fixtures and at least one capture');
+
+for my $in (@inputs) {
+    my $name = (split m{/}, $in)[-1];
+    my @l = split /^/, slurp($in);
+    my @sorted = sort { (split ' ', $a)[0] <=> (split ' ', $b)[0] } @l;
+    if (join('', @sorted) ne join('', @l)) {    # not a sorted trace: both refuse it the same way
+        same("'$in'", "$name unsorted");
+        next;
+    }
+    put("$tmp/p1.txt", join '', @l[grep { $_ % 3 == 0 } 0 .. $#l]);
+    put("$tmp/p2.txt", join '', @l[grep { $_ % 3 != 0 } 0 .. $#l]);
+    same("'$tmp/p2.txt' '$tmp/p1.txt'", "$name in two pieces");
+    same("--dup-window 0 '$in' '$tmp/p1.txt' '$in'", "$name with itself, window 0");
+    same("-o '$tmp/o.txt' '$tmp/p1.txt' '$in'", "$name -o", "$tmp/o.txt");
+}
+
+subtest 'duplicates across inputs, window edges, stdin, .tbbt in and out' => sub {
+    my $h = '10.0.0.1:700 10.0.0.2:2049';
+    my $a = join '', map { my ($t, $x) = @$_; "$t - $h 0x0000000$x v3 getattr - L cred=1:0:0\n" }
+      (['1.000000000', 1], ['1.000000000', 2], ['1.500000000', 1], ['3.000000000', 1], ['3.000000000', 1]);
+    my $b = join '', map { my ($t, $x) = @$_; "$t - $h 0x0000000$x v3 getattr - L cred=1:0:0 obj=9\n" }
+      (['1.000000000', 1], ['2.000000000', 'A'], ['2.500000000', 1], ['4.000000001', 1], ['9.000000000', 3]);
+    put("$tmp/da.txt", $a);
+    put("$tmp/db.txt", $b . "9.500000000 - $h 0x00000003 v3 getattr - L cred=1:0:0");
+    for my $w ('0', '0.5', '1', '1.000000001', '2', '99999999999999') {
+        same("--dup-window $w '$tmp/da.txt' '$tmp/db.txt'", "window $w");
+        same("--dup-window $w '$tmp/db.txt' - '$tmp/da.txt' <'$tmp/da.txt'", "window $w, stdin");
+    }
+    system("'$dump' --text-in '$tmp/db.txt' -o '$tmp/db.tbbt'") == 0 or die;
+    same("'$tmp/db.tbbt' '$tmp/da.txt'", 'a .tbbt input');
+    same("-q -o '$tmp/m.tbbt' '$tmp/da.txt' '$tmp/db.tbbt'", 'a .tbbt output', "$tmp/m.tbbt");
+};
+
+subtest 'bad input: the same one-line error, FILE:LINE, exit 1, no output' => sub {
+    my $ok  = "1.000000000 - a b 0x00000001 v3 getattr - L cred=1:0:0\n";
+    my $ok2 = "2.000000000 - a b 0x00000002 v3 getattr - L cred=1:0:0\n";
+    my @bad = (
+        "\n", "a b c\n", "x - a b 0x00000001 v3 getattr - L cred=1:0:0\n",
+        "3.000000000 - a b 0x0000001 v3 getattr - L cred=1:0:0\n",
+        "3.000000000 - a b 0x00000001 3 getattr - L cred=1:0:0\n",
+        "3.000000000 - a b 0x00000001 v3 Getattr - L cred=1:0:0\n",
+        "1.500000000 - a b 0x00000001 v3 getattr - L cred=1:0:0\n",
+        "9223372036.854775808 - a b 0x00000001 v3 getattr - L cred=1:0:0\n",
+    );
+    for my $i (0 .. $#bad) {
+        put("$tmp/bad$i.txt", "$ok$ok2$bad[$i]$ok2");
+        my ($rc, $out, $err) = same("-o '$tmp/bo.txt' '$tmp/da.txt' '$tmp/bad$i.txt'", "bad $i", "$tmp/bo.txt");
+        is($rc, 1, "bad $i: exit 1");
+        like($err, qr/\Atbbt-merge: \Q$tmp\E\/bad$i\.txt:3: [^\n]*\n\z/, "bad $i: one line with FILE:LINE");
+        same("-o '$tmp/bo.tbbt' '$tmp/bad$i.txt' '$tmp/da.txt'", "bad $i to .tbbt", "$tmp/bo.tbbt");
+    }
+    same("'$tmp/da.txt' '$tmp/none.txt'", 'a missing input');
+    same("'$tmp/bad0.txt' '$tmp/none.txt'", 'a bad line and a missing input');
+    same("-o /nonexistent/dir/x.txt '$tmp/bad0.txt'", 'an output that cannot be made');
+    same("- <'$tmp/bad2.txt'", 'bad line on stdin');
+};
+
+done_testing();
