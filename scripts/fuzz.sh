@@ -10,6 +10,10 @@
 # and reused by the next run.
 # Usage: scripts/fuzz.sh [TARGET...]   (default: every fuzz/fuzz_*.c)
 #   FUZZ_SECONDS   seconds per target (default 60)
+#   FUZZ_SEED      libFuzzer's -seed (default 1, so a CI run explores the same
+#                  way each time and a change is not failed by a finding in
+#                  code it did not touch; 0 = a new random seed per run, for
+#                  fuzzing by hand)
 #   FUZZ_BUILD     build directory (default build-fuzz)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,6 +21,8 @@ cd "$top"
 secs=${FUZZ_SECONDS:-60}
 build=${FUZZ_BUILD:-build-fuzz}
 case $secs in '' | *[!0-9]*) echo "fuzz.sh: FUZZ_SECONDS must be a number of seconds" >&2; exit 2 ;; esac
+seed=${FUZZ_SEED:-1}
+case $seed in '' | *[!0-9]*) echo "fuzz.sh: FUZZ_SEED must be a number (0: random)" >&2; exit 2 ;; esac
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
     for f in fuzz/fuzz_*.c; do t=$(basename "$f" .c); targets+=("${t#fuzz_}"); done
@@ -42,7 +48,7 @@ for t in "${targets[@]}"; do
     touch "$build/fuzz-logs/$t.start" # inputs written after it are this run's
     rc=0
     "$build/fuzz/fuzz_$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-        -print_final_stats=1 -artifact_prefix="$build/fuzz-crashes/$t-" \
+        -print_final_stats=1 -seed="$seed" -artifact_prefix="$build/fuzz-crashes/$t-" \
         "$work" "$build/fuzz-corpus/$t" >"$log" 2>&1 || rc=$?
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
