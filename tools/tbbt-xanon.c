@@ -24,6 +24,7 @@
  * expressions' quirks; the Perl path (TBBT_PERL_ONLY=1) is the reference
  * and tests/transforms/xanon.t compares the two. */
 #include <errno.h>
+#include <stdarg.h>
 #include <glib.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -912,6 +913,17 @@ static G_GNUC_NORETURN void xa_die(const struct xa_opts *o, struct xa_out *out, 
     exit(1);
 }
 
+/* xa_die with a printf-formatted message. */
+static G_GNUC_NORETURN G_GNUC_PRINTF(3, 4) void xa_dief(const struct xa_opts *o, struct xa_out *out,
+                                                        const char *fmt, ...) {
+    char m[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    g_vsnprintf(m, sizeof m, fmt, ap);
+    va_end(ap);
+    xa_die(o, out, m);
+}
+
 /* Ends the program after a write error on the map's or the records'
  * output. */
 static G_GNUC_NORETURN void xa_wfail(const struct xa_opts *o, const char *which, int err) {
@@ -943,8 +955,7 @@ static void xa_map_comment(const struct xa_opts *o, struct xa_in *in, const char
                            struct xa_out *out, struct xa_str *end) {
     if (in->lineno == 1) {
         if (!xa_prefixed_digits(p, n, "# tbbt-hmap ")) {
-            gchar *m = g_strdup_printf("%s:1: not a hierarchy map (no '# tbbt-hmap' header)", o->map_label);
-            xa_die(o, out, m);
+            xa_dief(o, out, "%s:1: not a hierarchy map (no '# tbbt-hmap' header)", o->map_label);
         }
         g_string_append_len(out->b, p, (gssize)n);
         g_string_append(out->b, "\n# anonymised by tbbt-anonymize\n");
@@ -982,29 +993,25 @@ static uint64_t xa_do_map(struct xa *x, const struct xa_opts *o) {
             continue;
         }
         if (in.lineno == 1 || end.p) {
-            gchar *m =
-                g_strdup_printf(end.p && in.lineno > 1 ? "%s:%" G_GUINT64_FORMAT ": entry after '# end'"
-                                                       : "%s:%" G_GUINT64_FORMAT
-                                                         ": not a hierarchy map (no '# tbbt-hmap' header)",
-                                o->map_label, (guint64)in.lineno);
-            xa_die(o, &out, m);
+            if (end.p && in.lineno > 1)
+                xa_dief(o, &out, "%s:%" G_GUINT64_FORMAT ": entry after '# end'", o->map_label,
+                        (guint64)in.lineno);
+            xa_dief(o, &out, "%s:%" G_GUINT64_FORMAT ": not a hierarchy map (no '# tbbt-hmap' header)",
+                    o->map_label, (guint64)in.lineno);
         }
         size_t mark = out.b->len;
         if (xa_map_line(x, p, len, out.b) < 0) {
             g_string_truncate(out.b, mark);
-            g_string_prepend(x->err,
-                             g_strdup_printf("%s:%" G_GUINT64_FORMAT ": ", o->map_label, (guint64)in.lineno));
-            xa_die(o, &out, x->err->str);
+            xa_dief(o, &out, "%s:%" G_GUINT64_FORMAT ": %s", o->map_label, (guint64)in.lineno, x->err->str);
         }
         g_string_append_c(out.b, '\n');
         n++;
         if (out.b->len >= XA_FLUSH) xa_flush(&out);
     }
-    if (!end.p) xa_die(o, &out, g_strdup_printf("%s: incomplete map (no '# end N' line)", o->map_label));
+    if (!end.p) xa_dief(o, &out, "%s: incomplete map (no '# end N' line)", o->map_label);
     if (!xa_count_is(end, n))
-        xa_die(o, &out,
-               g_strdup_printf("%s: '# end %.*s' but %" G_GUINT64_FORMAT " entries", o->map_label, (int)end.n,
-                               end.p, (guint64)n));
+        xa_dief(o, &out, "%s: '# end %.*s' but %" G_GUINT64_FORMAT " entries", o->map_label, (int)end.n,
+                end.p, (guint64)n);
     xa_flush(&out);
     if (out.err) xa_wfail(o, "map", out.err);
     if (close(out.fd) < 0) xa_wfail(o, "map", errno);
@@ -1027,13 +1034,9 @@ static uint64_t xa_do_trace(struct xa *x, const struct xa_opts *o) {
         size_t mark = out.b->len;
         if (xa_record(x, p, len, out.b) < 0) {
             g_string_truncate(out.b, mark);
-            gchar *where =
-                o->piped
-                    ? g_strdup_printf("%s: record %" G_GUINT64_FORMAT, o->trace_label, (guint64)in.lineno)
-                    : g_strdup_printf("%s:%" G_GUINT64_FORMAT, o->trace_label, (guint64)in.lineno);
-            g_string_prepend(x->err, ": ");
-            g_string_prepend(x->err, where);
-            xa_die(o, &out, x->err->str);
+            xa_dief(o, &out,
+                    o->piped ? "%s: record %" G_GUINT64_FORMAT ": %s" : "%s:%" G_GUINT64_FORMAT ": %s",
+                    o->trace_label, (guint64)in.lineno, x->err->str);
         }
         g_string_append_c(out.b, '\n');
         n++;
@@ -1103,17 +1106,20 @@ static void xa_parse(int argc, char **argv, struct xa_opts *o) {
 
 /* Runs the map then the records, then reports the mapping's counts. */
 int main(int argc, char **argv) {
-    struct xa_opts o;
+    static struct xa_opts o; /* its strings (GOption's copies) live until exit */
     xa_parse(argc, argv, &o);
     GBytes *key = xa_read_key(&o);
     gsize kl;
     const guchar *kp = g_bytes_get_data(key, &kl);
-    struct xa x = {.o = &o,
-                   .err = g_string_new(NULL),
-                   .dom = g_string_new(NULL),
-                   .cand = g_string_new(NULL),
-                   .prefix = g_string_new(NULL),
-                   .tok = g_array_new(FALSE, FALSE, sizeof(struct xa_str))};
+    /* static: the tables live until the process ends, right after (freeing
+     * each entry, shared between memo and taken, would only cost time) */
+    static struct xa x;
+    x = (struct xa){.o = &o,
+                    .err = g_string_new(NULL),
+                    .dom = g_string_new(NULL),
+                    .cand = g_string_new(NULL),
+                    .prefix = g_string_new(NULL),
+                    .tok = g_array_new(FALSE, FALSE, sizeof(struct xa_str))};
     x.hmac = g_hmac_new(G_CHECKSUM_SHA256, kp, kl);
     for (int k = 0; k < XA_KINDS; k++) {
         tbbt_htab_init(&x.memo[k], xa_eq_in);

@@ -341,5 +341,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < n; i++)
         advance(&in[i]);
     merge(in, n);
-    return finish(n);
+    int rc = finish(n);
+    g_free(in);
+    return rc;
 }
