@@ -25,6 +25,7 @@ if [ "${1:-}" = "--sanitize" ]; then
     flags=(-DTBBT_SANITIZE=address,undefined)
     export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
     export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+    export LSAN_OPTIONS="suppressions=$top/scripts/lsan.supp ${LSAN_OPTIONS:-}" # Open MPI only
 elif [ "${1:-}" = "--tsan" ]; then
     shift
     build=${TBBT_BUILD_DIR:-build-tsan}
