@@ -65,8 +65,11 @@ int tbbt_outf_close(struct tbbt_outf *o, int ok, char *err, size_t errlen) {
     int rc = 0;
     if (o->f == stdout) {
         if (fflush(stdout) != 0) rc = -1;
-    } else if (o->f && fclose(o->f) != 0) {
-        rc = -1;
+    } else if (o->f) {
+        /* a file under its final name must be whole on disk, not only in
+         * the page cache: synced before the rename */
+        if (fflush(o->f) != 0 || (ok && o->tmp && fsync(fileno(o->f)) != 0)) rc = -1;
+        if (fclose(o->f) != 0) rc = -1;
     }
     if (rc < 0 && err) g_snprintf(err, errlen, "%s: write failed: %s", o->path, g_strerror(errno));
     if (ok && rc == 0 && o->tmp && rename(o->tmp, o->path) != 0) {

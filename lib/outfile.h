@@ -35,7 +35,7 @@ struct tbbt_outf {
 /* Opens path for writing; NULL with "PATH: why" in err. */
 struct tbbt_outf *tbbt_outf_open(const char *path, char *err, size_t errlen);
 
-/* Flushes and closes; with ok, puts the file in place and returns 0, or
+/* Flushes and closes; with ok, syncs a temporary file, puts it in place and returns 0, or
  * -1 with "PATH: why" in err; without ok (or on error) removes the
  * temporary file. Frees o. */
 int tbbt_outf_close(struct tbbt_outf *o, int ok, char *err, size_t errlen);

@@ -6,14 +6,11 @@
 #include <glib.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
 #include <zstd_errors.h>
 
 #include "varint.h"
-#include "interrupt.h"
 #include "outfile.h"
 
 #define SKIP_MAGIC 0x184D2A50u
@@ -423,8 +420,9 @@ bad:
 /* Writer                                                               */
 
 struct tbbt_recwriter {
-    FILE *f;
-    char *path, *tmp; /* tmp is NULL when writing to stdout */
+    struct tbbt_outf *o; /* the file, put in place at close (outfile.h) */
+    FILE *f;             /* o's stream */
+    char *path;
     ZSTD_CCtx *cctx;
     uint8_t *batch, *zbuf;
     size_t blen, bcap, zcap;
@@ -447,7 +445,7 @@ static void G_GNUC_PRINTF(2, 3) w_fail(struct tbbt_recwriter *w, const char *fmt
 /* Writes n bytes; returns 0 or -1 (error recorded). */
 static int w_write(struct tbbt_recwriter *w, const void *p, size_t n) {
     if (fwrite(p, 1, n, w->f) == n) return 0;
-    w_fail(w, "%s: write failed: %s", w->tmp ? w->tmp : "stdout", g_strerror(errno));
+    w_fail(w, "%s: write failed: %s", w->path, g_strerror(errno));
     return -1;
 }
 
@@ -499,15 +497,12 @@ static int w_flush(struct tbbt_recwriter *w) {
     return w_write(w, w->zbuf, z);
 }
 
-/* Frees w and its buffers (closes the stream unless it is stdout). */
+/* Frees w and its buffers (its output is closed). */
 static void w_free(struct tbbt_recwriter *w) {
-    if (w->f && w->f != stdout) fclose(w->f);
     ZSTD_freeCCtx(w->cctx);
     g_free(w->batch);
     g_free(w->zbuf);
     g_free(w->path);
-    if (w->tmp) tbbt_interrupt_untrack(w->tmp);
-    g_free(w->tmp);
     g_free(w);
 }
 
@@ -515,27 +510,13 @@ static void w_free(struct tbbt_recwriter *w) {
 struct tbbt_recwriter *tbbt_recw_open(const char *path, const char *meta, char *err, size_t errlen) {
     struct tbbt_recwriter *w = g_new0(struct tbbt_recwriter, 1);
     w->path = g_strdup(path);
-    if (strcmp(path, "-") == 0) {
-        w->f = stdout;
-    } else if (!tbbt_out_replaceable(path)) {
-        /* A device, FIFO or symlink (/dev/null, a pipe): written in place
-         * (outfile.h). */
-        w->f = fopen(path, "wb");
-        if (!w->f) {
-            g_snprintf(err, errlen, "%s: cannot open: %s", path, g_strerror(errno));
-            w_free(w);
-            return NULL;
-        }
-    } else {
-        w->tmp = g_strconcat(path, ".tmp", NULL);
-        tbbt_interrupt_track(w->tmp); /* removed if the command is interrupted */
-        w->f = fopen(w->tmp, "wb");
-        if (!w->f) {
-            g_snprintf(err, errlen, "%s: cannot create: %s", w->tmp, g_strerror(errno));
-            w_free(w);
-            return NULL;
-        }
+    /* "-" is stdout; a device, FIFO or symlink is written in place; a
+     * file under a temporary name renamed at close (outfile.h) */
+    if (!(w->o = tbbt_outf_open(path, err, errlen))) {
+        w_free(w);
+        return NULL;
     }
+    w->f = w->o->f;
     w->cctx = ZSTD_createCCtx();
     ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, ZLEVEL);
     ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1);
@@ -583,8 +564,8 @@ static int w_finish(struct tbbt_recwriter *w) {
     for (int i = 0; i < 8; i++)
         t[i] = (uint8_t)(w->count >> (8 * i));
     if (w_skippable(w, END_MAGIC, t, 8) < 0) return -1;
-    if (fflush(w->f) != 0 || (w->tmp && fsync(fileno(w->f)) != 0)) {
-        w_fail(w, "%s: write failed: %s", w->tmp ? w->tmp : "stdout", g_strerror(errno));
+    if (fflush(w->f) != 0) {
+        w_fail(w, "%s: write failed: %s", w->path, g_strerror(errno));
         return -1;
     }
     return 0;
@@ -593,29 +574,18 @@ static int w_finish(struct tbbt_recwriter *w) {
 /* Contract in recfile.h. */
 int tbbt_recw_close(struct tbbt_recwriter *w, char *err, size_t errlen) {
     if (!w->failed) w_finish(w);
-    if (!w->failed && w->tmp) {
-        FILE *f = w->f;
-        w->f = NULL;
-        if (fclose(f) != 0)
-            w_fail(w, "%s: close failed: %s", w->tmp, g_strerror(errno));
-        else if (rename(w->tmp, w->path) != 0)
-            w_fail(w, "%s: cannot rename to %s: %s", w->tmp, w->path, g_strerror(errno));
-    }
-    if (w->failed) {
-        g_snprintf(err, errlen, "%s", w->err);
-        tbbt_recw_abort(w);
-        return -1;
-    }
+    char oerr[512];
+    if (tbbt_outf_close(w->o, !w->failed, oerr, sizeof(oerr)) < 0 && !w->failed) w_fail(w, "%s", oerr);
+    int rc = w->failed ? -1 : 0;
+    if (rc < 0) g_snprintf(err, errlen, "%s", w->err);
     w_free(w);
-    return 0;
+    return rc;
 }
 
 /* Contract in recfile.h. */
 void tbbt_recw_abort(struct tbbt_recwriter *w) {
     if (!w) return;
-    if (w->f && w->f != stdout) fclose(w->f);
-    w->f = NULL;
-    if (w->tmp) unlink(w->tmp);
+    tbbt_outf_close(w->o, 0, NULL, 0);
     w_free(w);
 }
 

@@ -114,7 +114,7 @@ static void test_tmp_then_rename(void **state) {
     tbbt_rec_init(&r);
     const char *p = tpath("atomic.tbbt");
     char *final = g_strdup(p);
-    snprintf(tmp, sizeof(tmp), "%s.tmp", final);
+    snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", final, (long)getpid());
     struct tbbt_recwriter *w = tbbt_recw_open(final, "", err, sizeof(err));
     assert_non_null(w);
     nth_record(&r, 1);
