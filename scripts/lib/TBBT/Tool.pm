@@ -1,0 +1,42 @@
+package TBBT::Tool;
+
+# TBBT::Tool -- where the Perl commands find the C programs they run
+# (tbbt-dump, tbbt-prep, their C helpers), looked for in one order by all.
+
+use strict;
+use warnings;
+
+use Exporter qw(import);
+use FindBin;
+
+our @EXPORT_OK = qw(find_tool helper_tool dump_tool);
+
+# find_tool(SUBDIR, NAME, BUILD): the path of a tbbt program: BUILD/SUBDIR
+# (BUILD given, else $TBBT_BUILD), then the build tree beside the script
+# (../build/SUBDIR), then the PATH; undef when none is an executable file.
+sub find_tool {
+    my ($sub, $name, $build) = @_;
+    $build //= $ENV{TBBT_BUILD};
+    my @cand;
+    push @cand, "$build/$sub/$name" if defined $build && $build ne '';
+    push @cand, "$FindBin::Bin/../build/$sub/$name";
+    push @cand, map {"$_/$name"} split /:/, ($ENV{PATH} // '');
+    return (grep { -f && -x } @cand)[0];
+}
+
+# helper_tool(NAME, BUILD): a C helper of tools/ running a script's hot
+# loop, or undef when it is not built or TBBT_PERL_ONLY=1 asks for the
+# script's own Perl loop (the reference the helper is tested against).
+sub helper_tool {
+    my ($name, $build) = @_;
+    return undef if $ENV{TBBT_PERL_ONLY};
+    return find_tool('tools', $name, $build);
+}
+
+# dump_tool(BUILD): tbbt-dump: $TBBT_DUMP, else find_tool, else the bare
+# name (the error then comes from running it).
+sub dump_tool {
+    return $ENV{TBBT_DUMP} || find_tool('tools', 'tbbt-dump', $_[0]) || 'tbbt-dump';
+}
+
+1;
