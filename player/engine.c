@@ -22,6 +22,7 @@
 #include "conn.h"
 #include "manifest.h"
 #include "nfsdec.h"
+#include "nfs_ops.h"
 #include "nfsenc.h"
 #include "recfile.h"
 #include "safename.h"
@@ -144,6 +145,7 @@ struct engine {
     uint64_t win;                     /* the window over all copies: o->window each */
     struct tbbt_rec io_rec;           /* the I/O thread's record, before it is copied */
     FILE *slog;                       /* --send-log */
+    FILE *flog;                       /* --fail-log */
     struct slot *ring;
     uint32_t mask;
     struct tbbt_recreader *rd;
@@ -535,6 +537,37 @@ static void free_slots(struct engine *e) {
     pthread_mutex_unlock(&e->mu);
 }
 
+/* The word --fail-log prints for a status: the NFS status number, or what
+ * became of a request that got none. */
+static const char *status_word(int status, char *buf, size_t len) {
+    switch (status) {
+    case ST_TIMEOUT: return "timeout";
+    case ST_RPC_ERROR: return "rpc-error";
+    case ST_NO_HANDLE: return "no-handle";
+    case ST_SKIPPED: return "skipped";
+    case ST_CONN_LOST: return "conn-lost";
+    case ST_REFUSED: return "refused";
+    }
+    const char *n = tbbt_nfsstat_name(status);
+    if (n) return n;
+    snprintf(buf, len, "%d", status);
+    return buf;
+}
+
+/* --fail-log: "CLONE RECORD vV PROC TRACED GOT" for a record that did not
+ * get its traced status (TRACED "lost" where the trace has no reply), so
+ * a shortfall can be traced to its records (tbbt-dump --limit/--skip). */
+static void fail_log(struct engine *e, const struct slot *s, int status) {
+    const struct tbbt_rec *r = &s->r;
+    char tb[16], gb[16];
+    const char *traced =
+        (r->flags & TBBT_RF_REPLY_LOST) && r->status < 0 ? "lost" : status_word(r->status, tb, sizeof(tb));
+    fprintf(e->flog, "%u %llu v%u %s %s %s\n", (unsigned)e->o->clone + s->clone,
+            (unsigned long long)s->seq / e->nclones, (unsigned)r->vers,
+            r->op < TBBT_OP_COUNT ? tbbt_op_info(r->op)->name : "?", traced,
+            status_word(status, gb, sizeof(gb)));
+}
+
 /* A record is over: its status against the trace, the figures, the locks. */
 static void complete(struct engine *e, struct slot *s, int status, int64_t recv_ns) {
     struct tbbt_play_stats *st = e->st;
@@ -549,6 +582,7 @@ static void complete(struct engine *e, struct slot *s, int status, int64_t recv_
         matched = 1;
     e->ord->done(e->sched, s->seq, matched);
     e->completed++;
+    if (!matched && e->flog) fail_log(e, s, status);
     if (!s->warm) {
         struct tbbt_pstat_proc *p = tbbt_pstats_proc(st, r->vers, r->op);
         struct tbbt_pstat_clone *pc = &st->per_clone[s->clone];
@@ -1002,6 +1036,10 @@ static int setup(struct engine *e, char *err, size_t errlen) {
         snprintf(err, errlen, "%s: %s", o->send_log, strerror(errno));
         return -1;
     }
+    if (o->fail_log && !(e->flog = fopen(o->fail_log, "w"))) {
+        snprintf(err, errlen, "%s: %s", o->fail_log, strerror(errno));
+        return -1;
+    }
     if (o->connections > 0) {
         for (int i = 0; i < o->connections && i < MAX_CONN; i++) {
             if (tbbt_pconn_open(&e->conn[i], &o->server, o->udp, err, errlen) < 0) return -1;
@@ -1028,6 +1066,7 @@ static void teardown(struct engine *e) {
         tbbt_pconn_close(&e->conn[i]);
     if (e->sched) e->ord->destroy(e->sched);
     if (e->slog) fclose(e->slog);
+    if (e->flog) fclose(e->flog);
     tbbt_rec_free(&e->io_rec);
     if (e->rd) tbbt_recr_close(e->rd);
     for (uint32_t i = 0; e->ring && i <= e->mask; i++)

@@ -38,6 +38,7 @@ struct tbbt_play_opts {
     int clone;                /* the image clone to play against (the first of clones) */
     int clones;               /* copies of the trace, against clones clone..clone+clones-1 (0: 1) */
     const char *send_log;     /* "CLONE RECORD" per request sent, in send order (NULL: none) */
+    const char *fail_log;     /* "CLONE RECORD vV PROC TRACED GOT" per record that failed (NULL: none) */
     double warmup_s;          /* seconds left out of the figures */
     double duration_s;        /* stop sending after (0: no limit) */
     uint64_t limit;           /* records at most (0: all) */

@@ -21,7 +21,7 @@
 #include "usage.h"
 
 struct play_cli {
-    char *order, *manifest, *json, *cred, *deps, *send_log, *json_rank;
+    char *order, *manifest, *json, *cred, *deps, *send_log, *fail_log, *json_rank;
     gdouble speedup, warmup, duration;
     gint window, max_out, connections, clone, clones, timeout, nfsport, mountport;
     gint64 limit, seed;
@@ -58,6 +58,10 @@ static GOptionEntry play_entries[] = {
      "N"},
     {"send-log", 0, 0, G_OPTION_ARG_FILENAME, &cli.send_log,
      "Write \"CLONE RECORD\" (the record's 0-based index in the trace) per request sent, in send order",
+     "FILE"},
+    {"fail-log", 0, 0, G_OPTION_ARG_FILENAME, &cli.fail_log,
+     "Write \"CLONE RECORD vV PROC TRACED GOT\" per record that did not get its traced status (GOT: the "
+     "NFS status, or timeout, no-handle, skipped, conn-lost, refused)",
      "FILE"},
     {"manifest", 'm', 0, G_OPTION_ARG_FILENAME, &cli.manifest,
      "tbbt-init's manifest (default: the trace's name with .manifest)", "FILE"},
@@ -123,6 +127,7 @@ static void check(int argc, char **argv, struct tbbt_play_opts *o) {
         usage("--clones must be 1 or more, --clone + --clones at most 4194304, --window x --clones at most "
               "2^28");
     o->send_log = cli.send_log;
+    o->fail_log = cli.fail_log;
     char err[512];
     if (cli.nfsport < 0 || cli.nfsport > 65535 || cli.mountport < 0 || cli.mountport > 65535)
         usage("--nfs-port and --mount-port must be 1..65535");
