@@ -42,6 +42,7 @@ struct tbbt_pass2 {
     uint64_t group_after;
     int group_rule;
     struct tbbt_rec scratch;
+    struct tbbt_rec look; /* a listed name, as the lookup that would have shown it */
     struct tbbt_pass2_stats st;
     GString *listed; /* unexplained failures, text */
     uint32_t nlisted;
@@ -74,6 +75,7 @@ struct tbbt_pass2 *tbbt_pass2_new(const struct tbbt_pass2_opts *o, tbbt_p2_sink 
     p->pending = g_ptr_array_new();
     p->group = g_ptr_array_new();
     tbbt_rec_init(&p->scratch);
+    tbbt_rec_init(&p->look);
     p->listed = g_string_new(NULL);
     G_STATIC_ASSERT(G_N_ELEMENTS(p->st.rule_failures) >= 32);
     g_assert(tbbt_nrules <= G_N_ELEMENTS(p->st.rule_failures));
@@ -99,6 +101,7 @@ void tbbt_pass2_free(struct tbbt_pass2 *p) {
     g_ptr_array_free(p->pending, TRUE);
     g_ptr_array_free(p->group, TRUE);
     tbbt_rec_free(&p->scratch);
+    tbbt_rec_free(&p->look);
     tbbt_fsmodel_free(p->m);
     g_rand_free(p->rng);
     g_string_free(p->listed, TRUE);
@@ -140,6 +143,7 @@ static void touch(struct tbbt_pass2 *p, tbbt_id id, int64_t t, uint64_t seq) {
     struct tbbt_fsobj *o = tbbt_fsmodel_obj_get(p->m, id);
     if (t > o->last_time) o->last_time = t;
     if (seq > o->last_seq) o->last_seq = seq;
+    if (!o->first_seq) o->first_seq = seq;
 }
 
 /* The objects a record names: handle, directories, new object, and the
@@ -400,19 +404,82 @@ static int keep_obj(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
     return 2;
 }
 
+/* The held record before which a correction that makes (r->dir, r->name)
+ * as r->newobj must go, when that object was used before r revealed it:
+ * its first use, if the object was never named nor made, the name never
+ * met, and the directory made by the trace (so it began empty) before
+ * that use -- then the call that made it was lost, and it went before the
+ * object's first use. Returns that record's seq, or 0 (place as usual). */
+static uint64_t made_before_use(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
+    if (!tbbt_rec_has(r, TBBT_F_NEWOBJ) || !r->newobj || !tbbt_rec_has(r, TBBT_F_NAME)) return 0;
+    const struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, r->newobj);
+    const struct tbbt_fsobj *d = tbbt_fsmodel_obj(p->m, r->dir);
+    if (!o || !d || o->links || (o->flags & TBBT_FSO_CREATED) || o->first_seq >= seq ||
+        o->first_seq < p->head_seq || !tbbt_fsmodel_dir_fresh(p->m, r->dir) || d->first_seq >= o->first_seq ||
+        tbbt_fsmodel_dent(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len))
+        return 0;
+    return o->first_seq;
+}
+
+/* Builds the records of action act for record r and places them: before
+ * the failing record seq, or, for a name made as an object used before r
+ * revealed it, before that use (made_before_use). Returns the number of
+ * records, or -1 when the action cannot be built. */
+static int fix_place(struct tbbt_pass2 *p, enum tbbt_fix_act act, const struct tbbt_rec *r, uint64_t seq) {
+    struct tbbt_fix_out fo = {p->m, group_emit, p, &p->scratch};
+    uint64_t early = act == TBBT_FIX_MAKE_BY_REPLY ? made_before_use(p, r, seq) : 0;
+    if (early) /* made by the trace, not there at the start */
+        tbbt_fsmodel_obj(p->m, r->newobj)->flags &= ~(uint32_t)(TBBT_FSO_INITIAL | TBBT_FSO_INIT_ATTRS);
+    p->group_lo = 0;
+    p->group_after = 0;
+    int k = tbbt_fix_run(act, r, &fo);
+    if (k < 0 || p->group->len == 0) return -1;
+    k = (int)p->group->len;
+    if (early) {
+        /* after the directory was made, before the object's first use */
+        uint64_t made = tbbt_fsmodel_obj(p->m, r->dir)->first_seq;
+        p->group_after = made >= p->head_seq ? made : 0;
+        p->group_lo = made >= p->head_seq ? touch_time(&p->ring[made % p->cap]) : 0;
+        group_place(p, early, p->ring[early % p->cap].call_time);
+    } else {
+        group_place(p, seq, r->call_time);
+    }
+    return k;
+}
+
+/* TBBT_FIX_MAKE_LISTED: each name listing r shows that the model has
+ * absent (tbbt_listed_absent) is made as the lookup that would have shown
+ * it would be corrected: as the entry's type (a file when the listing
+ * does not say) and object. Returns the records added, or -1. */
+static int make_listed(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
+    int n = 0;
+    for (uint32_t i = 0; i < r->nentries; i++) {
+        const struct tbbt_dirent *e = &r->entries[i];
+        if (!tbbt_listed_absent(p->m, r, e)) continue;
+        struct tbbt_rec *x = &p->look;
+        tbbt_rec_clear(x);
+        x->client = r->client, x->server = r->server, x->vers = r->vers, x->cred = r->cred;
+        x->flags = r->flags & TBBT_RF_TCP;
+        x->op = TBBT_OP_LOOKUP;
+        x->status = TBBT_NFS_OK;
+        x->call_time = r->call_time, x->reply_time = r->reply_time;
+        tbbt_rec_set_u64(x, TBBT_F_DIR, r->obj);
+        tbbt_rec_set_str(x, TBBT_F_NAME, tbbt_rec_str(r, e->name), e->name.len);
+        if (e->id) tbbt_rec_set_u64(x, TBBT_F_NEWOBJ, e->id);
+        tbbt_rec_set_u64(x, TBBT_F_TYPE, e->type ? e->type : TBBT_FT_REG);
+        int k = fix_place(p, TBBT_FIX_MAKE_BY_REPLY, x, seq);
+        if (k > 0) n += k;
+    }
+    return n ? n : -1;
+}
+
 /* Runs the correction of row for record r (held as seq). Returns the
  * number of records inserted (or changed into a rename: 0), or -1 when
  * the row's action cannot be built. */
 static int run_fix(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq, int row) {
     if (tbbt_rules[row].fix == TBBT_FIX_KEEP_OBJ) return keep_obj(p, r);
-    struct tbbt_fix_out fo = {p->m, group_emit, p, &p->scratch};
-    p->group_lo = 0;
-    p->group_after = 0;
-    int k = tbbt_fix_run(tbbt_rules[row].fix, r, &fo);
-    if (k < 0 || p->group->len == 0) return -1;
-    k = (int)p->group->len;
-    group_place(p, seq, r->call_time);
-    return k;
+    if (tbbt_rules[row].fix == TBBT_FIX_MAKE_LISTED) return make_listed(p, r, seq);
+    return fix_place(p, tbbt_rules[row].fix, r, seq);
 }
 
 /* A replay failure of record r (held as seq): runs the rule for

@@ -16,6 +16,11 @@ const struct tbbt_rule tbbt_rules[] = {
      "lookup missed a name the model holds: a remove was lost"},
     {"lookup-other-object", TBBT_OP_LOOKUP, TBBT_OC_OK_OTHER, TBBT_OC_OK, TBBT_FIX_REPLACE,
      "lookup found another object under the name: a remove and a create were lost"},
+    /* listings */
+    {"readdir-lists-absent", TBBT_OP_READDIR, TBBT_OC_OK_SHORT, TBBT_OC_OK, TBBT_FIX_MAKE_LISTED,
+     "readdir listed a name never made in a directory the trace made: a create/mkdir was lost"},
+    {"readdirplus-lists-absent", TBBT_OP_READDIRPLUS, TBBT_OC_OK_SHORT, TBBT_OC_OK, TBBT_FIX_MAKE_LISTED,
+     "readdirplus listed a name never made in a directory the trace made: a create/mkdir was lost"},
     /* create */
     {"create-exists", TBBT_OP_CREATE, TBBT_OC_EXIST, TBBT_OC_OK, TBBT_FIX_REMOVE_NAME,
      "exclusive create succeeded on an existing name: a remove was lost (removes outnumber renames)"},
@@ -121,9 +126,27 @@ enum tbbt_oc tbbt_oc_traced(const struct tbbt_fsmodel *m, const struct tbbt_rec 
 }
 
 /* Contract in rules.h. */
+int tbbt_listed_absent(const struct tbbt_fsmodel *m, const struct tbbt_rec *r, const struct tbbt_dirent *e) {
+    const char *n = tbbt_rec_str(r, e->name);
+    if ((e->name.len == 1 && n[0] == '.') || (e->name.len == 2 && n[0] == '.' && n[1] == '.')) return 0;
+    return tbbt_fsmodel_dir_fresh(m, r->obj) && !tbbt_fsmodel_dent(m, r->obj, n, e->name.len);
+}
+
+/* OK_SHORT when a successful listing shows a name tbbt_listed_absent
+ * finds, else c. */
+static enum tbbt_oc listing_class(const struct tbbt_fsmodel *m, const struct tbbt_rec *r, enum tbbt_oc c) {
+    if (c != TBBT_OC_OK || r->status != TBBT_NFS_OK || !r->nentries || !tbbt_fsmodel_dir_fresh(m, r->obj))
+        return c;
+    for (uint32_t i = 0; i < r->nentries; i++)
+        if (tbbt_listed_absent(m, r, &r->entries[i])) return TBBT_OC_OK_SHORT;
+    return c;
+}
+
+/* Contract in rules.h. */
 enum tbbt_oc tbbt_oc_predict(const struct tbbt_fsmodel *m, const struct tbbt_rec *r) {
     int p = tbbt_fsmodel_predict(m, r);
     enum tbbt_oc c = tbbt_oc_of_status(p);
+    if (r->op == TBBT_OP_READDIR || r->op == TBBT_OP_READDIRPLUS) return listing_class(m, r, c);
     if (c != TBBT_OC_OK || (r->op != TBBT_OP_LOOKUP && r->op != TBBT_OP_CREATE)) return c;
     if (!tbbt_rec_has(r, TBBT_F_NEWOBJ) || !r->newobj) return c;
     tbbt_id cur;
@@ -133,15 +156,17 @@ enum tbbt_oc tbbt_oc_predict(const struct tbbt_fsmodel *m, const struct tbbt_rec
 }
 
 const char *tbbt_oc_name(enum tbbt_oc c) {
-    static const char *const n[TBBT_OC_COUNT_] = {"any",      "ok",    "ok-other-object", "noent", "exist",
-                                                  "notempty", "stale", "notdir",          "acces", "other"};
+    static const char *const n[TBBT_OC_COUNT_] = {
+        "any",   "ok",       "ok-other-object", "ok-short-listing", "noent",
+        "exist", "notempty", "stale",           "notdir",           "acces",
+        "other"};
     return c < TBBT_OC_COUNT_ ? n[c] : "?";
 }
 
 const char *tbbt_fix_name(enum tbbt_fix_act a) {
     static const char *const n[TBBT_FIX_COUNT_] = {
-        "none",     "remove-name", "make-by-reply", "replace",       "make-file",
-        "make-dir", "empty-dir",   "empty-name2",   "remove-object", "keep-object"};
+        "none",      "remove-name", "make-by-reply", "replace",  "make-file",   "make-dir",
+        "empty-dir", "empty-name2", "remove-object", "set-mode", "keep-object", "make-listed"};
     return a < TBBT_FIX_COUNT_ ? n[a] : "?";
 }
 

@@ -22,6 +22,7 @@ enum tbbt_oc {
     TBBT_OC_ANY = 0,  /* predicted: the model does not know */
     TBBT_OC_OK,       /* success */
     TBBT_OC_OK_OTHER, /* predicted: success, but the name holds another object than the reply shows */
+    TBBT_OC_OK_SHORT, /* predicted: success, but a name the listing shows is absent (readdir) */
     TBBT_OC_NOENT,
     TBBT_OC_EXIST,
     TBBT_OC_NOTEMPTY,
@@ -48,6 +49,9 @@ enum tbbt_fix_act {
     TBBT_FIX_KEEP_OBJ,      /* before the record that removed a gone object the record uses: rename
                                that name away and make a new object under it (built by pass 2,
                                which holds that record: tbbt_fix_run returns -1) */
+    TBBT_FIX_MAKE_LISTED,   /* make each name the listing shows and the model has absent, as the
+                               entry's type and object (built by pass 2, which places each one
+                               on its own: tbbt_fix_run returns -1) */
     TBBT_FIX_COUNT_
 };
 
@@ -79,8 +83,16 @@ enum tbbt_oc tbbt_oc_of_status(int status);
 enum tbbt_oc tbbt_oc_traced(const struct tbbt_fsmodel *m, const struct tbbt_rec *r);
 
 /* Class of the model's prediction for r (TBBT_OC_OK_OTHER when a lookup
- * or create would find another object than the one r's reply shows). */
+ * or create would find another object than the one r's reply shows;
+ * TBBT_OC_OK_SHORT when a successful listing shows a name that
+ * tbbt_listed_absent() finds). */
 enum tbbt_oc tbbt_oc_predict(const struct tbbt_fsmodel *m, const struct tbbt_rec *r);
+
+/* Is entry e of listing r (r->obj's entries) a name the trace never met
+ * in a directory the trace made? Such a name was made by a call the
+ * capture lost: the replay's directory will not have it. "." and ".."
+ * never are. */
+int tbbt_listed_absent(const struct tbbt_fsmodel *m, const struct tbbt_rec *r, const struct tbbt_dirent *e);
 
 /* Name of a class ("ok", "noent", ...). */
 const char *tbbt_oc_name(enum tbbt_oc c);

@@ -168,11 +168,19 @@ static inline void dent_prefetch_item(const struct tbbt_fsmodel *m, uint64_t h) 
 }
 
 /* Contract in fsmodel.h. */
+int tbbt_fsmodel_dir_fresh(const struct tbbt_fsmodel *m, tbbt_id dir) {
+    const struct tbbt_fsobj *o = dir ? tbbt_fsmodel_obj(m, dir) : NULL;
+    return o && (o->flags & (TBBT_FSO_CREATED | TBBT_FSO_INITIAL)) == TBBT_FSO_CREATED;
+}
+
+/* Contract in fsmodel.h. */
 enum tbbt_name_state tbbt_fsmodel_name(const struct tbbt_fsmodel *m, tbbt_id dir, const char *name,
                                        size_t len, tbbt_id *obj) {
     const struct tbbt_fsdent *d = tbbt_fsmodel_dent(m, dir, name, len);
     if (obj) *obj = d && d->state == TBBT_NAME_PRESENT ? d->obj : 0;
-    return d ? (enum tbbt_name_state)d->state : TBBT_NAME_UNKNOWN;
+    if (d) return (enum tbbt_name_state)d->state;
+    /* a directory the trace made began empty: a name it never made is absent */
+    return tbbt_fsmodel_dir_fresh(m, dir) ? TBBT_NAME_ABSENT : TBBT_NAME_UNKNOWN;
 }
 
 /* Returns the entry for (dir, name), adding an unknown-initial, absent
@@ -268,7 +276,15 @@ struct tbbt_fsdent *tbbt_fsmodel_learn_present(struct tbbt_fsmodel *m, tbbt_id d
                                                size_t len, tbbt_id obj) {
     int added;
     struct tbbt_fsdent *d = dent_get(m, dir, name, len, &added);
-    if (added) {
+    if (added && tbbt_fsmodel_dir_fresh(m, dir)) {
+        /* in a directory the trace made, the name was made since (a lost call) */
+        d->init = TBBT_NAME_ABSENT;
+        d->state = TBBT_NAME_PRESENT;
+        d->obj = obj;
+        struct tbbt_fsobj *o = obj ? tbbt_fsmodel_obj_get(m, obj) : NULL;
+        if (o && !(o->flags & TBBT_FSO_INITIAL)) o->flags |= TBBT_FSO_CREATED;
+        dent_attach(m, d);
+    } else if (added) {
         d->state = d->init = TBBT_NAME_PRESENT;
         d->obj = d->init_obj = obj;
         touch(m, dir);
@@ -345,8 +361,8 @@ struct tbbt_fsdent *tbbt_fsmodel_link(struct tbbt_fsmodel *m, tbbt_id dir, const
                                       tbbt_id obj, uint32_t type) {
     int added;
     struct tbbt_fsdent *d = dent_get(m, dir, name, len, &added);
+    if (added) d->init = tbbt_fsmodel_dir_fresh(m, dir) ? TBBT_NAME_ABSENT : TBBT_NAME_UNKNOWN;
     touch(m, dir);
-    if (added) d->init = TBBT_NAME_UNKNOWN;
     tbbt_id old = d->state == TBBT_NAME_PRESENT ? d->obj : 0;
     if (d->state == TBBT_NAME_PRESENT) dent_detach(m, d);
     if (old && old != obj) drop_link(m, old);
@@ -374,8 +390,9 @@ struct tbbt_fsdent *tbbt_fsmodel_link(struct tbbt_fsmodel *m, tbbt_id dir, const
 tbbt_id tbbt_fsmodel_unlink(struct tbbt_fsmodel *m, tbbt_id dir, const char *name, size_t len) {
     int added;
     struct tbbt_fsdent *d = dent_get(m, dir, name, len, &added);
+    if (added) /* it was there to be removed: before the trace, or made since in a directory the trace made */
+        d->init = tbbt_fsmodel_dir_fresh(m, dir) ? TBBT_NAME_ABSENT : TBBT_NAME_PRESENT;
     touch(m, dir);
-    if (added) d->init = TBBT_NAME_PRESENT; /* it was there to be removed */
     if (d->state != TBBT_NAME_PRESENT) return 0;
     tbbt_id obj = d->obj;
     dent_detach(m, d);

@@ -113,7 +113,8 @@ struct tbbt_fsobj {
      * record that touched the object here). */
     int64_t last_time;
     uint64_t last_seq;
-    uint64_t user; /* caller's word (pass 2: the held record that removed it) */
+    uint64_t first_seq; /* pass 2: the first record that touched it (0: none yet) */
+    uint64_t user;      /* caller's word (pass 2: the held record that removed it) */
 };
 
 /* One (directory, name) entry the model knows. */
@@ -155,6 +156,13 @@ struct tbbt_fsobj *tbbt_fsmodel_obj(const struct tbbt_fsmodel *m, tbbt_id id);
 /* Returns the object with this ID, adding it (nothing known, not initial)
  * if it is new. id must not be 0. */
 struct tbbt_fsobj *tbbt_fsmodel_obj_get(struct tbbt_fsmodel *m, tbbt_id id);
+
+/* Was directory dir made by a record of the trace (and not seen before
+ * it)? Such a directory began empty, so a name in it the model has no
+ * entry for is absent, not unknown: tbbt_fsmodel_name() says so, and a
+ * name first met in it was made during the trace (by a call the capture
+ * lost, when no record made it), never there at the start. */
+int tbbt_fsmodel_dir_fresh(const struct tbbt_fsmodel *m, tbbt_id dir);
 
 /* Returns the entry for (dir, name), or NULL when the name is unknown. */
 struct tbbt_fsdent *tbbt_fsmodel_dent(const struct tbbt_fsmodel *m, tbbt_id dir, const char *name,

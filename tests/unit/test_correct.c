@@ -39,6 +39,10 @@ struct step {
     uint32_t owner, mode; /* reply attributes: owner (0: the caller), mode (0: 0755/0644) */
 };
 
+/* Listings of the trace being built, by step (NULL: none): a readdir(plus)
+ * reply's entries as "name:id:type,..." (id and type 0: not shown). */
+static const char *const *listings;
+
 /* An expected inserted record: operation, directory, name (NULL: any),
  * and the trace steps it must go between (after step `after`, before step
  * `before`; indexes into the steps). */
@@ -96,6 +100,16 @@ static void build(struct tbbt_rec *r, const struct step *s, int i) {
     if (s->op == TBBT_OP_SYMLINK) tbbt_rec_set_str(r, TBBT_F_TARGET, "t", 1);
     if (s->op == TBBT_OP_MKNOD) tbbt_rec_set_u64(r, TBBT_F_NODETYPE, s->type ? s->type : 7);
     if (s->newobj && !s->lost && s->status == 0) tbbt_rec_set_u64(r, TBBT_F_NEWOBJ, s->newobj);
+    for (const char *e = listings ? listings[i] : NULL; e && *e;) {
+        const char *end = strchr(e, ','), *colon = strchr(e, ':');
+        if (!end) end = e + strlen(e);
+        struct tbbt_dirent *d = tbbt_rec_add_entry(r, e, (size_t)(colon - e));
+        unsigned long long id = 0;
+        unsigned type = 0;
+        sscanf(colon + 1, "%llu:%u", &id, &type);
+        d->id = id, d->type = (uint8_t)type, d->cookie = r->nentries;
+        e = *end ? end + 1 : end;
+    }
     if (s->type && !s->lost && (s->status == 0 || s->mode)) {
         uint32_t owner = s->owner ? s->owner : s->uid;
         tbbt_rec_set_u64(r, TBBT_F_TYPE, s->type);
@@ -204,6 +218,8 @@ static void expect(const struct step *steps, int n, const char *rule, const stru
     { TBBT_OP_RMDIR, st, 0, dir, name, 0, NULL, 0, 0, -1, 0, 0, 0, 0 }
 #define RN(st, dir, name, dir2, name2)                                                                       \
     { TBBT_OP_RENAME, st, 0, dir, name, dir2, name2, 0, 0, -1, 0, 0, 0, 0 }
+#define LS(op, dir)                                                                                          \
+    { op, 0, dir, 0, NULL, 0, NULL, 0, 0, -1, 0, 0, 0, 0 }
 #define GA(st, obj)                                                                                          \
     { TBBT_OP_GETATTR, st, obj, 0, NULL, 0, NULL, 0, 0, -1, 0, 0, 0, 0 }
 
@@ -436,9 +452,82 @@ static void test_dir_after_removal(void **s) {
     struct step t[] = {MD(ROOT, "d", 10), RD(0, ROOT, "d"), LK(2, 10, "x", 0, 0)};
     struct want w[] = {{TBBT_OP_RENAME, ROOT, "d", 0, 1}, {TBBT_OP_MKDIR, ROOT, "d", 0, 1}};
     expect(t, 3, "noent-after-removal", w, 2);
-    struct step t2[] = {
-        MD(ROOT, "d", 10), RD(0, ROOT, "d"), {TBBT_OP_CREATE, 17, 0, 10, "x", 0, NULL, 0, 0, 1, 0, 0, 0, 0}};
+    /* (a directory there before the trace: one the trace made began
+     * empty, so "x" existing in it would be a lost create of its own) */
+    struct step t2[] = {LK(0, ROOT, "d", 10, 2),
+                        RD(0, ROOT, "d"),
+                        {TBBT_OP_CREATE, 17, 0, 10, "x", 0, NULL, 0, 0, 1, 0, 0, 0, 0}};
     expect(t2, 3, "exist-after-removal", w, 2);
+}
+
+/* A directory the trace made began empty: a name in it that no record
+ * made is absent, not unknown. A lookup finding one is a lost create (the
+ * create goes in, as the object the reply shows); a lookup missing one,
+ * or a create making one, is no failure. */
+static void test_fresh_dir_names_absent(void **s) {
+    (void)s;
+    struct step t[] = {MD(ROOT, "d", 10), LK(2, 10, "y", 0, 0), CR(10, "z", 12), LK(0, 10, "x", 11, 1)};
+    struct want w[] = {{TBBT_OP_CREATE, 10, "x", 2, 3}};
+    expect(t, 4, "lookup-ok-absent", w, 1);
+}
+
+/* An object used by handle before a lookup in a directory the trace made
+ * revealed its name: the lost create goes before the object's first use
+ * (so a replay has its handle then), after the directory was made, and
+ * makes it as that object; the map's initial image does not hold it. */
+static void test_made_before_first_use(void **s) {
+    (void)s;
+    struct step t[] = {MD(ROOT, "d", 10), GA(0, 20), GA(0, 11), LK(0, 10, "x", 11, 1)};
+    struct want w[] = {{TBBT_OP_CREATE, 10, "x", 1, 2}};
+    expect(t, 4, "lookup-ok-absent", w, 1);
+    struct tbbt_pass2_stats st;
+    GPtrArray *out = g_ptr_array_new_with_free_func(rec_free);
+    struct tbbt_pass2 *p = tbbt_pass2_new(NULL, collect, out);
+    struct tbbt_rec r;
+    tbbt_rec_init(&r);
+    for (int i = 0; i < 4; i++) {
+        build(&r, &t[i], i);
+        assert_int_equal(tbbt_pass2_put(p, &r), 0);
+    }
+    assert_int_equal(tbbt_pass2_finish(p), 0);
+    st = *tbbt_pass2_stats(p);
+    assert_int_equal(st.inserted, 1);
+    const struct tbbt_rec *x = out->pdata[2];
+    assert_true(x->flags & TBBT_RF_INSERTED);
+    assert_true(tbbt_rec_has(x, TBBT_F_NEWOBJ) && x->newobj == 11);
+    const struct tbbt_fsobj *o = tbbt_fsmodel_obj(tbbt_pass2_model(p), 11);
+    assert_non_null(o);
+    assert_true(o->flags & TBBT_FSO_CREATED);
+    assert_false(o->flags & TBBT_FSO_INITIAL);
+    /* object 20, never named, stays one that was there before the trace */
+    assert_true(tbbt_fsmodel_obj(tbbt_pass2_model(p), 20)->flags & TBBT_FSO_INITIAL);
+    tbbt_rec_free(&r);
+    tbbt_pass2_free(p);
+    g_ptr_array_free(out, TRUE);
+}
+
+/* A listing of a directory the trace made shows names no record made:
+ * each is made, as the entry's type and object when the listing says
+ * (readdirplus), else as a file (readdir); names the trace made, and "."
+ * and "..", are no failure. */
+static void test_listing_shows_absent(void **s) {
+    (void)s;
+    struct step t[] = {MD(ROOT, "d", 10), CR(10, "m", 13), LS(TBBT_OP_READDIRPLUS, 10)};
+    const char *const l[] = {NULL, NULL, ".:10:2,..:1:2,m:13:1,a:11:1,b:12:2"};
+    struct want w[] = {{TBBT_OP_CREATE, 10, "a", 1, 2}, {TBBT_OP_MKDIR, 10, "b", 1, 2}};
+    listings = l;
+    expect(t, 3, "readdirplus-lists-absent", w, 2);
+    struct step t2[] = {MD(ROOT, "d", 10), LS(TBBT_OP_READDIR, 10), LK(0, 10, "a", 11, 1)};
+    const char *const l2[] = {NULL, ".:0:0,..:0:0,a:0:0", NULL};
+    struct want w2[] = {{TBBT_OP_CREATE, 10, "a", 0, 1}};
+    listings = l2;
+    expect(t2, 3, "readdir-lists-absent", w2, 1);
+    /* a listing of a directory there before the trace teaches: no failure */
+    struct step t3[] = {LK(0, ROOT, "d", 10, 2), LS(TBBT_OP_READDIR, 10)};
+    const char *const l3[] = {NULL, "a:0:0"};
+    listings = l3;
+    expect(t3, 2, NULL, NULL, 0);
+    listings = NULL;
 }
 
 /* A write denied (ACCES, not STALE) on a file the model had removed:
@@ -665,6 +754,9 @@ int main(void) {
         cmocka_unit_test(test_used_after_removal),
         cmocka_unit_test(test_dir_after_removal),
         cmocka_unit_test(test_denied_after_removal),
+        cmocka_unit_test(test_fresh_dir_names_absent),
+        cmocka_unit_test(test_made_before_first_use),
+        cmocka_unit_test(test_listing_shows_absent),
         cmocka_unit_test(test_lookup_stale),
         cmocka_unit_test(test_unknown_names_teach),
         cmocka_unit_test(test_lost_replies),
