@@ -80,8 +80,12 @@ static void cons_add(void *s, uint64_t seq, const struct tbbt_rec *r) {
     struct cons *c = s;
     uint32_t i = (uint32_t)(seq & c->mask);
     c->call[i] = r->call_time;
-    /* a reply the trace never saw holds nothing back */
-    c->reply[i] = (r->flags & TBBT_RF_REPLY_LOST) || r->status < 0 ? INT64_MAX : r->reply_time;
+    /* a reply the trace never saw holds nothing back; a corrective record
+     * (pass 2) holds back every later one until its reply, as it is there
+     * to make the next ones go as traced and its times are drawn, not seen */
+    c->reply[i] = (r->flags & TBBT_RF_INSERTED)                      ? INT64_MIN
+                  : (r->flags & TBBT_RF_REPLY_LOST) || r->status < 0 ? INT64_MAX
+                                                                     : r->reply_time;
     c->slot_seq[i] = seq, c->done[i] = 0;
     c->added = seq + 1;
 }
