@@ -448,12 +448,15 @@ static void find_tops(struct mapw *mw) {
     p->st.subtrees = mw->tops->len;
 }
 
-/* Objects the trace used by handle that existed before it, have no name
- * and hold nothing (foreach callback). */
+/* Objects the trace used by handle that existed before it, had no name
+ * then and hold nothing (foreach callback): never named in the trace, or
+ * named only by names the trace made later (a link, a rename onto them:
+ * the object was used before, so it was there). */
 static void find_nameless(void *ctx, const struct tbbt_fsobj *o) {
     struct mapw *mw = ctx;
-    if (!(o->flags & TBBT_FSO_INITIAL) || (o->flags & (TBBT_FSO_CREATED | TBBT_FSO_GONE))) return;
-    if (o->last_seq & (OM_ENTRY | OM_TOP | OM_PARENT) || o->id >= TBBT_P3_FRESH_BASE) return;
+    if (!(o->flags & TBBT_FSO_INITIAL) || (o->flags & TBBT_FSO_CREATED)) return;
+    if (o->last_seq & (OM_INITIAL | OM_TOP | OM_PARENT) || o->id >= TBBT_P3_FRESH_BASE) return;
+    if ((o->flags & TBBT_FSO_GONE) && !(o->last_seq & OM_ENTRY)) return;
     ((struct tbbt_fsobj *)o)->last_seq |= OM_NAMELESS; /* the pass owns the model */
     g_array_append_val(mw->nameless_objs, o->id);
 }
@@ -498,6 +501,7 @@ static unsigned path_at(struct mapw *mw, tbbt_id id, int64_t t, GString *out) {
         const struct tbbt_fsobj *o = tbbt_fsmodel_obj(mw->p->m, id);
         const struct p3ent *e =
             o && (o->last_seq & OM_TOP) && (t == 0 || !entry_at(mw, id, t)) ? NULL : entry_at(mw, id, t);
+        if (e && o && (o->last_seq & OM_NAMELESS) && e->create > t) e = NULL; /* before its first name */
         if (!e) {
             top = id;
             break;

@@ -327,6 +327,31 @@ static void test_lost_create_reply(void **st) {
     done(p, &s, m);
 }
 
+/* An object used by handle before the trace gave it any name, then
+ * linked under a new name (its creating call lost, or made before the
+ * trace): it was there, so the initial image holds it as a nameless
+ * object, and the link adds the new name during the trace; a subtree
+ * below it is not involved. */
+static void test_nameless_then_linked(void **st) {
+    (void)st;
+    struct seen s = {g_ptr_array_new()};
+    struct tbbt_pass3 *p = tbbt_pass3_new(keep, &s);
+    tbbt_pass3_add_root(p, 1);
+    feed(p, 1, "getattr 0 T cred=1:0:0 obj=1 " DIRA);
+    feed(p, 2, "read 0 T cred=1:0:0 obj=30 offset=0 count=4096 rcount=0 eof=1 " FILEA(0));
+    feed(p, 3,
+         "link 0 T cred=1:0:0 obj=30 dir=1 name=\"late\" type=1 mode=420 nlink=2 uid=1000 gid=100 size=0");
+    GPtrArray *m = map_of(p);
+    const struct line *l = at(m, "tbbt-nameless/30", 0);
+    assert_int_equal(l->e.id, 30);
+    assert_true(l->e.del == TBBT_HM_NEVER);
+    l = at(m, "late", 3 * SEC);
+    assert_int_equal(l->e.id, 30);
+    assert_int_equal(l->e.parent, 1);
+    assert_int_equal(tbbt_pass3_stats(p)->nameless, 1);
+    done(p, &s, m);
+}
+
 /* A rename whose object no later record reveals: after the window, an ID
  * of its own, the same in the record and in the map, through a second
  * rename too. */
@@ -400,6 +425,7 @@ int main(void) {
         cmocka_unit_test(test_order),
         cmocka_unit_test(test_rename_never_revealed),
         cmocka_unit_test(test_lost_create_reply),
+        cmocka_unit_test(test_nameless_then_linked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
