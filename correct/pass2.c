@@ -42,7 +42,8 @@ struct tbbt_pass2 {
     uint64_t group_after;
     int group_rule;
     struct tbbt_rec scratch;
-    struct tbbt_rec look; /* a listed name, as the lookup that would have shown it */
+    struct tbbt_rec look;  /* a listed name, as the lookup that would have shown it */
+    GHashTable *by_fileid; /* fileid -> TBBT-ID, of objects whose attributes a reply showed */
     struct tbbt_pass2_stats st;
     GString *listed; /* unexplained failures, text */
     uint32_t nlisted;
@@ -76,6 +77,7 @@ struct tbbt_pass2 *tbbt_pass2_new(const struct tbbt_pass2_opts *o, tbbt_p2_sink 
     p->group = g_ptr_array_new();
     tbbt_rec_init(&p->scratch);
     tbbt_rec_init(&p->look);
+    p->by_fileid = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     p->listed = g_string_new(NULL);
     G_STATIC_ASSERT(G_N_ELEMENTS(p->st.rule_failures) >= 32);
     g_assert(tbbt_nrules <= G_N_ELEMENTS(p->st.rule_failures));
@@ -102,6 +104,7 @@ void tbbt_pass2_free(struct tbbt_pass2 *p) {
     g_ptr_array_free(p->group, TRUE);
     tbbt_rec_free(&p->scratch);
     tbbt_rec_free(&p->look);
+    g_hash_table_destroy(p->by_fileid);
     tbbt_fsmodel_free(p->m);
     g_rand_free(p->rng);
     g_string_free(p->listed, TRUE);
@@ -327,6 +330,7 @@ static int keep_inserted(struct tbbt_pass2 *p, struct tbbt_fsobj *g) {
     char hidden[48];
     int hl = kept_name(hidden, sizeof(hidden), g->id);
     x->r.op = TBBT_OP_RENAME;
+    x->r.cred = (struct tbbt_cred){.flavor = 1}; /* root: the keeping directory may be anyone's */
     tbbt_rec_set_u64(&x->r, TBBT_F_DIR2, kd);
     tbbt_rec_set_str(&x->r, TBBT_F_NAME2, hidden, (size_t)hl);
     uint32_t nl = g->attr.nlink, type = g->attr.type;
@@ -341,7 +345,8 @@ static int keep_inserted(struct tbbt_pass2 *p, struct tbbt_fsobj *g) {
  * ".tbbt-kept-ID" (in the same directory, or its nearest ancestor the
  * model holds alive) and a new object (file, or directory) made under the
  * name, so the removal takes the new object and g lives on. The model
- * gets g's new name. Returns the number of records added, or -1 when the
+ * gets g's new name. The rename goes as root (the keeping directory may be
+ * anyone's), the new object as the remover. Returns the number of records added, or -1 when the
  * removal is no longer held (or is not a remove, rmdir or rename). */
 static int keep_obj(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
     struct tbbt_fsobj *g = gone_held(p, r);
@@ -382,7 +387,7 @@ static int keep_obj(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
     x->client = gr->client;
     x->server = gr->server;
     x->vers = gr->vers;
-    x->cred = gr->cred;
+    x->cred = (struct tbbt_cred){.flavor = 1}; /* root: the keeping directory may be anyone's */
     x->flags = TBBT_RF_INSERTED | (gr->flags & TBBT_RF_TCP);
     x->status = TBBT_NFS_OK;
     x->op = TBBT_OP_RENAME;
@@ -392,6 +397,7 @@ static int keep_obj(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
     tbbt_rec_set_str(x, TBBT_F_NAME2, hidden, (size_t)hl);
     queue_before(p, x, s, t[0]);
     x->op = isdir ? TBBT_OP_MKDIR : TBBT_OP_CREATE;
+    x->cred = gr->cred; /* the new object is the remover's */
     x->has &= ~((1ull << TBBT_F_DIR2) | (1ull << TBBT_F_NAME2));
     if (!isdir) tbbt_rec_set_u64(x, TBBT_F_CREATEHOW, 0);
     tbbt_rec_set_u64(x, TBBT_F_SET_MODE, isdir ? 0755 : 0644);
@@ -449,8 +455,10 @@ static int fix_place(struct tbbt_pass2 *p, enum tbbt_fix_act act, const struct t
 
 /* TBBT_FIX_MAKE_LISTED: each name listing r shows that the model has
  * absent (tbbt_listed_absent) is made as the lookup that would have shown
- * it would be corrected: as the entry's type (a file when the listing
- * does not say) and object. Returns the records added, or -1. */
+ * it would be corrected: as the entry's object (a readdir's entries show
+ * only fileids: the object a reply showed with that fileid) and type
+ * (else the type the model knows for the object, else a file). Returns
+ * the records added, or -1. */
 static int make_listed(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
     int n = 0;
     for (uint32_t i = 0; i < r->nentries; i++) {
@@ -465,8 +473,12 @@ static int make_listed(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t 
         x->call_time = r->call_time, x->reply_time = r->reply_time;
         tbbt_rec_set_u64(x, TBBT_F_DIR, r->obj);
         tbbt_rec_set_str(x, TBBT_F_NAME, tbbt_rec_str(r, e->name), e->name.len);
-        if (e->id) tbbt_rec_set_u64(x, TBBT_F_NEWOBJ, e->id);
-        tbbt_rec_set_u64(x, TBBT_F_TYPE, e->type ? e->type : TBBT_FT_REG);
+        tbbt_id id = e->id;
+        if (!id && e->fileid) id = (tbbt_id)GPOINTER_TO_SIZE(g_hash_table_lookup(p->by_fileid, &e->fileid));
+        if (id) tbbt_rec_set_u64(x, TBBT_F_NEWOBJ, id);
+        const struct tbbt_fsobj *o = id ? tbbt_fsmodel_obj(p->m, id) : NULL;
+        uint32_t type = e->type ? e->type : o && o->attr.type ? o->attr.type : TBBT_FT_REG;
+        tbbt_rec_set_u64(x, TBBT_F_TYPE, type);
         int k = fix_place(p, TBBT_FIX_MAKE_BY_REPLY, x, seq);
         if (k > 0) n += k;
     }
@@ -554,11 +566,13 @@ static void lost_reply(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
     if (d) d->user = seq;
 }
 
-/* A lookup with a reply reads (dir, name): if a lost reply's assumed
- * effect set that name and the lost record is still held, the lookup
- * resolves it. */
-static void resolve_lost(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
-    struct tbbt_fsdent *d = tbbt_fsmodel_dent(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len);
+/* A record with a reply read (dir, name) and found it present as obj (0:
+ * not shown) or absent: if a lost reply's assumed effect set that name
+ * and the lost record is still held, this resolves it (and gives a lost
+ * make the object it made). */
+static void resolve_name(struct tbbt_pass2 *p, tbbt_id dir, const char *name, size_t len, int present,
+                         tbbt_id obj) {
+    struct tbbt_fsdent *d = tbbt_fsmodel_dent(p->m, dir, name, len);
     if (!d || !d->user) return;
     uint64_t s = d->user;
     d->user = 0;
@@ -566,17 +580,62 @@ static void resolve_lost(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
     struct tbbt_rec *l = &p->ring[s % p->cap];
     if (!(l->flags & TBBT_RF_REPLY_LOST) || l->status >= 0) return;
     int makes = l->op != TBBT_OP_REMOVE && l->op != TBBT_OP_RMDIR && l->op != TBBT_OP_RENAME;
-    if (makes && r->status == TBBT_NFS_OK && d->state == TBBT_NAME_PRESENT) {
+    if (makes && present && d->state == TBBT_NAME_PRESENT) {
         l->status = TBBT_NFS_OK;
-        if (l->op != TBBT_OP_LINK && tbbt_rec_has(r, TBBT_F_NEWOBJ) && !tbbt_rec_has(l, TBBT_F_NEWOBJ))
-            tbbt_rec_set_u64(l, TBBT_F_NEWOBJ, r->newobj);
-    } else if (!makes && r->status == TBBT_NFSERR_NOENT && d->state == TBBT_NAME_ABSENT) {
+        if (l->op != TBBT_OP_LINK && obj && !tbbt_rec_has(l, TBBT_F_NEWOBJ))
+            tbbt_rec_set_u64(l, TBBT_F_NEWOBJ, obj);
+    } else if (!makes && !present && d->state == TBBT_NAME_ABSENT) {
         l->status = TBBT_NFS_OK;
     } else {
         return;
     }
     p->st.lost_by_later++;
     p->st.lost_unresolved--;
+}
+
+/* A lookup, or a listing, with a reply: the names it shows resolve lost
+ * replies (resolve_name). */
+static void resolve_lost(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
+    if (r->op == TBBT_OP_LOOKUP) {
+        if (r->status == TBBT_NFS_OK || r->status == TBBT_NFSERR_NOENT)
+            resolve_name(p, r->dir, tbbt_rec_str(r, r->name), r->name.len, r->status == TBBT_NFS_OK,
+                         tbbt_rec_has(r, TBBT_F_NEWOBJ) ? r->newobj : 0);
+        return;
+    }
+    if (r->status != TBBT_NFS_OK) return;
+    for (uint32_t i = 0; i < r->nentries && p->st.lost_unresolved; i++)
+        resolve_name(p, r->obj, tbbt_rec_str(r, r->entries[i].name), r->entries[i].name.len, 1,
+                     r->entries[i].id);
+}
+
+/* The owner r's reply shows for object id, made by a corrective record
+ * that had to guess it: the corrective record, if still waiting to go
+ * out, gets it. */
+static void mend_owner(struct tbbt_pass2 *p, const struct tbbt_rec *r, tbbt_id id) {
+    struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, id);
+    if (!o || !(o->flags & TBBT_FSO_OWNER_GUESSED)) return;
+    o->flags &= ~(uint32_t)TBBT_FSO_OWNER_GUESSED;
+    for (guint i = 0; i < p->pending->len; i++) {
+        struct tbbt_rec *x = &((struct ins *)p->pending->pdata[i])->r;
+        if (x->op == TBBT_OP_LINK || !tbbt_rec_has(x, TBBT_F_NEWOBJ) || x->newobj != id) continue;
+        tbbt_rec_set_u64(x, TBBT_F_SET_UID, r->uid);
+        tbbt_rec_set_u64(x, TBBT_F_SET_GID, r->gid);
+    }
+}
+
+/* Notes the fileid of the object whose attributes r's reply shows (the
+ * new object's, else the handle's), the first time the object is seen:
+ * a plain readdir's entries have only fileids (make_listed). */
+static void learn_fileid(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
+    if (!tbbt_rec_has(r, TBBT_F_FILEID)) return;
+    tbbt_id id = tbbt_rec_has(r, TBBT_F_NEWOBJ) ? r->newobj : tbbt_rec_has(r, TBBT_F_OBJ) ? r->obj : 0;
+    if (id && tbbt_rec_has(r, TBBT_F_UID) && tbbt_rec_has(r, TBBT_F_GID) && !(r->flags & TBBT_RF_INSERTED))
+        mend_owner(p, r, id);
+    const struct tbbt_fsobj *o = id ? tbbt_fsmodel_obj(p->m, id) : NULL;
+    if (!o || o->first_seq != seq) return;
+    uint64_t *k = g_new(uint64_t, 1);
+    *k = r->fileid;
+    g_hash_table_replace(p->by_fileid, k, GSIZE_TO_POINTER((gsize)id));
 }
 
 /* Pre-plays the held record seq. */
@@ -603,7 +662,9 @@ static void preplay(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
             p->st.unmodelled++;
         else if (pred != TBBT_OC_ANY && pred != traced)
             correct_failure(p, r, seq, pred, traced);
-        if (r->op == TBBT_OP_LOOKUP && p->st.lost_unresolved) resolve_lost(p, r);
+        if ((r->op == TBBT_OP_LOOKUP || r->op == TBBT_OP_READDIR || r->op == TBBT_OP_READDIRPLUS) &&
+            p->st.lost_unresolved)
+            resolve_lost(p, r);
         tbbt_fsmodel_apply(p->m, r, r->status);
         if (p->st.lost_unresolved && names_op(r->op)) forget_lost(p, r);
     }
@@ -615,6 +676,7 @@ static void preplay(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
     int64_t t = touch_time(r);
     for (int k = 0; k < 5; k++)
         if (ids[k] && (k == 0 || ids[k] != ids[k - 1])) touch(p, ids[k], t, seq);
+    learn_fileid(p, r, seq);
 }
 
 /* Starts loading, for writing, a ring slot left a whole window ago (so

@@ -25,7 +25,8 @@
  * lost); where it does not, the call is assumed to have succeeded and the
  * record stays unresolved until a later record shows its effect -- a later
  * successful lookup of the name a lost create/mkdir/symlink/mknod/link
- * made resolves it as success and fills in the object it made, and a
+ * made, or a listing that shows it, resolves it as success and fills in
+ * the object it made (when the reply shows it), and a
  * later lookup failing on the name a lost remove/rmdir/rename removed
  * resolves it as success -- if the record is still in the window and no
  * other record changed that name meanwhile. A lost reply is never a

@@ -188,7 +188,9 @@ int tbbt_rule_find(int op, enum tbbt_oc predicted, enum tbbt_oc traced) {
 }
 
 /* Starts a corrective record in out->scratch: the failing record's
- * client, server, version and credentials, operation op on (dir, name). */
+ * client, server and version, operation op on (dir, name), as root (the
+ * directory may be anyone's; a made object gets its owner through
+ * make_name's attributes). */
 static struct tbbt_rec *fix_begin(struct tbbt_fix_out *out, const struct tbbt_rec *r, enum tbbt_op op,
                                   tbbt_id dir, const char *name, size_t len) {
     struct tbbt_rec *x = out->scratch;
@@ -196,7 +198,7 @@ static struct tbbt_rec *fix_begin(struct tbbt_fix_out *out, const struct tbbt_re
     x->client = r->client;
     x->server = r->server;
     x->vers = r->vers;
-    x->cred = r->cred;
+    x->cred = (struct tbbt_cred){.flavor = 1};
     x->op = (uint8_t)op;
     x->flags = TBBT_RF_INSERTED | (r->flags & TBBT_RF_TCP);
     x->status = TBBT_NFS_OK;
@@ -269,6 +271,16 @@ static int make_name(struct tbbt_fix_out *out, const struct tbbt_rec *r, tbbt_id
     tbbt_rec_set_u64(x, TBBT_F_SET_MODE, mode ? mode : type == TBBT_FT_DIR ? 0755 : 0644);
     if (newobj) tbbt_rec_set_u64(x, TBBT_F_NEWOBJ, newobj);
     tbbt_rec_set_u64(x, TBBT_F_TYPE, type);
+    /* the owner: the one r's reply shows for the object, else the one the
+     * model knows, else r's caller (a guess pass 2 mends when a later
+     * reply shows the owner) */
+    int shown = newobj && tbbt_rec_has(r, TBBT_F_UID) && tbbt_rec_has(r, TBBT_F_GID);
+    int known = !shown && o && (o->flags & TBBT_FSO_ATTRS);
+    if (shown || known || r->cred.flavor == 1) {
+        tbbt_rec_set_u64(x, TBBT_F_SET_UID, shown ? r->uid : known ? o->attr.uid : r->cred.uid);
+        tbbt_rec_set_u64(x, TBBT_F_SET_GID, shown ? r->gid : known ? o->attr.gid : r->cred.gid);
+        if (!shown && !known && newobj) tbbt_fsmodel_obj_get(out->m, newobj)->flags |= TBBT_FSO_OWNER_GUESSED;
+    }
     out->emit(out->ctx, x);
     return 1;
 }

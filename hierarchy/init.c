@@ -172,8 +172,10 @@ static int issue_make(struct pop *p, uint32_t i) {
     if (o->first)
         return tbbt_inf_link(in->q, &p->img->fh[p->clone][o->first - 1], dir, o->name, created, priv);
     switch (o->type) {
+    /* a mode the trace never showed: open to all, so that a replay by the
+     * trace's users does not meet a denial the trace did not */
     case TBBT_FT_DIR:
-        if (a.mode < 0) a.mode = 0755;
+        if (a.mode < 0) a.mode = 0777;
         return tbbt_inf_mkdir(in->q, dir, o->name, &a, created, priv);
     case TBBT_FT_LNK: /* a target the trace never showed: a name that resolves to nothing */
         return tbbt_inf_symlink(in->q, dir, o->name,
@@ -184,7 +186,7 @@ static int issue_make(struct pop *p, uint32_t i) {
     case TBBT_FT_CHR:
     case TBBT_FT_BLK: return tbbt_inf_mknod(in->q, dir, o->name, o->type, &a, created, priv);
     default:
-        if (a.mode < 0) a.mode = 0644;
+        if (a.mode < 0) a.mode = 0666;
         return tbbt_inf_create(in->q, dir, o->name, &a, created, priv);
     }
 }

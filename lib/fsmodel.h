@@ -76,13 +76,14 @@ enum tbbt_name_state {
 
 /* Object flags. */
 enum {
-    TBBT_FSO_INITIAL = 1u << 0,    /* existed before the trace started */
-    TBBT_FSO_CREATED = 1u << 1,    /* made by a record of the trace */
-    TBBT_FSO_GONE = 1u << 2,       /* its last name was removed: a replay gets STALE */
-    TBBT_FSO_ATTRS = 1u << 3,      /* current attributes known (type, mode, uid, gid, size) */
-    TBBT_FSO_INIT_ATTRS = 1u << 4, /* init holds the attributes before the trace changed them */
-    TBBT_FSO_CHANGED = 1u << 5,    /* a record changed its size or attributes */
-    TBBT_FSO_RMODE = 1u << 6,      /* rmode known */
+    TBBT_FSO_INITIAL = 1u << 0,       /* existed before the trace started */
+    TBBT_FSO_CREATED = 1u << 1,       /* made by a record of the trace */
+    TBBT_FSO_GONE = 1u << 2,          /* its last name was removed: a replay gets STALE */
+    TBBT_FSO_ATTRS = 1u << 3,         /* current attributes known (type, mode, uid, gid, size) */
+    TBBT_FSO_INIT_ATTRS = 1u << 4,    /* init holds the attributes before the trace changed them */
+    TBBT_FSO_CHANGED = 1u << 5,       /* a record changed its size or attributes */
+    TBBT_FSO_RMODE = 1u << 6,         /* rmode known */
+    TBBT_FSO_OWNER_GUESSED = 1u << 7, /* pass 2 made it with an owner no reply had shown yet */
 };
 
 /* Attributes of an object. */

@@ -40,7 +40,9 @@ struct step {
 };
 
 /* Listings of the trace being built, by step (NULL: none): a readdir(plus)
- * reply's entries as "name:id:type,..." (id and type 0: not shown). */
+ * reply's entries as "name:id:type[:fileid],..." (id and type 0: not
+ * shown). A reply's attributes show object X with fileid FILEID_OF(X). */
+#define FILEID_OF(x) (5000 + (x))
 static const char *const *listings;
 
 /* An expected inserted record: operation, directory, name (NULL: any),
@@ -104,10 +106,10 @@ static void build(struct tbbt_rec *r, const struct step *s, int i) {
         const char *end = strchr(e, ','), *colon = strchr(e, ':');
         if (!end) end = e + strlen(e);
         struct tbbt_dirent *d = tbbt_rec_add_entry(r, e, (size_t)(colon - e));
-        unsigned long long id = 0;
+        unsigned long long id = 0, fileid = 0;
         unsigned type = 0;
-        sscanf(colon + 1, "%llu:%u", &id, &type);
-        d->id = id, d->type = (uint8_t)type, d->cookie = r->nentries;
+        sscanf(colon + 1, "%llu:%u:%llu", &id, &type, &fileid);
+        d->id = id, d->type = (uint8_t)type, d->cookie = r->nentries, d->fileid = fileid;
         e = *end ? end + 1 : end;
     }
     if (s->type && !s->lost && (s->status == 0 || s->mode)) {
@@ -117,6 +119,7 @@ static void build(struct tbbt_rec *r, const struct step *s, int i) {
         tbbt_rec_set_u64(r, TBBT_F_NLINK, s->type == 2 ? 2 : 1);
         tbbt_rec_set_u64(r, TBBT_F_UID, owner);
         tbbt_rec_set_u64(r, TBBT_F_GID, owner);
+        tbbt_rec_set_u64(r, TBBT_F_FILEID, FILEID_OF(s->newobj ? s->newobj : s->obj));
     }
 }
 
@@ -530,6 +533,73 @@ static void test_listing_shows_absent(void **s) {
     listings = NULL;
 }
 
+/* A plain readdir shows only fileids: the name is made as the object a
+ * reply showed with that fileid (before its first use), as its type. */
+static void test_listing_fileid(void **s) {
+    (void)s;
+    struct step t[] = {MD(ROOT, "d", 10),
+                       {TBBT_OP_GETATTR, 0, 11, 0, NULL, 0, NULL, 0, 2, -1, 0, 0, 0, 0},
+                       LS(TBBT_OP_READDIR, 10)};
+    const char *const l[] = {NULL, NULL, "sub:0:0:5011"};
+    struct want w[] = {{TBBT_OP_MKDIR, 10, "sub", 0, 1}};
+    listings = l;
+    expect(t, 3, "readdir-lists-absent", w, 1);
+    listings = NULL;
+}
+
+/* Corrective records go as root (the directory may be anyone's); a made
+ * object gets the owner the failing record's reply shows, else the one a
+ * later reply shows (mended while the record waits), else the caller. */
+static void test_inserted_owner(void **s) {
+    (void)s;
+    struct step t[] = {MD(ROOT, "d", 10),
+                       {TBBT_OP_LOOKUP, 0, 0, 10, "x", 0, NULL, 11, 1, -1, 0, 1000, 1001, 0},
+                       LS(TBBT_OP_READDIRPLUS, 10),
+                       {TBBT_OP_GETATTR, 0, 12, 0, NULL, 0, NULL, 0, 1, -1, 0, 1000, 1002, 0},
+                       {TBBT_OP_READDIRPLUS, 0, 10, 0, NULL, 0, NULL, 0, 0, -1, 0, 1000, 0, 0}};
+    const char *const l[] = {NULL, NULL, "x:11:1,y:12:1", NULL, "x:11:1,y:12:1,z:13:1"};
+    struct tbbt_pass2_stats st;
+    listings = l;
+    GPtrArray *out = run(t, 5, &st);
+    listings = NULL;
+    assert_int_equal(st.inserted, 3);
+    int seen = 0;
+    for (guint i = 0; i < out->len; i++) {
+        const struct tbbt_rec *r = out->pdata[i];
+        if (!(r->flags & TBBT_RF_INSERTED)) continue;
+        assert_int_equal(r->cred.flavor, 1);
+        assert_int_equal(r->cred.uid, 0);
+        assert_true(tbbt_rec_has(r, TBBT_F_SET_UID));
+        uint32_t want = r->newobj == 11 ? 1001 : r->newobj == 12 ? 1002 : 1000; /* shown, mended, caller */
+        assert_int_equal(r->set_uid, want);
+        assert_int_equal(r->set_gid, want);
+        seen++;
+    }
+    assert_int_equal(seen, 3);
+    g_ptr_array_free(out, TRUE);
+}
+
+/* A lost create's reply is resolved by a later listing that shows the
+ * name, which also gives it the object it made. */
+static void test_lost_resolved_by_listing(void **s) {
+    (void)s;
+    struct step t[] = {LK(0, ROOT, "d", 10, 2),
+                       {TBBT_OP_CREATE, 0, 0, 10, "x", 0, NULL, 0, 0, 0, 1, 0, 0, 0},
+                       LS(TBBT_OP_READDIRPLUS, 10)};
+    const char *const l[] = {NULL, NULL, "x:11:1"};
+    struct tbbt_pass2_stats st;
+    listings = l;
+    GPtrArray *out = run(t, 3, &st);
+    listings = NULL;
+    assert_int_equal(st.failures, 0);
+    assert_int_equal(st.lost_by_later, 1);
+    const struct tbbt_rec *c = out->pdata[1];
+    assert_int_equal(c->op, TBBT_OP_CREATE);
+    assert_int_equal(c->status, 0);
+    assert_true(tbbt_rec_has(c, TBBT_F_NEWOBJ) && c->newobj == 11);
+    g_ptr_array_free(out, TRUE);
+}
+
 /* A write denied (ACCES, not STALE) on a file the model had removed:
  * the file is kept the same way, and the mode it has then explains the
  * denial. */
@@ -757,6 +827,9 @@ int main(void) {
         cmocka_unit_test(test_fresh_dir_names_absent),
         cmocka_unit_test(test_made_before_first_use),
         cmocka_unit_test(test_listing_shows_absent),
+        cmocka_unit_test(test_listing_fileid),
+        cmocka_unit_test(test_inserted_owner),
+        cmocka_unit_test(test_lost_resolved_by_listing),
         cmocka_unit_test(test_lookup_stale),
         cmocka_unit_test(test_unknown_names_teach),
         cmocka_unit_test(test_lost_replies),
