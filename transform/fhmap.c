@@ -49,6 +49,7 @@ struct obj {
     struct fhent **fhs;   /* handles pointing here (owned by fh_table) */
     uint32_t nfh;
     struct nament *name; /* a binding naming this object (its obj is this id), or NULL */
+    int64_t first_ns;    /* capture time of the message that first showed it */
 };
 
 struct tbbt_fhmap {
@@ -58,6 +59,7 @@ struct tbbt_fhmap {
     struct tbbt_htab name_table;   /* struct nament* (owned) */
     struct obj *recent[OBJ_CACHE]; /* objects last looked up, by id % OBJ_CACHE (or NULL) */
     tbbt_id next_id;
+    int64_t now; /* capture time of the message being mapped (tbbt_fhmap_set_clock) */
     struct tbbt_fhmap_stats st;
 };
 
@@ -155,6 +157,7 @@ void tbbt_fhmap_free(struct tbbt_fhmap *m) {
 static struct obj *obj_new(struct tbbt_fhmap *m, size_t fhlen) {
     struct obj *o = g_malloc0(sizeof(struct obj) + sizeof(struct fhent) + fhlen);
     o->id = m->next_id++;
+    o->first_ns = m->now;
     tbbt_htab_put(&m->id_table, id_hash(o->id), o);
     m->st.objects++;
     m->st.live++;
@@ -292,13 +295,24 @@ tbbt_id tbbt_fhmap_by_fileid(struct tbbt_fhmap *m, uint64_t fsid, uint64_t filei
     return o ? o->id : 0;
 }
 
+/* Contract in fhmap.h. */
+void tbbt_fhmap_set_clock(struct tbbt_fhmap *m, int64_t ns) {
+    m->now = ns;
+}
+
 /* Contract in fhmap.h. The handle's present object (if it is not the
- * object just made for this fresh handle) and the identity's present
- * owner are both dead: the server reused their inode. */
+ * object just made for this fresh handle, nor one first shown by a
+ * message sent after this reply) and the identity's present owner are
+ * both dead: the server reused their inode. */
 tbbt_id tbbt_fhmap_born(struct tbbt_fhmap *m, const uint8_t *fh, size_t len, tbbt_id id, int fresh,
                         int has_fid, uint64_t fsid, uint64_t fileid) {
     if (len > 64) len = 64;
     struct obj *o = obj_by_id(m, id);
+    if (o && !fresh && o->first_ns > m->now) {
+        /* the handle was used after this reply was sent, but mapped first:
+         * the reply's stream was held back (a gap). It is this object. */
+        fresh = 1;
+    }
     if (o && !fresh) {
         obj_retire(m, o);
         m->st.reborn++;

@@ -60,11 +60,19 @@ tbbt_id tbbt_fhmap_identify(struct tbbt_fhmap *m, const uint8_t *fh, size_t len,
 /* The live object with identity (fsid, fileid), or 0. */
 tbbt_id tbbt_fhmap_by_fileid(struct tbbt_fhmap *m, uint64_t fsid, uint64_t fileid);
 
+/* Sets the capture time of the message whose handles are mapped next: a
+ * new object remembers when it was first shown. */
+void tbbt_fhmap_set_clock(struct tbbt_fhmap *m, int64_t ns);
+
 /* A successful create-type reply showed a brand-new object under handle fh
  * (looked up as id, fresh as lookup said) with (fsid, fileid) when has_fid.
  * Any live object holding that handle or that identity is dead -- the
  * server reused its inode, and the reply that removed it may come later
- * (another client's remove answered after this create) -- and is retired.
+ * (another client's remove answered after this create) -- and is retired;
+ * except an object the handle names that was first shown by a message
+ * sent after this reply (the clock is the reply's time): a gap in the
+ * reply's TCP stream held the reply back while the client went on using
+ * the handle, so that object is the one made.
  * Returns the new object's ID. */
 tbbt_id tbbt_fhmap_born(struct tbbt_fhmap *m, const uint8_t *fh, size_t len, tbbt_id id, int fresh,
                         int has_fid, uint64_t fsid, uint64_t fileid);

@@ -443,12 +443,30 @@ static void keep_fh(struct callfh *dst, const struct tbbt_fhref *src, int fresh)
     memcpy(dst->data, src->data, src->len);
 }
 
+/* Is the live object id of a type that handle field f of operation op
+ * cannot have (a file as a directory, a directory read or written)? Then
+ * the server reused its inode, and the handle names a new object: the
+ * remove that freed it was lost. */
+static int wrong_type(struct tbbt_pass1 *p, tbbt_id id, enum tbbt_field f, unsigned op) {
+    uint32_t t = tbbt_fhmap_type(p->fh, id);
+    if (!t) return 0;
+    if (f == TBBT_F_DIR || f == TBBT_F_DIR2 ||
+        (f == TBBT_F_OBJ && (op == TBBT_OP_READDIR || op == TBBT_OP_READDIRPLUS)))
+        return t != 2;
+    return f == TBBT_F_OBJ && (op == TBBT_OP_READ || op == TBBT_OP_WRITE) && t == 2;
+}
+
 /* Maps the call's handles to IDs and keeps them for the reply. */
 static void call_ids(struct tbbt_pass1 *p, struct pend *e) {
+    tbbt_fhmap_set_clock(p->fh, e->rec.call_time);
     for (uint32_t i = 0; i < p->refs.n; i++) {
         const struct tbbt_fhref *f = &p->refs.v[i];
         int fresh;
         tbbt_id id = tbbt_fhmap_lookup(p->fh, f->data, f->len, &fresh);
+        if (!fresh && wrong_type(p, id, f->field, e->rec.op)) {
+            id = tbbt_fhmap_born(p->fh, f->data, f->len, id, 0, 0, 0, 0);
+            fresh = 1;
+        }
         tbbt_rec_set_u64(&e->rec, f->field, id);
         if (f->field == TBBT_F_OBJ)
             keep_fh(&e->fh_obj, f, fresh);
@@ -534,6 +552,7 @@ static int newobj_is_born(struct tbbt_pass1 *p, const struct tbbt_rec *r, tbbt_i
 /* Maps the reply's handles (new object, readdirplus entries) to IDs. */
 static void reply_ids(struct tbbt_pass1 *p, struct pend *e) {
     struct tbbt_rec *r = &e->rec;
+    tbbt_fhmap_set_clock(p->fh, r->reply_time);
     int has_fid = tbbt_rec_has(r, TBBT_F_FSID) && tbbt_rec_has(r, TBBT_F_FILEID);
     uint64_t hs[FH_BATCH];
     for (uint32_t i = 0; i < p->refs.n; i++) {

@@ -145,6 +145,32 @@ static void test_born_retires_reused_inode(void **state) {
     tbbt_fhmap_free(m);
 }
 
+/* A create-type reply decoded after a later call that used its handle
+ * (a gap in the reply's TCP stream held it back): the object the call
+ * made for the handle is the one created, not a reused inode -- unless
+ * the object was first shown before the reply was sent. */
+static void test_born_after_held_back_reply(void **state) {
+    (void)state;
+    struct tbbt_fhmap *m = tbbt_fhmap_new();
+    int fresh;
+    tbbt_fhmap_set_clock(m, 200); /* the call that used the new handle */
+    tbbt_id used = tbbt_fhmap_lookup(m, H1, sizeof(H1), &fresh);
+    assert_true(fresh);
+    tbbt_fhmap_set_clock(m, 100); /* the mkdir reply, sent before it */
+    tbbt_id id = tbbt_fhmap_lookup(m, H1, sizeof(H1), &fresh);
+    assert_false(fresh);
+    assert_int_equal(tbbt_fhmap_born(m, H1, sizeof(H1), id, fresh, 1, 1, 700), used);
+    assert_int_equal(tbbt_fhmap_stats(m)->reborn, 0);
+    assert_int_equal(tbbt_fhmap_by_fileid(m, 1, 700), used);
+    /* a later create reusing the inode still retires it */
+    tbbt_fhmap_set_clock(m, 300);
+    id = tbbt_fhmap_lookup(m, H1, sizeof(H1), &fresh);
+    tbbt_id newer = tbbt_fhmap_born(m, H1, sizeof(H1), id, fresh, 1, 1, 700);
+    assert_int_not_equal(newer, used);
+    assert_int_equal(tbbt_fhmap_stats(m)->reborn, 1);
+    tbbt_fhmap_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stable_ids),
@@ -153,6 +179,7 @@ int main(void) {
         cmocka_unit_test(test_hard_link_survives),
         cmocka_unit_test(test_rename_over),
         cmocka_unit_test(test_born_retires_reused_inode),
+        cmocka_unit_test(test_born_after_held_back_reply),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
