@@ -477,7 +477,10 @@ static int make_listed(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t 
         if (!id && e->fileid) id = (tbbt_id)GPOINTER_TO_SIZE(g_hash_table_lookup(p->by_fileid, &e->fileid));
         if (id) tbbt_rec_set_u64(x, TBBT_F_NEWOBJ, id);
         const struct tbbt_fsobj *o = id ? tbbt_fsmodel_obj(p->m, id) : NULL;
-        uint32_t type = e->type ? e->type : o && o->attr.type ? o->attr.type : TBBT_FT_REG;
+        uint32_t type = e->type             ? e->type
+                        : o && o->attr.type ? o->attr.type
+                        : o && o->nchildren ? TBBT_FT_DIR /* it holds names */
+                                            : TBBT_FT_REG;
         tbbt_rec_set_u64(x, TBBT_F_TYPE, type);
         int k = fix_place(p, TBBT_FIX_MAKE_BY_REPLY, x, seq);
         if (k > 0) n += k;
@@ -623,19 +626,30 @@ static void mend_owner(struct tbbt_pass2 *p, const struct tbbt_rec *r, tbbt_id i
     }
 }
 
-/* Notes the fileid of the object whose attributes r's reply shows (the
- * new object's, else the handle's), the first time the object is seen:
- * a plain readdir's entries have only fileids (make_listed). */
+/* Maps fileid to object id when the object was first seen by record seq. */
+static void map_fileid(struct tbbt_pass2 *p, tbbt_id id, uint64_t fileid, uint64_t seq) {
+    const struct tbbt_fsobj *o = id ? tbbt_fsmodel_obj(p->m, id) : NULL;
+    if (!o || o->first_seq != seq) return;
+    uint64_t *k = g_new(uint64_t, 1);
+    *k = fileid;
+    g_hash_table_replace(p->by_fileid, k, GSIZE_TO_POINTER((gsize)id));
+}
+
+/* Notes the fileids r's reply shows -- of the object whose attributes it
+ * carries (the new object's, else the handle's) and of the directories
+ * whose attributes it carries -- the first time each object is seen: a
+ * plain readdir's entries have only fileids (make_listed). Mends a
+ * guessed owner (mend_owner). */
 static void learn_fileid(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
+    if (tbbt_rec_has(r, TBBT_F_DIR_FILEID) && tbbt_rec_has(r, TBBT_F_DIR))
+        map_fileid(p, r->dir, r->dir_fileid, seq);
+    if (tbbt_rec_has(r, TBBT_F_DIR2_FILEID) && tbbt_rec_has(r, TBBT_F_DIR2))
+        map_fileid(p, r->dir2, r->dir2_fileid, seq);
     if (!tbbt_rec_has(r, TBBT_F_FILEID)) return;
     tbbt_id id = tbbt_rec_has(r, TBBT_F_NEWOBJ) ? r->newobj : tbbt_rec_has(r, TBBT_F_OBJ) ? r->obj : 0;
     if (id && tbbt_rec_has(r, TBBT_F_UID) && tbbt_rec_has(r, TBBT_F_GID) && !(r->flags & TBBT_RF_INSERTED))
         mend_owner(p, r, id);
-    const struct tbbt_fsobj *o = id ? tbbt_fsmodel_obj(p->m, id) : NULL;
-    if (!o || o->first_seq != seq) return;
-    uint64_t *k = g_new(uint64_t, 1);
-    *k = r->fileid;
-    g_hash_table_replace(p->by_fileid, k, GSIZE_TO_POINTER((gsize)id));
+    map_fileid(p, id, r->fileid, seq);
 }
 
 /* Pre-plays the held record seq. */

@@ -170,7 +170,7 @@ static inline void dent_prefetch_item(const struct tbbt_fsmodel *m, uint64_t h) 
 /* Contract in fsmodel.h. */
 int tbbt_fsmodel_dir_fresh(const struct tbbt_fsmodel *m, tbbt_id dir) {
     const struct tbbt_fsobj *o = dir ? tbbt_fsmodel_obj(m, dir) : NULL;
-    return o && (o->flags & (TBBT_FSO_CREATED | TBBT_FSO_INITIAL)) == TBBT_FSO_CREATED;
+    return o && (o->flags & (TBBT_FSO_MADE_EMPTY | TBBT_FSO_INITIAL)) == TBBT_FSO_MADE_EMPTY;
 }
 
 /* Contract in fsmodel.h. */
@@ -548,6 +548,8 @@ static void apply_make(struct tbbt_fsmodel *m, const struct tbbt_rec *r, int sta
         o->target = g_strndup(tbbt_rec_str(r, r->target), r->target.len);
     }
     if (o && r->op != TBBT_OP_LINK && !(o->flags & TBBT_FSO_INITIAL)) o->flags |= TBBT_FSO_CREATED;
+    if (o && r->op == TBBT_OP_MKDIR && !(o->flags & TBBT_FSO_INITIAL) && !o->nchildren)
+        o->flags |= TBBT_FSO_MADE_EMPTY;
     if (o && r->op != TBBT_OP_LINK && tbbt_rec_has(r, TBBT_F_SET_MODE) && !tbbt_rec_has(r, TBBT_F_MODE)) {
         o->rmode = r->set_mode & 07777;
         o->flags |= TBBT_FSO_RMODE;
@@ -673,7 +675,10 @@ void tbbt_fsmodel_apply(struct tbbt_fsmodel *m, const struct tbbt_rec *r, int st
     if (!(f & TBBT_OPF_DIRNAME) || !r->dir) return;
     const char *n = tbbt_rec_str(r, r->name);
     if (dot_name(n, r->name.len)) return;
-    if (status == TBBT_NFS_OK || status == TBBT_NFSERR_NOENT) touch(m, r->dir);
+    if (status == TBBT_NFS_OK || status == TBBT_NFSERR_NOENT) {
+        struct tbbt_fsobj *d = touch(m, r->dir);
+        if (!d->attr.type) d->attr.type = TBBT_FT_DIR; /* names resolved in it */
+    }
     switch (r->op) {
     case TBBT_OP_LOOKUP:
         if (status == TBBT_NFS_OK) {

@@ -84,6 +84,7 @@ enum {
     TBBT_FSO_CHANGED = 1u << 5,       /* a record changed its size or attributes */
     TBBT_FSO_RMODE = 1u << 6,         /* rmode known */
     TBBT_FSO_OWNER_GUESSED = 1u << 7, /* pass 2 made it with an owner no reply had shown yet */
+    TBBT_FSO_MADE_EMPTY = 1u << 8,    /* a mkdir of the trace made it (empty), seen by no record before */
 };
 
 /* Attributes of an object. */
@@ -158,8 +159,9 @@ struct tbbt_fsobj *tbbt_fsmodel_obj(const struct tbbt_fsmodel *m, tbbt_id id);
  * if it is new. id must not be 0. */
 struct tbbt_fsobj *tbbt_fsmodel_obj_get(struct tbbt_fsmodel *m, tbbt_id id);
 
-/* Was directory dir made by a record of the trace (and not seen before
- * it)? Such a directory began empty, so a name in it the model has no
+/* Was directory dir made by a mkdir of the trace (and not seen before
+ * it; a name a rename or a late-bound entry gave it does not count)?
+ * Such a directory began empty, so a name in it the model has no
  * entry for is absent, not unknown: tbbt_fsmodel_name() says so, and a
  * name first met in it was made during the trace (by a call the capture
  * lost, when no record made it), never there at the start. */

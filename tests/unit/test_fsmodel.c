@@ -352,6 +352,47 @@ static void test_bind_later(void **s) {
     tbbt_fsmodel_free(m);
 }
 
+/* A directory a mkdir of the trace made began empty: a name in it that
+ * no record made is absent, and one first met there was made during the
+ * trace. A directory renamed into a new name (its object shown only
+ * later) or seen before is not such a directory: its names teach. */
+static void test_made_dir_begins_empty(void **s) {
+    (void)s;
+    struct tbbt_fsmodel *m = tbbt_fsmodel_new();
+    struct tbbt_rec r;
+    tbbt_rec_init(&r);
+    rec(&r, TBBT_OP_MKDIR, ROOT, "d");
+    tbbt_rec_set_u64(&r, TBBT_F_NEWOBJ, 80);
+    attrs(&r, TBBT_FT_DIR, 4096, 2);
+    tbbt_fsmodel_apply(m, &r, 0);
+    assert_true(tbbt_fsmodel_dir_fresh(m, 80));
+    assert_int_equal(st(m, 80, "x", NULL), TBBT_NAME_ABSENT);
+    rec(&r, TBBT_OP_LOOKUP, 80, "x");
+    assert_int_equal(tbbt_fsmodel_predict(m, &r), TBBT_NFSERR_NOENT);
+    tbbt_rec_set_u64(&r, TBBT_F_NEWOBJ, 81);
+    attrs(&r, TBBT_FT_REG, 0, 1);
+    tbbt_fsmodel_apply(m, &r, 0); /* shown present anyway: made by a lost call */
+    const struct tbbt_fsdent *d = tbbt_fsmodel_dent(m, 80, "x", 1);
+    assert_non_null(d);
+    assert_int_equal(d->init, TBBT_NAME_ABSENT);
+    assert_true(tbbt_fsmodel_obj(m, 81)->flags & TBBT_FSO_CREATED);
+    /* a rename of an unknown directory, its object shown by a later lookup */
+    rec(&r, TBBT_OP_RENAME, ROOT, "old");
+    tbbt_rec_set_u64(&r, TBBT_F_DIR2, ROOT);
+    tbbt_rec_set_str(&r, TBBT_F_NAME2, "new", 3);
+    tbbt_fsmodel_apply(m, &r, 0);
+    rec(&r, TBBT_OP_LOOKUP, ROOT, "new");
+    tbbt_rec_set_u64(&r, TBBT_F_NEWOBJ, 90);
+    attrs(&r, TBBT_FT_DIR, 4096, 2);
+    tbbt_fsmodel_apply(m, &r, 0);
+    assert_false(tbbt_fsmodel_dir_fresh(m, 90));
+    assert_int_equal(st(m, 90, "x", NULL), TBBT_NAME_UNKNOWN);
+    /* a directory seen before: not fresh either */
+    assert_false(tbbt_fsmodel_dir_fresh(m, ROOT));
+    tbbt_rec_free(&r);
+    tbbt_fsmodel_free(m);
+}
+
 /* readdir entries teach initial names; "." and ".." are not entries. */
 static void test_listing_teaches(void **s) {
     (void)s;
@@ -439,6 +480,7 @@ int main(void) {
         cmocka_unit_test(test_bind_later),
         cmocka_unit_test(test_permission),
         cmocka_unit_test(test_listing_teaches),
+        cmocka_unit_test(test_made_dir_begins_empty),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
