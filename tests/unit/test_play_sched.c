@@ -117,6 +117,20 @@ static void test_conservative_overlap(void **st) {
     assert_int_equal(nxt(c, s), 4);
     c->sent(s, 4);
     assert_int_equal(nxt(c, s), 5);
+    c->sent(s, 5);
+    c->done(s, 5, 1);
+    /* a corrective record (pass 2) holds back the next one until its reply,
+     * though its drawn reply time equals that record's call time */
+    mk(&r, TBBT_OP_CREATE, 40, 40);
+    r.flags = TBBT_RF_INSERTED;
+    c->add(s, 6, &r);
+    mk(&r, TBBT_OP_LOOKUP, 40, 41);
+    c->add(s, 7, &r);
+    assert_int_equal(nxt(c, s), 6);
+    c->sent(s, 6);
+    assert_int_equal(nxt(c, s), -1);
+    c->done(s, 6, 1);
+    assert_int_equal(nxt(c, s), 7);
     tbbt_rec_free(&r);
     c->destroy(s);
 }
