@@ -141,12 +141,13 @@ static int64_t touch_time(const struct tbbt_rec *r) {
 }
 
 /* Marks object id as touched at time t by record seq. */
-static void touch(struct tbbt_pass2 *p, tbbt_id id, int64_t t, uint64_t seq) {
-    if (!id) return;
+static struct tbbt_fsobj *touch(struct tbbt_pass2 *p, tbbt_id id, int64_t t, uint64_t seq) {
+    if (!id) return NULL;
     struct tbbt_fsobj *o = tbbt_fsmodel_obj_get(p->m, id);
     if (t > o->last_time) o->last_time = t;
     if (seq > o->last_seq) o->last_seq = seq;
     if (!o->first_seq) o->first_seq = seq;
+    return o;
 }
 
 /* The objects a record names: handle, directories, new object, and the
@@ -626,30 +627,33 @@ static void mend_owner(struct tbbt_pass2 *p, const struct tbbt_rec *r, tbbt_id i
     }
 }
 
-/* Maps fileid to object id when the object was first seen by record seq. */
-static void map_fileid(struct tbbt_pass2 *p, tbbt_id id, uint64_t fileid, uint64_t seq) {
-    const struct tbbt_fsobj *o = id ? tbbt_fsmodel_obj(p->m, id) : NULL;
-    if (!o || o->first_seq != seq) return;
+/* Maps fileid to object o. */
+static void map_fileid(struct tbbt_pass2 *p, const struct tbbt_fsobj *o, uint64_t fileid) {
     uint64_t *k = g_new(uint64_t, 1);
     *k = fileid;
-    g_hash_table_replace(p->by_fileid, k, GSIZE_TO_POINTER((gsize)id));
+    g_hash_table_replace(p->by_fileid, k, GSIZE_TO_POINTER((gsize)o->id));
 }
 
 /* Notes the fileids r's reply shows -- of the object whose attributes it
  * carries (the new object's, else the handle's) and of the directories
- * whose attributes it carries -- the first time each object is seen: a
- * plain readdir's entries have only fileids (make_listed). Mends a
- * guessed owner (mend_owner). */
-static void learn_fileid(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
-    if (tbbt_rec_has(r, TBBT_F_DIR_FILEID) && tbbt_rec_has(r, TBBT_F_DIR))
-        map_fileid(p, r->dir, r->dir_fileid, seq);
-    if (tbbt_rec_has(r, TBBT_F_DIR2_FILEID) && tbbt_rec_has(r, TBBT_F_DIR2))
-        map_fileid(p, r->dir2, r->dir2_fileid, seq);
-    if (!tbbt_rec_has(r, TBBT_F_FILEID)) return;
+ * whose attributes it carries -- for the objects r is the first record to
+ * touch (first[k] for ids[k] of preplay): a plain readdir's entries have
+ * only fileids (make_listed). */
+static void learn_fileids(struct tbbt_pass2 *p, const struct tbbt_rec *r, struct tbbt_fsobj *const first[4]) {
+    if (first[1] && tbbt_rec_has(r, TBBT_F_DIR_FILEID)) map_fileid(p, first[1], r->dir_fileid);
+    if (first[2] && tbbt_rec_has(r, TBBT_F_DIR2_FILEID)) map_fileid(p, first[2], r->dir2_fileid);
+    struct tbbt_fsobj *o = tbbt_rec_has(r, TBBT_F_NEWOBJ) ? first[3] : first[0];
+    if (o && tbbt_rec_has(r, TBBT_F_FILEID)) map_fileid(p, o, r->fileid);
+}
+
+/* A reply showing the owner of an object whose owner a corrective record
+ * guessed (mend_owner), once any record was inserted. */
+static void learn_owner(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
+    if (!p->st.inserted || !tbbt_rec_has(r, TBBT_F_UID) || !tbbt_rec_has(r, TBBT_F_GID) ||
+        (r->flags & TBBT_RF_INSERTED))
+        return;
     tbbt_id id = tbbt_rec_has(r, TBBT_F_NEWOBJ) ? r->newobj : tbbt_rec_has(r, TBBT_F_OBJ) ? r->obj : 0;
-    if (id && tbbt_rec_has(r, TBBT_F_UID) && tbbt_rec_has(r, TBBT_F_GID) && !(r->flags & TBBT_RF_INSERTED))
-        mend_owner(p, r, id);
-    map_fileid(p, id, r->fileid, seq);
+    if (id) mend_owner(p, r, id);
 }
 
 /* Pre-plays the held record seq. */
@@ -688,9 +692,15 @@ static void preplay(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
                       tbbt_rec_has(r, TBBT_F_DIR2) ? r->dir2 : 0,
                       tbbt_rec_has(r, TBBT_F_NEWOBJ) ? r->newobj : 0, named};
     int64_t t = touch_time(r);
-    for (int k = 0; k < 5; k++)
-        if (ids[k] && (k == 0 || ids[k] != ids[k - 1])) touch(p, ids[k], t, seq);
-    learn_fileid(p, r, seq);
+    struct tbbt_fsobj *first[4] = {NULL, NULL, NULL, NULL}; /* objects r is the first to touch */
+    int any = 0;
+    for (int k = 0; k < 5; k++) {
+        if (!ids[k] || (k && ids[k] == ids[k - 1])) continue;
+        struct tbbt_fsobj *o = touch(p, ids[k], t, seq);
+        if (k < 4 && o->first_seq == seq) first[k] = o, any = 1;
+    }
+    if (any) learn_fileids(p, r, first);
+    learn_owner(p, r);
 }
 
 /* Starts loading, for writing, a ring slot left a whole window ago (so

@@ -17,14 +17,16 @@
 #      images must equal each other (both orders make the same changes).
 #   3. The fresh capture with a seeded 5% of its packets deleted
 #      (tbbt-pcapdrop) before tbbt-prep (whose pass 2 corrects): the 4
-#      replays. The issue asks for 99.5% of all records; tbbt does not reach
-#      it (a lost TCP segment loses every RPC message it carried part of,
-#      and pass 2 can repair names but not the handles of objects whose
-#      creating reply was lost): measured 92-93% conservative, 85% fsdep
-#      (which skips a failed record's dependants; 79% under the sanitizers'
-#      slower timing). The figures are printed against 99.5%, and asserted
-#      against floors below what is measured (88% conservative, 75% fsdep)
-#      so a regression fails; README says so.
+#      replays. The issue asks for 99.5% of all records; tbbt reaches it on
+#      some captures, not all: over six lossy preps (drop seeds 1-5 and 11)
+#      of one capture, 99.24-99.80% conservative (median 99.6) and
+#      97.99-99.23% fsdep (which skips a failed record's dependants; median
+#      99.0). What is left: handles the server reused for a new object whose
+#      creating call and the old one's removal were both lost (one ID for
+#      two objects), and lost chmods/chowns no later reply reveals. The
+#      figures are printed against 99.5%, and asserted against floors below
+#      what is measured (98.5% conservative, 96% fsdep, for the sanitizer
+#      tier's slower timing too) so a regression fails; README says so.
 #      The final tree is compared with the original's and the differences
 #      counted, not failed (the lost calls' effects are guesses).
 # The share is matched / totals.records of tbbt-play's JSON: every record
@@ -205,10 +207,10 @@ cat "$TMP/drop.txt"
 prep lossy "$TMP/lossy.pcap" "${CAPPORTS[@]}"
 for order in $ORDERS; do
     for sp in $SPEEDS; do
-        floor=88
-        [ "$order" = fsdep ] && floor=75
+        floor=98.5
+        [ "$order" = fsdep ] && floor=96
         replay lossy "$order" "$sp" "$floor" || continue
-        echo "  NOTE lossy, $order: the issue's target is 99.5% (not met; see the header)"
+        echo "  NOTE lossy, $order: the issue's target is 99.5% (met on some captures, not all; see the header)"
         "${TREE[@]}" diff "$TMP/truth.tree" "$TMP/lossy-$order-$sp.tree" 0 | sed -n 's/^  trees differ/  NOTE lossy trees differ/p'
     done
 done
