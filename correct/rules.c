@@ -132,26 +132,13 @@ int tbbt_listed_absent(const struct tbbt_fsmodel *m, const struct tbbt_rec *r, c
     return tbbt_fsmodel_dir_fresh(m, r->obj) && !tbbt_fsmodel_dent(m, r->obj, n, e->name.len);
 }
 
-/* OK_SHORT when a successful listing shows a name tbbt_listed_absent
- * finds, else c. The names are looked up only when the listing shows more
- * names than the model holds in the directory (so one of them must be
- * absent): a listing of a directory the model knows costs no lookup, at
- * the price of missing a lost make that a lost removal in the same
- * directory hides from the count. */
+/* OK_SHORT when a successful listing of a directory a mkdir of the trace
+ * made shows a name the model has no entry for (tbbt_listed_absent), else
+ * c. */
 static enum tbbt_oc listing_class(const struct tbbt_fsmodel *m, const struct tbbt_rec *r, enum tbbt_oc c) {
-    if (c != TBBT_OC_OK || r->status != TBBT_NFS_OK || !r->nentries) return c;
-    const struct tbbt_fsobj *d = tbbt_fsmodel_obj(m, r->obj);
-    if (!d || (d->flags & (TBBT_FSO_MADE_EMPTY | TBBT_FSO_INITIAL)) != TBBT_FSO_MADE_EMPTY) return c;
-    uint32_t shown = 0;
-    for (uint32_t i = 0; i < r->nentries; i++) {
-        const struct tbbt_str n = r->entries[i].name;
-        const char *s = tbbt_rec_str(r, n);
-        shown += !((n.len == 1 && s[0] == '.') || (n.len == 2 && s[0] == '.' && s[1] == '.'));
-    }
-    if (shown <= d->nchildren) return c;
-    for (uint32_t i = 0; i < r->nentries; i++)
-        if (tbbt_listed_absent(m, r, &r->entries[i])) return TBBT_OC_OK_SHORT;
-    return c;
+    if (c != TBBT_OC_OK || r->status != TBBT_NFS_OK || !r->nentries || !tbbt_fsmodel_dir_fresh(m, r->obj))
+        return c;
+    return tbbt_fsmodel_listing_unmet(m, r) ? TBBT_OC_OK_SHORT : c;
 }
 
 /* Contract in rules.h. */

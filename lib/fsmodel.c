@@ -548,11 +548,21 @@ static void apply_make(struct tbbt_fsmodel *m, const struct tbbt_rec *r, int sta
         o->target = g_strndup(tbbt_rec_str(r, r->target), r->target.len);
     }
     if (o && r->op != TBBT_OP_LINK && !(o->flags & TBBT_FSO_INITIAL)) o->flags |= TBBT_FSO_CREATED;
-    if (o && r->op == TBBT_OP_MKDIR && !(o->flags & TBBT_FSO_INITIAL) && !o->nchildren)
+    /* (not a mkdir whose reply was lost, nor a corrective one: the first's
+     * object is learnt later, by pass 2 or pass 3, the second is placed
+     * before records that taught names in it, and every pass must judge
+     * the names alike) */
+    if (o && r->op == TBBT_OP_MKDIR && !(r->flags & (TBBT_RF_REPLY_LOST | TBBT_RF_INSERTED)) &&
+        !(o->flags & TBBT_FSO_INITIAL) && !o->nchildren)
         o->flags |= TBBT_FSO_MADE_EMPTY;
     if (o && r->op != TBBT_OP_LINK && tbbt_rec_has(r, TBBT_F_SET_MODE) && !tbbt_rec_has(r, TBBT_F_MODE)) {
         o->rmode = r->set_mode & 07777;
         o->flags |= TBBT_FSO_RMODE;
+    }
+    /* the owner the call set (a corrective record's), where no reply shows one */
+    if (o && r->op != TBBT_OP_LINK && !tbbt_rec_has(r, TBBT_F_UID)) {
+        if (tbbt_rec_has(r, TBBT_F_SET_UID)) o->attr.uid = (uint32_t)r->set_uid;
+        if (tbbt_rec_has(r, TBBT_F_SET_GID)) o->attr.gid = (uint32_t)r->set_gid;
     }
 }
 
@@ -628,6 +638,29 @@ static void learn_listing(struct tbbt_fsmodel *m, const struct tbbt_rec *r, uint
             continue; /* known absent, or already naming this object: learning changes nothing */
         tbbt_fsmodel_learn_present(m, r->obj, en, e->name.len, e->id);
     }
+}
+
+/* Contract in fsmodel.h. The entries' table slots, then their items, are
+ * loaded in batches first, as learn_listing does, so the lookups' cache
+ * misses overlap. */
+int tbbt_fsmodel_listing_unmet(const struct tbbt_fsmodel *m, const struct tbbt_rec *r) {
+    uint64_t h[LISTING_BATCH];
+    for (uint32_t from = 0; from < r->nentries; from += LISTING_BATCH) {
+        uint32_t n = r->nentries - from < LISTING_BATCH ? r->nentries - from : LISTING_BATCH;
+        for (uint32_t i = 0; i < n; i++) {
+            const struct tbbt_dirent *e = &r->entries[from + i];
+            h[i] = dent_hash(r->obj, tbbt_rec_str(r, e->name), e->name.len);
+            tbbt_htab_prefetch(&m->dents, h[i]);
+        }
+        for (uint32_t i = 0; i < n; i++)
+            dent_prefetch_item(m, h[i]);
+        for (uint32_t i = 0; i < n; i++) {
+            const struct tbbt_dirent *e = &r->entries[from + i];
+            const char *en = tbbt_rec_str(r, e->name);
+            if (!dot_name(en, e->name.len) && !dent_find(m, h[i], r->obj, en, e->name.len)) return 1;
+        }
+    }
+    return 0;
 }
 
 /* Success of an operation on a handle: sizes and attributes change. */

@@ -167,6 +167,10 @@ struct tbbt_fsobj *tbbt_fsmodel_obj_get(struct tbbt_fsmodel *m, tbbt_id id);
  * lost, when no record made it), never there at the start. */
 int tbbt_fsmodel_dir_fresh(const struct tbbt_fsmodel *m, tbbt_id dir);
 
+/* Does listing r (entries of directory r->obj) show a name, other than
+ * "." and "..", that the model has no entry for? */
+int tbbt_fsmodel_listing_unmet(const struct tbbt_fsmodel *m, const struct tbbt_rec *r);
+
 /* Returns the entry for (dir, name), or NULL when the name is unknown. */
 struct tbbt_fsdent *tbbt_fsmodel_dent(const struct tbbt_fsmodel *m, tbbt_id dir, const char *name,
                                       size_t len);
