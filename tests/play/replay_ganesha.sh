@@ -19,9 +19,9 @@
 #      (tbbt-pcapdrop) before tbbt-prep (whose pass 2 corrects): the 4
 #      replays. The issue asks for 99.5% of all records; tbbt reaches it on
 #      some captures, not all: over six lossy preps (drop seeds 1-5 and 11)
-#      of one capture, 99.24-99.80% conservative (median 99.6) and
-#      97.99-99.23% fsdep (which skips a failed record's dependants; median
-#      99.0). What is left: handles the server reused for a new object whose
+#      of one capture, 99.16-99.62% conservative (median 99.6) and
+#      97.30-99.51% fsdep (which skips a failed record's dependants; median
+#      98.9). What is left: handles the server reused for a new object whose
 #      creating call and the old one's removal were both lost (one ID for
 #      two objects), and lost chmods/chowns no later reply reveals. The
 #      figures are printed against 99.5%, and asserted against floors below
