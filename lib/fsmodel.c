@@ -616,12 +616,12 @@ static void apply_rename(struct tbbt_fsmodel *m, const struct tbbt_rec *r, int s
 
 #define LISTING_BATCH 32 /* listing entries whose lookups overlap */
 
-/* Learns entries [from, from + n) of listing r (n <= LISTING_BATCH): every
- * name not known absent is present. The names' hashes are computed and
- * their table slots, then their entries, loaded first, so that the n
- * lookups' cache misses overlap instead of following one another. */
-static void learn_listing(struct tbbt_fsmodel *m, const struct tbbt_rec *r, uint32_t from, uint32_t n) {
-    uint64_t h[LISTING_BATCH];
+/* Fills h with the hashes of entries [from, from + n) of listing r (n <=
+ * LISTING_BATCH) and loads their table slots, then their entries, so that
+ * the n lookups that follow overlap their cache misses instead of
+ * following one another. */
+static void listing_prefetch(const struct tbbt_fsmodel *m, const struct tbbt_rec *r, uint32_t from,
+                             uint32_t n, uint64_t *h) {
     for (uint32_t i = 0; i < n; i++) {
         const struct tbbt_dirent *e = &r->entries[from + i];
         h[i] = dent_hash(r->obj, tbbt_rec_str(r, e->name), e->name.len);
@@ -629,6 +629,13 @@ static void learn_listing(struct tbbt_fsmodel *m, const struct tbbt_rec *r, uint
     }
     for (uint32_t i = 0; i < n; i++)
         dent_prefetch_item(m, h[i]);
+}
+
+/* Learns entries [from, from + n) of listing r (n <= LISTING_BATCH): every
+ * name not known absent is present. */
+static void learn_listing(struct tbbt_fsmodel *m, const struct tbbt_rec *r, uint32_t from, uint32_t n) {
+    uint64_t h[LISTING_BATCH];
+    listing_prefetch(m, r, from, n, h);
     for (uint32_t i = 0; i < n; i++) {
         const struct tbbt_dirent *e = &r->entries[from + i];
         const char *en = tbbt_rec_str(r, e->name);
@@ -640,20 +647,12 @@ static void learn_listing(struct tbbt_fsmodel *m, const struct tbbt_rec *r, uint
     }
 }
 
-/* Contract in fsmodel.h. The entries' table slots, then their items, are
- * loaded in batches first, as learn_listing does, so the lookups' cache
- * misses overlap. */
+/* Contract in fsmodel.h. In batches, as learn_listing. */
 int tbbt_fsmodel_listing_unmet(const struct tbbt_fsmodel *m, const struct tbbt_rec *r) {
     uint64_t h[LISTING_BATCH];
     for (uint32_t from = 0; from < r->nentries; from += LISTING_BATCH) {
         uint32_t n = r->nentries - from < LISTING_BATCH ? r->nentries - from : LISTING_BATCH;
-        for (uint32_t i = 0; i < n; i++) {
-            const struct tbbt_dirent *e = &r->entries[from + i];
-            h[i] = dent_hash(r->obj, tbbt_rec_str(r, e->name), e->name.len);
-            tbbt_htab_prefetch(&m->dents, h[i]);
-        }
-        for (uint32_t i = 0; i < n; i++)
-            dent_prefetch_item(m, h[i]);
+        listing_prefetch(m, r, from, n, h);
         for (uint32_t i = 0; i < n; i++) {
             const struct tbbt_dirent *e = &r->entries[from + i];
             const char *en = tbbt_rec_str(r, e->name);
