@@ -17,7 +17,7 @@ static unsigned add_lock(struct tbbt_lock *l, unsigned n, tbbt_id obj, int write
             return n;
         }
     if (n == TBBT_MAX_LOCKS) return n;
-    l[n] = (struct tbbt_lock){obj, (uint8_t)write, (uint8_t)until_reply, (uint8_t)principal};
+    l[n] = (struct tbbt_lock){obj, (uint8_t)write, (uint8_t)until_reply, (uint8_t)principal, 0};
     return n + 1;
 }
 
@@ -60,6 +60,8 @@ unsigned tbbt_sched_locks(const struct tbbt_rec *r, int deps, int (*known)(void 
     case TBBT_OP_MKNOD:
         n = add_lock(l, n, dir, 1, strict, 0);
         n = add_lock(l, n, nobj, 1, 1, 1);
+        for (unsigned i = 0; i < n; i++)
+            if (nobj && l[i].obj == nobj && nobj != dir) l[i].creates = 1;
         break;
     case TBBT_OP_REMOVE:
     case TBBT_OP_RMDIR:

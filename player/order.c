@@ -149,6 +149,7 @@ struct req {
     struct objq *oq[TBBT_MAX_LOCKS];
     struct lockent *ent[TBBT_MAX_LOCKS]; /* NULL once released */
     uint8_t principal[TBBT_MAX_LOCKS];
+    uint8_t creates[TBBT_MAX_LOCKS];
 };
 
 struct fsdep {
@@ -260,7 +261,7 @@ static void fsdep_add(void *s, uint64_t seq, const struct tbbt_rec *r) {
             oq->head = e;
         oq->tail = e;
         oq->refs++;
-        q->oq[i] = oq, q->ent[i] = e, q->principal[i] = l[i].principal;
+        q->oq[i] = oq, q->ent[i] = e, q->principal[i] = l[i].principal, q->creates[i] = l[i].creates;
     }
     if (!n) heap_push(&f->ready, (int64_t)seq, seq);
     for (unsigned i = 0; i < n; i++)
@@ -268,9 +269,12 @@ static void fsdep_add(void *s, uint64_t seq, const struct tbbt_rec *r) {
 }
 
 /* Did a dependency of q fail (an object it locks poisoned by an earlier
- * record)? */
+ * record)? Not the object q makes anew: a failure on an earlier object
+ * under that ID (a server that reused a handle the capture could not tell
+ * apart) is no dependency of making it. */
 static int poisoned(const struct req *q) {
     for (unsigned i = 0; i < q->nlocks; i++) {
+        if (q->creates[i]) continue;
         uint64_t p = q->oq[i]->poison;
         if (p && p - 1 < q->seq) return 1;
     }
@@ -311,9 +315,10 @@ static void fsdep_done(void *s, uint64_t seq, int ok) {
     struct fsdep *f = s;
     struct req *q = req_of(f, seq);
     if (!q) return;
-    if (!ok)
-        for (unsigned i = 0; i < q->nlocks; i++)
-            if (q->principal[i]) q->oq[i]->poison = seq + 1;
+    for (unsigned i = 0; i < q->nlocks; i++) {
+        if (!ok && q->principal[i]) q->oq[i]->poison = seq + 1;
+        if (ok && q->creates[i]) q->oq[i]->poison = 0; /* made anew: what failed before is past */
+    }
     q->live = 0; /* before the release: granting its own locks must not make it ready */
     release(f, q, 0);
     for (unsigned i = 0; i < q->nlocks; i++) {

@@ -19,13 +19,13 @@
 #      (tbbt-pcapdrop) before tbbt-prep (whose pass 2 corrects): the 4
 #      replays. The issue asks for 99.5% of all records; tbbt reaches it on
 #      some captures, not all: over six lossy preps (drop seeds 1-5 and 11)
-#      of one capture, 99.16-99.62% conservative (median 99.6) and
-#      97.30-99.51% fsdep (which skips a failed record's dependants; median
-#      98.9). What is left: handles the server reused for a new object whose
+#      of one capture and one of another, 98.68-99.62% conservative (median
+#      99.6) and 97.03-99.51% fsdep (which skips a failed record's
+#      dependants; median 98.9). What is left: handles the server reused for a new object whose
 #      creating call and the old one's removal were both lost (one ID for
 #      two objects), and lost chmods/chowns no later reply reveals. The
 #      figures are printed against 99.5%, and asserted against floors below
-#      what is measured (98.5% conservative, 96% fsdep, for the sanitizer
+#      what is measured (97.5% conservative, 94% fsdep, for the sanitizer
 #      tier's slower timing too) so a regression fails; README says so.
 #      The final tree is compared with the original's and the differences
 #      counted, not failed (the lost calls' effects are guesses).
@@ -207,8 +207,8 @@ cat "$TMP/drop.txt"
 prep lossy "$TMP/lossy.pcap" "${CAPPORTS[@]}"
 for order in $ORDERS; do
     for sp in $SPEEDS; do
-        floor=98.5
-        [ "$order" = fsdep ] && floor=96
+        floor=97.5
+        [ "$order" = fsdep ] && floor=94
         replay lossy "$order" "$sp" "$floor" || continue
         echo "  NOTE lossy, $order: the issue's target is 99.5% (met on some captures, not all; see the header)"
         "${TREE[@]}" diff "$TMP/truth.tree" "$TMP/lossy-$order-$sp.tree" 0 | sed -n 's/^  trees differ/  NOTE lossy trees differ/p'

@@ -237,7 +237,8 @@ static void test_revealed_handle(void **st) {
 }
 
 /* A failed create: the records on its object are skipped, transitively;
- * others go on. */
+ * others go on; a later record that makes the object anew is not, and
+ * clears the failure. */
 static void test_failure_skips(void **st) {
     (void)st;
     const struct tbbt_sched_ops *f = &tbbt_sched_fsdep;
@@ -268,6 +269,24 @@ static void test_failure_skips(void **st) {
     assert_int_equal(nxt(f, s), -2 - 2);
     f->done(s, 2, 0);
     assert_int_equal(nxt(f, s), 3);
+    f->sent(s, 3);
+    f->done(s, 3, 1);
+    /* a later mkdir makes object 10 anew (the server reused the handle):
+     * it is no dependant of the failed create, and once it succeeded the
+     * records on its directory go */
+    mk(&r, TBBT_OP_MKDIR, 6, 7);
+    tbbt_rec_set_u64(&r, TBBT_F_DIR, 1);
+    tbbt_rec_set_str(&r, TBBT_F_NAME, "D", 1);
+    tbbt_rec_set_u64(&r, TBBT_F_NEWOBJ, 10);
+    f->add(s, 4, &r);
+    mk(&r, TBBT_OP_GETATTR, 8, 9);
+    tbbt_rec_set_u64(&r, TBBT_F_OBJ, 10);
+    f->add(s, 5, &r);
+    assert_int_equal(nxt(f, s), 4);
+    f->sent(s, 4);
+    assert_int_equal(nxt(f, s), -1); /* the getattr waits for the mkdir's reply */
+    f->done(s, 4, 1);
+    assert_int_equal(nxt(f, s), 5);
     tbbt_rec_free(&r);
     f->destroy(s);
 }
