@@ -255,8 +255,8 @@ static int empty_dir(struct init *in, const struct tbbt_fh *dir, const char *kee
         struct dent *d = &g_array_index(l.ents, struct dent, i);
         if (keep && !strcmp(d->name, keep)) continue;
         struct named n = {.dir = dir, .name = d->name};
-        if (d->type == 2 && (rc = empty_dir(in, &d->fh, NULL, depth + 1)) < 0) break;
-        int s = tbbt_init_sync(in, d->type == 2 ? issue_rmdir : issue_remove, NULL, &n, d->name);
+        if (d->type == TBBT_FT_DIR && (rc = empty_dir(in, &d->fh, NULL, depth + 1)) < 0) break;
+        int s = tbbt_init_sync(in, d->type == TBBT_FT_DIR ? issue_rmdir : issue_remove, NULL, &n, d->name);
         if (s != 0 && s != 2) { /* NOENT: gone already */
             if (s > 0) snprintf(in->err, sizeof(in->err), "%s: cannot remove (NFS status %d)", d->name, s);
             rc = -1;

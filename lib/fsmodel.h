@@ -34,18 +34,6 @@
 
 #include "record.h"
 
-/* NF3 object types (record.h's TBBT_F_TYPE values). */
-enum {
-    TBBT_FT_NONE = 0,
-    TBBT_FT_REG = 1,
-    TBBT_FT_DIR = 2,
-    TBBT_FT_BLK = 3,
-    TBBT_FT_CHR = 4,
-    TBBT_FT_LNK = 5,
-    TBBT_FT_SOCK = 6,
-    TBBT_FT_FIFO = 7,
-};
-
 /* NFS statuses the model predicts (the same numbers in v2 and v3). */
 enum {
     TBBT_NFS_OK = 0,
@@ -167,8 +155,12 @@ struct tbbt_fsobj *tbbt_fsmodel_obj_get(struct tbbt_fsmodel *m, tbbt_id id);
  * lost, when no record made it), never there at the start. */
 int tbbt_fsmodel_dir_fresh(const struct tbbt_fsmodel *m, tbbt_id dir);
 
-/* Does listing r (entries of directory r->obj) show a name, other than
+/* Is entry e of listing r (entries of directory r->obj) a name, other than
  * "." and "..", that the model has no entry for? */
+int tbbt_fsmodel_entry_unmet(const struct tbbt_fsmodel *m, const struct tbbt_rec *r,
+                             const struct tbbt_dirent *e);
+
+/* Does listing r show any such name (tbbt_fsmodel_entry_unmet)? */
 int tbbt_fsmodel_listing_unmet(const struct tbbt_fsmodel *m, const struct tbbt_rec *r);
 
 /* Returns the entry for (dir, name), or NULL when the name is unknown. */

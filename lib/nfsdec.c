@@ -373,14 +373,14 @@ static int call3_mknod(struct dec *d) {
     TRY(u32(d, &type));
     if (type < 1 || type > 7) return bad(d);
     SETF(d->r, TBBT_F_NODETYPE, nodetype, type);
-    if (type == 3 || type == 4) { /* NF3BLK, NF3CHR */
+    if (type == TBBT_FT_BLK || type == TBBT_FT_CHR) {
         TRY(sattr3(d));
         TRY(u32(d, &major));
         TRY(u32(d, &minor));
         SETF(d->r, TBBT_F_RDEV, rdev, (uint64_t)major << 32 | minor);
         return 0;
     }
-    if (type == 6 || type == 7) return sattr3(d); /* NF3SOCK, NF3FIFO */
+    if (type == TBBT_FT_SOCK || type == TBBT_FT_FIFO) return sattr3(d);
     return 0;
 }
 

@@ -52,6 +52,19 @@ struct tbbt_dirent {
     struct tbbt_str name;
 };
 
+/* NF3 object types: the values of TBBT_F_TYPE and of a listing entry's
+ * type (the decoder maps NFSv2's ftype to these). */
+enum {
+    TBBT_FT_NONE = 0,
+    TBBT_FT_REG = 1,
+    TBBT_FT_DIR = 2,
+    TBBT_FT_BLK = 3,
+    TBBT_FT_CHR = 4,
+    TBBT_FT_LNK = 5,
+    TBBT_FT_SOCK = 6,
+    TBBT_FT_FIFO = 7,
+};
+
 /* Optional fields. The order is the order of the text form and of the
  * binary encoding; append new fields at the end and bump the format
  * version. See tbbt_fields[] for each one's key, type and meaning. */

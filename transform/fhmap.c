@@ -411,7 +411,7 @@ tbbt_id tbbt_fhmap_resolve(struct tbbt_fhmap *m, tbbt_id dir, const char *name, 
 static void obj_unlink(struct tbbt_fhmap *m, tbbt_id id) {
     struct obj *o = obj_by_id(m, id);
     if (!o) return;
-    if (o->type != 2 && o->nlink > 1) {
+    if (o->type != TBBT_FT_DIR && o->nlink > 1) {
         o->nlink--;
         return;
     }

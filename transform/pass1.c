@@ -448,12 +448,12 @@ static void keep_fh(struct callfh *dst, const struct tbbt_fhref *src, int fresh)
  * the server reused its inode, and the handle names a new object: the
  * remove that freed it was lost. */
 static int wrong_type(struct tbbt_pass1 *p, tbbt_id id, enum tbbt_field f, unsigned op) {
+    int want_dir = f == TBBT_F_DIR || f == TBBT_F_DIR2 ||
+                   (f == TBBT_F_OBJ && (op == TBBT_OP_READDIR || op == TBBT_OP_READDIRPLUS));
+    int want_file = f == TBBT_F_OBJ && (op == TBBT_OP_READ || op == TBBT_OP_WRITE);
+    if (!want_dir && !want_file) return 0; /* most handles: no lookup on the per-call path */
     uint32_t t = tbbt_fhmap_type(p->fh, id);
-    if (!t) return 0;
-    if (f == TBBT_F_DIR || f == TBBT_F_DIR2 ||
-        (f == TBBT_F_OBJ && (op == TBBT_OP_READDIR || op == TBBT_OP_READDIRPLUS)))
-        return t != 2;
-    return f == TBBT_F_OBJ && (op == TBBT_OP_READ || op == TBBT_OP_WRITE) && t == 2;
+    return t && (want_dir ? t != TBBT_FT_DIR : t == TBBT_FT_DIR);
 }
 
 /* Maps the call's handles to IDs and keeps them for the reply. */
