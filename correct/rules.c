@@ -127,9 +127,7 @@ enum tbbt_oc tbbt_oc_traced(const struct tbbt_fsmodel *m, const struct tbbt_rec 
 
 /* Contract in rules.h. */
 int tbbt_listed_absent(const struct tbbt_fsmodel *m, const struct tbbt_rec *r, const struct tbbt_dirent *e) {
-    const char *n = tbbt_rec_str(r, e->name);
-    if ((e->name.len == 1 && n[0] == '.') || (e->name.len == 2 && n[0] == '.' && n[1] == '.')) return 0;
-    return tbbt_fsmodel_dir_fresh(m, r->obj) && !tbbt_fsmodel_dent(m, r->obj, n, e->name.len);
+    return tbbt_fsmodel_dir_fresh(m, r->obj) && tbbt_fsmodel_entry_unmet(m, r, e);
 }
 
 /* OK_SHORT when a successful listing of a directory a mkdir of the trace

@@ -647,6 +647,13 @@ static void learn_listing(struct tbbt_fsmodel *m, const struct tbbt_rec *r, uint
     }
 }
 
+/* Contract in fsmodel.h. */
+int tbbt_fsmodel_entry_unmet(const struct tbbt_fsmodel *m, const struct tbbt_rec *r,
+                             const struct tbbt_dirent *e) {
+    const char *n = tbbt_rec_str(r, e->name);
+    return !dot_name(n, e->name.len) && !tbbt_fsmodel_dent(m, r->obj, n, e->name.len);
+}
+
 /* Contract in fsmodel.h. In batches, as learn_listing. */
 int tbbt_fsmodel_listing_unmet(const struct tbbt_fsmodel *m, const struct tbbt_rec *r) {
     uint64_t h[LISTING_BATCH];
