@@ -114,16 +114,7 @@ if ! tbbt_ganesha_usable 2>/dev/null; then
 fi
 tbbt_ganesha_start "$TMP/srv" >/dev/null || { check "ganesha started" false; e2e_end; exit 1; }
 SRV=(--nfs-port "$TBBT_NFS_PORT" --mount-port "$TBBT_MNT_PORT")
-perl -e '
-    print "# tbbt-hmap 1\n# source signals.sh\n1 0 0 - dir 4096 0755 0 0 r \".\" -\n";
-    my ($id, $n) = (2, 1);
-    for my $d (0 .. 39) {
-        my $did = $id++;
-        print "$did 1 0 - dir 4096 0755 0 0 t \"d$d\" -\n";
-        $n++;
-        for my $f (0 .. 399) { print $id++, " $did 0 - reg 4096 0644 0 0 t \"d$d/f$f\" -\n"; $n++ }
-    }
-    print "# end $n\n";' >"$TMP/m.hmap"
+perl "$SRC/tests/lib/grid_hmap.pl" signals.sh 40 400 >"$TMP/m.hmap"
 "$B/transform/tbbt-prep" -q -o "$TMP/s.tbbt" "$CAP"
 for sig in INT TERM; do
     rm -f "$TMP/m.manifest"

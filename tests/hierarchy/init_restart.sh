@@ -31,19 +31,7 @@ CHK="perl $SRC/tests/hierarchy/init_check.pl"
 
 # 40 directories of 400 files of 4 KiB, a symbolic link and a hard link
 # pair each: ~16000 creations and as many appends, several seconds.
-perl -e '
-    print "# tbbt-hmap 1\n# source init_restart.sh\n1 0 0 - dir 4096 0755 0 0 r \".\" -\n";
-    my ($id, $n) = (2, 1);
-    for my $d (0 .. 39) {
-        my $did = $id++;
-        print "$did 1 0 - dir 4096 0755 0 0 t \"d$d\" -\n";
-        $n++;
-        for my $f (0 .. 399) { print $id++, " $did 0 - reg 4096 0644 0 0 t \"d$d/f$f\" -\n"; $n++ }
-        print $id++, " $did 0 - lnk 2 0777 0 0 t \"d$d/l\" \"f0\"\n";
-        print $id - 2, " $did 0 - reg 4096 0644 0 0 t \"d$d/hard\" -\n";
-        $n += 2;
-    }
-    print "# end $n\n";' >"$TMP/m.hmap"
+perl "$SRC/tests/lib/grid_hmap.pl" --links init_restart.sh 40 400 >"$TMP/m.hmap"
 tbbt_ganesha_start "$TMP/srv" >/dev/null || { check "ganesha started" false; e2e_end; exit 1; }
 PORT=$TBBT_NFS_PORT EXP=$TBBT_EXPORT_DIR
 OPTS=(--nfs-port "$TBBT_NFS_PORT" --mount-port "$TBBT_MNT_PORT" --timeout 30)
