@@ -56,19 +56,25 @@ play() {
     pid=$!
 }
 
+# finish NAME LABEL: waits for the replay NAME, prints its status lines,
+# checks that it finished and that its JSON is whole; sets f to its figures.
+finish() {
+    wait $pid
+    local rc=$?
+    grep -E "^(Status|Connections)" "$TMP/$1.txt"
+    check "$2: tbbt-play finished (exit 0)" [ $rc = 0 ]
+    f=$(figures "$TMP/$1.json")
+    echo "figures ($2): $f"
+    check "$2: the JSON is whole and adds up" eval '[[ "$f" != *bad* ]]'
+}
+
 # 1. delayed replies
 play delay 1
 sleep 1.5
 kill -STOP "$GPID"
 sleep 2.5
 kill -CONT "$GPID"
-wait $pid
-rc=$?
-grep -E "^(Status|Connections)" "$TMP/delay.txt"
-check "delays: tbbt-play finished (exit 0)" [ $rc = 0 ]
-f=$(figures "$TMP/delay.json")
-echo "figures (delays): $f"
-check "delays: the JSON is whole and adds up" eval '[[ "$f" != *bad* ]]'
+finish delay delays
 to=$(sed 's/.*timeouts=\([0-9]*\).*/\1/' <<<"$f")
 check "delays: records timed out ($to), and the series says when" eval '[ "${to:-0}" -gt 0 ] && [[ "$f" =~ when=[0-9] ]]'
 check "delays: the report says how many timed out" grep -q "[1-9][0-9]* timed out" "$TMP/delay.txt"
@@ -81,13 +87,7 @@ kill -STOP "$GPID"
 sleep 0.7
 ss -K -tn state established "( dport = :$PORT )" >/dev/null
 kill -CONT "$GPID"
-wait $pid
-rc=$?
-grep -E "^(Status|Connections)" "$TMP/reset.txt"
-check "reset: tbbt-play finished (exit 0)" [ $rc = 0 ]
-f=$(figures "$TMP/reset.json")
-echo "figures (reset): $f"
-check "reset: the JSON is whole and adds up" eval '[[ "$f" != *bad* ]]'
+finish reset reset
 check "reset: the connection was made again" eval '[[ "$f" == *reconnects=[1-9]* ]]'
 check "reset: the report says the connection was lost and made again" \
     grep -q "^Connections: [1-9][0-9]* lost and made again" "$TMP/reset.txt"
