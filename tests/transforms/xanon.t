@@ -17,6 +17,9 @@ use Test::More;
 use File::Basename qw(dirname basename);
 use File::Temp qw(tempdir);
 use Cwd qw(abs_path);
+use FindBin;
+use lib "$FindBin::Bin/../lib";
+use TBBTTest qw(run_script);
 
 my $src   = $ENV{TBBT_SRC} // abs_path(dirname(__FILE__) . '/../..');
 my $build = $ENV{TBBT_BUILD} // "$src/build";
@@ -52,10 +55,8 @@ sub run1 {
     unlink $out, $mout;
     (my $a = $args) =~ s/\@OUT\@/'$out'/g;
     $a =~ s/\@MAPOUT\@/'$mout'/g;
-    my $env = $perl ? 'TBBT_PERL_ONLY=1' : 'TBBT_PERL_ONLY=';
-    my $so  = `$env TBBT_BUILD='$build' timeout 120 perl '$tool' $a 2>'$tmp/$tag.err'`;
-    my $rc  = $? & 127 ? 128 + ($? & 127) : $? >> 8;
-    (my $err = slurp("$tmp/$tag.err")) =~ s/\Q$tmp\E/TMP/g;
+    my ($rc, $so, $err) = run_script($tool, $build, $perl, $a, "$tmp/$tag.err");
+    $err =~ s/\Q$tmp\E/TMP/g;
     my %r = (rc => $rc, stdout => $so, stderr => $err);
     $r{$_->[0]} = -e $_->[1] ? slurp($_->[1]) : '<absent>' for [out => $out], [mapout => $mout];
     return \%r;

@@ -12,6 +12,9 @@ use Test::More;
 use File::Basename qw(dirname);
 use File::Temp qw(tempdir);
 use Cwd qw(abs_path);
+use FindBin;
+use lib "$FindBin::Bin/../lib";
+use TBBTTest qw(run_script);
 
 my $src   = $ENV{TBBT_SRC} // abs_path(dirname(__FILE__) . '/../..');
 my $build = $ENV{TBBT_BUILD} // "$src/build";
@@ -24,10 +27,7 @@ plan skip_all => 'tbbt-xmerge not built' unless -x "$build/tools/tbbt-xmerge";
 # run(PERL_ONLY, SHELL-ARGS): (exit code, stdout, stderr) of the tool.
 sub run {
     my ($perl, $args) = @_;
-    my $env = $perl ? 'TBBT_PERL_ONLY=1' : 'TBBT_PERL_ONLY=';
-    my $out = `$env TBBT_BUILD='$build' timeout 120 perl '$tool' $args 2>'$tmp/err'`;
-    my $rc  = $? & 127 ? 128 + ($? & 127) : $? >> 8;
-    my $err = do { open my $fh, '<', "$tmp/err" or die; local $/; <$fh> // '' };
+    my ($rc, $out, $err) = run_script($tool, $build, $perl, $args, "$tmp/err");
     # A failed merge into a .tbbt stops the output's tbbt-dump (SIGTERM), which
     # says so, or not when the signal comes before its handler is set: a race.
     $err =~ s/^tbbt-dump: interrupted, nothing written\n//m;

@@ -10,6 +10,9 @@ use Test::More;
 use File::Basename qw(dirname);
 use File::Temp qw(tempdir);
 use Cwd qw(abs_path);
+use FindBin;
+use lib "$FindBin::Bin/../lib";
+use TBBTTest qw(run_script);
 
 my $src    = $ENV{TBBT_SRC} // abs_path(dirname(__FILE__) . '/../..');
 my $build  = $ENV{TBBT_BUILD} // "$src/build";
@@ -22,11 +25,7 @@ plan skip_all => 'tbbt-xsummary not built' unless -x "$build/tools/tbbt-xsummary
 # run(PERL_ONLY, SHELL-ARGS): (exit code, stdout, stderr) of the tool.
 sub run {
     my ($perl, $args) = @_;
-    my $env = $perl ? 'TBBT_PERL_ONLY=1' : 'TBBT_PERL_ONLY=';
-    my $out = `$env TBBT_BUILD='$build' timeout 120 perl '$tool' $args 2>'$tmp/err'`;
-    my $rc  = $? & 127 ? 128 + ($? & 127) : $? >> 8;
-    my $err = do { open my $fh, '<', "$tmp/err" or die; local $/; <$fh> // '' };
-    return ($rc, $out, $err);
+    return run_script($tool, $build, $perl, $args, "$tmp/err");
 }
 
 # same(ARGS, WHAT): both paths give the same exit, stdout and stderr.
