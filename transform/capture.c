@@ -151,8 +151,7 @@ static void tcp(struct tbbt_capture *c, const struct ipinfo *ip, const uint8_t *
     struct tbbt_cursor cur;
     tbbt_cur_init(&cur, p, cap);
     uint16_t sport = tbbt_cur_u16(&cur), dport = tbbt_cur_u16(&cur);
-    uint32_t seq = tbbt_cur_u32(&cur);
-    tbbt_cur_skip(&cur, 4);
+    uint32_t seq = tbbt_cur_u32(&cur), ack = tbbt_cur_u32(&cur);
     size_t doff = (size_t)(tbbt_cur_u8(&cur) >> 4) * 4;
     uint8_t flags = tbbt_cur_u8(&cur);
     if (cur.trunc || doff < 20 || doff > len) {
@@ -168,7 +167,8 @@ static void tcp(struct tbbt_capture *c, const struct ipinfo *ip, const uint8_t *
     struct tbbt_tcpseg s = {.src = &src,
                             .dst = &dst,
                             .seq = seq,
-                            .flags = flags & 7,
+                            .ack = ack,
+                            .flags = flags & (TBBT_TH_FIN | TBBT_TH_SYN | TBBT_TH_RST | TBBT_TH_ACK),
                             .data = p + hcap,
                             .caplen = cap - hcap,
                             .len = len - doff,

@@ -63,6 +63,10 @@ struct dir {
     size_t ooo_bytes;
     unsigned ooo_n;
     int64_t ooo_since; /* capture time the current wait for a hole began */
+    /* the highest acknowledgment this direction's sender sent: how far
+     * the other direction's receiver has its bytes */
+    uint32_t ack;
+    int has_ack;
 };
 
 struct tbbt_tcpreasm {
@@ -532,6 +536,26 @@ static void buffer(struct tbbt_tcpreasm *r, struct dir *d, uint32_t seq, const u
     r->mem += cap + sizeof *o;
 }
 
+/* The other direction of d's connection, or NULL when it is not
+ * followed. Leaves the recent-lookup cache as it is. */
+static struct dir *reverse_dir(struct tbbt_tcpreasm *r, const struct dir *d) {
+    struct flowkey k;
+    make_key(&k, &d->dst, &d->src);
+    for (int i = 0; i < 2; i++)
+        if (r->last[i] && key_equal(&r->last[i]->key, &k)) return r->last[i];
+    return dir_lookup(r, &k, key_hash64(&k));
+}
+
+/* Gives up the holes of d that its receiver has acknowledged (ack comes
+ * from the other direction). Bytes the receiver has are bytes the capture
+ * missed: no retransmission will bring them, and waiting for one would
+ * hold d's later messages back while other streams go on, which hands
+ * pass 1 the streams' messages out of their time order. */
+static void skip_acked(struct tbbt_tcpreasm *r, struct dir *d, uint32_t ack) {
+    while (d->ooo && seqdiff(ack, d->next_seq) > 0)
+        skip_hole(r, d);
+}
+
 /* Takes the payload of one segment whose data starts at seq. */
 static void data(struct tbbt_tcpreasm *r, struct dir *d, uint32_t seq, const uint8_t *p, size_t cap,
                  size_t len, int64_t ts, uint64_t pktno) {
@@ -549,6 +573,8 @@ static void data(struct tbbt_tcpreasm *r, struct dir *d, uint32_t seq, const uin
         return;
     }
     buffer(r, d, seq, p, cap, len, ts, pktno);
+    struct dir *rev = reverse_dir(r, d);
+    if (rev && rev->has_ack) skip_acked(r, d, rev->ack);
     while (d->ooo && (d->ooo_bytes > TBBT_TCP_OOO_MAX || d->ooo_n > TBBT_TCP_OOO_SEGS ||
                       r->mem > TBBT_TCP_MEM_MAX || ts - d->ooo_since > TBBT_TCP_OOO_WAIT_NS))
         skip_hole(r, d);
@@ -623,6 +649,18 @@ static struct dir *find_dir(struct tbbt_tcpreasm *r, const struct tbbt_tcpseg *s
     return d;
 }
 
+/* Keeps the acknowledgment d's sender sent, and gives up the holes of the
+ * other direction that it covers (first, so that a call whose last bytes
+ * the capture lost is delivered before the reply that acknowledges it). */
+static void note_ack(struct tbbt_tcpreasm *r, struct dir *d, uint32_t ack) {
+    if (d->has_ack && seqdiff(ack, d->ack) <= 0) return;
+    d->ack = ack;
+    d->has_ack = 1;
+    if (!r->ooo_dirs) return;
+    struct dir *rev = reverse_dir(r, d);
+    if (rev) skip_acked(r, rev, ack);
+}
+
 /* One segment: find or make its direction, handle SYN, feed the payload, and
  * flush and forget the direction on FIN (both directions on RST). */
 void tbbt_tcpreasm_segment(struct tbbt_tcpreasm *r, const struct tbbt_tcpseg *s) {
@@ -630,6 +668,8 @@ void tbbt_tcpreasm_segment(struct tbbt_tcpreasm *r, const struct tbbt_tcpseg *s)
     struct dir *d = find_dir(r, s, s->len > 0 || !end);
     if (!d) return;
     d->ts_seen = s->ts;
+    if (s->flags & TBBT_TH_SYN) d->has_ack = 0; /* (a new connection on the tuple, maybe) */
+    if (s->flags & TBBT_TH_ACK) note_ack(r, d, s->ack);
     uint32_t seq = s->seq;
     if (s->flags & TBBT_TH_SYN) {
         if (seqdiff(seq + 1, d->next_seq) != 0 && (d->inmsg || d->ooo || d->delivered)) {

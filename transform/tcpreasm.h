@@ -36,12 +36,13 @@
 #define TBBT_TCP_OOO_WAIT_NS (500LL * 1000000LL) /* longest wait for a hole to fill (capture time) */
 #define TBBT_TCP_MAX_DIRS (1u << 20) /* directions tracked at once; beyond, new ones are ignored */
 
-enum { TBBT_TH_FIN = 0x01, TBBT_TH_SYN = 0x02, TBBT_TH_RST = 0x04 };
+enum { TBBT_TH_FIN = 0x01, TBBT_TH_SYN = 0x02, TBBT_TH_RST = 0x04, TBBT_TH_ACK = 0x10 };
 
 /* One TCP segment as read from the packet. */
 struct tbbt_tcpseg {
     const struct tbbt_endpoint *src, *dst;
     uint32_t seq;
+    uint32_t ack;        /* acknowledgment number, when flags has TBBT_TH_ACK */
     uint8_t flags;       /* TBBT_TH_* */
     const uint8_t *data; /* payload */
     size_t caplen, len;  /* captured and wire payload length */

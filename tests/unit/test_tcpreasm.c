@@ -397,6 +397,111 @@ static void test_ooo_wait_bounded(void **state) {
     tbbt_tcpreasm_free(r);
 }
 
+/* A segment of the server's direction (its bytes from stream s, byte i
+ * at sequence 5001 + i) acknowledging the client's bytes up to ack. */
+static void srv_seg(struct tbbt_tcpreasm *r, const struct stream *s, size_t off, size_t len, uint32_t ack,
+                    int64_t ts, uint64_t pktno) {
+    struct tbbt_tcpseg g = {.src = &SRV,
+                            .dst = &CLI,
+                            .seq = 5001 + (uint32_t)off,
+                            .ack = ack,
+                            .flags = TBBT_TH_ACK,
+                            .data = s ? s->b + off : NULL,
+                            .caplen = len,
+                            .len = len,
+                            .ts = ts,
+                            .pktno = pktno};
+    tbbt_tcpreasm_segment(r, &g);
+}
+
+/* A hole the receiver has acknowledged is bytes the capture lost, which
+ * no retransmission will bring: it is given up at the acknowledgment, not
+ * after TBBT_TCP_OOO_WAIT_NS, so the messages behind it come out in time
+ * (while other streams go on) -- but not at an acknowledgment that stops
+ * short of the hole. */
+static void test_acked_hole_given_up(void **state) {
+    (void)state;
+    St.n = 0;
+    rec(&St, call(0, 500), 500, 0);
+    rec(&St, call(1, 500), 500, 0);
+    rec(&St, call(2, 500), 500, 0);
+    struct tbbt_tcpreasm *r = start();
+    seg(r, &St, 504, 1008, 1008, 0, 1000, 3); /* message 0 lost: 1 and 2 wait */
+    srv_seg(r, NULL, 0, 0, 1001, 1001, 4);    /* acknowledges nothing past the hole */
+    assert_int_equal(S.n, 0);
+    srv_seg(r, NULL, 0, 0, 1001 + 1512, 1002, 5); /* the receiver has it all */
+    assert_int_equal(S.n, 2);
+    assert_int_equal(S.m[0].xid, 0x1001);
+    assert_int_equal(S.m[0].ts_first, 1000);
+    assert_int_equal(S.m[1].xid, 0x1002);
+    assert_int_equal(ST.tcp_gaps, 1);
+    assert_int_equal(ST.skipped_bytes, 504);
+    tbbt_tcpreasm_free(r);
+}
+
+/* The acknowledgment can come before the data behind the hole (a call
+ * answered, its last segment missed by the capture, then the next call):
+ * that data goes through at once. And a reply that acknowledges a call's
+ * lost bytes is delivered after the call, as the two happened. */
+static void test_ack_before_data(void **state) {
+    (void)state;
+    St.n = 0;
+    rec(&St, call(0, 1000), 1000, 0);
+    rec(&St, call(1, 300), 300, 0);
+    static struct stream Rs;
+    Rs.n = 0;
+    rec(&Rs, reply(2, 200), 200, 0);
+    struct tbbt_tcpreasm *r = start();
+    struct tbbt_tcpseg syn = {.src = &SRV,
+                              .dst = &CLI,
+                              .seq = 5000,
+                              .ack = 1001,
+                              .flags = TBBT_TH_SYN | TBBT_TH_ACK,
+                              .ts = 2,
+                              .pktno = 2};
+    tbbt_tcpreasm_segment(r, &syn);
+    seg(r, &St, 0, 600, 600, 0, 10, 3);
+    /* [600, 1004) lost: the rest of call 0 */
+    srv_seg(r, &Rs, 0, Rs.n, 1001 + 1004, 20, 5); /* its reply acknowledges it */
+    assert_int_equal(S.n, 1);
+    assert_int_equal(S.m[0].xid, 0x1002);
+    seg(r, &St, 1004, 304, 304, 0, 30, 6); /* call 1: behind the hole, known to be lost */
+    assert_int_equal(S.n, 3);
+    assert_int_equal(S.m[1].xid, 0x1000);
+    assert_int_equal(S.m[1].len, 1000);
+    assert_int_equal(S.m[1].caplen, 596);
+    assert_int_equal(S.m[2].xid, 0x1001);
+    assert_true(S.m[2].ok);
+    tbbt_tcpreasm_free(r);
+}
+
+/* A reply that acknowledges bytes behind which a call waits (its own
+ * first segment lost) hands that call out before itself. */
+static void test_acked_call_before_reply(void **state) {
+    (void)state;
+    St.n = 0;
+    rec(&St, call(0, 500), 500, 0);
+    rec(&St, call(1, 500), 500, 0);
+    static struct stream Rs;
+    Rs.n = 0;
+    rec(&Rs, reply(2, 200), 200, 0);
+    struct tbbt_tcpreasm *r = start();
+    struct tbbt_tcpseg syn = {.src = &SRV,
+                              .dst = &CLI,
+                              .seq = 5000,
+                              .ack = 1001,
+                              .flags = TBBT_TH_SYN | TBBT_TH_ACK,
+                              .ts = 2,
+                              .pktno = 2};
+    tbbt_tcpreasm_segment(r, &syn);
+    seg(r, &St, 504, 504, 504, 0, 10, 3); /* call 0 lost, call 1 waits */
+    srv_seg(r, &Rs, 0, Rs.n, 1001 + 1008, 20, 4);
+    assert_int_equal(S.n, 2);
+    assert_int_equal(S.m[0].xid, 0x1001);
+    assert_int_equal(S.m[1].xid, 0x1002);
+    tbbt_tcpreasm_free(r);
+}
+
 /* Hostile input: a hole that never fills while data keeps coming beyond
  * it. Buffering stays bounded (the hole is given up as a gap) and the
  * messages after it are still delivered. */
@@ -456,7 +561,8 @@ int main(void) {
         cmocka_unit_test(test_midstream_pickup),    cmocka_unit_test(test_header_straddles_segments),
         cmocka_unit_test(test_fin_and_rst),         cmocka_unit_test(test_idle_expiry),
         cmocka_unit_test(test_ooo_bounded),         cmocka_unit_test(test_ooo_wait_bounded),
-        cmocka_unit_test(test_plausible),
+        cmocka_unit_test(test_plausible),           cmocka_unit_test(test_acked_hole_given_up),
+        cmocka_unit_test(test_ack_before_data),     cmocka_unit_test(test_acked_call_before_reply),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
