@@ -93,6 +93,10 @@ const struct tbbt_rule tbbt_rules[] = {
      "write succeeded where the mode denies it: a chmod was lost"},
     {"write-denied-allowed", TBBT_OP_WRITE, TBBT_OC_OK, TBBT_OC_ACCES, TBBT_FIX_SET_MODE,
      "write was denied where the mode allows it: a chmod was lost"},
+    {"truncate-allowed-denied", TBBT_OP_SETATTR, TBBT_OC_ACCES, TBBT_OC_OK, TBBT_FIX_SET_MODE,
+     "a truncate succeeded where the mode denies it: a chmod was lost"},
+    {"truncate-denied-allowed", TBBT_OP_SETATTR, TBBT_OC_OK, TBBT_OC_ACCES, TBBT_FIX_SET_MODE,
+     "a truncate was denied where the mode allows it: a chmod was lost"},
     {"lookup-stale-live", TBBT_OP_LOOKUP, TBBT_OC_OK, TBBT_OC_STALE, TBBT_FIX_AGREE,
      "lookup in a directory the trace saw go stale (teaches)"},
     {"lookup-stale-absent", TBBT_OP_LOOKUP, TBBT_OC_NOENT, TBBT_OC_STALE, TBBT_FIX_AGREE,
@@ -291,7 +295,8 @@ static int set_mode(struct tbbt_fix_out *out, const struct tbbt_rec *r) {
     struct tbbt_fsobj *o = r->obj ? tbbt_fsmodel_obj(out->m, r->obj) : NULL;
     if (!o) return -1;
     int want_ok = r->status == TBBT_NFS_OK;
-    uint32_t need = r->op == TBBT_OP_READ ? 4 : 2;
+    uint32_t need = tbbt_fsmodel_access_need(r);
+    if (!need) return -1;
     int group = r->cred.gid == o->attr.gid;
     for (uint32_t i = 0; i < r->cred.ngids && i < TBBT_MAX_GIDS && !group; i++)
         group = r->cred.gids[i] == o->attr.gid;

@@ -455,12 +455,28 @@ static int predict_rename(const struct tbbt_fsmodel *m, const struct tbbt_rec *r
     return TBBT_NFS_OK;
 }
 
-/* Read or write permission of r's caller on o by rmode: TBBT_NFS_OK,
- * TBBT_NFSERR_ACCES, or TBBT_PREDICT_ANY (root, the owner, or not enough
- * known). */
+/* Contract in fsmodel.h. A setattr that changes only the size (and the
+ * times to the server's clock) is a write: any caller with write
+ * permission may truncate; a change of mode, owner or an explicit time
+ * is the owner's, which the model leaves to the server. */
+uint32_t tbbt_fsmodel_access_need(const struct tbbt_rec *r) {
+    if (r->op == TBBT_OP_READ) return 4;
+    if (r->op == TBBT_OP_WRITE) return 2;
+    if (r->op != TBBT_OP_SETATTR || !tbbt_rec_has(r, TBBT_F_SET_SIZE)) return 0;
+    if (tbbt_rec_has(r, TBBT_F_SET_MODE) || tbbt_rec_has(r, TBBT_F_SET_UID) ||
+        tbbt_rec_has(r, TBBT_F_SET_GID) || tbbt_rec_has(r, TBBT_F_GUARD))
+        return 0;
+    if (tbbt_rec_has(r, TBBT_F_SET_ATIME) && r->set_atime != TBBT_TIME_SERVER) return 0;
+    if (tbbt_rec_has(r, TBBT_F_SET_MTIME) && r->set_mtime != TBBT_TIME_SERVER) return 0;
+    return 2;
+}
+
+/* Read or write permission of r's caller on o by rmode (a read, a write,
+ * a truncate: tbbt_fsmodel_access_need): TBBT_NFS_OK, TBBT_NFSERR_ACCES,
+ * or TBBT_PREDICT_ANY (root, the owner, or not enough known). */
 static int predict_access(const struct tbbt_fsobj *o, const struct tbbt_rec *r) {
-    if (r->op != TBBT_OP_READ && r->op != TBBT_OP_WRITE) return TBBT_PREDICT_ANY;
-    uint32_t need = r->op == TBBT_OP_READ ? 4 : 2;
+    uint32_t need = tbbt_fsmodel_access_need(r);
+    if (!need) return TBBT_PREDICT_ANY;
     if ((o->flags & (TBBT_FSO_RMODE | TBBT_FSO_ATTRS)) != (TBBT_FSO_RMODE | TBBT_FSO_ATTRS))
         return TBBT_PREDICT_ANY;
     if (o->attr.type != TBBT_FT_REG || r->cred.flavor != 1 || r->cred.uid == 0 || r->cred.uid == o->attr.uid)
@@ -483,7 +499,7 @@ int tbbt_fsmodel_predict(const struct tbbt_fsmodel *m, const struct tbbt_rec *r)
     unsigned f = r->op < TBBT_OP_COUNT ? tbbt_op_info(r->op)->flags : 0;
     int g;
     if ((f & TBBT_OPF_OBJ) && (g = handle_gone(m, r->obj)) > 0) return g;
-    if (r->op == TBBT_OP_READ || r->op == TBBT_OP_WRITE) {
+    if (tbbt_fsmodel_access_need(r)) {
         const struct tbbt_fsobj *o = r->obj ? tbbt_fsmodel_obj(m, r->obj) : NULL;
         if (!o) return TBBT_PREDICT_ANY;
         g = predict_access(o, r);

@@ -48,9 +48,10 @@ enum {
     TBBT_NFSERR_STALE = 70,
 };
 
-/* Permission prediction: read and write on a regular file by a caller
- * who is neither root nor the owner are judged by the group or other bits
- * of rmode; every other case is left to the server (TBBT_PREDICT_ANY). */
+/* Permission prediction: read, write and truncate on a regular file by a
+ * caller who is neither root nor the owner are judged by the group or
+ * other bits of rmode; every other case is left to the server
+ * (TBBT_PREDICT_ANY). */
 
 /* Prediction "the model does not know": any status is consistent. */
 #define TBBT_PREDICT_ANY (-2)
@@ -208,6 +209,12 @@ tbbt_id tbbt_fsmodel_unlink(struct tbbt_fsmodel *m, tbbt_id dir, const char *nam
  * model does not know enough (an unknown name, an object never seen).
  * Does not change the model. */
 int tbbt_fsmodel_predict(const struct tbbt_fsmodel *m, const struct tbbt_rec *r);
+
+/* The permission bit (4 read, 2 write) that r needs on its object from a
+ * caller who is not its owner, or 0 when r is not judged by the mode
+ * bits: a read, a write, and a setattr that only truncates or extends
+ * (its times, if any, set to the server's clock). */
+uint32_t tbbt_fsmodel_access_need(const struct tbbt_rec *r);
 
 /* Permission part of the prediction for r: TBBT_NFS_OK or
  * TBBT_NFSERR_ACCES when the model judges the caller's read or write

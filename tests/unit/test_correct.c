@@ -100,6 +100,7 @@ static void build(struct tbbt_rec *r, const struct step *s, int i) {
     if (s->createhow >= 0 && s->op == TBBT_OP_CREATE)
         tbbt_rec_set_u64(r, TBBT_F_CREATEHOW, (uint64_t)s->createhow);
     if (s->op == TBBT_OP_SYMLINK) tbbt_rec_set_str(r, TBBT_F_TARGET, "t", 1);
+    if (s->op == TBBT_OP_SETATTR) tbbt_rec_set_u64(r, TBBT_F_SET_SIZE, 0); /* a truncate */
     if (s->op == TBBT_OP_MKNOD) tbbt_rec_set_u64(r, TBBT_F_NODETYPE, s->type ? s->type : 7);
     if (s->newobj && !s->lost && s->status == 0) tbbt_rec_set_u64(r, TBBT_F_NEWOBJ, s->newobj);
     for (const char *e = listings ? listings[i] : NULL; e && *e;) {
@@ -704,7 +705,8 @@ static void test_seeded_times(void **s) {
 }
 
 /* Permissions (paper's Table 2: permission denied -> setattr). A file
- * made by uid 1001 with one mode, then read or written by uid 1000 (not
+ * made by uid 1001 with one mode, then read, written or truncated by uid
+ * 1000 (not
  * the owner, not in the group): where the model's mode and the traced
  * outcome disagree, a setattr of the mode (as root) is inserted before
  * the call, with the mode the reply shows. */
@@ -719,6 +721,8 @@ static void test_permissions(void **s) {
         {TBBT_OP_READ, 13, 0644, 0640, "read-denied-allowed"},
         {TBBT_OP_WRITE, 0, 0644, 0646, "write-allowed-denied"},
         {TBBT_OP_WRITE, 13, 0666, 0644, "write-denied-allowed"},
+        {TBBT_OP_SETATTR, 0, 0644, 0646, "truncate-allowed-denied"},
+        {TBBT_OP_SETATTR, 13, 0666, 0644, "truncate-denied-allowed"},
     };
     for (unsigned i = 0; i < G_N_ELEMENTS(cases); i++) {
         struct step t[] = {
@@ -731,6 +735,33 @@ static void test_permissions(void **s) {
         /* the same call where the mode agrees: no failure */
         t[0].mode = cases[i].mode_after;
         expect(t, 2, NULL, NULL, 0);
+    }
+}
+
+/* A truncate whose reply was lost, by a caller who is not the owner: its
+ * outcome is the one the mode gives (denied by 0644, allowed by 0666), so
+ * the replay is judged against what the server would have said, and the
+ * model keeps the size of a file the truncate did not touch. */
+static void test_lost_truncate_by_mode(void **s) {
+    (void)s;
+    static const struct {
+        uint32_t mode;
+        int status;
+    } cases[] = {{0644, 13}, {0666, 0}};
+    for (unsigned i = 0; i < G_N_ELEMENTS(cases); i++) {
+        struct step t[] = {
+            {TBBT_OP_CREATE, 0, 0, ROOT, "f", 0, NULL, 10, 1, 0, 0, 1001, 0, cases[i].mode},
+            {TBBT_OP_SETATTR, 0, 10, 0, NULL, 0, NULL, 0, 1, -1, 1, 1000, 0, 0},
+        };
+        struct tbbt_pass2_stats st;
+        GPtrArray *out = run(t, 2, &st);
+        assert_int_equal(out->len, 2);
+        assert_int_equal(st.failures, 0);
+        assert_int_equal(st.lost_by_model, 1);
+        const struct tbbt_rec *r = out->pdata[1];
+        assert_int_equal(r->op, TBBT_OP_SETATTR);
+        assert_int_equal(r->status, cases[i].status);
+        g_ptr_array_free(out, TRUE);
     }
 }
 
@@ -835,6 +866,7 @@ int main(void) {
         cmocka_unit_test(test_lost_replies),
         cmocka_unit_test(test_seeded_times),
         cmocka_unit_test(test_permissions),
+        cmocka_unit_test(test_lost_truncate_by_mode),
         cmocka_unit_test(test_stream_from_pass1),
         cmocka_unit_test(test_every_rule_tested),
     };
