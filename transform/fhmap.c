@@ -262,7 +262,7 @@ static void obj_drop_fresh(struct tbbt_fhmap *m, struct obj *o) {
  * object already carrying (fsid, fileid) needs no lookup: the common case of
  * a handle seen again. */
 tbbt_id tbbt_fhmap_identify(struct tbbt_fhmap *m, const uint8_t *fh, size_t len, tbbt_id id, int fresh,
-                            uint64_t fsid, uint64_t fileid) {
+                            uint64_t fsid, uint64_t fileid, uint32_t type) {
     struct obj *o = obj_by_id(m, id);
     struct fidkey key = {fsid, fileid};
     if (!o) return id;
@@ -271,6 +271,11 @@ tbbt_id tbbt_fhmap_identify(struct tbbt_fhmap *m, const uint8_t *fh, size_t len,
     uint64_t h = fid_hash(&key);
     struct obj *known = tbbt_htab_find(&m->fid_table, h, &key);
     if (known == o) return id;
+    if (known && type && known->type && known->type != type) {
+        obj_retire(m, known);
+        m->st.reborn++;
+        known = NULL;
+    }
     if (!known) {
         if (o->has_fid) tbbt_htab_remove_item(&m->fid_table, fid_hash(&o->fid), o);
         o->fid = key;

@@ -50,12 +50,14 @@ void tbbt_fhmap_prefetch(const struct tbbt_fhmap *m, uint64_t h, int stage);
 tbbt_id tbbt_fhmap_lookup_hashed(struct tbbt_fhmap *m, const uint8_t *fh, size_t len, uint64_t h, int *fresh);
 
 /* Teaches that the object behind handle fh, currently mapped to id, has
- * (fsid, fileid). If another live ID already has that identity and id was
- * fresh (used by no record yet but the current one), the handle is
- * re-pointed to that ID, which is returned; otherwise id is returned and
- * the identity recorded. */
+ * (fsid, fileid) and NF3 type `type` (0: not shown). If another live ID
+ * already has that identity and id was fresh (used by no record yet but
+ * the current one), the handle is re-pointed to that ID, which is
+ * returned; otherwise id is returned and the identity recorded. A live ID
+ * with the identity but another type is dead (its inode was reused and
+ * the removal not seen): it is retired and id takes the identity. */
 tbbt_id tbbt_fhmap_identify(struct tbbt_fhmap *m, const uint8_t *fh, size_t len, tbbt_id id, int fresh,
-                            uint64_t fsid, uint64_t fileid);
+                            uint64_t fsid, uint64_t fileid, uint32_t type);
 
 /* The live object with identity (fsid, fileid), or 0. */
 tbbt_id tbbt_fhmap_by_fileid(struct tbbt_fhmap *m, uint64_t fsid, uint64_t fileid);

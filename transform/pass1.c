@@ -496,13 +496,18 @@ static void nfs_call(struct tbbt_pass1 *p, struct pend *e, const struct tbbt_rpc
     call_ids(p, e);
 }
 
+/* The NF3 type r's reply attributes show for its principal object, or 0. */
+static uint32_t shown_type(const struct tbbt_rec *r) {
+    return tbbt_rec_has(r, TBBT_F_TYPE) ? r->type : 0;
+}
+
 /* Joins a handle of the call with the identity the reply's attributes give
  * it, re-pointing the record's field if the handle was an alias. */
 static void identify(struct tbbt_pass1 *p, struct tbbt_rec *r, enum tbbt_field f, const struct callfh *c,
-                     uint64_t fsid, uint64_t fileid) {
+                     uint64_t fsid, uint64_t fileid, uint32_t type) {
     if (!c->len) return;
     tbbt_id id = tbbt_rec_get_u64(r, f);
-    tbbt_id nid = tbbt_fhmap_identify(p->fh, c->data, c->len, id, c->fresh, fsid, fileid);
+    tbbt_id nid = tbbt_fhmap_identify(p->fh, c->data, c->len, id, c->fresh, fsid, fileid, type);
     if (nid != id) tbbt_rec_set_u64(r, f, nid);
 }
 
@@ -566,22 +571,24 @@ static void reply_ids(struct tbbt_pass1 *p, struct pend *e) {
             if (newobj_is_born(p, r, id, fresh, has_fid))
                 id = tbbt_fhmap_born(p->fh, f->data, f->len, id, fresh, has_fid, r->fsid, r->fileid);
             else if (has_fid)
-                id = tbbt_fhmap_identify(p->fh, f->data, f->len, id, fresh, r->fsid, r->fileid);
+                id =
+                    tbbt_fhmap_identify(p->fh, f->data, f->len, id, fresh, r->fsid, r->fileid, shown_type(r));
             tbbt_rec_set_u64(r, TBBT_F_NEWOBJ, id);
         } else if (f->field == TBBT_F_ENTRIES && f->entry >= 0 && (uint32_t)f->entry < r->nentries) {
             struct tbbt_dirent *d = &r->entries[f->entry];
             if (tbbt_rec_has(r, TBBT_F_FSID) && d->fileid)
-                id = tbbt_fhmap_identify(p->fh, f->data, f->len, id, fresh, r->fsid, d->fileid);
+                id = tbbt_fhmap_identify(p->fh, f->data, f->len, id, fresh, r->fsid, d->fileid, d->type);
             d->id = id;
         }
     }
     if (!has_fid) return;
     unsigned fl = tbbt_op_info(r->op)->flags;
     if ((fl & TBBT_OPF_OBJ) && !(fl & TBBT_OPF_NEWOBJ))
-        identify(p, r, TBBT_F_OBJ, &e->fh_obj, r->fsid, r->fileid);
-    if (tbbt_rec_has(r, TBBT_F_DIR_FILEID)) identify(p, r, TBBT_F_DIR, &e->fh_dir, r->fsid, r->dir_fileid);
+        identify(p, r, TBBT_F_OBJ, &e->fh_obj, r->fsid, r->fileid, shown_type(r));
+    if (tbbt_rec_has(r, TBBT_F_DIR_FILEID))
+        identify(p, r, TBBT_F_DIR, &e->fh_dir, r->fsid, r->dir_fileid, TBBT_FT_DIR);
     if (tbbt_rec_has(r, TBBT_F_DIR2_FILEID))
-        identify(p, r, TBBT_F_DIR2, &e->fh_dir2, r->fsid, r->dir2_fileid);
+        identify(p, r, TBBT_F_DIR2, &e->fh_dir2, r->fsid, r->dir2_fileid, TBBT_FT_DIR);
 }
 
 /* Follows the names a successful reply creates, moves or removes, so that

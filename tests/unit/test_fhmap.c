@@ -34,16 +34,39 @@ static void test_alias_by_fileid(void **state) {
     struct tbbt_fhmap *m = tbbt_fhmap_new();
     int fresh;
     tbbt_id a = tbbt_fhmap_lookup(m, H1, sizeof(H1), &fresh);
-    assert_int_equal(tbbt_fhmap_identify(m, H1, sizeof(H1), a, fresh, 7, 42), a);
+    assert_int_equal(tbbt_fhmap_identify(m, H1, sizeof(H1), a, fresh, 7, 42, 0), a);
     tbbt_id b = tbbt_fhmap_lookup(m, H2, sizeof(H2), &fresh);
     assert_int_not_equal(b, a);
-    assert_int_equal(tbbt_fhmap_identify(m, H2, sizeof(H2), b, fresh, 7, 42), a);
+    assert_int_equal(tbbt_fhmap_identify(m, H2, sizeof(H2), b, fresh, 7, 42, 0), a);
     assert_int_equal(tbbt_fhmap_lookup(m, H2, sizeof(H2), &fresh), a);
     assert_false(fresh);
     assert_int_equal(tbbt_fhmap_stats(m)->aliases, 1);
     /* same fileid on another file system is another object */
     tbbt_id c = tbbt_fhmap_lookup(m, H3, sizeof(H3), &fresh);
-    assert_int_equal(tbbt_fhmap_identify(m, H3, sizeof(H3), c, fresh, 8, 42), c);
+    assert_int_equal(tbbt_fhmap_identify(m, H3, sizeof(H3), c, fresh, 8, 42, 0), c);
+    tbbt_fhmap_free(m);
+}
+
+/* A fresh handle with a known identity but another type is not an alias:
+ * the server reused the inode of an object whose removal the capture
+ * lost (a file's, for a fifo). The old object is retired and the new
+ * handle keeps its own ID and the identity; the same type still joins. */
+static void test_type_tells_reuse(void **state) {
+    (void)state;
+    struct tbbt_fhmap *m = tbbt_fhmap_new();
+    int fresh;
+    tbbt_id a = tbbt_fhmap_lookup(m, H1, sizeof(H1), &fresh);
+    assert_int_equal(tbbt_fhmap_identify(m, H1, sizeof(H1), a, fresh, 7, 42, TBBT_FT_REG), a);
+    tbbt_fhmap_set_attr(m, a, TBBT_FT_REG, 1);
+    tbbt_id b = tbbt_fhmap_lookup(m, H2, sizeof(H2), &fresh);
+    assert_int_equal(tbbt_fhmap_identify(m, H2, sizeof(H2), b, fresh, 7, 42, TBBT_FT_FIFO), b);
+    assert_int_equal(tbbt_fhmap_by_fileid(m, 7, 42), b);
+    assert_int_equal(tbbt_fhmap_stats(m)->aliases, 0);
+    assert_int_equal(tbbt_fhmap_stats(m)->reborn, 1);
+    tbbt_fhmap_set_attr(m, b, TBBT_FT_FIFO, 1);
+    tbbt_id c = tbbt_fhmap_lookup(m, H3, sizeof(H3), &fresh);
+    assert_int_equal(tbbt_fhmap_identify(m, H3, sizeof(H3), c, fresh, 7, 42, TBBT_FT_FIFO), b);
+    assert_int_equal(tbbt_fhmap_stats(m)->aliases, 1);
     tbbt_fhmap_free(m);
 }
 
@@ -55,7 +78,7 @@ static void test_fileid_reuse_after_remove(void **state) {
     int fresh;
     tbbt_id dir = tbbt_fhmap_lookup(m, H3, sizeof(H3), &fresh);
     tbbt_id a = tbbt_fhmap_lookup(m, H1, sizeof(H1), &fresh);
-    tbbt_fhmap_identify(m, H1, sizeof(H1), a, fresh, 1, 100);
+    tbbt_fhmap_identify(m, H1, sizeof(H1), a, fresh, 1, 100, 0);
     tbbt_fhmap_set_attr(m, a, 1, 1);
     tbbt_fhmap_bind(m, dir, "f", 1, a);
     assert_int_equal(tbbt_fhmap_resolve(m, dir, "f", 1), a);
@@ -64,7 +87,7 @@ static void test_fileid_reuse_after_remove(void **state) {
     tbbt_id b = tbbt_fhmap_lookup(m, H1, sizeof(H1), &fresh);
     assert_true(fresh);
     assert_int_not_equal(a, b);
-    assert_int_equal(tbbt_fhmap_identify(m, H1, sizeof(H1), b, fresh, 1, 100), b);
+    assert_int_equal(tbbt_fhmap_identify(m, H1, sizeof(H1), b, fresh, 1, 100, 0), b);
     assert_int_equal(tbbt_fhmap_stats(m)->retired, 1);
     tbbt_fhmap_free(m);
 }
@@ -115,7 +138,7 @@ static void test_born_retires_reused_inode(void **state) {
     int fresh;
     tbbt_id dir = tbbt_fhmap_lookup(m, H3, sizeof(H3), &fresh);
     tbbt_id f2 = tbbt_fhmap_lookup(m, H1, sizeof(H1), &fresh);
-    tbbt_fhmap_identify(m, H1, sizeof(H1), f2, fresh, 1, 500);
+    tbbt_fhmap_identify(m, H1, sizeof(H1), f2, fresh, 1, 500, 0);
     tbbt_fhmap_set_attr(m, f2, 1, 1);
     tbbt_fhmap_bind(m, dir, "f2", 2, f2);
     assert_true(tbbt_fhmap_named_elsewhere(m, f2, dir, "d18", 3));
@@ -175,6 +198,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stable_ids),
         cmocka_unit_test(test_alias_by_fileid),
+        cmocka_unit_test(test_type_tells_reuse),
         cmocka_unit_test(test_fileid_reuse_after_remove),
         cmocka_unit_test(test_hard_link_survives),
         cmocka_unit_test(test_rename_over),
