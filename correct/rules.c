@@ -11,16 +11,19 @@
 const struct tbbt_rule tbbt_rules[] = {
     /* lookup */
     {"lookup-ok-absent", TBBT_OP_LOOKUP, TBBT_OC_NOENT, TBBT_OC_OK, TBBT_FIX_MAKE_BY_REPLY,
-     "lookup found a name the model had removed: a create/mkdir/symlink/mknod was lost"},
+     "lookup found a name the model had removed, or a file the trace made under a name never met: a "
+     "create/mkdir/symlink/mknod or link was lost"},
     {"lookup-noent-present", TBBT_OP_LOOKUP, TBBT_OC_OK, TBBT_OC_NOENT, TBBT_FIX_REMOVE_NAME,
      "lookup missed a name the model holds: a remove was lost"},
     {"lookup-other-object", TBBT_OP_LOOKUP, TBBT_OC_OK_OTHER, TBBT_OC_OK, TBBT_FIX_REPLACE,
      "lookup found another object under the name: a remove and a create were lost"},
     /* listings */
     {"readdir-lists-absent", TBBT_OP_READDIR, TBBT_OC_OK_SHORT, TBBT_OC_OK, TBBT_FIX_MAKE_LISTED,
-     "readdir listed a name never made in a directory the trace made: a create/mkdir was lost"},
+     "readdir listed a name that was not there at the start (in a directory or of a file the trace made): a "
+     "create, mkdir or link was lost"},
     {"readdirplus-lists-absent", TBBT_OP_READDIRPLUS, TBBT_OC_OK_SHORT, TBBT_OC_OK, TBBT_FIX_MAKE_LISTED,
-     "readdirplus listed a name never made in a directory the trace made: a create/mkdir was lost"},
+     "readdirplus listed a name that was not there at the start (in a directory or of a file the trace "
+     "made): a create, mkdir or link was lost"},
     /* create */
     {"create-exists", TBBT_OP_CREATE, TBBT_OC_EXIST, TBBT_OC_OK, TBBT_FIX_REMOVE_NAME,
      "exclusive create succeeded on an existing name: a remove was lost (removes outnumber renames)"},
@@ -131,15 +134,14 @@ enum tbbt_oc tbbt_oc_traced(const struct tbbt_fsmodel *m, const struct tbbt_rec 
 
 /* Contract in rules.h. */
 int tbbt_listed_absent(const struct tbbt_fsmodel *m, const struct tbbt_rec *r, const struct tbbt_dirent *e) {
-    return tbbt_fsmodel_dir_fresh(m, r->obj) && tbbt_fsmodel_entry_unmet(m, r, e);
+    return tbbt_fsmodel_entry_unmet(m, r, e);
 }
 
-/* OK_SHORT when a successful listing of a directory a mkdir of the trace
- * made shows a name the model has no entry for (tbbt_listed_absent), else
- * c. */
+/* OK_SHORT when a successful listing shows a name that cannot have been
+ * in the directory at the start and that the model has no entry for
+ * (tbbt_listed_absent), else c. */
 static enum tbbt_oc listing_class(const struct tbbt_fsmodel *m, const struct tbbt_rec *r, enum tbbt_oc c) {
-    if (c != TBBT_OC_OK || r->status != TBBT_NFS_OK || !r->nentries || !tbbt_fsmodel_dir_fresh(m, r->obj))
-        return c;
+    if (c != TBBT_OC_OK || r->status != TBBT_NFS_OK || !r->nentries) return c;
     return tbbt_fsmodel_listing_unmet(m, r) ? TBBT_OC_OK_SHORT : c;
 }
 

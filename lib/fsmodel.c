@@ -173,6 +173,17 @@ int tbbt_fsmodel_dir_fresh(const struct tbbt_fsmodel *m, tbbt_id dir) {
     return o && (o->flags & (TBBT_FSO_MADE_EMPTY | TBBT_FSO_INITIAL)) == TBBT_FSO_MADE_EMPTY;
 }
 
+/* Is id a file, symlink or special file a record of the trace made? A
+ * name the model never met that holds it was made during the trace (by a
+ * link or rename the capture lost): it was not there at the start. (A
+ * directory is left out: the name of one that lives elsewhere came by a
+ * rename, which no correction makes.) */
+static int made_in_trace(const struct tbbt_fsmodel *m, tbbt_id id) {
+    const struct tbbt_fsobj *o = id ? tbbt_fsmodel_obj(m, id) : NULL;
+    return o && (o->flags & (TBBT_FSO_CREATED | TBBT_FSO_INITIAL)) == TBBT_FSO_CREATED &&
+           o->attr.type != TBBT_FT_DIR;
+}
+
 /* Contract in fsmodel.h. */
 enum tbbt_name_state tbbt_fsmodel_name(const struct tbbt_fsmodel *m, tbbt_id dir, const char *name,
                                        size_t len, tbbt_id *obj) {
@@ -516,6 +527,9 @@ int tbbt_fsmodel_predict(const struct tbbt_fsmodel *m, const struct tbbt_rec *r)
     enum tbbt_name_state st = tbbt_fsmodel_name(m, r->dir, n, r->name.len, &cur);
     switch (r->op) {
     case TBBT_OP_LOOKUP:
+        if (st == TBBT_NAME_UNKNOWN && r->status == TBBT_NFS_OK && tbbt_rec_has(r, TBBT_F_NEWOBJ) &&
+            made_in_trace(m, r->newobj))
+            return TBBT_NFSERR_NOENT;
         return st == TBBT_NAME_UNKNOWN   ? TBBT_PREDICT_ANY
                : st == TBBT_NAME_PRESENT ? TBBT_NFS_OK
                                          : TBBT_NFSERR_NOENT;
@@ -667,19 +681,23 @@ static void learn_listing(struct tbbt_fsmodel *m, const struct tbbt_rec *r, uint
 int tbbt_fsmodel_entry_unmet(const struct tbbt_fsmodel *m, const struct tbbt_rec *r,
                              const struct tbbt_dirent *e) {
     const char *n = tbbt_rec_str(r, e->name);
-    return !dot_name(n, e->name.len) && !tbbt_fsmodel_dent(m, r->obj, n, e->name.len);
+    return !dot_name(n, e->name.len) && !tbbt_fsmodel_dent(m, r->obj, n, e->name.len) &&
+           (tbbt_fsmodel_dir_fresh(m, r->obj) || made_in_trace(m, e->id));
 }
 
 /* Contract in fsmodel.h. In batches, as learn_listing. */
 int tbbt_fsmodel_listing_unmet(const struct tbbt_fsmodel *m, const struct tbbt_rec *r) {
     uint64_t h[LISTING_BATCH];
+    int fresh = tbbt_fsmodel_dir_fresh(m, r->obj);
     for (uint32_t from = 0; from < r->nentries; from += LISTING_BATCH) {
         uint32_t n = r->nentries - from < LISTING_BATCH ? r->nentries - from : LISTING_BATCH;
         listing_prefetch(m, r, from, n, h);
         for (uint32_t i = 0; i < n; i++) {
             const struct tbbt_dirent *e = &r->entries[from + i];
             const char *en = tbbt_rec_str(r, e->name);
-            if (!dot_name(en, e->name.len) && !dent_find(m, h[i], r->obj, en, e->name.len)) return 1;
+            if (!dot_name(en, e->name.len) && !dent_find(m, h[i], r->obj, en, e->name.len) &&
+                (fresh || made_in_trace(m, e->id)))
+                return 1;
         }
     }
     return 0;

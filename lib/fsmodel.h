@@ -157,7 +157,10 @@ struct tbbt_fsobj *tbbt_fsmodel_obj_get(struct tbbt_fsmodel *m, tbbt_id id);
 int tbbt_fsmodel_dir_fresh(const struct tbbt_fsmodel *m, tbbt_id dir);
 
 /* Is entry e of listing r (entries of directory r->obj) a name, other than
- * "." and "..", that the model has no entry for? */
+ * "." and "..", that the model has no entry for, and that cannot have
+ * been there at the start: the directory is fresh, or the entry shows a
+ * non-directory object the trace made? Such a name was made by a call the
+ * capture lost. */
 int tbbt_fsmodel_entry_unmet(const struct tbbt_fsmodel *m, const struct tbbt_rec *r,
                              const struct tbbt_dirent *e);
 
@@ -206,7 +209,9 @@ tbbt_id tbbt_fsmodel_unlink(struct tbbt_fsmodel *m, tbbt_id dir, const char *nam
 
 /* The status a replay of r will get from the state the model knows:
  * TBBT_NFS_OK, an NFS error (TBBT_NFSERR_*), or TBBT_PREDICT_ANY when the
- * model does not know enough (an unknown name, an object never seen).
+ * model does not know enough (an unknown name, an object never seen). A
+ * lookup of an unknown name whose reply shows a non-directory object the
+ * trace made is NOENT: that name cannot have existed before the trace.
  * Does not change the model. */
 int tbbt_fsmodel_predict(const struct tbbt_fsmodel *m, const struct tbbt_rec *r);
 

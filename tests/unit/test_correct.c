@@ -237,6 +237,20 @@ static void test_lookup_ok_absent(void **s) {
     expect(t, 3, "lookup-ok-absent", w, 1);
 }
 
+/* lookup found a name the model never saw, holding a file the trace
+ * made: that name did not exist when the trace began, so a link (the
+ * file lives under its first name) was lost and is inserted. The same
+ * lookup showing an object that was there before the trace teaches that
+ * the name was there too: nothing is inserted. */
+static void test_lookup_unknown_name_made_object(void **s) {
+    (void)s;
+    struct step t[] = {CR(ROOT, "f", 10), LK(0, ROOT, "h", 10, 1)};
+    struct want w[] = {{TBBT_OP_LINK, ROOT, "h", 0, 1}};
+    expect(t, 2, "lookup-ok-absent", w, 1);
+    struct step u[] = {GA(0, 12), LK(0, ROOT, "h", 12, 1)};
+    expect(u, 2, NULL, NULL, 0);
+}
+
 /* lookup failed on a present name: a remove is inserted. */
 static void test_lookup_noent_present(void **s) {
     (void)s;
@@ -513,7 +527,8 @@ static void test_made_before_first_use(void **s) {
 /* A listing of a directory the trace made shows names no record made:
  * each is made, as the entry's type and object when the listing says
  * (readdirplus), else as a file (readdir); names the trace made, and "."
- * and "..", are no failure. */
+ * and "..", are no failure. In a directory there before the trace, an
+ * unknown name teaches, unless it holds a file the trace made. */
 static void test_listing_shows_absent(void **s) {
     (void)s;
     struct step t[] = {MD(ROOT, "d", 10), CR(10, "m", 13), LS(TBBT_OP_READDIRPLUS, 10)};
@@ -531,6 +546,12 @@ static void test_listing_shows_absent(void **s) {
     const char *const l3[] = {NULL, "a:0:0"};
     listings = l3;
     expect(t3, 2, NULL, NULL, 0);
+    /* ... unless the name holds a file the trace made: a link was lost */
+    struct step t4[] = {LK(0, ROOT, "d", 10, 2), CR(10, "f", 13), LS(TBBT_OP_READDIRPLUS, 10)};
+    const char *const l4[] = {NULL, NULL, "f:13:1,h:13:1,old:14:1"};
+    struct want w4[] = {{TBBT_OP_LINK, 10, "h", 1, 2}};
+    listings = l4;
+    expect(t4, 3, "readdirplus-lists-absent", w4, 1);
     listings = NULL;
 }
 
@@ -833,6 +854,7 @@ static void test_every_rule_tested(void **s) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lookup_ok_absent),
+        cmocka_unit_test(test_lookup_unknown_name_made_object),
         cmocka_unit_test(test_lookup_noent_present),
         cmocka_unit_test(test_lookup_other_object),
         cmocka_unit_test(test_create_exists),
