@@ -454,6 +454,16 @@ static int fix_place(struct tbbt_pass2 *p, enum tbbt_fix_act act, const struct t
     return k;
 }
 
+/* The object a reply showed with this fileid, while it lives: once its
+ * last name is gone the server may give the fileid to a new object (a
+ * file made where a directory was removed), which a plain readdir's entry
+ * cannot tell apart. 0 when none. */
+static tbbt_id live_by_fileid(struct tbbt_pass2 *p, uint64_t fileid) {
+    tbbt_id id = (tbbt_id)GPOINTER_TO_SIZE(g_hash_table_lookup(p->by_fileid, &fileid));
+    const struct tbbt_fsobj *o = id ? tbbt_fsmodel_obj(p->m, id) : NULL;
+    return o && !(o->flags & TBBT_FSO_GONE) ? id : 0;
+}
+
 /* TBBT_FIX_MAKE_LISTED: each name listing r shows that the model has
  * absent (tbbt_listed_absent) is made as the lookup that would have shown
  * it would be corrected: as the entry's object (a readdir's entries show
@@ -475,7 +485,7 @@ static int make_listed(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t 
         tbbt_rec_set_u64(x, TBBT_F_DIR, r->obj);
         tbbt_rec_set_str(x, TBBT_F_NAME, tbbt_rec_str(r, e->name), e->name.len);
         tbbt_id id = e->id;
-        if (!id && e->fileid) id = (tbbt_id)GPOINTER_TO_SIZE(g_hash_table_lookup(p->by_fileid, &e->fileid));
+        if (!id && e->fileid) id = live_by_fileid(p, e->fileid);
         if (id) tbbt_rec_set_u64(x, TBBT_F_NEWOBJ, id);
         const struct tbbt_fsobj *o = id ? tbbt_fsmodel_obj(p->m, id) : NULL;
         uint32_t type = e->type             ? e->type
@@ -552,10 +562,15 @@ static int names_op(unsigned op) {
 }
 
 /* A reply-lost record: the outcome is the model's prediction where it
- * knows, else assumed success, to be confirmed by a later record. */
+ * knows (with the directory's mode: tbbt_fsmodel_predict_dir_access),
+ * else assumed success, to be confirmed by a later record. */
 static void lost_reply(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
     p->st.lost++;
     int pred = tbbt_fsmodel_predict(p->m, r);
+    /* a success the directory's mode forbids: the call was denied (only
+     * here: a traced status is never judged by it) */
+    if (pred == TBBT_NFS_OK && tbbt_fsmodel_predict_dir_access(p->m, r) == TBBT_NFSERR_ACCES)
+        pred = TBBT_NFSERR_ACCES;
     if (pred == TBBT_PREDICT_ANY && r->status >= 0) pred = r->status; /* resolved by an earlier pass */
     if (pred != TBBT_PREDICT_ANY) {
         r->status = pred;

@@ -26,6 +26,9 @@
  *                 reply differs from the trace, or never came) poisons the
  *                 objects it creates or changes; a later record that locks a
  *                 poisoned object is skipped, and poisons its own in turn.
+ *                 A record that got an error where the trace got another
+ *                 error changed nothing, as in the trace: it poisons
+ *                 nothing (tbbt_sched_diverged).
  *
  * The engine (one thread) drives a policy: add() each record as it enters
  * the window, in trace order (seq 0, 1, 2, ...; at most `window` records
@@ -71,5 +74,13 @@ extern const struct tbbt_sched_ops tbbt_sched_fsdep;
 
 /* The policy named name ("conservative", "fsdep"), or NULL. */
 const struct tbbt_sched_ops *tbbt_sched_find(const char *name);
+
+/* Did a record whose reply status (NFS status, or < 0: none came) differs
+ * from the traced one (traced < 0: the trace lost the reply, taken as
+ * success) leave the server in another state than the trace's? An error
+ * changes nothing, so an error where the trace had another error does
+ * not; anything else (success against an error, no reply) may. The
+ * engine tells fsdep done(seq, !diverged) for a mismatch. */
+int tbbt_sched_diverged(int traced, int got);
 
 #endif

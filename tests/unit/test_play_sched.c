@@ -291,6 +291,20 @@ static void test_failure_skips(void **st) {
     f->destroy(s);
 }
 
+/* A mismatch between two errors changed nothing the trace's call did not:
+ * no dependant of it is skipped. Success against an error either way, a
+ * missing reply or a lost traced reply against an error, may have. */
+static void test_diverged(void **st) {
+    (void)st;
+    assert_false(tbbt_sched_diverged(13, 2)); /* ACCES traced, NOENT replayed */
+    assert_false(tbbt_sched_diverged(2, 70));
+    assert_true(tbbt_sched_diverged(0, 13)); /* the trace's call changed something */
+    assert_true(tbbt_sched_diverged(13, 0)); /* the replay's did */
+    assert_true(tbbt_sched_diverged(0, -1)); /* no reply: unknown */
+    assert_true(tbbt_sched_diverged(13, -1));
+    assert_true(tbbt_sched_diverged(-1, 13)); /* lost in the trace: taken as success */
+}
+
 /* The lock table: which objects, read or write, until the reply or not. */
 static void test_locks(void **st) {
     (void)st;
@@ -393,13 +407,10 @@ static void test_lock_table_every_op(void **st) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_table3),
-        cmocka_unit_test(test_conservative_overlap),
-        cmocka_unit_test(test_object_queue),
-        cmocka_unit_test(test_revealed_handle),
-        cmocka_unit_test(test_failure_skips),
-        cmocka_unit_test(test_locks),
-        cmocka_unit_test(test_lock_table_every_op),
+        cmocka_unit_test(test_table3),        cmocka_unit_test(test_conservative_overlap),
+        cmocka_unit_test(test_object_queue),  cmocka_unit_test(test_revealed_handle),
+        cmocka_unit_test(test_failure_skips), cmocka_unit_test(test_diverged),
+        cmocka_unit_test(test_locks),         cmocka_unit_test(test_lock_table_every_op),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
