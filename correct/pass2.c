@@ -464,6 +464,18 @@ static tbbt_id live_by_fileid(struct tbbt_pass2 *p, uint64_t fileid) {
     return o && !(o->flags & TBBT_FSO_GONE) ? id : 0;
 }
 
+/* The caller of the lookup make_listed builds: the owner of the listed
+ * directory, when the model knows it. The owner of a made object no reply
+ * shows is guessed from the caller (make_name), and the one who lists a
+ * directory is often not the one who fills it; its owner more likely is. */
+static void lister_as_owner(struct tbbt_pass2 *p, struct tbbt_rec *x, tbbt_id dir) {
+    const struct tbbt_fsobj *d = tbbt_fsmodel_obj(p->m, dir);
+    if (!d || !(d->flags & TBBT_FSO_ATTRS) || x->cred.flavor != 1) return;
+    x->cred.uid = d->attr.uid;
+    x->cred.gid = d->attr.gid;
+    x->cred.ngids = 0;
+}
+
 /* TBBT_FIX_MAKE_LISTED: each name listing r shows that the model has
  * absent (tbbt_listed_absent) is made as the lookup that would have shown
  * it would be corrected: as the entry's object (a readdir's entries show
@@ -478,6 +490,7 @@ static int make_listed(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t 
         struct tbbt_rec *x = &p->look;
         tbbt_rec_clear(x);
         x->client = r->client, x->server = r->server, x->vers = r->vers, x->cred = r->cred;
+        lister_as_owner(p, x, r->obj);
         x->flags = r->flags & TBBT_RF_TCP;
         x->op = TBBT_OP_LOOKUP;
         x->status = TBBT_NFS_OK;

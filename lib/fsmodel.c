@@ -499,6 +499,36 @@ static int predict_access(const struct tbbt_fsobj *o, const struct tbbt_rec *r) 
     return bits & need ? TBBT_NFS_OK : TBBT_NFSERR_ACCES;
 }
 
+/* Write and search permission of r's caller on directory dir by its
+ * rmode: TBBT_NFS_OK, TBBT_NFSERR_ACCES, or TBBT_PREDICT_ANY (root, or
+ * not enough known). */
+static int dir_write_access(const struct tbbt_fsmodel *m, tbbt_id dir, const struct tbbt_rec *r) {
+    const struct tbbt_fsobj *o = dir ? tbbt_fsmodel_obj(m, dir) : NULL;
+    if (!o || (o->flags & (TBBT_FSO_RMODE | TBBT_FSO_ATTRS)) != (TBBT_FSO_RMODE | TBBT_FSO_ATTRS))
+        return TBBT_PREDICT_ANY;
+    if (o->attr.type != TBBT_FT_DIR || r->cred.flavor != 1 || r->cred.uid == 0) return TBBT_PREDICT_ANY;
+    int shift = 0;
+    if (r->cred.uid == o->attr.uid) {
+        shift = 6;
+    } else {
+        int group = r->cred.gid == o->attr.gid;
+        for (uint32_t i = 0; i < r->cred.ngids && i < TBBT_MAX_GIDS && !group; i++)
+            group = r->cred.gids[i] == o->attr.gid;
+        shift = group ? 3 : 0;
+    }
+    return ((o->rmode >> shift) & 3) == 3 ? TBBT_NFS_OK : TBBT_NFSERR_ACCES;
+}
+
+/* Contract in fsmodel.h. */
+int tbbt_fsmodel_predict_dir_access(const struct tbbt_fsmodel *m, const struct tbbt_rec *r) {
+    unsigned f = r->op < TBBT_OP_COUNT ? tbbt_op_info(r->op)->flags : 0;
+    if (!(f & TBBT_OPF_DIRNAME) || !(f & TBBT_OPF_MODIFIES)) return TBBT_PREDICT_ANY;
+    int a = dir_write_access(m, r->dir, r);
+    if (a == TBBT_NFSERR_ACCES || !(f & TBBT_OPF_DIRNAME2) || r->dir2 == r->dir) return a;
+    int b = dir_write_access(m, r->dir2, r);
+    return b == TBBT_NFS_OK ? a : b;
+}
+
 /* Contract in fsmodel.h. */
 int tbbt_fsmodel_predict_access(const struct tbbt_fsmodel *m, const struct tbbt_rec *r) {
     const struct tbbt_fsobj *o = r->obj ? tbbt_fsmodel_obj(m, r->obj) : NULL;

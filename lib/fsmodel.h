@@ -226,6 +226,15 @@ uint32_t tbbt_fsmodel_access_need(const struct tbbt_rec *r);
  * permission (see above), TBBT_PREDICT_ANY otherwise. */
 int tbbt_fsmodel_predict_access(const struct tbbt_fsmodel *m, const struct tbbt_rec *r);
 
+/* Directory permission for r, an operation that changes the entries of
+ * its directory (create, mkdir, symlink, mknod, link, remove, rmdir,
+ * rename: both directories): TBBT_NFSERR_ACCES when the mode bits the
+ * model knows deny its caller (not root) write and search permission on
+ * one of them, TBBT_NFS_OK when they allow it, TBBT_PREDICT_ANY
+ * otherwise. Existence errors come first on a server, so this only
+ * turns a predicted success into ACCES. */
+int tbbt_fsmodel_predict_dir_access(const struct tbbt_fsmodel *m, const struct tbbt_rec *r);
+
 /* Applies r to the model as the server did when r got status (the traced
  * one, or the one assumed for a lost reply): on success the names, links,
  * sizes and attributes change as the operation changes them; on failure

@@ -566,15 +566,24 @@ static void test_listing_fileid(void **s) {
     struct want w[] = {{TBBT_OP_MKDIR, 10, "sub", 0, 1}};
     listings = l;
     expect(t, 3, "readdir-lists-absent", w, 1);
+    /* a fileid whose object is gone (a directory removed) may be a new
+     * object's: the name is made as a file, not as the old directory */
+    struct step u[] = {MD(ROOT, "d", 10), MD(ROOT, "e", 11), RD(0, ROOT, "e"), LS(TBBT_OP_READDIR, 10)};
+    const char *const lu[] = {NULL, NULL, NULL, "f:0:0:5011"};
+    struct want wu[] = {{TBBT_OP_CREATE, 10, "f", 2, 3}};
+    listings = lu;
+    expect(u, 4, "readdir-lists-absent", wu, 1);
     listings = NULL;
 }
 
 /* Corrective records go as root (the directory may be anyone's); a made
  * object gets the owner the failing record's reply shows, else the one a
- * later reply shows (mended while the record waits), else the caller. */
+ * later reply shows (mended while the record waits), else -- a name a
+ * listing shows -- the listed directory's owner (the lister is often
+ * someone else). */
 static void test_inserted_owner(void **s) {
     (void)s;
-    struct step t[] = {MD(ROOT, "d", 10),
+    struct step t[] = {{TBBT_OP_MKDIR, 0, 0, ROOT, "d", 0, NULL, 10, 2, -1, 0, 1003, 0, 0},
                        {TBBT_OP_LOOKUP, 0, 0, 10, "x", 0, NULL, 11, 1, -1, 0, 1000, 1001, 0},
                        LS(TBBT_OP_READDIRPLUS, 10),
                        {TBBT_OP_GETATTR, 0, 12, 0, NULL, 0, NULL, 0, 1, -1, 0, 1000, 1002, 0},
@@ -592,7 +601,7 @@ static void test_inserted_owner(void **s) {
         assert_int_equal(r->cred.flavor, 1);
         assert_int_equal(r->cred.uid, 0);
         assert_true(tbbt_rec_has(r, TBBT_F_SET_UID));
-        uint32_t want = r->newobj == 11 ? 1001 : r->newobj == 12 ? 1002 : 1000; /* shown, mended, caller */
+        uint32_t want = r->newobj == 11 ? 1001 : r->newobj == 12 ? 1002 : 1003; /* shown, mended, dir's */
         assert_int_equal(r->set_uid, want);
         assert_int_equal(r->set_gid, want);
         seen++;
@@ -786,6 +795,35 @@ static void test_lost_truncate_by_mode(void **s) {
     }
 }
 
+/* A rename whose reply was lost, by uid 1001 into a directory of uid
+ * 1000's: the directory's mode decides (0755 denies, 0777 allows), and a
+ * denied rename leaves the name where it was, so no record is inserted
+ * for the later remove of it. */
+static void test_lost_rename_by_dir_mode(void **s) {
+    (void)s;
+    static const struct {
+        uint32_t mode;
+        int status;
+        uint32_t out;
+    } cases[] = {{0755, 13, 4}, {0777, 0, 5}};
+    for (unsigned i = 0; i < G_N_ELEMENTS(cases); i++) {
+        struct step t[] = {
+            {TBBT_OP_MKDIR, 0, 0, ROOT, "d", 0, NULL, 10, 2, -1, 0, 1000, 0, cases[i].mode},
+            {TBBT_OP_CREATE, 0, 0, ROOT, "f", 0, NULL, 11, 1, 0, 0, 1001, 0, 0},
+            {TBBT_OP_RENAME, 0, 0, ROOT, "f", 10, "g", 0, 0, -1, 1, 1001, 0, 0},
+            {TBBT_OP_REMOVE, 0, 0, ROOT, "f", 0, NULL, 0, 0, -1, 0, 1001, 0, 0},
+        };
+        struct tbbt_pass2_stats st;
+        GPtrArray *out = run(t, 4, &st);
+        /* allowed, the rename took f away: the remove needs it made again */
+        assert_int_equal(out->len, cases[i].out);
+        const struct tbbt_rec *r = out->pdata[2];
+        assert_int_equal(r->op, TBBT_OP_RENAME);
+        assert_int_equal(r->status, cases[i].status);
+        g_ptr_array_free(out, TRUE);
+    }
+}
+
 /* Runs the real capture traces/ganesha-libnfs-mixed through capture and
  * pass 1 into sink (pass 1's records, in order). Returns 0, or -1 (and
  * skips) when the capture is not there. */
@@ -889,6 +927,7 @@ int main(void) {
         cmocka_unit_test(test_seeded_times),
         cmocka_unit_test(test_permissions),
         cmocka_unit_test(test_lost_truncate_by_mode),
+        cmocka_unit_test(test_lost_rename_by_dir_mode),
         cmocka_unit_test(test_stream_from_pass1),
         cmocka_unit_test(test_every_rule_tested),
     };
