@@ -414,6 +414,25 @@ static void srv_seg(struct tbbt_tcpreasm *r, const struct stream *s, size_t off,
     tbbt_tcpreasm_segment(r, &g);
 }
 
+static struct stream Rs; /* the server's direction */
+
+/* A fresh reassembler with both SYNs seen, and the server's stream
+ * holding one 200-byte reply (xid index 2). */
+static struct tbbt_tcpreasm *start_both(void) {
+    Rs.n = 0;
+    rec(&Rs, reply(2, 200), 200, 0);
+    struct tbbt_tcpreasm *r = start();
+    struct tbbt_tcpseg syn = {.src = &SRV,
+                              .dst = &CLI,
+                              .seq = 5000,
+                              .ack = 1001,
+                              .flags = TBBT_TH_SYN | TBBT_TH_ACK,
+                              .ts = 2,
+                              .pktno = 2};
+    tbbt_tcpreasm_segment(r, &syn);
+    return r;
+}
+
 /* A hole the receiver has acknowledged is bytes the capture lost, which
  * no retransmission will bring: it is given up at the acknowledgment, not
  * after TBBT_TCP_OOO_WAIT_NS, so the messages behind it come out in time
@@ -448,18 +467,7 @@ static void test_ack_before_data(void **state) {
     St.n = 0;
     rec(&St, call(0, 1000), 1000, 0);
     rec(&St, call(1, 300), 300, 0);
-    static struct stream Rs;
-    Rs.n = 0;
-    rec(&Rs, reply(2, 200), 200, 0);
-    struct tbbt_tcpreasm *r = start();
-    struct tbbt_tcpseg syn = {.src = &SRV,
-                              .dst = &CLI,
-                              .seq = 5000,
-                              .ack = 1001,
-                              .flags = TBBT_TH_SYN | TBBT_TH_ACK,
-                              .ts = 2,
-                              .pktno = 2};
-    tbbt_tcpreasm_segment(r, &syn);
+    struct tbbt_tcpreasm *r = start_both();
     seg(r, &St, 0, 600, 600, 0, 10, 3);
     /* [600, 1004) lost: the rest of call 0 */
     srv_seg(r, &Rs, 0, Rs.n, 1001 + 1004, 20, 5); /* its reply acknowledges it */
@@ -482,18 +490,7 @@ static void test_acked_call_before_reply(void **state) {
     St.n = 0;
     rec(&St, call(0, 500), 500, 0);
     rec(&St, call(1, 500), 500, 0);
-    static struct stream Rs;
-    Rs.n = 0;
-    rec(&Rs, reply(2, 200), 200, 0);
-    struct tbbt_tcpreasm *r = start();
-    struct tbbt_tcpseg syn = {.src = &SRV,
-                              .dst = &CLI,
-                              .seq = 5000,
-                              .ack = 1001,
-                              .flags = TBBT_TH_SYN | TBBT_TH_ACK,
-                              .ts = 2,
-                              .pktno = 2};
-    tbbt_tcpreasm_segment(r, &syn);
+    struct tbbt_tcpreasm *r = start_both();
     seg(r, &St, 504, 504, 504, 0, 10, 3); /* call 0 lost, call 1 waits */
     srv_seg(r, &Rs, 0, Rs.n, 1001 + 1008, 20, 4);
     assert_int_equal(S.n, 2);
