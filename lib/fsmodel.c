@@ -719,6 +719,7 @@ int tbbt_fsmodel_entry_unmet(const struct tbbt_fsmodel *m, const struct tbbt_rec
 int tbbt_fsmodel_listing_unmet(const struct tbbt_fsmodel *m, const struct tbbt_rec *r) {
     uint64_t h[LISTING_BATCH];
     int fresh = tbbt_fsmodel_dir_fresh(m, r->obj);
+    if (!fresh && r->op != TBBT_OP_READDIRPLUS) return 0; /* only readdirplus entries show objects */
     for (uint32_t from = 0; from < r->nentries; from += LISTING_BATCH) {
         uint32_t n = r->nentries - from < LISTING_BATCH ? r->nentries - from : LISTING_BATCH;
         listing_prefetch(m, r, from, n, h);
