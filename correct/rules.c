@@ -299,10 +299,7 @@ static int set_mode(struct tbbt_fix_out *out, const struct tbbt_rec *r) {
     int want_ok = r->status == TBBT_NFS_OK;
     uint32_t need = tbbt_fsmodel_access_need(r);
     if (!need) return -1;
-    int group = r->cred.gid == o->attr.gid;
-    for (uint32_t i = 0; i < r->cred.ngids && i < TBBT_MAX_GIDS && !group; i++)
-        group = r->cred.gids[i] == o->attr.gid;
-    uint32_t bit = group ? need << 3 : need;
+    uint32_t bit = need << tbbt_fsmodel_mode_shift(&o->attr, &r->cred);
     uint32_t mode = want_ok ? (o->rmode | bit) : (o->rmode & ~bit);
     if (tbbt_rec_has(r, TBBT_F_MODE) && (((r->mode & bit) != 0) == want_ok)) mode = r->mode & 07777;
     struct tbbt_rec *x = out->scratch;

@@ -482,21 +482,30 @@ uint32_t tbbt_fsmodel_access_need(const struct tbbt_rec *r) {
     return 2;
 }
 
+/* Contract in fsmodel.h. */
+unsigned tbbt_fsmodel_mode_shift(const struct tbbt_fsattr *a, const struct tbbt_cred *c) {
+    if (c->uid == a->uid) return 6;
+    if (c->gid == a->gid) return 3;
+    for (uint32_t i = 0; i < c->ngids && i < TBBT_MAX_GIDS; i++)
+        if (c->gids[i] == a->gid) return 3;
+    return 0;
+}
+
+/* Does the model know o's owner and the mode bits a replay has? */
+static int mode_known(const struct tbbt_fsobj *o) {
+    return (o->flags & (TBBT_FSO_RMODE | TBBT_FSO_ATTRS)) == (TBBT_FSO_RMODE | TBBT_FSO_ATTRS);
+}
+
 /* Read or write permission of r's caller on o by rmode (a read, a write,
  * a truncate: tbbt_fsmodel_access_need): TBBT_NFS_OK, TBBT_NFSERR_ACCES,
  * or TBBT_PREDICT_ANY (root, the owner, or not enough known). */
 static int predict_access(const struct tbbt_fsobj *o, const struct tbbt_rec *r) {
     uint32_t need = tbbt_fsmodel_access_need(r);
     if (!need) return TBBT_PREDICT_ANY;
-    if ((o->flags & (TBBT_FSO_RMODE | TBBT_FSO_ATTRS)) != (TBBT_FSO_RMODE | TBBT_FSO_ATTRS))
+    if (!mode_known(o) || o->attr.type != TBBT_FT_REG || r->cred.flavor != 1 || r->cred.uid == 0 ||
+        r->cred.uid == o->attr.uid)
         return TBBT_PREDICT_ANY;
-    if (o->attr.type != TBBT_FT_REG || r->cred.flavor != 1 || r->cred.uid == 0 || r->cred.uid == o->attr.uid)
-        return TBBT_PREDICT_ANY;
-    int group = r->cred.gid == o->attr.gid;
-    for (uint32_t i = 0; i < r->cred.ngids && i < TBBT_MAX_GIDS && !group; i++)
-        group = r->cred.gids[i] == o->attr.gid;
-    uint32_t bits = group ? (o->rmode >> 3) & 7 : o->rmode & 7;
-    return bits & need ? TBBT_NFS_OK : TBBT_NFSERR_ACCES;
+    return (o->rmode >> tbbt_fsmodel_mode_shift(&o->attr, &r->cred)) & need ? TBBT_NFS_OK : TBBT_NFSERR_ACCES;
 }
 
 /* Write and search permission of r's caller on directory dir by its
@@ -504,19 +513,10 @@ static int predict_access(const struct tbbt_fsobj *o, const struct tbbt_rec *r) 
  * not enough known). */
 static int dir_write_access(const struct tbbt_fsmodel *m, tbbt_id dir, const struct tbbt_rec *r) {
     const struct tbbt_fsobj *o = dir ? tbbt_fsmodel_obj(m, dir) : NULL;
-    if (!o || (o->flags & (TBBT_FSO_RMODE | TBBT_FSO_ATTRS)) != (TBBT_FSO_RMODE | TBBT_FSO_ATTRS))
+    if (!o || !mode_known(o) || o->attr.type != TBBT_FT_DIR || r->cred.flavor != 1 || r->cred.uid == 0)
         return TBBT_PREDICT_ANY;
-    if (o->attr.type != TBBT_FT_DIR || r->cred.flavor != 1 || r->cred.uid == 0) return TBBT_PREDICT_ANY;
-    int shift = 0;
-    if (r->cred.uid == o->attr.uid) {
-        shift = 6;
-    } else {
-        int group = r->cred.gid == o->attr.gid;
-        for (uint32_t i = 0; i < r->cred.ngids && i < TBBT_MAX_GIDS && !group; i++)
-            group = r->cred.gids[i] == o->attr.gid;
-        shift = group ? 3 : 0;
-    }
-    return ((o->rmode >> shift) & 3) == 3 ? TBBT_NFS_OK : TBBT_NFSERR_ACCES;
+    return ((o->rmode >> tbbt_fsmodel_mode_shift(&o->attr, &r->cred)) & 3) == 3 ? TBBT_NFS_OK
+                                                                                : TBBT_NFSERR_ACCES;
 }
 
 /* Contract in fsmodel.h. */

@@ -215,6 +215,11 @@ tbbt_id tbbt_fsmodel_unlink(struct tbbt_fsmodel *m, tbbt_id dir, const char *nam
  * Does not change the model. */
 int tbbt_fsmodel_predict(const struct tbbt_fsmodel *m, const struct tbbt_rec *r);
 
+/* Where the permission bits of caller c on an object with attributes a
+ * stand in its mode: 6 (owner), 3 (group: its gid or one of its
+ * supplementary gids), 0 (other). */
+unsigned tbbt_fsmodel_mode_shift(const struct tbbt_fsattr *a, const struct tbbt_cred *c);
+
 /* The permission bit (4 read, 2 write) that r needs on its object from a
  * caller who is not its owner, or 0 when r is not judged by the mode
  * bits: a read, a write, and a setattr that only truncates or extends
