@@ -477,7 +477,7 @@ static void lister_as_owner(struct tbbt_pass2 *p, struct tbbt_rec *x, tbbt_id di
 }
 
 /* TBBT_FIX_MAKE_LISTED: each name listing r shows that the model has
- * absent (tbbt_listed_absent) is made as the lookup that would have shown
+ * absent (tbbt_fsmodel_entry_unmet) is made as the lookup that would have shown
  * it would be corrected: as the entry's object (a readdir's entries show
  * only fileids: the object a reply showed with that fileid) and type
  * (else the type the model knows for the object, else a file). Returns
@@ -486,7 +486,7 @@ static int make_listed(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t 
     int n = 0;
     for (uint32_t i = 0; i < r->nentries; i++) {
         const struct tbbt_dirent *e = &r->entries[i];
-        if (!tbbt_listed_absent(p->m, r, e)) continue;
+        if (!tbbt_fsmodel_entry_unmet(p->m, r, e)) continue;
         struct tbbt_rec *x = &p->look;
         tbbt_rec_clear(x);
         x->client = r->client, x->server = r->server, x->vers = r->vers, x->cred = r->cred;

@@ -132,14 +132,9 @@ enum tbbt_oc tbbt_oc_traced(const struct tbbt_fsmodel *m, const struct tbbt_rec 
     return c;
 }
 
-/* Contract in rules.h. */
-int tbbt_listed_absent(const struct tbbt_fsmodel *m, const struct tbbt_rec *r, const struct tbbt_dirent *e) {
-    return tbbt_fsmodel_entry_unmet(m, r, e);
-}
-
 /* OK_SHORT when a successful listing shows a name that cannot have been
  * in the directory at the start and that the model has no entry for
- * (tbbt_listed_absent), else c. */
+ * (tbbt_fsmodel_entry_unmet), else c. */
 static enum tbbt_oc listing_class(const struct tbbt_fsmodel *m, const struct tbbt_rec *r, enum tbbt_oc c) {
     if (c != TBBT_OC_OK || r->status != TBBT_NFS_OK || !r->nentries) return c;
     return tbbt_fsmodel_listing_unmet(m, r) ? TBBT_OC_OK_SHORT : c;

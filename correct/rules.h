@@ -85,15 +85,8 @@ enum tbbt_oc tbbt_oc_traced(const struct tbbt_fsmodel *m, const struct tbbt_rec 
 /* Class of the model's prediction for r (TBBT_OC_OK_OTHER when a lookup
  * or create would find another object than the one r's reply shows;
  * TBBT_OC_OK_SHORT when a successful listing shows a name that
- * tbbt_listed_absent() finds). */
+ * tbbt_fsmodel_entry_unmet() finds). */
 enum tbbt_oc tbbt_oc_predict(const struct tbbt_fsmodel *m, const struct tbbt_rec *r);
-
-/* Is entry e of listing r (r->obj's entries) a name the trace never met
- * that cannot have been there at the start (tbbt_fsmodel_entry_unmet: in
- * a directory the trace made, or holding a file the trace made)? Such a
- * name was made by a call the capture lost: the replay's directory will
- * not have it. "." and ".." never are. */
-int tbbt_listed_absent(const struct tbbt_fsmodel *m, const struct tbbt_rec *r, const struct tbbt_dirent *e);
 
 /* Name of a class ("ok", "noent", ...). */
 const char *tbbt_oc_name(enum tbbt_oc c);
