@@ -682,17 +682,12 @@ void tbbt_tcpreasm_segment(struct tbbt_tcpreasm *r, const struct tbbt_tcpseg *s)
     }
     data(r, d, seq, s->data, s->caplen, s->len, s->ts, s->pktno);
     if (!end) return;
+    struct dir *rev = s->flags & TBBT_TH_RST ? reverse_dir(r, d) : NULL;
     flush(r, d);
     drop_dir(r, d);
-    if (s->flags & TBBT_TH_RST) {
-        struct tbbt_tcpseg rs = *s;
-        rs.src = s->dst;
-        rs.dst = s->src;
-        struct dir *rev = find_dir(r, &rs, 0);
-        if (rev) {
-            flush(r, rev);
-            drop_dir(r, rev);
-        }
+    if (rev) {
+        flush(r, rev);
+        drop_dir(r, rev);
     }
 }
 
