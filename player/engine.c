@@ -582,7 +582,7 @@ static void complete(struct engine *e, struct slot *s, int status, int64_t recv_
         matched = 1;
     /* for the dependants, a mismatch that changed nothing the trace's call
      * did not change is no failure */
-    e->ord->done(e->sched, s->seq, matched || !tbbt_sched_diverged(lost ? -1 : r->status, status));
+    e->ord->done(e->sched, s->seq, matched || !tbbt_sched_diverged(r->status, status));
     e->completed++;
     if (!matched && e->flog) fail_log(e, s, status);
     if (!s->warm) {
