@@ -707,12 +707,19 @@ static void learn_listing(struct tbbt_fsmodel *m, const struct tbbt_rec *r, uint
     }
 }
 
+/* The test of tbbt_fsmodel_entry_unmet for entry e (name n), given the
+ * model's entry for it (d, NULL if none) and whether the directory is
+ * fresh. */
+static int unmet(const struct tbbt_fsmodel *m, const struct tbbt_dirent *e, const char *n,
+                 const struct tbbt_fsdent *d, int fresh) {
+    return !d && !dot_name(n, e->name.len) && (fresh || made_in_trace(m, e->id));
+}
+
 /* Contract in fsmodel.h. */
 int tbbt_fsmodel_entry_unmet(const struct tbbt_fsmodel *m, const struct tbbt_rec *r,
                              const struct tbbt_dirent *e) {
     const char *n = tbbt_rec_str(r, e->name);
-    return !dot_name(n, e->name.len) && !tbbt_fsmodel_dent(m, r->obj, n, e->name.len) &&
-           (tbbt_fsmodel_dir_fresh(m, r->obj) || made_in_trace(m, e->id));
+    return unmet(m, e, n, tbbt_fsmodel_dent(m, r->obj, n, e->name.len), tbbt_fsmodel_dir_fresh(m, r->obj));
 }
 
 /* Contract in fsmodel.h. In batches, as learn_listing. */
@@ -726,9 +733,7 @@ int tbbt_fsmodel_listing_unmet(const struct tbbt_fsmodel *m, const struct tbbt_r
         for (uint32_t i = 0; i < n; i++) {
             const struct tbbt_dirent *e = &r->entries[from + i];
             const char *en = tbbt_rec_str(r, e->name);
-            if (!dot_name(en, e->name.len) && !dent_find(m, h[i], r->obj, en, e->name.len) &&
-                (fresh || made_in_trace(m, e->id)))
-                return 1;
+            if (unmet(m, e, en, dent_find(m, h[i], r->obj, en, e->name.len), fresh)) return 1;
         }
     }
     return 0;
