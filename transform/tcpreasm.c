@@ -541,6 +541,7 @@ static void buffer(struct tbbt_tcpreasm *r, struct dir *d, uint32_t seq, const u
 static struct dir *reverse_dir(struct tbbt_tcpreasm *r, const struct dir *d) {
     struct flowkey k;
     make_key(&k, &d->dst, &d->src);
+    if (key_equal(&k, &d->key)) return NULL; /* src == dst: no other direction */
     for (int i = 0; i < 2; i++)
         if (r->last[i] && key_equal(&r->last[i]->key, &k)) return r->last[i];
     return dir_lookup(r, &k, key_hash64(&k));

@@ -361,6 +361,37 @@ static void test_fin_and_rst(void **state) {
     tbbt_tcpreasm_free(r);
 }
 
+/* A segment from an endpoint to itself (a hostile or broken capture) has
+ * no other direction: its acknowledgments give up nothing of its own
+ * stream, and an RST drops it once (the fuzzer found it freed twice). */
+static void test_self_connection(void **state) {
+    (void)state;
+    St.n = 0;
+    rec(&St, call(0, 100), 100, 0);
+    memset(&S, 0, sizeof S);
+    memset(&ST, 0, sizeof ST);
+    struct tbbt_tcpreasm *r = tbbt_tcpreasm_new(&ST, cb, NULL);
+    struct tbbt_tcpseg a = {.src = &CLI, .dst = &CLI, .seq = 1000, .flags = TBBT_TH_SYN, .ts = 1, .pktno = 1};
+    tbbt_tcpreasm_segment(r, &a);
+    struct tbbt_tcpseg b = {.src = &CLI,
+                            .dst = &CLI,
+                            .seq = 1001 + 60,
+                            .ack = 1001 + 104,
+                            .flags = TBBT_TH_ACK,
+                            .data = St.b + 60,
+                            .caplen = 44,
+                            .len = 44,
+                            .ts = 2,
+                            .pktno = 2};
+    tbbt_tcpreasm_segment(r, &b); /* behind a hole its own ack covers */
+    assert_int_equal(S.n, 0);
+    assert_int_equal(tbbt_tcpreasm_count(r), 1);
+    struct tbbt_tcpseg c = {.src = &CLI, .dst = &CLI, .seq = 1001, .flags = TBBT_TH_RST, .ts = 3};
+    tbbt_tcpreasm_segment(r, &c);
+    assert_int_equal(tbbt_tcpreasm_count(r), 0);
+    tbbt_tcpreasm_free(r);
+}
+
 /* Idle streams are forgotten after the timeout, counted in capture time. */
 static void test_idle_expiry(void **state) {
     (void)state;
@@ -552,14 +583,23 @@ static void test_plausible(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_split_and_batched),   cmocka_unit_test(test_multi_fragment),
-        cmocka_unit_test(test_retrans_overlap_ooo), cmocka_unit_test(test_gap_follows_length),
-        cmocka_unit_test(test_snaplen_cut),         cmocka_unit_test(test_lost_mark_resync),
-        cmocka_unit_test(test_midstream_pickup),    cmocka_unit_test(test_header_straddles_segments),
-        cmocka_unit_test(test_fin_and_rst),         cmocka_unit_test(test_idle_expiry),
-        cmocka_unit_test(test_ooo_bounded),         cmocka_unit_test(test_ooo_wait_bounded),
-        cmocka_unit_test(test_plausible),           cmocka_unit_test(test_acked_hole_given_up),
-        cmocka_unit_test(test_ack_before_data),     cmocka_unit_test(test_acked_call_before_reply),
+        cmocka_unit_test(test_split_and_batched),
+        cmocka_unit_test(test_multi_fragment),
+        cmocka_unit_test(test_retrans_overlap_ooo),
+        cmocka_unit_test(test_gap_follows_length),
+        cmocka_unit_test(test_snaplen_cut),
+        cmocka_unit_test(test_lost_mark_resync),
+        cmocka_unit_test(test_midstream_pickup),
+        cmocka_unit_test(test_header_straddles_segments),
+        cmocka_unit_test(test_fin_and_rst),
+        cmocka_unit_test(test_self_connection),
+        cmocka_unit_test(test_idle_expiry),
+        cmocka_unit_test(test_ooo_bounded),
+        cmocka_unit_test(test_ooo_wait_bounded),
+        cmocka_unit_test(test_plausible),
+        cmocka_unit_test(test_acked_hole_given_up),
+        cmocka_unit_test(test_ack_before_data),
+        cmocka_unit_test(test_acked_call_before_reply),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
