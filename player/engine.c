@@ -155,7 +155,8 @@ struct engine {
     pthread_cond_t cv;
     _Atomic uint64_t loaded, head;
     _Atomic int io_eof, stop_io, stop_rx;
-    int io_waiting;              /* the I/O thread waits for a free slot (under mu) */
+    _Atomic int io_waiting;      /* the I/O thread waits for room (set under mu) */
+    uint64_t resume;             /* room the I/O thread waits for once the ring is full */
     _Atomic int waiting;         /* the send thread sleeps: wake it */
     _Atomic uint64_t ev_pending; /* replies queued, not yet taken */
     char io_err[512];
@@ -194,11 +195,21 @@ static int64_t now_ns(void) {
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-/* Wakes the send thread. */
+/* Wakes the send thread, always (the threads' ends: it must not sleep
+ * through them). */
 static void wake(struct engine *e) {
     uint64_t one = 1;
     ssize_t w = write(e->wake, &one, sizeof(one));
     (void)w;
+}
+
+/* Wakes the send thread if it sleeps, once per sleep: the first waker
+ * takes the flag and writes, the others find it taken, so a burst of
+ * replies and records costs one eventfd write, not one each. The caller
+ * has published its work before (the send thread looks at it after
+ * raising the flag: sleep_for). */
+static void wake_sleeper(struct engine *e) {
+    if (atomic_load(&e->waiting) && atomic_exchange(&e->waiting, 0)) wake(e);
 }
 
 /* ---- handles and cookies ---- */
@@ -367,14 +378,19 @@ static int check_server(struct engine *e, char *err, size_t errlen) {
 
 /* ---- the I/O thread ---- */
 
-/* Waits for a free slot in the ring. Returns 0, or -1 when told to stop. */
+/* Waits for a free slot in the ring. A full ring is refilled in batches:
+ * the thread sleeps until e->resume slots are free, so that it and the
+ * send thread meet once a batch, not once a record (the ring is larger
+ * than the window by twice that, so the window stays full meanwhile:
+ * setup). Returns 0, or -1 when told to stop. */
 static int wait_room(struct engine *e) {
     if (atomic_load(&e->loaded) - atomic_load(&e->head) > e->mask) { /* the ring is full: wait */
+        uint64_t most = e->mask + 1 - e->resume;                     /* slots in use to go on at */
         pthread_mutex_lock(&e->mu);
-        e->io_waiting = 1;
-        while (atomic_load(&e->loaded) - atomic_load(&e->head) > e->mask && !atomic_load(&e->stop_io))
+        atomic_store(&e->io_waiting, 1); /* before looking at head: free_slots */
+        while (atomic_load(&e->loaded) - atomic_load(&e->head) > most && !atomic_load(&e->stop_io))
             pthread_cond_wait(&e->cv, &e->mu);
-        e->io_waiting = 0;
+        atomic_store(&e->io_waiting, 0);
         pthread_mutex_unlock(&e->mu);
     }
     return atomic_load(&e->stop_io) ? -1 : 0;
@@ -445,7 +461,9 @@ static void *io_main(void *arg) {
             s->seq = seq, s->clone = i;
             atomic_store(&s->state, SL_LOADED);
             atomic_store(&e->loaded, seq + 1);
-            if (atomic_load(&e->waiting)) wake(e);
+            /* only a record inside the window is work for the send thread
+             * (the window moves only while that thread is awake) */
+            if (seq - atomic_load(&e->head) < e->win) wake_sleeper(e);
         }
     }
 stop:
@@ -512,7 +530,7 @@ static void *rx_main(void *arg) {
                     atomic_store(&e->broken[i], 1);
                 got = 1;
             }
-        if (got && atomic_load(&e->waiting)) wake(e);
+        if (got) wake_sleeper(e);
     }
     atomic_store(&e->rx_gone, 1);
     wake(e);
@@ -530,11 +548,14 @@ static void free_slots(struct engine *e) {
     }
     if (!moved) return;
     atomic_store(&e->head, h);
-    /* the I/O thread sleeps only on a full ring, and says so under the
-     * lock: signal it then, not on every slot freed */
-    pthread_mutex_lock(&e->mu);
-    if (e->io_waiting) pthread_cond_signal(&e->cv);
-    pthread_mutex_unlock(&e->mu);
+    /* the I/O thread sleeps only on a full ring, says so before it looks
+     * at head (wait_room), and wants a batch of room: signal it then, not
+     * on every slot freed, and take no lock otherwise */
+    if (atomic_load(&e->io_waiting) && atomic_load(&e->loaded) - h <= e->mask + 1 - e->resume) {
+        pthread_mutex_lock(&e->mu);
+        pthread_cond_signal(&e->cv);
+        pthread_mutex_unlock(&e->mu);
+    }
 }
 
 /* The word --fail-log prints for a status: the NFS status number, or what
@@ -999,12 +1020,15 @@ static int play_loop(struct engine *e, char *err, size_t errlen) {
 /* Sets everything up: reader, manifest, policy, first connection. */
 static int setup(struct engine *e, char *err, size_t errlen) {
     const struct tbbt_play_opts *o = e->o;
-    uint32_t cap = 64;
+    uint32_t cap = 64; /* the window, rounded up: what the policy is told */
     while (cap < e->win)
         cap *= 2;
-    e->mask = cap - 1;
-    e->ring = g_new0(struct slot, cap);
-    for (uint32_t i = 0; i < cap; i++)
+    /* the ring twice that: the I/O thread refills in batches of half the
+     * room beyond the window (wait_room), the window full all along */
+    e->mask = 2 * cap - 1;
+    e->resume = (2 * cap - e->win) / 2;
+    e->ring = g_new0(struct slot, 2 * cap);
+    for (uint32_t i = 0; i < 2 * cap; i++)
         tbbt_rec_init(&e->ring[i].r);
     pthread_mutex_init(&e->mu, NULL);
     pthread_cond_init(&e->cv, NULL);

@@ -90,7 +90,7 @@ static void simw_init(struct simw *w, const struct tbbt_sim_opts *o, uint32_t wi
     w->mask = cap - 1;
     w->ring = g_new0(struct sslot, cap);
     w->made = g_hash_table_new(g_direct_hash, g_direct_equal);
-    /* the engine gives the policy the ring's size as its window */
+    /* the engine gives the policy its window rounded up to a power of two */
     struct tbbt_sched_opts so = {.window = cap, .deps = o->deps, .known = sim_known, .known_ctx = w};
     w->sched = o->order->create(&so);
 }
