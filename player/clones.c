@@ -95,4 +95,4 @@ static void clones_done(void *s, uint64_t seq, int ok) {
 }
 
 const struct tbbt_sched_ops tbbt_sched_clones = {"clones",    clones_create, clones_destroy, clones_add,
-                                                 clones_next, clones_sent,   clones_done};
+                                                 clones_next, clones_sent,   clones_done,    NULL};

@@ -28,6 +28,7 @@
 #include "safename.h"
 
 #define MAX_CONN 64
+#define WAKE_ANY UINT64_MAX /* wake_seq: every reply wakes the send thread */
 #define SEND_BUF (2u << 20)
 
 /* Slot states. */
@@ -155,10 +156,11 @@ struct engine {
     pthread_cond_t cv;
     _Atomic uint64_t loaded, head;
     _Atomic int io_eof, stop_io, stop_rx;
-    _Atomic int io_waiting;      /* the I/O thread waits for room (set under mu) */
-    uint64_t resume;             /* room the I/O thread waits for once the ring is full */
-    _Atomic int waiting;         /* the send thread sleeps: wake it */
-    _Atomic uint64_t ev_pending; /* replies queued, not yet taken */
+    _Atomic int io_waiting; /* the I/O thread waits for room (set under mu) */
+    uint64_t resume;        /* room the I/O thread waits for once the ring is full */
+    _Atomic int waiting;    /* the send thread sleeps: wake it */
+    uint64_t wake_seq;      /* the reply it sleeps for (WAKE_ANY: any), under evmu */
+    _Atomic int hit;        /* that reply is queued, not yet taken (set under evmu) */
     char io_err[512];
     int wake; /* eventfd: the send thread sleeps on it */
     pthread_mutex_t evmu;
@@ -508,8 +510,8 @@ static void on_reply(void *ctx, const uint8_t *m, size_t n) {
     }
     pthread_mutex_lock(&e->evmu);
     g_array_append_val(e->ev, ev);
+    if (e->wake_seq == WAKE_ANY || e->wake_seq == seq) atomic_store(&e->hit, 1);
     pthread_mutex_unlock(&e->evmu);
-    atomic_fetch_add(&e->ev_pending, 1);
 }
 
 /* Reads replies from every connection until told to stop. */
@@ -523,14 +525,15 @@ static void *rx_main(void *arg) {
             p[i] = (struct pollfd){.fd = atomic_load(&e->broken[i]) ? -1 : e->conn[i].fd, .events = POLLIN};
         int r = poll(p, (nfds_t)n, 20);
         if (r < 0 && errno != EINTR) break;
-        int got = 0;
+        int lost = 0;
         for (int i = 0; i < n && r > 0; i++)
             if (p[i].revents & (POLLIN | POLLHUP | POLLERR)) {
                 if (tbbt_pconn_read(&e->conn[i], on_reply, e, e->rx_err, sizeof(e->rx_err)) < 0)
-                    atomic_store(&e->broken[i], 1);
-                got = 1;
+                    atomic_store(&e->broken[i], 1), lost = 1;
             }
-        if (got) wake_sleeper(e);
+        /* the send thread, asleep, waits for one reply (or any): not
+         * woken for the others, which wait in the queue (sleep_for) */
+        if (lost || atomic_load(&e->hit)) wake_sleeper(e);
     }
     atomic_store(&e->rx_gone, 1);
     wake(e);
@@ -663,7 +666,7 @@ static void take_events(struct engine *e) {
     GArray *t = e->ev;
     e->ev = e->ev_spare;
     e->ev_spare = t;
-    atomic_store(&e->ev_pending, 0);
+    atomic_store(&e->hit, 0);
     pthread_mutex_unlock(&e->evmu);
     for (guint i = 0; i < t->len; i++)
         apply_event(e, &g_array_index(t, struct event, i));
@@ -889,14 +892,36 @@ static int64_t dispatch(struct engine *e, char *err, size_t errlen) {
     return rc;
 }
 
+/* The reply the send thread may sleep for, about to sleep: the one the
+ * policy says holds it back (order.h, blocker), or WAKE_ANY when the
+ * policy cannot say, or any reply would do (held back by the cap on
+ * outstanding requests, or stopping: waiting for them all). */
+static uint64_t wake_for(struct engine *e) {
+    uint64_t seq;
+    if (e->stopping || !e->ord->blocker || (e->nheld && e->outstanding >= e->o->max_outstanding))
+        return WAKE_ANY;
+    return e->ord->blocker(e->sched, &seq) ? seq : WAKE_ANY;
+}
+
 /* Sleeps until woken, or for at most ns (to the nanosecond: ppoll). The
  * other threads wake the send thread only while it says it sleeps, so a
- * busy replay costs them no syscall per record or reply. */
+ * busy replay costs them no syscall per record or reply; and a reply
+ * wakes it only when it is the one awaited (wake_seq): in conservative
+ * order most replies let nothing new go, so they wait in the queue, to be
+ * taken with the one that does (the same decisions, fewer wake-ups). */
 static void sleep_for(struct engine *e, int64_t ns) {
+    uint64_t w = wake_for(e);
+    pthread_mutex_lock(&e->evmu); /* what on_reply queued before: is the awaited reply there? */
+    e->wake_seq = w;
+    int there = 0;
+    for (guint i = 0; i < e->ev->len && !there; i++)
+        there = w == WAKE_ANY || g_array_index(e->ev, struct event, i).seq == w;
+    atomic_store(&e->hit, there);
+    pthread_mutex_unlock(&e->evmu);
     atomic_store(&e->waiting, 1);
     /* work that came in since the loop looked: do not sleep on it */
     int admissible = atomic_load(&e->loaded) > e->next_add && e->next_add - atomic_load(&e->head) < e->win;
-    if (atomic_load(&e->ev_pending) || (admissible && !e->stopping)) {
+    if (atomic_load(&e->hit) || (admissible && !e->stopping)) {
         atomic_store(&e->waiting, 0);
         return;
     }
@@ -1033,6 +1058,7 @@ static int setup(struct engine *e, char *err, size_t errlen) {
     pthread_mutex_init(&e->mu, NULL);
     pthread_cond_init(&e->cv, NULL);
     pthread_mutex_init(&e->evmu, NULL);
+    e->wake_seq = WAKE_ANY;
     tbbt_rec_init(&e->rx_rec);
     tbbt_rec_init(&e->io_rec);
     e->ev = g_array_new(FALSE, FALSE, sizeof(struct event));

@@ -120,8 +120,21 @@ static void cons_done(void *s, uint64_t seq, int ok) {
     if (c->slot_seq[i] == seq) c->done[i] = 1;
 }
 
-const struct tbbt_sched_ops tbbt_sched_conservative = {"conservative", cons_create, cons_destroy, cons_add,
-                                                       cons_next,      cons_sent,   cons_done};
+/* The record whose reply holds the next one back: the offered record,
+ * not done, with the earliest traced reply before the next one's call
+ * (what cons_next checks). Not when the next record is not added yet. */
+static int cons_blocker(void *s, uint64_t *seq) {
+    struct cons *c = s;
+    if (c->next_send >= c->added) return 0;
+    while (c->out.n && cons_is_done(c, c->out.v[0].seq))
+        heap_pop(&c->out);
+    if (!c->out.n || c->out.v[0].key >= c->call[c->next_send & c->mask]) return 0;
+    *seq = c->out.v[0].seq;
+    return 1;
+}
+
+const struct tbbt_sched_ops tbbt_sched_conservative = {
+    "conservative", cons_create, cons_destroy, cons_add, cons_next, cons_sent, cons_done, cons_blocker};
 
 /* ---- fsdep ---- */
 
@@ -328,7 +341,7 @@ static void fsdep_done(void *s, uint64_t seq, int ok) {
 }
 
 const struct tbbt_sched_ops tbbt_sched_fsdep = {"fsdep",    fsdep_create, fsdep_destroy, fsdep_add,
-                                                fsdep_next, fsdep_sent,   fsdep_done};
+                                                fsdep_next, fsdep_sent,   fsdep_done,    NULL};
 
 /* Contract in order.h. */
 int tbbt_sched_diverged(int traced, int got) {

@@ -67,6 +67,11 @@ struct tbbt_sched_ops {
     int (*next)(void *s, uint64_t *seq);
     void (*sent)(void *s, uint64_t seq);
     void (*done)(void *s, uint64_t seq, int ok);
+    /* Optional (NULL: no such hint). Called when next() said NONE: 1 with
+     * *seq when nothing but seq's done() (or records added) can make the
+     * policy offer more, so that the engine sleeps through other replies;
+     * 0 when it cannot say. */
+    int (*blocker)(void *s, uint64_t *seq);
 };
 
 extern const struct tbbt_sched_ops tbbt_sched_conservative;
