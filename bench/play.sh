@@ -42,7 +42,7 @@
 #    ganesha (an image of a root and a file); issue error (actual minus
 #    scheduled send) p50, p99, max from tbbt-play's JSON, beside
 #    tools/tbbt-timerloop at the same rate and duration (tbbt-play's own
-#    sleep method: poll on an eventfd, then spinning the last 100 us; no
+#    sleep method: a futex wait, then spinning the last 100 us; no
 #    work), in the same run, and tbbt-timerloop --method nanosleep: the
 #    issue's bare timer loop (sleeping until each deadline). Targets: p99
 #    <= 100 us at 10k/s (Buttress's bar), and the player's p99 <= 2 x the
@@ -288,7 +288,7 @@ part_timing() {
     local r i
     echo
     echo "3. Timing: GETATTRs at exactly R calls/s for $secs s, tbbt-play --speedup 1 against nfs-ganesha,"
-    echo "   beside tbbt-timerloop (the player's poll-then-spin sleep, no work) and clock_nanosleep, same run"
+    echo "   beside tbbt-timerloop (the player's futex-then-spin sleep, no work) and clock_nanosleep, same run"
     printf '# tbbt-hmap 1\n1 0 0 - dir - 0755 0 0 r "." -\n2 1 0 - reg 4096 0644 0 0 t "f" -\n# end 2\n' >"$work/t.hmap"
     for r in $rates; do synth "$r" "$work/t$r.tbbt"; done
     fresh_server
@@ -316,7 +316,7 @@ part_timing() {
                 "$(awk '{printf "%s%.1f", (NR > 1 ? " " : ""), $5 / 1e3}' "$BENCH_TMP/$w-$r.figs")"
         done
         # the issue's bare timer sleeps until each deadline (clock_nanosleep);
-        # the player's own poll-then-spin loop with no work is shown beside
+        # the player's own futex-then-spin loop with no work is shown beside
         awk -v r="$r" -v p="$(med "tp-$r" 5)" -v t="$(med "tn-$r" 5)" -v s="$(med "tl-$r" 5)" 'BEGIN {
             if (r != 5000 && r != 10000 && r != 20000) { printf "  %s/s: (not in the issue) player p99 / sleeping timer p99 = %.2f\n", r, (t > 0 ? p / t : 0); exit }
             printf "  %s/s: player p99 / bare (sleeping) timer p99 = %.2f (target <= 2) %s", r, (t > 0 ? p / t : 0), (p <= 2 * t ? "met" : "NOT met")

@@ -1,5 +1,5 @@
 /* engine.c -- tbbt-play's three-thread engine (see engine.h). */
-#define _GNU_SOURCE /* ppoll */
+#define _GNU_SOURCE /* syscall */
 #include "engine.h"
 
 #include <errno.h>
@@ -10,13 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <glib.h>
+#include <linux/futex.h>
 
 #include "clones.h"
 #include "conn.h"
@@ -158,11 +159,11 @@ struct engine {
     _Atomic int io_eof, stop_io, stop_rx;
     _Atomic int io_waiting; /* the I/O thread waits for room (set under mu) */
     uint64_t resume;        /* room the I/O thread waits for once the ring is full */
-    _Atomic int waiting;    /* the send thread sleeps: wake it */
+    _Atomic int waiting;    /* the send thread sleeps (a futex on this word): wake it */
     uint64_t wake_seq;      /* the reply it sleeps for (WAKE_ANY: any), under evmu */
     _Atomic int hit;        /* that reply is queued, not yet taken (set under evmu) */
     char io_err[512];
-    int wake; /* eventfd: the send thread sleeps on it */
+    _Atomic int kick; /* a wake for the send thread's next sleep, asleep or not (wake) */
     pthread_mutex_t evmu;
     GArray *ev, *ev_spare;
     struct tbbt_pconn conn[MAX_CONN];
@@ -197,21 +198,21 @@ static int64_t now_ns(void) {
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-/* Wakes the send thread, always (the threads' ends: it must not sleep
- * through them). */
-static void wake(struct engine *e) {
-    uint64_t one = 1;
-    ssize_t w = write(e->wake, &one, sizeof(one));
-    (void)w;
+/* Wakes the send thread if it sleeps, once per sleep: the first waker
+ * takes the flag and wakes the futex, the others find it taken, so a
+ * burst of replies and records costs one syscall, not one each. The
+ * caller has published its work before (the send thread looks at it
+ * after raising the flag: sleep_for). */
+static void wake_sleeper(struct engine *e) {
+    if (atomic_load(&e->waiting) && atomic_exchange(&e->waiting, 0))
+        syscall(SYS_futex, (int *)&e->waiting, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
-/* Wakes the send thread if it sleeps, once per sleep: the first waker
- * takes the flag and writes, the others find it taken, so a burst of
- * replies and records costs one eventfd write, not one each. The caller
- * has published its work before (the send thread looks at it after
- * raising the flag: sleep_for). */
-static void wake_sleeper(struct engine *e) {
-    if (atomic_load(&e->waiting) && atomic_exchange(&e->waiting, 0)) wake(e);
+/* Wakes the send thread, asleep or about to sleep (the threads' ends: it
+ * must not sleep through them): the kick makes its next sleep return. */
+static void wake(struct engine *e) {
+    atomic_store(&e->kick, 1);
+    wake_sleeper(e);
 }
 
 /* ---- handles and cookies ---- */
@@ -903,7 +904,8 @@ static uint64_t wake_for(struct engine *e) {
     return e->ord->blocker(e->sched, &seq) ? seq : WAKE_ANY;
 }
 
-/* Sleeps until woken, or for at most ns (to the nanosecond: ppoll). The
+/* Sleeps until woken, or for at most ns (to the nanosecond: a futex wait
+ * on e->waiting, which needs no drain after a wake, unlike an eventfd). The
  * other threads wake the send thread only while it says it sleeps, so a
  * busy replay costs them no syscall per record or reply; and a reply
  * wakes it only when it is the one awaited (wake_seq): in conservative
@@ -921,18 +923,14 @@ static void sleep_for(struct engine *e, int64_t ns) {
     atomic_store(&e->waiting, 1);
     /* work that came in since the loop looked: do not sleep on it */
     int admissible = atomic_load(&e->loaded) > e->next_add && e->next_add - atomic_load(&e->head) < e->win;
-    if (atomic_load(&e->hit) || (admissible && !e->stopping)) {
+    if (atomic_exchange(&e->kick, 0) || atomic_load(&e->hit) || (admissible && !e->stopping)) {
         atomic_store(&e->waiting, 0);
         return;
     }
-    struct pollfd p = {.fd = e->wake, .events = POLLIN};
     if (ns < 0 || ns > 50000000) ns = 50000000;
     struct timespec ts = {ns / 1000000000, ns % 1000000000};
-    if (ppoll(&p, 1, &ts, NULL) > 0) {
-        uint64_t v;
-        ssize_t r = read(e->wake, &v, sizeof(v));
-        (void)r;
-    }
+    /* returns at once when a waker took the flag already */
+    syscall(SYS_futex, (int *)&e->waiting, FUTEX_WAIT_PRIVATE, 1, &ts, NULL, 0);
     atomic_store(&e->waiting, 0);
 }
 
@@ -1063,7 +1061,6 @@ static int setup(struct engine *e, char *err, size_t errlen) {
     tbbt_rec_init(&e->io_rec);
     e->ev = g_array_new(FALSE, FALSE, sizeof(struct event));
     e->ev_spare = g_array_new(FALSE, FALSE, sizeof(struct event));
-    e->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     e->fh = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
     e->roots = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     e->cookies = g_hash_table_new_full(ckey_hash, ckey_eq, NULL, g_free);
@@ -1131,7 +1128,6 @@ static void teardown(struct engine *e) {
     }
     g_free(e->mf_server);
     g_free(e->sent_fifo.v);
-    if (e->wake > 0) close(e->wake);
 }
 
 /* ISO time of now, UTC. */

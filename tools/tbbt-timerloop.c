@@ -10,9 +10,9 @@
  *
  * --method player (default) waits exactly as tbbt-play's send thread does
  * (player/engine.c, play_loop/sleep_for): with more than 200 us to go it
- * polls an eventfd (that nobody writes) with a timeout of the time left
- * minus 100 us rounded UP to whole milliseconds, at most 50; with 200 us
- * or less it spins, reading the clock. --method nanosleep sleeps with
+ * waits on a futex (that nobody wakes) with a timeout of the time left
+ * minus 100 us, to the nanosecond, at most 50 ms; with 200 us or less it
+ * spins, reading the clock. --method nanosleep sleeps with
  * clock_nanosleep(TIMER_ABSTIME) until each deadline (a reference: the
  * best a sleeping thread gets from this kernel).
  *
@@ -20,12 +20,13 @@
  * CPU. --json writes {"method","rate","deadlines","cpu_s","wall_s",
  * "issue_error_ns":HIST} with HIST as tbbt-play's (lib/hist.h), so one
  * reader takes both. Exit: 0, 1 (cannot write FILE), 2 (bad usage). */
+#define _GNU_SOURCE /* syscall */
 #include <errno.h>
-#include <poll.h>
+#include <linux/futex.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -46,7 +47,7 @@ static GOptionEntry tl_entries[] = {
     {"rate", 'r', 0, G_OPTION_ARG_DOUBLE, &opt.rate, "Deadlines a second (default 10000)", "R"},
     {"duration", 'd', 0, G_OPTION_ARG_DOUBLE, &opt.duration, "Seconds (default 5)", "S"},
     {"method", 'm', 0, G_OPTION_ARG_STRING, &opt.method,
-     "player (tbbt-play's poll-then-spin; default) or nanosleep", "M"},
+     "player (tbbt-play's futex-then-spin; default) or nanosleep", "M"},
     {"json", 'j', 0, G_OPTION_ARG_FILENAME, &opt.json, "Write the figures as one JSON document", "FILE"},
     {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
@@ -56,23 +57,20 @@ static int64_t now_ns(void) {
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-/* player/engine.c's sleep_for: poll on the eventfd for ns rounded up to
- * whole ms (at most 50; ns < 0: 50), draining it when it fired. */
-static void sleep_for(int efd, int64_t ns) {
-    struct pollfd p = {.fd = efd, .events = POLLIN};
-    int ms = ns < 0 ? 50 : (int)((ns + 999999) / 1000000);
-    if (ms > 50) ms = 50;
-    if (poll(&p, 1, ms) > 0) {
-        uint64_t v;
-        ssize_t r = read(efd, &v, sizeof(v));
-        (void)r;
-    }
+/* player/engine.c's sleep_for: a futex wait on a word that says "asleep"
+ * for ns (at most 50 ms; ns < 0: 50 ms). */
+static void sleep_for(int *word, int64_t ns) {
+    if (ns < 0 || ns > 50000000) ns = 50000000;
+    struct timespec ts = {ns / 1000000000, ns % 1000000000};
+    *word = 1;
+    syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, 1, &ts, NULL, 0);
+    *word = 0;
 }
 
 /* Runs n deadlines of period ns from t0 the player's way, adding each
  * lateness to h. */
 static void run_player(int64_t t0, double period, uint64_t n, struct tbbt_hist *h) {
-    int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    int word = 0;
     uint64_t i = 0;
     while (i < n) {
         int64_t now = now_ns();
@@ -83,9 +81,8 @@ static void run_player(int64_t t0, double period, uint64_t n, struct tbbt_hist *
             continue;
         }
         int64_t wait = due - now;
-        if (wait > 200000) sleep_for(efd, wait - 100000); /* the last 0.1 ms: spin */
+        if (wait > 200000) sleep_for(&word, wait - 100000); /* the last 0.1 ms: spin */
     }
-    close(efd);
 }
 
 /* Runs n deadlines of period ns from t0 with absolute clock_nanosleep. */
