@@ -170,10 +170,23 @@ static void forget_lost(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
     if (d) d->user = 0;
 }
 
+/* Flags a corrective mkdir TBBT_RF_MADE_EMPTY when no record taught a
+ * name in its directory as there before the trace: then every name in it
+ * was made since, and the model (this pass and every later one, which
+ * meet the mkdir before those records) judges a name it never met there
+ * as a lost create, not as one pass 3 should place in a directory that
+ * did not exist at the start. */
+static void mark_made_empty(const struct tbbt_fsmodel *m, struct tbbt_rec *x) {
+    if (x->op != TBBT_OP_MKDIR || !tbbt_rec_has(x, TBBT_F_NEWOBJ) || !x->newobj) return;
+    const struct tbbt_fsobj *o = tbbt_fsmodel_obj(m, x->newobj);
+    if (!o || !(o->flags & (TBBT_FSO_INITIAL | TBBT_FSO_INIT_NAMES))) x->flags |= TBBT_RF_MADE_EMPTY;
+}
+
 /* fix_out.emit: notes the range the corrective record may take, applies
  * it to the model, and keeps it in the group being built. */
 static void group_emit(void *ctx, struct tbbt_rec *x) {
     struct tbbt_pass2 *p = ctx;
+    mark_made_empty(p->m, x);
     tbbt_id ids[5];
     record_objects(p->m, x, ids);
     for (int i = 0; i < 5; i++) {

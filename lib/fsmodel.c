@@ -173,6 +173,18 @@ int tbbt_fsmodel_dir_fresh(const struct tbbt_fsmodel *m, tbbt_id dir) {
     return o && (o->flags & (TBBT_FSO_MADE_EMPTY | TBBT_FSO_INITIAL)) == TBBT_FSO_MADE_EMPTY;
 }
 
+/* Did mkdir r (applied, successful) make o as a directory that began
+ * empty, so that every name in it the model never met was made since?
+ * Not a mkdir whose reply was lost (its object is learnt later, by pass 2
+ * or pass 3). A corrective mkdir is placed before records that may have
+ * taught names in it as there before the trace: pass 2 says on the record
+ * whether none did (TBBT_RF_MADE_EMPTY), so that every pass judges its
+ * names alike. */
+static int made_empty(const struct tbbt_rec *r, const struct tbbt_fsobj *o) {
+    if (r->flags & TBBT_RF_INSERTED) return (r->flags & TBBT_RF_MADE_EMPTY) != 0;
+    return !(r->flags & TBBT_RF_REPLY_LOST) && !(o->flags & TBBT_FSO_INITIAL) && !o->nchildren;
+}
+
 /* Is id a file, symlink or special file a record of the trace made? A
  * name the model never met that holds it was made during the trace (by a
  * link or rename the capture lost): it was not there at the start. (A
@@ -298,6 +310,7 @@ struct tbbt_fsdent *tbbt_fsmodel_learn_present(struct tbbt_fsmodel *m, tbbt_id d
     } else if (added) {
         d->state = d->init = TBBT_NAME_PRESENT;
         d->obj = d->init_obj = obj;
+        tbbt_fsmodel_obj_get(m, dir)->flags |= TBBT_FSO_INIT_NAMES;
         touch(m, dir);
         touch(m, obj);
         dent_attach(m, d);
@@ -401,8 +414,12 @@ struct tbbt_fsdent *tbbt_fsmodel_link(struct tbbt_fsmodel *m, tbbt_id dir, const
 tbbt_id tbbt_fsmodel_unlink(struct tbbt_fsmodel *m, tbbt_id dir, const char *name, size_t len) {
     int added;
     struct tbbt_fsdent *d = dent_get(m, dir, name, len, &added);
-    if (added) /* it was there to be removed: before the trace, or made since in a directory the trace made */
-        d->init = tbbt_fsmodel_dir_fresh(m, dir) ? TBBT_NAME_ABSENT : TBBT_NAME_PRESENT;
+    if (added && tbbt_fsmodel_dir_fresh(m, dir)) { /* made since in a directory the trace made */
+        d->init = TBBT_NAME_ABSENT;
+    } else if (added) { /* it was there to be removed: before the trace */
+        d->init = TBBT_NAME_PRESENT;
+        tbbt_fsmodel_obj_get(m, dir)->flags |= TBBT_FSO_INIT_NAMES;
+    }
     touch(m, dir);
     if (d->state != TBBT_NAME_PRESENT) return 0;
     tbbt_id obj = d->obj;
@@ -608,13 +625,7 @@ static void apply_make(struct tbbt_fsmodel *m, const struct tbbt_rec *r, int sta
         o->target = g_strndup(tbbt_rec_str(r, r->target), r->target.len);
     }
     if (o && r->op != TBBT_OP_LINK && !(o->flags & TBBT_FSO_INITIAL)) o->flags |= TBBT_FSO_CREATED;
-    /* (not a mkdir whose reply was lost, nor a corrective one: the first's
-     * object is learnt later, by pass 2 or pass 3, the second is placed
-     * before records that taught names in it, and every pass must judge
-     * the names alike) */
-    if (o && r->op == TBBT_OP_MKDIR && !(r->flags & (TBBT_RF_REPLY_LOST | TBBT_RF_INSERTED)) &&
-        !(o->flags & TBBT_FSO_INITIAL) && !o->nchildren)
-        o->flags |= TBBT_FSO_MADE_EMPTY;
+    if (o && r->op == TBBT_OP_MKDIR && made_empty(r, o)) o->flags |= TBBT_FSO_MADE_EMPTY;
     if (o && r->op != TBBT_OP_LINK && tbbt_rec_has(r, TBBT_F_SET_MODE) && !tbbt_rec_has(r, TBBT_F_MODE)) {
         o->rmode = r->set_mode & 07777;
         o->flags |= TBBT_FSO_RMODE;

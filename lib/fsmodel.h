@@ -74,6 +74,7 @@ enum {
     TBBT_FSO_RMODE = 1u << 6,         /* rmode known */
     TBBT_FSO_OWNER_GUESSED = 1u << 7, /* pass 2 made it with an owner no reply had shown yet */
     TBBT_FSO_MADE_EMPTY = 1u << 8,    /* a mkdir of the trace made it (empty), seen by no record before */
+    TBBT_FSO_INIT_NAMES = 1u << 9,    /* directories: a name in it was learnt as there before the trace */
 };
 
 /* Attributes of an object. */

@@ -524,6 +524,62 @@ static void test_made_before_first_use(void **s) {
     g_ptr_array_free(out, TRUE);
 }
 
+/* The inserted record of op in out with that name, or NULL. */
+static const struct tbbt_rec *inserted(GPtrArray *out, int op, const char *name, guint *at) {
+    for (guint i = 0; i < out->len; i++) {
+        const struct tbbt_rec *r = out->pdata[i];
+        if ((r->flags & TBBT_RF_INSERTED) && r->op == op && r->name.len == strlen(name) &&
+            !memcmp(tbbt_rec_str(r, r->name), name, r->name.len)) {
+            *at = i;
+            return r;
+        }
+    }
+    return NULL;
+}
+
+/* A directory whose mkdir the capture lost, and which pass 2 makes, began
+ * empty like one a traced mkdir made, when no record taught a name in it
+ * as there before the trace: the mkdir says so (TBBT_RF_MADE_EMPTY), and a
+ * name in it the model never met is a lost create too (made before its
+ * object's first use), not a name pass 3 would place in a directory that
+ * did not exist at the start (the replay met NOENT there). A name taught
+ * before the mkdir's place keeps the old judgment, in every pass alike. */
+static void test_inserted_mkdir_began_empty(void **s) {
+    (void)s;
+    /* p made; d (20) used by handle (a create in it), object 22 by handle;
+     * then p's lookup shows d, and d's lookup shows x as 22 */
+    struct step t[] = {MD(ROOT, "p", 10), CR(20, "a", 21), GA(0, 22), LK(0, 10, "d", 20, 2),
+                       LK(0, 20, "x", 22, 1)};
+    struct tbbt_pass2_stats st;
+    GPtrArray *out = run(t, 5, &st);
+    assert_int_equal(st.unexplained, 0);
+    assert_int_equal(st.inserted, 2);
+    guint md_at = 0, cr_at = 0;
+    const struct tbbt_rec *md = inserted(out, TBBT_OP_MKDIR, "d", &md_at);
+    const struct tbbt_rec *cr = inserted(out, TBBT_OP_CREATE, "x", &cr_at);
+    assert_non_null(md);
+    assert_true(md->flags & TBBT_RF_MADE_EMPTY);
+    assert_non_null(cr);
+    assert_int_equal(cr->dir, 20);
+    assert_int_equal(cr->newobj, 22);
+    /* mkdir after p's, before the create in d; create before 22's use */
+    assert_int_equal(md_at, 1);
+    assert_int_equal(cr_at, 3);
+    assert_int_equal(recheck(out), 0);
+    g_ptr_array_free(out, TRUE);
+    /* d's name "old" taught as there before the trace, before d is shown:
+     * the mkdir is not flagged, x teaches as "old" did, nothing else goes */
+    struct step t2[] = {MD(ROOT, "p", 10), LK(0, 20, "old", 23, 1), GA(0, 22), LK(0, 10, "d", 20, 2),
+                        LK(0, 20, "x", 22, 1)};
+    out = run(t2, 5, &st);
+    assert_int_equal(st.inserted, 1);
+    md = inserted(out, TBBT_OP_MKDIR, "d", &md_at);
+    assert_non_null(md);
+    assert_false(md->flags & TBBT_RF_MADE_EMPTY);
+    assert_int_equal(recheck(out), 0);
+    g_ptr_array_free(out, TRUE);
+}
+
 /* A listing of a directory the trace made shows names no record made:
  * each is made, as the entry's type and object when the listing says
  * (readdirplus), else as a file (readdir); names the trace made, and "."
@@ -917,6 +973,7 @@ int main(void) {
         cmocka_unit_test(test_denied_after_removal),
         cmocka_unit_test(test_fresh_dir_names_absent),
         cmocka_unit_test(test_made_before_first_use),
+        cmocka_unit_test(test_inserted_mkdir_began_empty),
         cmocka_unit_test(test_listing_shows_absent),
         cmocka_unit_test(test_listing_fileid),
         cmocka_unit_test(test_inserted_owner),
