@@ -170,13 +170,14 @@ static void forget_lost(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
     if (d) d->user = 0;
 }
 
-/* Flags a corrective mkdir TBBT_RF_MADE_EMPTY when no record taught a
- * name in its directory as there before the trace: then every name in it
- * was made since, and the model (this pass and every later one, which
- * meet the mkdir before those records) judges a name it never met there
- * as a lost create, not as one pass 3 should place in a directory that
- * did not exist at the start. */
-static void mark_made_empty(const struct tbbt_fsmodel *m, struct tbbt_rec *x) {
+/* Flags mkdir x -- a corrective one, or one whose reply was lost and
+ * whose object a later record just showed -- TBBT_RF_MADE_EMPTY when no
+ * record taught a name in its directory as there before the trace: then
+ * every name in it was made since, and the model (this pass and every
+ * later one, which meet the mkdir before those records) judges a name it
+ * never met there as a lost create, not as one pass 3 should place in a
+ * directory that did not exist at the start. */
+static void mark_made_empty(struct tbbt_fsmodel *m, struct tbbt_rec *x) {
     if (x->op != TBBT_OP_MKDIR || !tbbt_rec_has(x, TBBT_F_NEWOBJ) || !x->newobj) return;
     const struct tbbt_fsobj *o = tbbt_fsmodel_obj(m, x->newobj);
     if (!o || !(o->flags & (TBBT_FSO_INITIAL | TBBT_FSO_INIT_NAMES))) x->flags |= TBBT_RF_MADE_EMPTY;
@@ -495,8 +496,41 @@ static void lister_as_owner(struct tbbt_pass2 *p, struct tbbt_rec *x, tbbt_id di
  * only fileids: the object a reply showed with that fileid) and type
  * (else the type the model knows for the object, else a file). Returns
  * the records added, or -1. */
+/* The type of the untyped names a whole plain readdir listing shows that
+ * the model never met, when the directory's link count tells: it has
+ * nlink - 2 subdirectories (on servers that count them), so if the names
+ * the model knows account for all of them, the others are files; if for
+ * all but as many as there are unmet names, those are directories. 0 when
+ * it cannot tell (a partial listing, a name of unknown type, a count that
+ * does not fit). */
+static uint32_t listed_type_by_nlink(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
+    if (r->op != TBBT_OP_READDIR || !tbbt_rec_has(r, TBBT_F_NLINK) || r->nlink < 2 ||
+        !tbbt_rec_has(r, TBBT_F_EOF) || !r->eof || !tbbt_rec_has(r, TBBT_F_COOKIE) || r->cookie)
+        return 0;
+    uint32_t dirs = 0, unmet = 0;
+    for (uint32_t i = 0; i < r->nentries; i++) {
+        const struct tbbt_dirent *e = &r->entries[i];
+        const char *en = tbbt_rec_str(r, e->name);
+        if ((e->name.len == 1 && en[0] == '.') || (e->name.len == 2 && en[0] == '.' && en[1] == '.'))
+            continue;
+        if (tbbt_fsmodel_entry_unmet(p->m, r, e)) {
+            unmet++;
+            continue;
+        }
+        tbbt_id id = 0;
+        tbbt_fsmodel_name(p->m, r->obj, en, e->name.len, &id);
+        const struct tbbt_fsobj *o = id ? tbbt_fsmodel_obj(p->m, id) : NULL;
+        if (!o || !o->attr.type) return 0;
+        dirs += o->attr.type == TBBT_FT_DIR;
+    }
+    uint32_t left = r->nlink - 2;
+    if (left == dirs) return TBBT_FT_REG;
+    return unmet && left == dirs + unmet ? TBBT_FT_DIR : 0;
+}
+
 static int make_listed(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
     int n = 0;
+    uint32_t by_nlink = listed_type_by_nlink(p, r);
     for (uint32_t i = 0; i < r->nentries; i++) {
         const struct tbbt_dirent *e = &r->entries[i];
         if (!tbbt_fsmodel_entry_unmet(p->m, r, e)) continue;
@@ -517,6 +551,7 @@ static int make_listed(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t 
         uint32_t type = e->type             ? e->type
                         : o && o->attr.type ? o->attr.type
                         : o && o->nchildren ? TBBT_FT_DIR /* it holds names */
+                        : by_nlink          ? by_nlink
                                             : TBBT_FT_REG;
         tbbt_rec_set_u64(x, TBBT_F_TYPE, type);
         int k = fix_place(p, TBBT_FIX_MAKE_BY_REPLY, x, seq);
@@ -627,8 +662,10 @@ static void resolve_name(struct tbbt_pass2 *p, tbbt_id dir, const char *name, si
     int makes = l->op != TBBT_OP_REMOVE && l->op != TBBT_OP_RMDIR && l->op != TBBT_OP_RENAME;
     if (makes && present && d->state == TBBT_NAME_PRESENT) {
         l->status = TBBT_NFS_OK;
-        if (l->op != TBBT_OP_LINK && obj && !tbbt_rec_has(l, TBBT_F_NEWOBJ))
+        if (l->op != TBBT_OP_LINK && obj && !tbbt_rec_has(l, TBBT_F_NEWOBJ)) {
             tbbt_rec_set_u64(l, TBBT_F_NEWOBJ, obj);
+            mark_made_empty(p->m, l); /* as the model does when r binds it (dent_bind) */
+        }
     } else if (!makes && !present && d->state == TBBT_NAME_ABSENT) {
         l->status = TBBT_NFS_OK;
     } else {

@@ -174,15 +174,15 @@ int tbbt_fsmodel_dir_fresh(const struct tbbt_fsmodel *m, tbbt_id dir) {
 }
 
 /* Did mkdir r (applied, successful) make o as a directory that began
- * empty, so that every name in it the model never met was made since?
- * Not a mkdir whose reply was lost (its object is learnt later, by pass 2
- * or pass 3). A corrective mkdir is placed before records that may have
- * taught names in it as there before the trace: pass 2 says on the record
- * whether none did (TBBT_RF_MADE_EMPTY), so that every pass judges its
- * names alike. */
+ * empty, so that every name in it the model never met was made since? A
+ * corrective mkdir is placed before records that may have taught names in
+ * it as there before the trace, and pass 2 learns a lost-reply mkdir's
+ * object only at a later record, after others may have: for both, pass 2
+ * says on the record whether none did (TBBT_RF_MADE_EMPTY), so that every
+ * pass judges the names alike. */
 static int made_empty(const struct tbbt_rec *r, const struct tbbt_fsobj *o) {
-    if (r->flags & TBBT_RF_INSERTED) return (r->flags & TBBT_RF_MADE_EMPTY) != 0;
-    return !(r->flags & TBBT_RF_REPLY_LOST) && !(o->flags & TBBT_FSO_INITIAL) && !o->nchildren;
+    if (r->flags & (TBBT_RF_INSERTED | TBBT_RF_REPLY_LOST)) return (r->flags & TBBT_RF_MADE_EMPTY) != 0;
+    return !(o->flags & TBBT_FSO_INITIAL) && !o->nchildren;
 }
 
 /* Is id a file, symlink or special file a record of the trace made? A
@@ -290,7 +290,14 @@ static void dent_bind(struct tbbt_fsmodel *m, struct tbbt_fsdent *d, tbbt_id obj
     } else {
         struct tbbt_fsobj *o = tbbt_fsmodel_obj_get(m, obj);
         if (!(o->flags & TBBT_FSO_INITIAL)) o->flags |= TBBT_FSO_CREATED;
+        /* a mkdir whose reply was lost made it: it began empty, unless
+         * a record taught a name in it first (pass 2's mark_made_empty
+         * says the same on the mkdir, for the passes that meet its
+         * object there) */
+        if (d->made_dir && !(o->flags & (TBBT_FSO_INITIAL | TBBT_FSO_INIT_NAMES)))
+            o->flags |= TBBT_FSO_MADE_EMPTY;
     }
+    d->made_dir = 0;
     dent_attach(m, d);
 }
 
@@ -340,6 +347,7 @@ struct tbbt_fsdent *tbbt_fsmodel_learn_absent(struct tbbt_fsmodel *m, tbbt_id di
         dent_detach(m, d);
         d->state = TBBT_NAME_ABSENT;
         d->obj = 0;
+        d->made_dir = 0;
     }
     return d;
 }
@@ -389,6 +397,7 @@ struct tbbt_fsdent *tbbt_fsmodel_link(struct tbbt_fsmodel *m, tbbt_id dir, const
     touch(m, dir);
     tbbt_id old = d->state == TBBT_NAME_PRESENT ? d->obj : 0;
     if (d->state == TBBT_NAME_PRESENT) dent_detach(m, d);
+    d->made_dir = 0;
     if (old && old != obj) drop_link(m, old);
     d->state = TBBT_NAME_PRESENT;
     d->obj = obj;
@@ -426,6 +435,7 @@ tbbt_id tbbt_fsmodel_unlink(struct tbbt_fsmodel *m, tbbt_id dir, const char *nam
     dent_detach(m, d);
     d->state = TBBT_NAME_ABSENT;
     d->obj = 0;
+    d->made_dir = 0;
     drop_link(m, obj);
     return obj;
 }
@@ -617,7 +627,8 @@ static void apply_make(struct tbbt_fsmodel *m, const struct tbbt_rec *r, int sta
         tbbt_fsmodel_learn_present(m, r->dir, n, r->name.len, obj);
     } else {
         if (r->op == TBBT_OP_LINK) touch(m, obj);
-        tbbt_fsmodel_link(m, r->dir, n, r->name.len, obj, made_type(r));
+        struct tbbt_fsdent *d = tbbt_fsmodel_link(m, r->dir, n, r->name.len, obj, made_type(r));
+        d->made_dir = r->op == TBBT_OP_MKDIR && !obj; /* the object comes later: dent_bind */
     }
     struct tbbt_fsobj *o = obj ? tbbt_fsmodel_obj_get(m, obj) : NULL;
     if (o && r->op == TBBT_OP_SYMLINK && tbbt_rec_has(r, TBBT_F_TARGET)) {

@@ -114,6 +114,7 @@ struct tbbt_fsdent {
     tbbt_id dir;
     uint8_t state;                               /* TBBT_NAME_PRESENT or TBBT_NAME_ABSENT */
     uint8_t init;                                /* initial state: TBBT_NAME_UNKNOWN, _PRESENT, _ABSENT */
+    uint8_t made_dir;                            /* a mkdir made it, its object not known yet */
     tbbt_id obj;                                 /* present: the object it names, 0 = not known yet */
     tbbt_id init_obj;                            /* init present: the object it named, 0 = not known */
     struct tbbt_fsdent *link_prev, *link_next;   /* entries naming the same object */

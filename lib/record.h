@@ -35,10 +35,10 @@ enum {
     TBBT_RF_REPLY_TRUNC = 1u << 4,
     TBBT_RF_RETRANS = 1u << 5,   /* the call was retransmitted at least once */
     TBBT_RF_RPC_ERROR = 1u << 6, /* RPC-level error reply (denied, GARBAGE_ARGS...): no NFS status */
-    /* An inserted mkdir whose directory began empty: pass 2 judged every
-     * name in it as made since, so every later pass must too (the
-     * directory's records before the mkdir's place taught no name as
-     * there before the trace). */
+    /* A mkdir, inserted or with its reply lost, whose directory began
+     * empty: pass 2 judged every name in it as made since, so every later
+     * pass must too (no record pass 2 met before it knew the directory
+     * taught a name in it as there before the trace). */
     TBBT_RF_MADE_EMPTY = 1u << 7,
 };
 

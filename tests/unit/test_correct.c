@@ -537,8 +537,8 @@ static const struct tbbt_rec *inserted(GPtrArray *out, int op, const char *name,
     return NULL;
 }
 
-/* A directory whose mkdir the capture lost, and which pass 2 makes, began
- * empty like one a traced mkdir made, when no record taught a name in it
+/* A directory whose mkdir the capture lost, and which pass 2 makes (or
+ * whose mkdir's reply it lost), began empty like one a traced mkdir made, when no record taught a name in it
  * as there before the trace: the mkdir says so (TBBT_RF_MADE_EMPTY), and a
  * name in it the model never met is a lost create too (made before its
  * object's first use), not a name pass 3 would place in a directory that
@@ -578,6 +578,36 @@ static void test_inserted_mkdir_began_empty(void **s) {
     assert_false(md->flags & TBBT_RF_MADE_EMPTY);
     assert_int_equal(recheck(out), 0);
     g_ptr_array_free(out, TRUE);
+    /* a mkdir whose reply was lost, its object shown by a later lookup:
+     * the same. In a directory there before the trace the outcome is
+     * resolved by that lookup, which gives the mkdir its object and the
+     * flag; in one the trace made, the model resolves it (the name was
+     * absent) and every pass binds the object at the lookup alike */
+    struct step t3[] = {{TBBT_OP_MKDIR, 0, 0, ROOT, "d", 0, NULL, 20, 2, -1, 1, 0, 0, 0},
+                        LK(0, ROOT, "d", 20, 2),
+                        GA(0, 22),
+                        LK(0, 20, "x", 22, 1)};
+    out = run(t3, 4, &st);
+    assert_int_equal(st.inserted, 1);
+    assert_non_null(inserted(out, TBBT_OP_CREATE, "x", &cr_at));
+    assert_int_equal(cr_at, 2);
+    const struct tbbt_rec *lost = out->pdata[0];
+    assert_true(lost->op == TBBT_OP_MKDIR && (lost->flags & TBBT_RF_REPLY_LOST));
+    assert_int_equal(lost->newobj, 20);
+    assert_true(lost->flags & TBBT_RF_MADE_EMPTY);
+    assert_int_equal(recheck(out), 0);
+    g_ptr_array_free(out, TRUE);
+    struct step t4[] = {MD(ROOT, "p", 10),
+                        {TBBT_OP_MKDIR, 0, 0, 10, "d", 0, NULL, 20, 2, -1, 1, 0, 0, 0},
+                        LK(0, 10, "d", 20, 2),
+                        GA(0, 22),
+                        LK(0, 20, "x", 22, 1)};
+    out = run(t4, 5, &st);
+    assert_int_equal(st.inserted, 1);
+    assert_non_null(inserted(out, TBBT_OP_CREATE, "x", &cr_at));
+    assert_int_equal(cr_at, 3);
+    assert_int_equal(recheck(out), 0);
+    g_ptr_array_free(out, TRUE);
 }
 
 /* A listing of a directory the trace made shows names no record made:
@@ -608,6 +638,46 @@ static void test_listing_shows_absent(void **s) {
     struct want w4[] = {{TBBT_OP_LINK, 10, "h", 1, 2}};
     listings = l4;
     expect(t4, 3, "readdirplus-lists-absent", w4, 1);
+    listings = NULL;
+}
+
+/* A whole plain readdir of a directory the trace made shows a name no
+ * record made, without its type: the directory's link count says how many
+ * subdirectories it has, so a lone unmet name where one is missing is
+ * made by mkdir (the later rmdir of it then goes as traced), and one where
+ * none is missing by create. */
+static void test_listing_type_by_nlink(void **s) {
+    (void)s;
+    for (int sub = 0; sub < 2; sub++) {
+        struct step t[] = {MD(ROOT, "d", 10), LS(TBBT_OP_READDIR, 10),
+                           sub ? (struct step)RD(0, 10, "s") : (struct step)RM(0, 10, "s")};
+        const char *const l[] = {NULL, ".:0:0,..:0:0,s:0:0", NULL};
+        listings = l;
+        GPtrArray *out = g_ptr_array_new_with_free_func(rec_free);
+        struct tbbt_pass2 *p = tbbt_pass2_new(NULL, collect, out);
+        struct tbbt_rec r;
+        tbbt_rec_init(&r);
+        for (int i = 0; i < 3; i++) {
+            build(&r, &t[i], i);
+            if (i == 1) { /* the listing's reply: whole, and the directory's attributes */
+                tbbt_rec_set_u64(&r, TBBT_F_COOKIE, 0);
+                tbbt_rec_set_u64(&r, TBBT_F_EOF, 1);
+                tbbt_rec_set_u64(&r, TBBT_F_TYPE, TBBT_FT_DIR);
+                tbbt_rec_set_u64(&r, TBBT_F_NLINK, sub ? 3 : 2);
+            }
+            assert_int_equal(tbbt_pass2_put(p, &r), 0);
+        }
+        assert_int_equal(tbbt_pass2_finish(p), 0);
+        assert_int_equal(tbbt_pass2_stats(p)->inserted, 1);
+        guint at = 0;
+        const struct tbbt_rec *x = inserted(out, sub ? TBBT_OP_MKDIR : TBBT_OP_CREATE, "s", &at);
+        assert_non_null(x);
+        assert_int_equal(at, 1);
+        assert_int_equal(recheck(out), 0);
+        tbbt_rec_free(&r);
+        tbbt_pass2_free(p);
+        g_ptr_array_free(out, TRUE);
+    }
     listings = NULL;
 }
 
@@ -974,6 +1044,7 @@ int main(void) {
         cmocka_unit_test(test_fresh_dir_names_absent),
         cmocka_unit_test(test_made_before_first_use),
         cmocka_unit_test(test_inserted_mkdir_began_empty),
+        cmocka_unit_test(test_listing_type_by_nlink),
         cmocka_unit_test(test_listing_shows_absent),
         cmocka_unit_test(test_listing_fileid),
         cmocka_unit_test(test_inserted_owner),
