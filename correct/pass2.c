@@ -177,10 +177,10 @@ static void forget_lost(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
  * later one, which meet the mkdir before those records) judges a name it
  * never met there as a lost create, not as one pass 3 should place in a
  * directory that did not exist at the start. */
-static void mark_made_empty(struct tbbt_fsmodel *m, struct tbbt_rec *x) {
-    if (x->op != TBBT_OP_MKDIR || !tbbt_rec_has(x, TBBT_F_NEWOBJ) || !x->newobj) return;
-    const struct tbbt_fsobj *o = tbbt_fsmodel_obj(m, x->newobj);
-    if (!o || !(o->flags & (TBBT_FSO_INITIAL | TBBT_FSO_INIT_NAMES))) x->flags |= TBBT_RF_MADE_EMPTY;
+static void mark_made_empty(const struct tbbt_fsmodel *m, struct tbbt_rec *x) {
+    if (x->op == TBBT_OP_MKDIR && tbbt_rec_has(x, TBBT_F_NEWOBJ) && x->newobj &&
+        tbbt_fsmodel_may_begin_empty(m, x->newobj))
+        x->flags |= TBBT_RF_MADE_EMPTY;
 }
 
 /* fix_out.emit: notes the range the corrective record may take, applies
@@ -490,12 +490,6 @@ static void lister_as_owner(struct tbbt_pass2 *p, struct tbbt_rec *x, tbbt_id di
     x->cred.ngids = 0;
 }
 
-/* TBBT_FIX_MAKE_LISTED: each name listing r shows that the model has
- * absent (tbbt_fsmodel_entry_unmet) is made as the lookup that would have shown
- * it would be corrected: as the entry's object (a readdir's entries show
- * only fileids: the object a reply showed with that fileid) and type
- * (else the type the model knows for the object, else a file). Returns
- * the records added, or -1. */
 /* The type of the untyped names a whole plain readdir listing shows that
  * the model never met, when the directory's link count tells: it has
  * nlink - 2 subdirectories (on servers that count them), so if the names
@@ -511,8 +505,7 @@ static uint32_t listed_type_by_nlink(struct tbbt_pass2 *p, const struct tbbt_rec
     for (uint32_t i = 0; i < r->nentries; i++) {
         const struct tbbt_dirent *e = &r->entries[i];
         const char *en = tbbt_rec_str(r, e->name);
-        if ((e->name.len == 1 && en[0] == '.') || (e->name.len == 2 && en[0] == '.' && en[1] == '.'))
-            continue;
+        if (tbbt_dot_name(en, e->name.len)) continue;
         if (tbbt_fsmodel_entry_unmet(p->m, r, e)) {
             unmet++;
             continue;
@@ -528,6 +521,13 @@ static uint32_t listed_type_by_nlink(struct tbbt_pass2 *p, const struct tbbt_rec
     return unmet && left == dirs + unmet ? TBBT_FT_DIR : 0;
 }
 
+/* TBBT_FIX_MAKE_LISTED: each name listing r shows that the model has
+ * absent (tbbt_fsmodel_entry_unmet) is made as the lookup that would have shown
+ * it would be corrected: as the entry's object (a readdir's entries show
+ * only fileids: the object a reply showed with that fileid) and type
+ * (else the type the model knows for the object, else the one the
+ * directory's link count tells, else a file). Returns
+ * the records added, or -1. */
 static int make_listed(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
     int n = 0;
     uint32_t by_nlink = listed_type_by_nlink(p, r);

@@ -162,11 +162,6 @@ static struct tbbt_fsdent *rec_dent(struct tbbt_pass3 *p, const struct tbbt_rec 
     return tbbt_fsmodel_dent(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len);
 }
 
-/* Is the name "." or ".." (not a directory entry of the model)? */
-static int dot_name(const char *n, size_t len) {
-    return (len == 1 && n[0] == '.') || (len == 2 && n[0] == '.' && n[1] == '.');
-}
-
 /* The object (dir, name) names before a record removes or moves it,
  * learnt present (an object of its own, type type, when the model does
  * not know it and the record does not say) so that the initial entry
@@ -206,7 +201,7 @@ static const struct tbbt_rec *with_victims(struct tbbt_pass3 *p, const struct tb
         if (v) tbbt_rec_set_u64(c, TBBT_F_VICTIM, v);
         tbbt_id cur2 = 0;
         const char *n2 = tbbt_rec_str(c, c->name2);
-        if (!dot_name(n2, c->name2.len) &&
+        if (!tbbt_dot_name(n2, c->name2.len) &&
             tbbt_fsmodel_name(p->m, c->dir2, n2, c->name2.len, &cur2) == TBBT_NAME_PRESENT &&
             (cur2 != v || !v)) {
             tbbt_id had2 = tbbt_rec_has(r, TBBT_F_VICTIM2) ? r->victim2 : 0;
@@ -241,7 +236,7 @@ static const struct tbbt_rec *apply(struct tbbt_pass3 *p, const struct tbbt_rec 
     unsigned f = tbbt_op_info(r->op)->flags;
     int status = r->status < 0 ? 0 : r->status; /* a lost reply: assumed done, as pass 2 does */
     int dirname = (f & TBBT_OPF_DIRNAME) && tbbt_rec_has(r, TBBT_F_DIR) && tbbt_rec_has(r, TBBT_F_NAME) &&
-                  !dot_name(tbbt_rec_str(r, r->name), r->name.len);
+                  !tbbt_dot_name(tbbt_rec_str(r, r->name), r->name.len);
     int moves = dirname && status == 0 &&
                 (r->op == TBBT_OP_REMOVE || r->op == TBBT_OP_RMDIR || r->op == TBBT_OP_RENAME);
     if (moves) r = with_victims(p, r);

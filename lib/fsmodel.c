@@ -168,6 +168,12 @@ static inline void dent_prefetch_item(const struct tbbt_fsmodel *m, uint64_t h) 
 }
 
 /* Contract in fsmodel.h. */
+int tbbt_fsmodel_may_begin_empty(const struct tbbt_fsmodel *m, tbbt_id id) {
+    const struct tbbt_fsobj *o = id ? tbbt_fsmodel_obj(m, id) : NULL;
+    return !o || !(o->flags & (TBBT_FSO_INITIAL | TBBT_FSO_INIT_NAMES));
+}
+
+/* Contract in fsmodel.h. */
 int tbbt_fsmodel_dir_fresh(const struct tbbt_fsmodel *m, tbbt_id dir) {
     const struct tbbt_fsobj *o = dir ? tbbt_fsmodel_obj(m, dir) : NULL;
     return o && (o->flags & (TBBT_FSO_MADE_EMPTY | TBBT_FSO_INITIAL)) == TBBT_FSO_MADE_EMPTY;
@@ -294,8 +300,7 @@ static void dent_bind(struct tbbt_fsmodel *m, struct tbbt_fsdent *d, tbbt_id obj
          * a record taught a name in it first (pass 2's mark_made_empty
          * says the same on the mkdir, for the passes that meet its
          * object there) */
-        if (d->made_dir && !(o->flags & (TBBT_FSO_INITIAL | TBBT_FSO_INIT_NAMES)))
-            o->flags |= TBBT_FSO_MADE_EMPTY;
+        if (d->made_dir && tbbt_fsmodel_may_begin_empty(m, obj)) o->flags |= TBBT_FSO_MADE_EMPTY;
     }
     d->made_dir = 0;
     dent_attach(m, d);
@@ -440,11 +445,6 @@ tbbt_id tbbt_fsmodel_unlink(struct tbbt_fsmodel *m, tbbt_id dir, const char *nam
     return obj;
 }
 
-/* Is name "." or ".." (not an entry of the model)? */
-static int dot_name(const char *n, size_t len) {
-    return (len == 1 && n[0] == '.') || (len == 2 && n[0] == '.' && n[1] == '.');
-}
-
 /* STALE when the record's handle names an object the model knows is
  * gone, else -1. */
 static int handle_gone(const struct tbbt_fsmodel *m, tbbt_id id) {
@@ -579,7 +579,7 @@ int tbbt_fsmodel_predict(const struct tbbt_fsmodel *m, const struct tbbt_rec *r)
     }
     if ((g = handle_gone(m, r->dir)) > 0) return g;
     const char *n = tbbt_rec_str(r, r->name);
-    if (dot_name(n, r->name.len)) return TBBT_PREDICT_ANY;
+    if (tbbt_dot_name(n, r->name.len)) return TBBT_PREDICT_ANY;
     tbbt_id cur;
     enum tbbt_name_state st = tbbt_fsmodel_name(m, r->dir, n, r->name.len, &cur);
     switch (r->op) {
@@ -721,7 +721,7 @@ static void learn_listing(struct tbbt_fsmodel *m, const struct tbbt_rec *r, uint
     for (uint32_t i = 0; i < n; i++) {
         const struct tbbt_dirent *e = &r->entries[from + i];
         const char *en = tbbt_rec_str(r, e->name);
-        if (dot_name(en, e->name.len)) continue;
+        if (tbbt_dot_name(en, e->name.len)) continue;
         const struct tbbt_fsdent *d = dent_find(m, h[i], r->obj, en, e->name.len);
         if (d && (d->state == TBBT_NAME_ABSENT || (d->state == TBBT_NAME_PRESENT && d->obj == e->id)))
             continue; /* known absent, or already naming this object: learning changes nothing */
@@ -734,7 +734,7 @@ static void learn_listing(struct tbbt_fsmodel *m, const struct tbbt_rec *r, uint
  * fresh. */
 static int unmet(const struct tbbt_fsmodel *m, const struct tbbt_dirent *e, const char *n,
                  const struct tbbt_fsdent *d, int fresh) {
-    return !d && !dot_name(n, e->name.len) && (fresh || made_in_trace(m, e->id));
+    return !d && !tbbt_dot_name(n, e->name.len) && (fresh || made_in_trace(m, e->id));
 }
 
 /* Contract in fsmodel.h. */
@@ -805,7 +805,7 @@ void tbbt_fsmodel_apply(struct tbbt_fsmodel *m, const struct tbbt_rec *r, int st
     if ((f & TBBT_OPF_OBJ) && r->op != TBBT_OP_LINK && status == TBBT_NFS_OK) apply_obj(m, r);
     if (!(f & TBBT_OPF_DIRNAME) || !r->dir) return;
     const char *n = tbbt_rec_str(r, r->name);
-    if (dot_name(n, r->name.len)) return;
+    if (tbbt_dot_name(n, r->name.len)) return;
     if (status == TBBT_NFS_OK || status == TBBT_NFSERR_NOENT) {
         struct tbbt_fsobj *d = touch(m, r->dir);
         if (!d->attr.type) d->attr.type = TBBT_FT_DIR; /* names resolved in it */

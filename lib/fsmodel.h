@@ -158,6 +158,13 @@ struct tbbt_fsobj *tbbt_fsmodel_obj_get(struct tbbt_fsmodel *m, tbbt_id id);
  * lost, when no record made it), never there at the start. */
 int tbbt_fsmodel_dir_fresh(const struct tbbt_fsmodel *m, tbbt_id dir);
 
+/* Can a mkdir that makes object id now have made it empty: it was not
+ * there before the trace, and no name in it was learnt as there before
+ * the trace? (An id the model never met: yes.) Asked of the mkdirs whose
+ * object comes late: pass 2's corrective and lost-reply ones, and the
+ * model's own binding of a lost-reply mkdir's entry. */
+int tbbt_fsmodel_may_begin_empty(const struct tbbt_fsmodel *m, tbbt_id id);
+
 /* Is entry e of listing r (entries of directory r->obj) a name, other than
  * "." and "..", that the model has no entry for, and that cannot have
  * been there at the start: the directory is fresh, or the entry shows a

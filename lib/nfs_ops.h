@@ -6,6 +6,7 @@
 #ifndef TBBT_NFS_OPS_H
 #define TBBT_NFS_OPS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define TBBT_NFS_PROGRAM 100003u
@@ -60,6 +61,12 @@ struct tbbt_op_info {
     int v3proc;       /* wire number in NFSv3, -1 if absent */
     unsigned flags;   /* TBBT_OPF_* */
 };
+
+/* Is name "." or ".." -- the entries every directory has and lists,
+ * which no call makes or removes? */
+static inline int tbbt_dot_name(const char *n, size_t len) {
+    return (len == 1 && n[0] == '.') || (len == 2 && n[0] == '.' && n[1] == '.');
+}
 
 /* Returns the table entry for op; op must be < TBBT_OP_COUNT. */
 const struct tbbt_op_info *tbbt_op_info(enum tbbt_op op);

@@ -745,7 +745,7 @@ static int refused(const struct engine *e, const struct tbbt_rec *r) {
     if (tbbt_rec_has(r, TBBT_F_NAME)) {
         const char *n = tbbt_rec_str(r, r->name);
         size_t len = r->name.len;
-        int dots = (len == 1 && n[0] == '.') || (len == 2 && n[0] == '.' && n[1] == '.');
+        int dots = tbbt_dot_name(n, len);
         if (r->op == TBBT_OP_LOOKUP && dots) {
             if (len == 2 && g_hash_table_contains(e->roots, &r->dir)) return 1;
         } else if (tbbt_name_unsafe(n, len)) {
