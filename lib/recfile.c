@@ -18,7 +18,7 @@
 #define HDR_MAGIC "TBBTREC1"
 #define END_MAGIC "TBBTEND1"
 #define BATCH_TARGET (256u * 1024u)
-#define ZLEVEL 1
+#define ZLEVEL (-3)
 #define MAX_SKIP (64u << 20)  /* largest header/unknown skippable frame */
 #define MAX_FRAME (64u << 20) /* largest batch: bounds a reader's memory */
 #define FRAME_HDR_MAX 18      /* ZSTD_FRAMEHEADERSIZE_MAX (static-only API) */
