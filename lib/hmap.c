@@ -28,13 +28,16 @@ uint32_t tbbt_hm_type_parse(const char *s, size_t len) {
 /* Appends a decimal number, or "-" when not known. */
 static void fmt_opt(GString *o, int known, uint64_t v) {
     if (known)
-        g_string_append_printf(o, "%llu", (unsigned long long)v);
+        tbbt_text_u64(o, v);
     else
         g_string_append_c(o, '-');
 }
 
 void tbbt_hm_format(GString *o, const struct tbbt_hm_entry *e) {
-    g_string_append_printf(o, "%llu %llu ", (unsigned long long)e->id, (unsigned long long)e->parent);
+    tbbt_text_u64(o, e->id);
+    g_string_append_c(o, ' ');
+    tbbt_text_u64(o, e->parent);
+    g_string_append_c(o, ' ');
     if (e->create == 0)
         g_string_append_c(o, '0');
     else
@@ -44,16 +47,22 @@ void tbbt_hm_format(GString *o, const struct tbbt_hm_entry *e) {
         g_string_append_c(o, '-');
     else
         tbbt_text_time(o, e->del);
-    g_string_append_printf(o, " %s ", tbbt_hm_type_name(e->type));
+    g_string_append_c(o, ' ');
+    g_string_append(o, tbbt_hm_type_name(e->type));
+    g_string_append_c(o, ' ');
     fmt_opt(o, e->known & TBBT_HM_SIZE, e->size);
-    if (e->known & TBBT_HM_MODE)
-        g_string_append_printf(o, " 0%o ", e->mode & 07777);
-    else
+    if (e->known & TBBT_HM_MODE) {
+        g_string_append(o, " 0");
+        tbbt_text_oct(o, e->mode & 07777);
+        g_string_append_c(o, ' ');
+    } else
         g_string_append(o, " - ");
     fmt_opt(o, e->known & TBBT_HM_UID, e->uid);
     g_string_append_c(o, ' ');
     fmt_opt(o, e->known & TBBT_HM_GID, e->gid);
-    g_string_append_printf(o, " %c ", e->origin ? e->origin : TBBT_HM_TRACE);
+    g_string_append_c(o, ' ');
+    g_string_append_c(o, e->origin ? e->origin : TBBT_HM_TRACE);
+    g_string_append_c(o, ' ');
     tbbt_text_qstr(o, e->path, strlen(e->path));
     g_string_append_c(o, ' ');
     if (e->target)

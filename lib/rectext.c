@@ -44,6 +44,22 @@ static void app_u64(GString *o, uint64_t v) {
     app_u64w(o, v, 1);
 }
 
+/* Contract in rectext.h. */
+void tbbt_text_u64(GString *o, uint64_t v) {
+    app_u64w(o, v, 1);
+}
+
+/* Contract in rectext.h. */
+void tbbt_text_oct(GString *o, uint64_t v) {
+    char b[24];
+    int n = 0;
+    do {
+        b[sizeof(b) - 1 - n++] = (char)('0' + (v & 7));
+        v >>= 3;
+    } while (v);
+    g_string_append_len(o, b + sizeof(b) - n, n);
+}
+
 /* Appends t (ns) as seconds.nanoseconds. */
 void tbbt_text_time(GString *o, int64_t t) {
     uint64_t m = t < 0 ? -(uint64_t)t : (uint64_t)t;

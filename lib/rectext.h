@@ -74,10 +74,13 @@ void tbbt_rec_format_json(const struct tbbt_rec *r, GString *out);
 int tbbt_endpoint_format(GString *out, const struct tbbt_endpoint *e);
 
 /* The text form's pieces, shared with the other text formats (the
- * hierarchy map): a time as seconds.nanoseconds (negative allowed), and a
- * quoted string with the escapes above. */
+ * hierarchy map): a time as seconds.nanoseconds (negative allowed), a
+ * quoted string with the escapes above, and numbers in decimal and octal
+ * (without printf, which dominated the cost of writing text). */
 void tbbt_text_time(GString *out, int64_t t);
 void tbbt_text_qstr(GString *out, const char *s, size_t len);
+void tbbt_text_u64(GString *out, uint64_t v);
+void tbbt_text_oct(GString *out, uint64_t v);
 
 /* Parses all of [b, e) as a time. Returns 0, or -1 when it is not one. */
 int tbbt_text_parse_time(const char *b, const char *e, int64_t *t);

@@ -56,6 +56,37 @@ static void test_round_trip(void **s) {
     g_string_free(line, TRUE), g_string_free(buf, TRUE), g_string_free(again, TRUE);
 }
 
+/* The formatter writes the columns exactly as the format says: numbers in
+ * decimal to 64 bits, the mode in octal with a leading 0 (also mode 0),
+ * "-" for what is not known. */
+static void test_exact_text(void **s) {
+    (void)s;
+    struct tbbt_hm_entry e = {.id = UINT64_MAX,
+                              .parent = 0,
+                              .create = 0,
+                              .del = 1000000001,
+                              .type = TBBT_FT_REG,
+                              .known = TBBT_HM_MODE | TBBT_HM_GID | TBBT_HM_SIZE,
+                              .size = 4096,
+                              .mode = 0,
+                              .gid = 4294967295u,
+                              .origin = TBBT_HM_TRACE,
+                              .path = "a"};
+    GString *line = g_string_new(NULL);
+    tbbt_hm_format(line, &e);
+    assert_string_equal(line->str, "18446744073709551615 0 0 1.000000001 reg 4096 00 - 4294967295 t \"a\" -");
+    g_string_truncate(line, 0);
+    e.mode = 04755;
+    e.known = TBBT_HM_MODE | TBBT_HM_UID;
+    e.uid = 7;
+    e.origin = 'p';
+    e.target = "b";
+    e.type = TBBT_FT_LNK;
+    tbbt_hm_format(line, &e);
+    assert_string_equal(line->str, "18446744073709551615 0 0 1.000000001 lnk - 04755 7 - p \"a\" \"b\"");
+    g_string_free(line, TRUE);
+}
+
 /* Unknown columns are "-"; created 0 and never deleted read back so. */
 static void test_unknowns(void **s) {
     (void)s;
@@ -179,9 +210,8 @@ static void test_reader_writer(void **s) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_round_trip),
-        cmocka_unit_test(test_unknowns),
-        cmocka_unit_test(test_bad_lines),
+        cmocka_unit_test(test_round_trip),    cmocka_unit_test(test_exact_text),
+        cmocka_unit_test(test_unknowns),      cmocka_unit_test(test_bad_lines),
         cmocka_unit_test(test_reader_writer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
