@@ -33,7 +33,9 @@ struct tbbt_pass2 {
     uint64_t played;    /* last record pre-played (one behind the last put) */
     GPtrArray *pending; /* struct ins *, sorted by (before_seq, call_time, order) */
     uint64_t ins_order;
-    int64_t last_out_time; /* call time of the last record given to the sink */
+    uint64_t unbound_makes; /* inserted makes with no object yet, maybe still pending (mend_made) */
+    uint64_t unbound_lost;  /* lost makes a plain readdir resolved, without their object (resolve_name) */
+    int64_t last_out_time;  /* call time of the last record given to the sink */
     int have_out;
     int failed;
     /* the correction being built */
@@ -183,6 +185,15 @@ static void mark_made_empty(const struct tbbt_fsmodel *m, struct tbbt_rec *x) {
         x->flags |= TBBT_RF_MADE_EMPTY;
 }
 
+/* Is x a make (create, mkdir, symlink, mknod) that does not say the
+ * object it makes? A listing showed the name before any reply showed the
+ * object (make_listed, of a plain readdir's entry): mend_made gives it. */
+static int unbound_make(const struct tbbt_rec *x) {
+    return (x->op == TBBT_OP_CREATE || x->op == TBBT_OP_MKDIR || x->op == TBBT_OP_SYMLINK ||
+            x->op == TBBT_OP_MKNOD) &&
+           !tbbt_rec_has(x, TBBT_F_NEWOBJ) && tbbt_rec_has(x, TBBT_F_DIR) && tbbt_rec_has(x, TBBT_F_NAME);
+}
+
 /* fix_out.emit: notes the range the corrective record may take, applies
  * it to the model, and keeps it in the group being built. */
 static void group_emit(void *ctx, struct tbbt_rec *x) {
@@ -197,7 +208,8 @@ static void group_emit(void *ctx, struct tbbt_rec *x) {
         if (o->last_seq > p->group_after) p->group_after = o->last_seq;
     }
     tbbt_fsmodel_apply(p->m, x, TBBT_NFS_OK);
-    if (p->st.lost_unresolved) forget_lost(p, x);
+    if (p->st.lost_unresolved || p->unbound_lost) forget_lost(p, x);
+    if (unbound_make(x)) p->unbound_makes++;
     struct ins *n = g_new0(struct ins, 1);
     tbbt_rec_init(&n->r);
     tbbt_rec_copy(&n->r, x);
@@ -625,6 +637,21 @@ static int names_op(unsigned op) {
 /* A reply-lost record: the outcome is the model's prediction where it
  * knows (with the directory's mode: tbbt_fsmodel_predict_dir_access),
  * else assumed success, to be confirmed by a later record. */
+/* A lost make that succeeded (r, held as seq) does not know the object
+ * it made: the name waits (fsdent.user) for a record that shows it while
+ * r is held (resolve_name), or the replay makes the name and never learns
+ * the handle of the object the trace goes on to use. */
+static void await_object(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
+    if (r->op != TBBT_OP_CREATE && r->op != TBBT_OP_MKDIR && r->op != TBBT_OP_SYMLINK &&
+        r->op != TBBT_OP_MKNOD)
+        return;
+    if (tbbt_rec_has(r, TBBT_F_NEWOBJ) || !tbbt_rec_has(r, TBBT_F_NAME)) return;
+    struct tbbt_fsdent *d = tbbt_fsmodel_dent(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len);
+    if (!d || d->state != TBBT_NAME_PRESENT) return;
+    d->user = seq;
+    p->unbound_lost++;
+}
+
 static void lost_reply(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
     p->st.lost++;
     int pred = tbbt_fsmodel_predict(p->m, r);
@@ -637,6 +664,7 @@ static void lost_reply(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
         r->status = pred;
         p->st.lost_by_model++;
         tbbt_fsmodel_apply(p->m, r, pred);
+        if (pred == TBBT_NFS_OK) await_object(p, r, seq);
         return;
     }
     tbbt_fsmodel_apply(p->m, r, TBBT_NFS_OK);
@@ -658,13 +686,29 @@ static void resolve_name(struct tbbt_pass2 *p, tbbt_id dir, const char *name, si
     d->user = 0;
     if (s < p->head_seq) return;
     struct tbbt_rec *l = &p->ring[s % p->cap];
-    if (!(l->flags & TBBT_RF_REPLY_LOST) || l->status >= 0) return;
+    if (!(l->flags & TBBT_RF_REPLY_LOST)) return;
     int makes = l->op != TBBT_OP_REMOVE && l->op != TBBT_OP_RMDIR && l->op != TBBT_OP_RENAME;
+    int binds = makes && l->op != TBBT_OP_LINK && !tbbt_rec_has(l, TBBT_F_NEWOBJ);
+    if (l->status >= 0) { /* resolved by a plain listing, which could not show the object */
+        if (binds && present && obj && d->state == TBBT_NAME_PRESENT) {
+            tbbt_rec_set_u64(l, TBBT_F_NEWOBJ, obj);
+            mark_made_empty(p->m, l);
+            p->unbound_lost -= p->unbound_lost > 0;
+        } else if (binds && present && d->state == TBBT_NAME_PRESENT) {
+            d->user = s; /* still waiting for a record that shows the object */
+        }
+        return;
+    }
     if (makes && present && d->state == TBBT_NAME_PRESENT) {
         l->status = TBBT_NFS_OK;
-        if (l->op != TBBT_OP_LINK && obj && !tbbt_rec_has(l, TBBT_F_NEWOBJ)) {
+        if (binds && obj) {
             tbbt_rec_set_u64(l, TBBT_F_NEWOBJ, obj);
             mark_made_empty(p->m, l); /* as the model does when r binds it (dent_bind) */
+        } else if (binds) {
+            /* a plain readdir shows the name, not the object: a record
+             * that shows it may still come while l is held */
+            d->user = s;
+            p->unbound_lost++;
         }
     } else if (!makes && !present && d->state == TBBT_NAME_ABSENT) {
         l->status = TBBT_NFS_OK;
@@ -673,6 +717,44 @@ static void resolve_name(struct tbbt_pass2 *p, tbbt_id dir, const char *name, si
     }
     p->st.lost_by_later++;
     p->st.lost_unresolved--;
+}
+
+/* A record shows obj as (dir, name): the latest inserted make of that
+ * name still waiting to go out with no object (unbound_make) made it,
+ * and now says so. Without it the replay makes the name but never learns
+ * the object's handle, and every later use of the object fails (a file a
+ * plain readdir listed before any reply showed it). The count of such
+ * makes is refreshed on the way: those gone out are not counted again. */
+static void mend_made(struct tbbt_pass2 *p, tbbt_id dir, const char *name, size_t len, tbbt_id obj) {
+    if (!obj) return;
+    const struct tbbt_fsdent *d = tbbt_fsmodel_dent(p->m, dir, name, len);
+    uint64_t left = 0;
+    int done = !d || d->state != TBBT_NAME_PRESENT || d->obj; /* the name holds an unknown object */
+    for (guint i = p->pending->len; i-- > 0;) {
+        struct tbbt_rec *x = &((struct ins *)p->pending->pdata[i])->r;
+        if (!unbound_make(x)) continue;
+        if (!done && x->dir == dir && x->name.len == len && !memcmp(tbbt_rec_str(x, x->name), name, len)) {
+            tbbt_rec_set_u64(x, TBBT_F_NEWOBJ, obj);
+            mark_made_empty(p->m, x);
+            done = 1;
+        } else {
+            left++;
+        }
+    }
+    p->unbound_makes = left;
+}
+
+/* A lookup or a listing with a reply shows objects under names: inserted
+ * makes that did not know them get them (mend_made). */
+static void bind_made(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
+    if (r->status != TBBT_NFS_OK) return;
+    if (r->op == TBBT_OP_LOOKUP) {
+        if (tbbt_rec_has(r, TBBT_F_NEWOBJ))
+            mend_made(p, r->dir, tbbt_rec_str(r, r->name), r->name.len, r->newobj);
+        return;
+    }
+    for (uint32_t i = 0; i < r->nentries && p->unbound_makes; i++)
+        mend_made(p, r->obj, tbbt_rec_str(r, r->entries[i].name), r->entries[i].name.len, r->entries[i].id);
 }
 
 /* A lookup, or a listing, with a reply: the names it shows resolve lost
@@ -685,7 +767,7 @@ static void resolve_lost(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
         return;
     }
     if (r->status != TBBT_NFS_OK) return;
-    for (uint32_t i = 0; i < r->nentries && p->st.lost_unresolved; i++)
+    for (uint32_t i = 0; i < r->nentries && (p->st.lost_unresolved || p->unbound_lost); i++)
         resolve_name(p, r->obj, tbbt_rec_str(r, r->entries[i].name), r->entries[i].name.len, 1,
                      r->entries[i].id);
 }
@@ -759,10 +841,11 @@ static void preplay(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
         else if (pred != TBBT_OC_ANY && pred != traced)
             correct_failure(p, r, seq, pred, traced);
         if ((r->op == TBBT_OP_LOOKUP || r->op == TBBT_OP_READDIR || r->op == TBBT_OP_READDIRPLUS) &&
-            p->st.lost_unresolved)
+            (p->st.lost_unresolved || p->unbound_lost))
             resolve_lost(p, r);
+        if ((r->op == TBBT_OP_LOOKUP || r->op == TBBT_OP_READDIRPLUS) && p->unbound_makes) bind_made(p, r);
         tbbt_fsmodel_apply(p->m, r, r->status);
-        if (p->st.lost_unresolved && names_op(r->op)) forget_lost(p, r);
+        if ((p->st.lost_unresolved || p->unbound_lost) && names_op(r->op)) forget_lost(p, r);
     }
     struct tbbt_fsobj *vo = victim ? tbbt_fsmodel_obj(p->m, victim) : NULL;
     if (vo && (vo->flags & TBBT_FSO_GONE)) vo->user = seq;

@@ -702,6 +702,33 @@ static void test_listing_fileid(void **s) {
     listings = NULL;
 }
 
+/* A plain readdir lists a name no reply showed the object of: the make
+ * pass 2 inserts cannot say its object. A later readdirplus (or lookup)
+ * shows it while the make still waits to go out: the make gets it, so
+ * that the replay learns the handle of the object the trace goes on to
+ * use (without it, every later use of the object failed: no handle). */
+static void test_listed_make_learns_object(void **s) {
+    (void)s;
+    for (int sub = 0; sub < 2; sub++) {
+        struct step t[] = {
+            MD(ROOT, "d", 10), LS(TBBT_OP_READDIR, 10),
+            sub ? (struct step)LK(0, 10, "f", 12, 1) : (struct step)LS(TBBT_OP_READDIRPLUS, 10), GA(0, 12)};
+        const char *const l[] = {NULL, "f:0:0:5099", sub ? NULL : "f:12:1:5012", NULL};
+        listings = l;
+        struct tbbt_pass2_stats st;
+        GPtrArray *out = run(t, 4, &st);
+        assert_int_equal(st.inserted, 1);
+        guint at = 0;
+        const struct tbbt_rec *x = inserted(out, TBBT_OP_CREATE, "f", &at);
+        assert_non_null(x);
+        assert_true(tbbt_rec_has(x, TBBT_F_NEWOBJ));
+        assert_int_equal(x->newobj, 12);
+        assert_int_equal(recheck(out), 0);
+        g_ptr_array_free(out, TRUE);
+    }
+    listings = NULL;
+}
+
 /* Corrective records go as root (the directory may be anyone's); a made
  * object gets the owner the failing record's reply shows, else the one a
  * later reply shows (mended while the record waits), else -- a name a
@@ -1047,6 +1074,7 @@ int main(void) {
         cmocka_unit_test(test_listing_type_by_nlink),
         cmocka_unit_test(test_listing_shows_absent),
         cmocka_unit_test(test_listing_fileid),
+        cmocka_unit_test(test_listed_make_learns_object),
         cmocka_unit_test(test_inserted_owner),
         cmocka_unit_test(test_lost_resolved_by_listing),
         cmocka_unit_test(test_lookup_stale),
