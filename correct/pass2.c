@@ -34,7 +34,7 @@ struct tbbt_pass2 {
     GPtrArray *pending; /* struct ins *, sorted by (before_seq, call_time, order) */
     uint64_t ins_order;
     uint64_t unbound_makes; /* inserted makes with no object yet, maybe still pending (mend_made) */
-    uint64_t unbound_lost;  /* lost makes a plain readdir resolved, without their object (resolve_name) */
+    uint64_t unbound_lost;  /* lost makes resolved without their object, maybe still held (resolve_name) */
     int64_t last_out_time;  /* call time of the last record given to the sink */
     int have_out;
     int failed;
@@ -186,11 +186,12 @@ static void mark_made_empty(const struct tbbt_fsmodel *m, struct tbbt_rec *x) {
 }
 
 /* Is x a make (create, mkdir, symlink, mknod) that does not say the
- * object it makes? A listing showed the name before any reply showed the
- * object (make_listed, of a plain readdir's entry): mend_made gives it. */
+ * object it makes? Inserted for a name a plain readdir listed before any
+ * reply showed the object (make_listed), or a traced one whose reply was
+ * lost: a later record that shows the object gives it (mend_made,
+ * resolve_name). */
 static int unbound_make(const struct tbbt_rec *x) {
-    return (x->op == TBBT_OP_CREATE || x->op == TBBT_OP_MKDIR || x->op == TBBT_OP_SYMLINK ||
-            x->op == TBBT_OP_MKNOD) &&
+    return x->op < TBBT_OP_COUNT && (tbbt_op_info(x->op)->flags & TBBT_OPF_CREATES) &&
            !tbbt_rec_has(x, TBBT_F_NEWOBJ) && tbbt_rec_has(x, TBBT_F_DIR) && tbbt_rec_has(x, TBBT_F_NAME);
 }
 
@@ -634,24 +635,21 @@ static int names_op(unsigned op) {
            op == TBBT_OP_LINK || op == TBBT_OP_REMOVE || op == TBBT_OP_RMDIR || op == TBBT_OP_RENAME;
 }
 
-/* A reply-lost record: the outcome is the model's prediction where it
- * knows (with the directory's mode: tbbt_fsmodel_predict_dir_access),
- * else assumed success, to be confirmed by a later record. */
 /* A lost make that succeeded (r, held as seq) does not know the object
  * it made: the name waits (fsdent.user) for a record that shows it while
  * r is held (resolve_name), or the replay makes the name and never learns
  * the handle of the object the trace goes on to use. */
 static void await_object(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
-    if (r->op != TBBT_OP_CREATE && r->op != TBBT_OP_MKDIR && r->op != TBBT_OP_SYMLINK &&
-        r->op != TBBT_OP_MKNOD)
-        return;
-    if (tbbt_rec_has(r, TBBT_F_NEWOBJ) || !tbbt_rec_has(r, TBBT_F_NAME)) return;
+    if (!unbound_make(r)) return;
     struct tbbt_fsdent *d = tbbt_fsmodel_dent(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len);
     if (!d || d->state != TBBT_NAME_PRESENT) return;
     d->user = seq;
     p->unbound_lost++;
 }
 
+/* A reply-lost record: the outcome is the model's prediction where it
+ * knows (with the directory's mode: tbbt_fsmodel_predict_dir_access),
+ * else assumed success, to be confirmed by a later record. */
 static void lost_reply(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
     p->st.lost++;
     int pred = tbbt_fsmodel_predict(p->m, r);
@@ -688,7 +686,7 @@ static void resolve_name(struct tbbt_pass2 *p, tbbt_id dir, const char *name, si
     struct tbbt_rec *l = &p->ring[s % p->cap];
     if (!(l->flags & TBBT_RF_REPLY_LOST)) return;
     int makes = l->op != TBBT_OP_REMOVE && l->op != TBBT_OP_RMDIR && l->op != TBBT_OP_RENAME;
-    int binds = makes && l->op != TBBT_OP_LINK && !tbbt_rec_has(l, TBBT_F_NEWOBJ);
+    int binds = unbound_make(l);
     if (l->status >= 0) { /* resolved by a plain listing, which could not show the object */
         if (binds && present && obj && d->state == TBBT_NAME_PRESENT) {
             tbbt_rec_set_u64(l, TBBT_F_NEWOBJ, obj);
