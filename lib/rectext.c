@@ -39,11 +39,6 @@ static void app_u64w(GString *o, uint64_t v, int width) {
     g_string_append_len(o, b + sizeof(b) - n, n);
 }
 
-/* Appends v in decimal. */
-static void app_u64(GString *o, uint64_t v) {
-    app_u64w(o, v, 1);
-}
-
 /* Contract in rectext.h. */
 void tbbt_text_u64(GString *o, uint64_t v) {
     app_u64w(o, v, 1);
@@ -64,7 +59,7 @@ void tbbt_text_oct(GString *o, uint64_t v) {
 void tbbt_text_time(GString *o, int64_t t) {
     uint64_t m = t < 0 ? -(uint64_t)t : (uint64_t)t;
     if (t < 0) g_string_append_c(o, '-');
-    app_u64(o, m / 1000000000u);
+    tbbt_text_u64(o, m / 1000000000u);
     g_string_append_c(o, '.');
     app_u64w(o, m % 1000000000u, 9);
 }
@@ -76,10 +71,10 @@ int tbbt_endpoint_format(GString *o, const struct tbbt_endpoint *e) {
     switch (e->family) {
     case 4:
         for (int i = 0; i < 4; i++) {
-            app_u64(o, e->addr[i]);
+            tbbt_text_u64(o, e->addr[i]);
             g_string_append_c(o, i < 3 ? '.' : ':');
         }
-        app_u64(o, e->port);
+        tbbt_text_u64(o, e->port);
         return 0;
     case 6:
         inet_ntop(AF_INET6, e->addr, buf, sizeof(buf));
@@ -151,8 +146,8 @@ static void fmt_value(GString *o, const struct tbbt_rec *r, const struct tbbt_fi
     const char *v = (const char *)r + fi->offset;
     switch (fi->type) {
     case TBBT_FT_ID:
-    case TBBT_FT_U64: app_u64(o, *(const uint64_t *)v); break;
-    case TBBT_FT_U32: app_u64(o, *(const uint32_t *)v); break;
+    case TBBT_FT_U64: tbbt_text_u64(o, *(const uint64_t *)v); break;
+    case TBBT_FT_U32: tbbt_text_u64(o, *(const uint32_t *)v); break;
     case TBBT_FT_TIME:
         if (*(const int64_t *)v == TBBT_TIME_SERVER)
             g_string_append(o, "server");
