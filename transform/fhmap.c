@@ -46,7 +46,9 @@ struct obj {
     struct fidkey fid;
     int has_fid;          /* then fid_table maps fid to this object */
     uint32_t type, nlink; /* 0 = unknown */
-    struct fhent **fhs;   /* handles pointing here (owned by fh_table) */
+    uint32_t uid, gid;    /* the owner, if has_owner */
+    int has_owner;
+    struct fhent **fhs; /* handles pointing here (owned by fh_table) */
     uint32_t nfh;
     struct nament *name; /* a binding naming this object (its obj is this id), or NULL */
     int64_t first_ns;    /* capture time of the message that first showed it */
@@ -257,12 +259,20 @@ static void obj_drop_fresh(struct tbbt_fhmap *m, struct obj *o) {
     obj_destroy(m, o);
 }
 
+/* Whether live object o cannot be the object whose attributes are s: one
+ * file does not change type, nor owner without a SETATTR (which shows the
+ * new owner through a handle o already has, updating o first). */
+static int shown_other(const struct obj *o, const struct tbbt_fhmap_shown *s) {
+    if (s->type && o->type && o->type != s->type) return 1;
+    return s->has_owner && o->has_owner && (o->uid != s->uid || o->gid != s->gid);
+}
+
 /* Contract in fhmap.h. An object keeps its place in fid_table as long as it
  * has_fid (the entry is only ever replaced by the object itself), so an
  * object already carrying (fsid, fileid) needs no lookup: the common case of
  * a handle seen again. */
 tbbt_id tbbt_fhmap_identify(struct tbbt_fhmap *m, const uint8_t *fh, size_t len, tbbt_id id, int fresh,
-                            uint64_t fsid, uint64_t fileid, uint32_t type) {
+                            uint64_t fsid, uint64_t fileid, const struct tbbt_fhmap_shown *s) {
     struct obj *o = obj_by_id(m, id);
     struct fidkey key = {fsid, fileid};
     if (!o) return id;
@@ -271,7 +281,7 @@ tbbt_id tbbt_fhmap_identify(struct tbbt_fhmap *m, const uint8_t *fh, size_t len,
     uint64_t h = fid_hash(&key);
     struct obj *known = tbbt_htab_find(&m->fid_table, h, &key);
     if (known == o) return id;
-    if (known && type && known->type && known->type != type) {
+    if (known && shown_other(known, s)) {
         obj_retire(m, known);
         m->st.reborn++;
         known = NULL;
@@ -360,10 +370,15 @@ uint32_t tbbt_fhmap_type(struct tbbt_fhmap *m, tbbt_id id) {
 }
 
 /* Contract in fhmap.h. */
-void tbbt_fhmap_set_attr(struct tbbt_fhmap *m, tbbt_id id, uint32_t type, uint32_t nlink) {
+void tbbt_fhmap_set_attr(struct tbbt_fhmap *m, tbbt_id id, const struct tbbt_fhmap_shown *s, uint32_t nlink) {
     struct obj *o = obj_by_id(m, id);
     if (!o) return;
-    if (type) o->type = type;
+    if (s->type) o->type = s->type;
+    if (s->has_owner) {
+        o->uid = s->uid;
+        o->gid = s->gid;
+        o->has_owner = 1;
+    }
     o->nlink = nlink;
 }
 

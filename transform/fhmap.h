@@ -49,15 +49,24 @@ void tbbt_fhmap_prefetch(const struct tbbt_fhmap *m, uint64_t h, int stage);
 /* tbbt_fhmap_lookup with h = tbbt_fhmap_hash(fh, len) already computed. */
 tbbt_id tbbt_fhmap_lookup_hashed(struct tbbt_fhmap *m, const uint8_t *fh, size_t len, uint64_t h, int *fresh);
 
+/* What a reply's attributes show of an object that tells it from another
+ * object holding its inode later: its type and its owner. */
+struct tbbt_fhmap_shown {
+    uint32_t type; /* NF3 type, 0: not shown */
+    int has_owner; /* then uid and gid were shown */
+    uint32_t uid, gid;
+};
+
 /* Teaches that the object behind handle fh, currently mapped to id, has
- * (fsid, fileid) and NF3 type `type` (0: not shown). If another live ID
- * already has that identity and id was fresh (used by no record yet but
- * the current one), the handle is re-pointed to that ID, which is
- * returned; otherwise id is returned and the identity recorded. A live ID
- * with the identity but another type is dead (its inode was reused and
- * the removal not seen): it is retired and id takes the identity. */
+ * (fsid, fileid) and the type and owner in s. If another live ID already
+ * has that identity and id was fresh (used by no record yet but the
+ * current one), the handle is re-pointed to that ID, which is returned;
+ * otherwise id is returned and the identity recorded. A live ID with the
+ * identity but another type or another owner than s shows is dead (its
+ * inode was reused and the removal not seen): it is retired and id takes
+ * the identity. */
 tbbt_id tbbt_fhmap_identify(struct tbbt_fhmap *m, const uint8_t *fh, size_t len, tbbt_id id, int fresh,
-                            uint64_t fsid, uint64_t fileid, uint32_t type);
+                            uint64_t fsid, uint64_t fileid, const struct tbbt_fhmap_shown *s);
 
 /* The live object with identity (fsid, fileid), or 0. */
 tbbt_id tbbt_fhmap_by_fileid(struct tbbt_fhmap *m, uint64_t fsid, uint64_t fileid);
@@ -86,9 +95,9 @@ int tbbt_fhmap_named_elsewhere(struct tbbt_fhmap *m, tbbt_id id, tbbt_id dir, co
 /* The NF3 type last seen for a live object, 0 when unknown or not live. */
 uint32_t tbbt_fhmap_type(struct tbbt_fhmap *m, tbbt_id id);
 
-/* Records the object's type (NF3 number) and link count as the latest
- * attributes showed them. */
-void tbbt_fhmap_set_attr(struct tbbt_fhmap *m, tbbt_id id, uint32_t type, uint32_t nlink);
+/* Records the object's type, owner (when s has one) and link count as the
+ * latest attributes showed them. */
+void tbbt_fhmap_set_attr(struct tbbt_fhmap *m, tbbt_id id, const struct tbbt_fhmap_shown *s, uint32_t nlink);
 
 /* Binds (dir, name) to obj, replacing any previous binding. */
 void tbbt_fhmap_bind(struct tbbt_fhmap *m, tbbt_id dir, const char *name, size_t len, tbbt_id obj);

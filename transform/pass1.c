@@ -496,18 +496,32 @@ static void nfs_call(struct tbbt_pass1 *p, struct pend *e, const struct tbbt_rpc
     call_ids(p, e);
 }
 
-/* The NF3 type r's reply attributes show for its principal object, or 0. */
-static uint32_t shown_type(const struct tbbt_rec *r) {
-    return tbbt_rec_has(r, TBBT_F_TYPE) ? r->type : 0;
+/* What r's reply attributes show of its principal object: type, owner. */
+static struct tbbt_fhmap_shown shown(const struct tbbt_rec *r) {
+    struct tbbt_fhmap_shown s = {tbbt_rec_has(r, TBBT_F_TYPE) ? r->type : 0, 0, 0, 0};
+    if (tbbt_rec_has(r, TBBT_F_UID) && tbbt_rec_has(r, TBBT_F_GID)) {
+        s.has_owner = 1;
+        s.uid = r->uid;
+        s.gid = r->gid;
+    }
+    return s;
+}
+
+/* What tells r's principal object from another that reused its inode: its
+ * shown type, and its owner unless r itself changes the owner. */
+static struct tbbt_fhmap_shown shown_identity(const struct tbbt_rec *r) {
+    struct tbbt_fhmap_shown s = shown(r);
+    if (tbbt_rec_has(r, TBBT_F_SET_UID) || tbbt_rec_has(r, TBBT_F_SET_GID)) s.has_owner = 0;
+    return s;
 }
 
 /* Joins a handle of the call with the identity the reply's attributes give
  * it, re-pointing the record's field if the handle was an alias. */
 static void identify(struct tbbt_pass1 *p, struct tbbt_rec *r, enum tbbt_field f, const struct callfh *c,
-                     uint64_t fsid, uint64_t fileid, uint32_t type) {
+                     uint64_t fsid, uint64_t fileid, struct tbbt_fhmap_shown s) {
     if (!c->len) return;
     tbbt_id id = tbbt_rec_get_u64(r, f);
-    tbbt_id nid = tbbt_fhmap_identify(p->fh, c->data, c->len, id, c->fresh, fsid, fileid, type);
+    tbbt_id nid = tbbt_fhmap_identify(p->fh, c->data, c->len, id, c->fresh, fsid, fileid, &s);
     if (nid != id) tbbt_rec_set_u64(r, f, nid);
 }
 
@@ -570,25 +584,29 @@ static void reply_ids(struct tbbt_pass1 *p, struct pend *e) {
         if (f->field == TBBT_F_NEWOBJ) {
             if (newobj_is_born(p, r, id, fresh, has_fid))
                 id = tbbt_fhmap_born(p->fh, f->data, f->len, id, fresh, has_fid, r->fsid, r->fileid);
-            else if (has_fid)
-                id =
-                    tbbt_fhmap_identify(p->fh, f->data, f->len, id, fresh, r->fsid, r->fileid, shown_type(r));
+            else if (has_fid) {
+                struct tbbt_fhmap_shown s = shown_identity(r);
+                id = tbbt_fhmap_identify(p->fh, f->data, f->len, id, fresh, r->fsid, r->fileid, &s);
+            }
             tbbt_rec_set_u64(r, TBBT_F_NEWOBJ, id);
         } else if (f->field == TBBT_F_ENTRIES && f->entry >= 0 && (uint32_t)f->entry < r->nentries) {
             struct tbbt_dirent *d = &r->entries[f->entry];
-            if (tbbt_rec_has(r, TBBT_F_FSID) && d->fileid)
-                id = tbbt_fhmap_identify(p->fh, f->data, f->len, id, fresh, r->fsid, d->fileid, d->type);
+            if (tbbt_rec_has(r, TBBT_F_FSID) && d->fileid) {
+                struct tbbt_fhmap_shown s = {d->type, 0, 0, 0};
+                id = tbbt_fhmap_identify(p->fh, f->data, f->len, id, fresh, r->fsid, d->fileid, &s);
+            }
             d->id = id;
         }
     }
     if (!has_fid) return;
     unsigned fl = tbbt_op_info(r->op)->flags;
     if ((fl & TBBT_OPF_OBJ) && !(fl & TBBT_OPF_NEWOBJ))
-        identify(p, r, TBBT_F_OBJ, &e->fh_obj, r->fsid, r->fileid, shown_type(r));
+        identify(p, r, TBBT_F_OBJ, &e->fh_obj, r->fsid, r->fileid, shown_identity(r));
+    const struct tbbt_fhmap_shown dir = {TBBT_FT_DIR, 0, 0, 0};
     if (tbbt_rec_has(r, TBBT_F_DIR_FILEID))
-        identify(p, r, TBBT_F_DIR, &e->fh_dir, r->fsid, r->dir_fileid, TBBT_FT_DIR);
+        identify(p, r, TBBT_F_DIR, &e->fh_dir, r->fsid, r->dir_fileid, dir);
     if (tbbt_rec_has(r, TBBT_F_DIR2_FILEID))
-        identify(p, r, TBBT_F_DIR2, &e->fh_dir2, r->fsid, r->dir2_fileid, TBBT_FT_DIR);
+        identify(p, r, TBBT_F_DIR2, &e->fh_dir2, r->fsid, r->dir2_fileid, dir);
 }
 
 /* Follows the names a successful reply creates, moves or removes, so that
@@ -596,7 +614,10 @@ static void reply_ids(struct tbbt_pass1 *p, struct pend *e) {
 static void track_names(struct tbbt_pass1 *p, struct tbbt_rec *r) {
     const char *n = tbbt_rec_str(r, r->name);
     tbbt_id principal = tbbt_rec_has(r, TBBT_F_NEWOBJ) ? r->newobj : r->obj;
-    if (principal && tbbt_rec_has(r, TBBT_F_NLINK)) tbbt_fhmap_set_attr(p->fh, principal, r->type, r->nlink);
+    if (principal && tbbt_rec_has(r, TBBT_F_NLINK)) {
+        struct tbbt_fhmap_shown s = shown(r);
+        tbbt_fhmap_set_attr(p->fh, principal, &s, r->nlink);
+    }
     if (r->status != 0 || !tbbt_rec_has(r, TBBT_F_DIR) || !tbbt_rec_has(r, TBBT_F_NAME)) {
         if (r->status == 0 && (r->op == TBBT_OP_READDIRPLUS) && r->obj)
             for (uint32_t i = 0; i < r->nentries; i++)

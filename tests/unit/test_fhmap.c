@@ -12,6 +12,10 @@ static const uint8_t H1[] = {1, 2, 3, 4, 5, 6, 7, 8};
 static const uint8_t H2[] = {9, 9, 9, 9, 1, 2, 3, 4, 5, 6, 7, 8};
 static const uint8_t H3[] = {7, 7, 7, 7};
 
+/* Attributes showing a type and no owner; showing a type and an owner. */
+#define TYPE(t) (&(struct tbbt_fhmap_shown){(t), 0, 0, 0})
+#define OWNED(t, uid, gid) (&(struct tbbt_fhmap_shown){(t), 1, (uid), (gid)})
+
 /* The same handle always gets the same ID; another handle another ID. */
 static void test_stable_ids(void **state) {
     (void)state;
@@ -34,16 +38,16 @@ static void test_alias_by_fileid(void **state) {
     struct tbbt_fhmap *m = tbbt_fhmap_new();
     int fresh;
     tbbt_id a = tbbt_fhmap_lookup(m, H1, sizeof(H1), &fresh);
-    assert_int_equal(tbbt_fhmap_identify(m, H1, sizeof(H1), a, fresh, 7, 42, 0), a);
+    assert_int_equal(tbbt_fhmap_identify(m, H1, sizeof(H1), a, fresh, 7, 42, TYPE(0)), a);
     tbbt_id b = tbbt_fhmap_lookup(m, H2, sizeof(H2), &fresh);
     assert_int_not_equal(b, a);
-    assert_int_equal(tbbt_fhmap_identify(m, H2, sizeof(H2), b, fresh, 7, 42, 0), a);
+    assert_int_equal(tbbt_fhmap_identify(m, H2, sizeof(H2), b, fresh, 7, 42, TYPE(0)), a);
     assert_int_equal(tbbt_fhmap_lookup(m, H2, sizeof(H2), &fresh), a);
     assert_false(fresh);
     assert_int_equal(tbbt_fhmap_stats(m)->aliases, 1);
     /* same fileid on another file system is another object */
     tbbt_id c = tbbt_fhmap_lookup(m, H3, sizeof(H3), &fresh);
-    assert_int_equal(tbbt_fhmap_identify(m, H3, sizeof(H3), c, fresh, 8, 42, 0), c);
+    assert_int_equal(tbbt_fhmap_identify(m, H3, sizeof(H3), c, fresh, 8, 42, TYPE(0)), c);
     tbbt_fhmap_free(m);
 }
 
@@ -56,17 +60,60 @@ static void test_type_tells_reuse(void **state) {
     struct tbbt_fhmap *m = tbbt_fhmap_new();
     int fresh;
     tbbt_id a = tbbt_fhmap_lookup(m, H1, sizeof(H1), &fresh);
-    assert_int_equal(tbbt_fhmap_identify(m, H1, sizeof(H1), a, fresh, 7, 42, TBBT_FT_REG), a);
-    tbbt_fhmap_set_attr(m, a, TBBT_FT_REG, 1);
+    assert_int_equal(tbbt_fhmap_identify(m, H1, sizeof(H1), a, fresh, 7, 42, TYPE(TBBT_FT_REG)), a);
+    tbbt_fhmap_set_attr(m, a, TYPE(TBBT_FT_REG), 1);
     tbbt_id b = tbbt_fhmap_lookup(m, H2, sizeof(H2), &fresh);
-    assert_int_equal(tbbt_fhmap_identify(m, H2, sizeof(H2), b, fresh, 7, 42, TBBT_FT_FIFO), b);
+    assert_int_equal(tbbt_fhmap_identify(m, H2, sizeof(H2), b, fresh, 7, 42, TYPE(TBBT_FT_FIFO)), b);
     assert_int_equal(tbbt_fhmap_by_fileid(m, 7, 42), b);
     assert_int_equal(tbbt_fhmap_stats(m)->aliases, 0);
     assert_int_equal(tbbt_fhmap_stats(m)->reborn, 1);
-    tbbt_fhmap_set_attr(m, b, TBBT_FT_FIFO, 1);
+    tbbt_fhmap_set_attr(m, b, TYPE(TBBT_FT_FIFO), 1);
     tbbt_id c = tbbt_fhmap_lookup(m, H3, sizeof(H3), &fresh);
-    assert_int_equal(tbbt_fhmap_identify(m, H3, sizeof(H3), c, fresh, 7, 42, TBBT_FT_FIFO), b);
+    assert_int_equal(tbbt_fhmap_identify(m, H3, sizeof(H3), c, fresh, 7, 42, TYPE(TBBT_FT_FIFO)), b);
     assert_int_equal(tbbt_fhmap_stats(m)->aliases, 1);
+    tbbt_fhmap_free(m);
+}
+
+/* Another owner tells reuse too: a fresh handle for a known identity
+ * whose attributes show another uid or gid, with no SETATTR between, is a
+ * file another user made in the inode of one whose removal the capture
+ * lost. The same owner still joins; an object whose owner is not known
+ * yet joins whatever owner is shown. */
+static void test_owner_tells_reuse(void **state) {
+    (void)state;
+    struct tbbt_fhmap *m = tbbt_fhmap_new();
+    int fresh;
+    tbbt_id a = tbbt_fhmap_lookup(m, H1, sizeof(H1), &fresh);
+    assert_int_equal(tbbt_fhmap_identify(m, H1, sizeof(H1), a, fresh, 7, 42, OWNED(TBBT_FT_REG, 1000, 1000)),
+                     a);
+    tbbt_fhmap_set_attr(m, a, OWNED(TBBT_FT_REG, 1000, 1000), 1);
+    tbbt_id b = tbbt_fhmap_lookup(m, H2, sizeof(H2), &fresh);
+    assert_int_equal(tbbt_fhmap_identify(m, H2, sizeof(H2), b, fresh, 7, 42, OWNED(TBBT_FT_REG, 1001, 1001)),
+                     b);
+    assert_int_equal(tbbt_fhmap_by_fileid(m, 7, 42), b);
+    assert_int_equal(tbbt_fhmap_stats(m)->reborn, 1);
+    assert_int_equal(tbbt_fhmap_stats(m)->aliases, 0);
+    tbbt_fhmap_set_attr(m, b, OWNED(TBBT_FT_REG, 1001, 1001), 1);
+    /* only the gid differs: still another file */
+    tbbt_id c = tbbt_fhmap_lookup(m, H3, sizeof(H3), &fresh);
+    assert_int_equal(tbbt_fhmap_identify(m, H3, sizeof(H3), c, fresh, 7, 42, OWNED(TBBT_FT_REG, 1001, 5)), c);
+    assert_int_equal(tbbt_fhmap_stats(m)->reborn, 2);
+    tbbt_fhmap_set_attr(m, c, OWNED(TBBT_FT_REG, 1001, 5), 1);
+    /* the same owner through another handle is the same file */
+    static const uint8_t H4[] = {4, 4, 4, 4, 4};
+    tbbt_id d = tbbt_fhmap_lookup(m, H4, sizeof(H4), &fresh);
+    assert_int_equal(tbbt_fhmap_identify(m, H4, sizeof(H4), d, fresh, 7, 42, OWNED(TBBT_FT_REG, 1001, 5)), c);
+    assert_int_equal(tbbt_fhmap_stats(m)->aliases, 1);
+    /* a chown seen through a known handle is the same file */
+    tbbt_fhmap_set_attr(m, c, OWNED(TBBT_FT_REG, 0, 0), 1);
+    assert_int_equal(tbbt_fhmap_identify(m, H3, sizeof(H3), c, 0, 7, 42, OWNED(TBBT_FT_REG, 0, 0)), c);
+    /* an identity whose owner was never shown joins any owner */
+    static const uint8_t H5[] = {5, 5, 5, 5, 5}, H6[] = {6, 6, 6, 6, 6, 6};
+    tbbt_id e = tbbt_fhmap_lookup(m, H5, sizeof(H5), &fresh);
+    tbbt_fhmap_identify(m, H5, sizeof(H5), e, fresh, 7, 43, TYPE(TBBT_FT_REG));
+    tbbt_id f = tbbt_fhmap_lookup(m, H6, sizeof(H6), &fresh);
+    assert_int_equal(tbbt_fhmap_identify(m, H6, sizeof(H6), f, fresh, 7, 43, OWNED(TBBT_FT_REG, 9, 9)), e);
+    assert_int_equal(tbbt_fhmap_stats(m)->reborn, 2);
     tbbt_fhmap_free(m);
 }
 
@@ -78,8 +125,8 @@ static void test_fileid_reuse_after_remove(void **state) {
     int fresh;
     tbbt_id dir = tbbt_fhmap_lookup(m, H3, sizeof(H3), &fresh);
     tbbt_id a = tbbt_fhmap_lookup(m, H1, sizeof(H1), &fresh);
-    tbbt_fhmap_identify(m, H1, sizeof(H1), a, fresh, 1, 100, 0);
-    tbbt_fhmap_set_attr(m, a, 1, 1);
+    tbbt_fhmap_identify(m, H1, sizeof(H1), a, fresh, 1, 100, TYPE(0));
+    tbbt_fhmap_set_attr(m, a, TYPE(1), 1);
     tbbt_fhmap_bind(m, dir, "f", 1, a);
     assert_int_equal(tbbt_fhmap_resolve(m, dir, "f", 1), a);
     assert_int_equal(tbbt_fhmap_unlink(m, dir, "f", 1), a);
@@ -87,7 +134,7 @@ static void test_fileid_reuse_after_remove(void **state) {
     tbbt_id b = tbbt_fhmap_lookup(m, H1, sizeof(H1), &fresh);
     assert_true(fresh);
     assert_int_not_equal(a, b);
-    assert_int_equal(tbbt_fhmap_identify(m, H1, sizeof(H1), b, fresh, 1, 100, 0), b);
+    assert_int_equal(tbbt_fhmap_identify(m, H1, sizeof(H1), b, fresh, 1, 100, TYPE(0)), b);
     assert_int_equal(tbbt_fhmap_stats(m)->retired, 1);
     tbbt_fhmap_free(m);
 }
@@ -99,7 +146,7 @@ static void test_hard_link_survives(void **state) {
     int fresh;
     tbbt_id dir = tbbt_fhmap_lookup(m, H3, sizeof(H3), &fresh);
     tbbt_id a = tbbt_fhmap_lookup(m, H1, sizeof(H1), &fresh);
-    tbbt_fhmap_set_attr(m, a, 1, 2);
+    tbbt_fhmap_set_attr(m, a, TYPE(1), 2);
     tbbt_fhmap_bind(m, dir, "x", 1, a);
     tbbt_fhmap_bind(m, dir, "y", 1, a);
     tbbt_fhmap_unlink(m, dir, "x", 1);
@@ -138,8 +185,8 @@ static void test_born_retires_reused_inode(void **state) {
     int fresh;
     tbbt_id dir = tbbt_fhmap_lookup(m, H3, sizeof(H3), &fresh);
     tbbt_id f2 = tbbt_fhmap_lookup(m, H1, sizeof(H1), &fresh);
-    tbbt_fhmap_identify(m, H1, sizeof(H1), f2, fresh, 1, 500, 0);
-    tbbt_fhmap_set_attr(m, f2, 1, 1);
+    tbbt_fhmap_identify(m, H1, sizeof(H1), f2, fresh, 1, 500, TYPE(0));
+    tbbt_fhmap_set_attr(m, f2, TYPE(1), 1);
     tbbt_fhmap_bind(m, dir, "f2", 2, f2);
     assert_true(tbbt_fhmap_named_elsewhere(m, f2, dir, "d18", 3));
     assert_false(tbbt_fhmap_named_elsewhere(m, f2, dir, "f2", 2));
@@ -199,6 +246,7 @@ int main(void) {
         cmocka_unit_test(test_stable_ids),
         cmocka_unit_test(test_alias_by_fileid),
         cmocka_unit_test(test_type_tells_reuse),
+        cmocka_unit_test(test_owner_tells_reuse),
         cmocka_unit_test(test_fileid_reuse_after_remove),
         cmocka_unit_test(test_hard_link_survives),
         cmocka_unit_test(test_rename_over),
