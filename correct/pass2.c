@@ -491,6 +491,18 @@ static tbbt_id live_by_fileid(struct tbbt_pass2 *p, uint64_t fileid) {
     return o && !(o->flags & TBBT_FSO_GONE) ? id : 0;
 }
 
+/* The object a plain readdir's entry shows by its fileid alone: the live
+ * object a reply showed with it, unless the listing's link count tells
+ * the entry's type (by_nlink, listed_type_by_nlink) and that object is of
+ * the other kind: a directory's fileid listed where only files can be is
+ * a new file in the inode of a directory whose removal the capture lost. */
+static tbbt_id listed_by_fileid(struct tbbt_pass2 *p, uint64_t fileid, uint32_t by_nlink) {
+    tbbt_id id = live_by_fileid(p, fileid);
+    const struct tbbt_fsobj *o = id ? tbbt_fsmodel_obj(p->m, id) : NULL;
+    if (o && by_nlink && o->attr.type && (o->attr.type == TBBT_FT_DIR) != (by_nlink == TBBT_FT_DIR)) return 0;
+    return id;
+}
+
 /* The caller of the lookup make_listed builds: the owner of the listed
  * directory, when the model knows it. The owner of a made object no reply
  * shows is guessed from the caller (make_name), and the one who lists a
@@ -558,7 +570,7 @@ static int make_listed(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t 
         tbbt_rec_set_u64(x, TBBT_F_DIR, r->obj);
         tbbt_rec_set_str(x, TBBT_F_NAME, tbbt_rec_str(r, e->name), e->name.len);
         tbbt_id id = e->id;
-        if (!id && e->fileid) id = live_by_fileid(p, e->fileid);
+        if (!id && e->fileid) id = listed_by_fileid(p, e->fileid, by_nlink);
         if (id) tbbt_rec_set_u64(x, TBBT_F_NEWOBJ, id);
         const struct tbbt_fsobj *o = id ? tbbt_fsmodel_obj(p->m, id) : NULL;
         uint32_t type = e->type             ? e->type
@@ -648,7 +660,8 @@ static void await_object(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_
 }
 
 /* A reply-lost record: the outcome is the model's prediction where it
- * knows (with the directory's mode: tbbt_fsmodel_predict_dir_access),
+ * knows (with the directory's mode: tbbt_fsmodel_predict_dir_access; the
+ * object's owner: tbbt_fsmodel_predict_owner),
  * else assumed success, to be confirmed by a later record. */
 static void lost_reply(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
     p->st.lost++;
@@ -657,6 +670,9 @@ static void lost_reply(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
      * here: a traced status is never judged by it) */
     if (pred == TBBT_NFS_OK && tbbt_fsmodel_predict_dir_access(p->m, r) == TBBT_NFSERR_ACCES)
         pred = TBBT_NFSERR_ACCES;
+    /* so is a chmod, chown or utimes by another than the owner */
+    if (pred == TBBT_NFS_OK && tbbt_fsmodel_predict_owner(p->m, r) == TBBT_NFSERR_PERM)
+        pred = TBBT_NFSERR_PERM;
     if (pred == TBBT_PREDICT_ANY && r->status >= 0) pred = r->status; /* resolved by an earlier pass */
     if (pred != TBBT_PREDICT_ANY) {
         r->status = pred;

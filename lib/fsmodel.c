@@ -556,6 +556,26 @@ int tbbt_fsmodel_predict_dir_access(const struct tbbt_fsmodel *m, const struct t
     return b == TBBT_NFS_OK ? a : b;
 }
 
+/* Does SETATTR r change what only the owner (or root) may change? */
+static int needs_owner(const struct tbbt_rec *r) {
+    if (r->op != TBBT_OP_SETATTR) return 0;
+    if (tbbt_rec_has(r, TBBT_F_SET_MODE) || tbbt_rec_has(r, TBBT_F_SET_UID) ||
+        tbbt_rec_has(r, TBBT_F_SET_GID))
+        return 1;
+    return (tbbt_rec_has(r, TBBT_F_SET_ATIME) && r->set_atime != TBBT_TIME_SERVER) ||
+           (tbbt_rec_has(r, TBBT_F_SET_MTIME) && r->set_mtime != TBBT_TIME_SERVER);
+}
+
+/* Contract in fsmodel.h. A chown to another owner is root's alone. */
+int tbbt_fsmodel_predict_owner(const struct tbbt_fsmodel *m, const struct tbbt_rec *r) {
+    if (!needs_owner(r) || r->cred.flavor != 1 || r->cred.uid == 0) return TBBT_PREDICT_ANY;
+    const struct tbbt_fsobj *o = r->obj ? tbbt_fsmodel_obj(m, r->obj) : NULL;
+    if (!o || !(o->flags & TBBT_FSO_ATTRS)) return TBBT_PREDICT_ANY;
+    if (r->cred.uid != o->attr.uid) return TBBT_NFSERR_PERM;
+    if (tbbt_rec_has(r, TBBT_F_SET_UID) && r->set_uid != o->attr.uid) return TBBT_NFSERR_PERM;
+    return TBBT_NFS_OK;
+}
+
 /* Contract in fsmodel.h. */
 int tbbt_fsmodel_predict_access(const struct tbbt_fsmodel *m, const struct tbbt_rec *r) {
     const struct tbbt_fsobj *o = r->obj ? tbbt_fsmodel_obj(m, r->obj) : NULL;

@@ -249,6 +249,13 @@ int tbbt_fsmodel_predict_access(const struct tbbt_fsmodel *m, const struct tbbt_
  * turns a predicted success into ACCES. */
 int tbbt_fsmodel_predict_dir_access(const struct tbbt_fsmodel *m, const struct tbbt_rec *r);
 
+/* Ownership for r, a SETATTR: TBBT_NFSERR_PERM when it changes what only
+ * the owner may (the mode, the group, times set to a given value) or only
+ * root may (the owner) and its caller (AUTH_SYS, not root) is not the
+ * owner the model knows for the object; TBBT_NFS_OK when the caller may;
+ * TBBT_PREDICT_ANY otherwise (not a SETATTR of those, owner unknown). */
+int tbbt_fsmodel_predict_owner(const struct tbbt_fsmodel *m, const struct tbbt_rec *r);
+
 /* Applies r to the model as the server did when r got status (the traced
  * one, or the one assumed for a lost reply): on success the names, links,
  * sizes and attributes change as the operation changes them; on failure

@@ -45,6 +45,9 @@ struct step {
 #define FILEID_OF(x) (5000 + (x))
 static const char *const *listings;
 
+/* Changes the record built for step i beyond what a step says (NULL: none). */
+static void (*tweak)(struct tbbt_rec *r, int i);
+
 /* An expected inserted record: operation, directory, name (NULL: any),
  * and the trace steps it must go between (after step `after`, before step
  * `before`; indexes into the steps). */
@@ -122,6 +125,7 @@ static void build(struct tbbt_rec *r, const struct step *s, int i) {
         tbbt_rec_set_u64(r, TBBT_F_GID, owner);
         tbbt_rec_set_u64(r, TBBT_F_FILEID, FILEID_OF(s->newobj ? s->newobj : s->obj));
     }
+    if (tweak) tweak(r, i);
 }
 
 /* Runs pass 2 over n steps; returns the output records (caller frees)
@@ -702,6 +706,41 @@ static void test_listing_fileid(void **s) {
     listings = NULL;
 }
 
+/* Step 2 of test_listing_fileid_of_other_kind: a whole listing of a
+ * directory with no subdirectory (two links). */
+static void whole_listing_no_subdir(struct tbbt_rec *r, int i) {
+    if (i != 2) return;
+    tbbt_rec_set_u64(r, TBBT_F_COOKIE, 0);
+    tbbt_rec_set_u64(r, TBBT_F_EOF, 1);
+    tbbt_rec_set_u64(r, TBBT_F_TYPE, TBBT_FT_DIR);
+    tbbt_rec_set_u64(r, TBBT_F_NLINK, 2);
+}
+
+/* A plain readdir's fileid is a live directory's, but the listed
+ * directory's link count says it holds no subdirectory: the server gave
+ * the fileid of a directory whose removal the capture lost to a new file.
+ * The name is made as a file of its own, not as that directory (which
+ * would move it there: a rename of it later is denied, as a directory's
+ * by another user). */
+static void test_listing_fileid_of_other_kind(void **s) {
+    (void)s;
+    struct step t[] = {MD(ROOT, "d", 10), MD(ROOT, "e", 11), LS(TBBT_OP_READDIR, 10)};
+    const char *const l[] = {NULL, NULL, ".:0:0,..:0:0,f:0:0:5011"};
+    listings = l;
+    tweak = whole_listing_no_subdir;
+    struct tbbt_pass2_stats st;
+    GPtrArray *out = run(t, 3, &st);
+    listings = NULL;
+    tweak = NULL;
+    assert_int_equal(st.inserted, 1);
+    guint at = 0;
+    const struct tbbt_rec *x = inserted(out, TBBT_OP_CREATE, "f", &at);
+    assert_non_null(x);
+    assert_false(tbbt_rec_has(x, TBBT_F_NEWOBJ) && x->newobj == 11);
+    assert_int_equal(recheck(out), 0);
+    g_ptr_array_free(out, TRUE);
+}
+
 /* A plain readdir lists a name no reply showed the object of: the make
  * pass 2 inserts cannot say its object. A later readdirplus (or lookup)
  * shows it while the make still waits to go out: the make gets it, so
@@ -948,6 +987,38 @@ static void test_lost_truncate_by_mode(void **s) {
     }
 }
 
+/* Step 1 of test_lost_chmod_by_owner: a chmod too. */
+static void add_chmod(struct tbbt_rec *r, int i) {
+    if (i == 1) tbbt_rec_set_u64(r, TBBT_F_SET_MODE, 0600);
+}
+
+/* A chmod whose reply was lost: only the owner (or root) may, so by
+ * another caller it was refused (PERM), whatever the mode; by the owner
+ * it went through. The replay is judged against that. */
+static void test_lost_chmod_by_owner(void **s) {
+    (void)s;
+    static const struct {
+        uint32_t caller;
+        int status;
+    } cases[] = {{1000, 1}, {1001, 0}, {0, 0}};
+    tweak = add_chmod;
+    for (unsigned i = 0; i < G_N_ELEMENTS(cases); i++) {
+        struct step t[] = {
+            {TBBT_OP_CREATE, 0, 0, ROOT, "f", 0, NULL, 10, 1, 0, 0, 1001, 0, 0666},
+            {TBBT_OP_SETATTR, 0, 10, 0, NULL, 0, NULL, 0, 1, -1, 1, cases[i].caller, 0, 0},
+        };
+        struct tbbt_pass2_stats st;
+        GPtrArray *out = run(t, 2, &st);
+        assert_int_equal(out->len, 2);
+        assert_int_equal(st.lost_by_model, 1);
+        const struct tbbt_rec *r = out->pdata[1];
+        assert_int_equal(r->op, TBBT_OP_SETATTR);
+        assert_int_equal(r->status, cases[i].status);
+        g_ptr_array_free(out, TRUE);
+    }
+    tweak = NULL;
+}
+
 /* A rename whose reply was lost, by uid 1001 into a directory of uid
  * 1000's: the directory's mode decides (0755 denies, 0777 allows), and a
  * denied rename leaves the name where it was, so no record is inserted
@@ -1075,6 +1146,8 @@ int main(void) {
         cmocka_unit_test(test_listing_shows_absent),
         cmocka_unit_test(test_listing_fileid),
         cmocka_unit_test(test_listed_make_learns_object),
+        cmocka_unit_test(test_listing_fileid_of_other_kind),
+        cmocka_unit_test(test_lost_chmod_by_owner),
         cmocka_unit_test(test_inserted_owner),
         cmocka_unit_test(test_lost_resolved_by_listing),
         cmocka_unit_test(test_lookup_stale),
