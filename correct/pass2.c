@@ -164,12 +164,18 @@ static void record_objects(const struct tbbt_fsmodel *m, const struct tbbt_rec *
         tbbt_fsmodel_name(m, r->dir, tbbt_rec_str(r, r->name), r->name.len, &ids[4]);
 }
 
-/* A record other than the lost one changed (dir, name): a lost reply
- * waiting there can no longer be resolved by a later lookup. */
+/* A record other than the lost one changed (dir, name), or a rename's
+ * (dir2, name2): a lost reply waiting there can no longer be resolved by
+ * a later lookup (after a rename onto a lost create's name, the lookup
+ * shows the renamed object, not the one the create made). */
 static void forget_lost(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
-    if (!tbbt_rec_has(r, TBBT_F_NAME) || !tbbt_rec_has(r, TBBT_F_DIR)) return;
-    struct tbbt_fsdent *d = tbbt_fsmodel_dent(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len);
-    if (d) d->user = 0;
+    struct tbbt_fsdent *d;
+    if (tbbt_rec_has(r, TBBT_F_NAME) && tbbt_rec_has(r, TBBT_F_DIR) &&
+        (d = tbbt_fsmodel_dent(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len)))
+        d->user = 0;
+    if (tbbt_rec_has(r, TBBT_F_NAME2) && tbbt_rec_has(r, TBBT_F_DIR2) &&
+        (d = tbbt_fsmodel_dent(p->m, r->dir2, tbbt_rec_str(r, r->name2), r->name2.len)))
+        d->user = 0;
 }
 
 /* Flags mkdir x -- a corrective one, or one whose reply was lost and

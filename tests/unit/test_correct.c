@@ -823,6 +823,31 @@ static void test_lost_resolved_by_listing(void **s) {
     g_ptr_array_free(out, TRUE);
 }
 
+/* A lost create's name is then renamed over: a lookup of it after shows
+ * the renamed object, not the one the create made. The create must not
+ * take it (the replay would learn the renamed file's handle from the
+ * create's reply, and once the rename replaced that file, every use of
+ * the renamed one would get STALE). */
+static void test_lost_create_renamed_over(void **s) {
+    (void)s;
+    struct step t[] = {LK(0, ROOT, "d", 10, 2),
+                       CR(10, "g", 11),
+                       {TBBT_OP_CREATE, 0, 0, 10, "f", 0, NULL, 0, 0, 0, 1, 0, 0, 0},
+                       RN(0, 10, "g", 10, "f"),
+                       LK(0, 10, "f", 11, 1)};
+    struct tbbt_pass2_stats st;
+    GPtrArray *out = run(t, 5, &st);
+    const struct tbbt_rec *c = NULL;
+    for (guint i = 0; i < out->len; i++) {
+        const struct tbbt_rec *r = out->pdata[i];
+        if (r->op == TBBT_OP_CREATE && (r->flags & TBBT_RF_REPLY_LOST)) c = r;
+    }
+    assert_non_null(c);
+    assert_false(tbbt_rec_has(c, TBBT_F_NEWOBJ) && c->newobj == 11);
+    assert_int_equal(recheck(out), 0);
+    g_ptr_array_free(out, TRUE);
+}
+
 /* A write denied (ACCES, not STALE) on a file the model had removed:
  * the file is kept the same way, and the mode it has then explains the
  * denial. */
@@ -1148,6 +1173,7 @@ int main(void) {
         cmocka_unit_test(test_listed_make_learns_object),
         cmocka_unit_test(test_listing_fileid_of_other_kind),
         cmocka_unit_test(test_lost_chmod_by_owner),
+        cmocka_unit_test(test_lost_create_renamed_over),
         cmocka_unit_test(test_inserted_owner),
         cmocka_unit_test(test_lost_resolved_by_listing),
         cmocka_unit_test(test_lookup_stale),
