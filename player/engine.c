@@ -884,14 +884,19 @@ static uint64_t wake_for(struct engine *e) {
 /* Says what the send thread, about to sleep, waits for (wake.h): a reply
  * wakes it only when it is the one awaited; in conservative order most
  * replies let nothing new go, so they wait in the queue, to be taken with
- * the one that does (the same decisions, fewer wake-ups). */
+ * the one that does (the same decisions, fewer wake-ups). Held back by the
+ * cap alone, it waits for a batch of replies (tbbt_wake_batch), so that it
+ * wakes once to send a batch, not once per reply to send one: the cap's
+ * requests are out, so the batch comes, or times out by the sleep's bound. */
 static void arm(struct engine *e) {
     uint64_t w = wake_for(e);
+    int capped = !e->stopping && e->nheld && e->outstanding >= e->o->max_outstanding;
+    uint32_t after = capped ? tbbt_wake_batch(e->o->max_outstanding) : 1;
     pthread_mutex_lock(&e->evmu); /* what on_reply queued before: is the awaited reply there? */
     int there = 0;
     for (guint i = 0; i < e->ev->len && !there && w != TBBT_WAKE_ANY; i++)
         there = g_array_index(e->ev, struct event, i).seq == w;
-    tbbt_wake_arm(&e->wk, w, 1, e->ev->len, there);
+    tbbt_wake_arm(&e->wk, w, after, e->ev->len, there);
     pthread_mutex_unlock(&e->evmu);
 }
 

@@ -5,7 +5,8 @@
  * a busy replay does not pay a syscall and a context switch per reply, a
  * reply wakes it only when it is what the sleeper said it waits for:
  *   - one reply, by its seq (conservative order's blocker, order.h); or
- *   - TBBT_WAKE_ANY: `after` replies queued.
+ *   - TBBT_WAKE_ANY: `after` replies queued (tbbt_wake_batch's count when
+ *     the cap on outstanding requests holds it back, else 1).
  * The queue of replies and its lock are the caller's: the calls marked
  * "under the queue's lock" are made holding it, which orders a reply
  * queued against the sleeper's look at the queue (tbbt_wake_arm).
@@ -33,6 +34,13 @@ struct tbbt_wake {
 };
 
 void tbbt_wake_init(struct tbbt_wake *w);
+
+/* How many replies the send thread waits for when the cap on outstanding
+ * requests (max_outstanding, 1 at least) is all that holds it back: a
+ * sixteenth of the cap, 1 at least, so that it wakes once per batch of
+ * sends, not once per reply. Never more than the cap: that many requests
+ * are out, so that many replies come (or time out: the sleep's bound). */
+uint32_t tbbt_wake_batch(uint32_t max_outstanding);
 
 /* Under the queue's lock, the sleeper about to sleep: it waits for reply
  * seq, or (TBBT_WAKE_ANY) for `after` replies in the queue; `queued`

@@ -1,10 +1,10 @@
 /* test_play_wake.c -- the send thread's sleep (player/wake.h): what it
- * waits for (one reply, or a count of them) and what a kick owes; and no
- * lost wake-up: a sleeper and a poster thread run the protocol as the
- * engine's send and receive threads do, thousands of times, the poster
- * posting just what the sleeper waits for (so no later post rescues a
- * lost wake); a sleep that runs to its bound, far beyond the test's own
- * run, is a lost wake-up and fails the test. */
+ * waits for (one reply, or a count of them) and what a kick owes, the
+ * batch the cap waits for; and no lost wake-up: a sleeper and a poster
+ * thread run the protocol as the engine's send and receive threads do,
+ * thousands of times, the poster posting just what the sleeper waits for
+ * (so no later post rescues a lost wake); a sleep that runs to its bound,
+ * far beyond the test's own run, is a lost wake-up and fails the test. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,6 +23,18 @@ static int64_t now_ns(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* The batch: a sixteenth of the cap, 1 at least, never above the cap. */
+static void test_batch(void **st) {
+    (void)st;
+    assert_int_equal(tbbt_wake_batch(1), 1);
+    assert_int_equal(tbbt_wake_batch(15), 1);
+    assert_int_equal(tbbt_wake_batch(16), 1);
+    assert_int_equal(tbbt_wake_batch(64), 4);
+    assert_int_equal(tbbt_wake_batch(1024), 64);
+    for (uint32_t c = 1; c < 5000; c++)
+        assert_true(tbbt_wake_batch(c) >= 1 && tbbt_wake_batch(c) <= c);
 }
 
 /* What an arm and the posts after it owe, one thread. */
@@ -186,6 +198,7 @@ static void test_no_lost_wakeup(void **st) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_batch),
         cmocka_unit_test(test_rules),
         cmocka_unit_test(test_no_sleep_through),
         cmocka_unit_test(test_no_lost_wakeup),
