@@ -147,12 +147,15 @@ struct lockent {
     struct lockent *next;
 };
 
-/* One object's queue of locks, in trace order. */
+/* One object's queue of locks, in trace order: granted (or released)
+ * ones, then from `wait` on the ones not granted yet. */
 struct objq {
     tbbt_id id;
     struct lockent *head, *tail;
-    uint64_t poison; /* seq + 1 of the latest failed record that changed it, 0 none */
-    uint32_t refs;   /* live requests locking it */
+    struct lockent *wait; /* the first lock not granted, NULL: none */
+    uint32_t held, wheld; /* locks granted and not released; writers among them */
+    uint64_t poison;      /* seq + 1 of the latest failed record that changed it, 0 none */
+    uint32_t refs;        /* live requests locking it */
 };
 
 /* A record in the window. */
@@ -218,24 +221,25 @@ static void granted(struct fsdep *f, struct lockent *e) {
 
 /* Grants what can be granted in q, in order: a writer when nothing before
  * it is unreleased, a reader when no writer before it is; the first that
- * cannot be granted stops the walk. Released entries at the head go. */
+ * cannot be granted stops. Everything before it is granted or released,
+ * so the counts of those held say what is unreleased before it, and the
+ * walk starts there, not at the head: a busy directory's queue holds
+ * hundreds of locks, and this runs on every lock added or released.
+ * Released entries at the head go. */
 static void advance(struct fsdep *f, struct objq *q) {
     while (q->head && q->head->released) {
         struct lockent *e = q->head;
+        if (q->wait == e) q->wait = e->next;
         q->head = e->next;
         e->next = f->free_ents;
         f->free_ents = e;
     }
     if (!q->head) q->tail = NULL;
-    int any = 0, writer = 0;
-    for (struct lockent *e = q->head; e; e = e->next) {
+    for (struct lockent *e; (e = q->wait); q->wait = e->next) {
         if (e->released) continue;
-        if (!e->granted) {
-            if (e->write ? any : writer) break;
-            granted(f, e);
-        }
-        any = 1;
-        writer |= e->write;
+        if (e->write ? q->held : q->wheld) break;
+        granted(f, e);
+        q->held++, q->wheld += e->write;
     }
 }
 
@@ -273,6 +277,7 @@ static void fsdep_add(void *s, uint64_t seq, const struct tbbt_rec *r) {
         else
             oq->head = e;
         oq->tail = e;
+        if (!oq->wait) oq->wait = e;
         oq->refs++;
         q->oq[i] = oq, q->ent[i] = e, q->principal[i] = l[i].principal, q->creates[i] = l[i].creates;
     }
@@ -313,6 +318,7 @@ static void release(struct fsdep *f, struct req *q, int at_send) {
         struct lockent *e = q->ent[i];
         if (!e || (at_send && e->until_reply)) continue;
         e->released = 1;
+        if (e->granted) q->oq[i]->held--, q->oq[i]->wheld -= e->write;
         q->ent[i] = NULL;
         advance(f, q->oq[i]);
     }
