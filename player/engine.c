@@ -18,6 +18,7 @@
 
 #include "clones.h"
 #include "conn.h"
+#include "htab.h"
 #include "manifest.h"
 #include "nfsdec.h"
 #include "nfs_ops.h"
@@ -166,7 +167,7 @@ struct engine {
     _Atomic uint64_t rx_pass;     /* the receive thread's loop count: repair waits for a new pass */
     _Atomic int rx_gone;          /* the receive thread has returned */
     GHashTable *client_conn;      /* struct client_key -> index + 1 */
-    GHashTable *fh;               /* id -> struct fhent */
+    struct tbbt_htab fh;          /* struct fhent by id (fh_hash) */
     GHashTable *roots;            /* ids of the clones' roots (the manifest's "."): no ".." above them */
     char *mf_server;     /* the manifest's "server": where tbbt-init built the image (NULL: not said) */
     GHashTable *cookies; /* struct ckey -> struct cval */
@@ -227,13 +228,34 @@ static gboolean ep_eq(gconstpointer x, gconstpointer y) {
            !memcmp(a->addr, b->addr, 16);
 }
 
+/* The handle table's hash of an ID (TBBT-IDs run 1, 2, 3...: mixed).
+ * The mix is a bijection of 64-bit words, so equal hashes are equal IDs. */
+static inline uint64_t fh_hash(tbbt_id id) {
+    return tbbt_htab_mix(id);
+}
+
+/* Called on equal hashes only, which are equal IDs (fh_hash): true without
+ * reading the item, a cache miss that known() has no other use for. */
+static int fh_eq(const void *item, const void *key) {
+    (void)item, (void)key;
+    return 1;
+}
+
+/* id's handle entry, or NULL. Looked up for every handle a request names
+ * (to encode it, and by fsdep to see whether it is known yet): a table
+ * that compares stored hashes, with the comparison inlined, not GLib's
+ * call through a pointer per probe. */
+static struct fhent *fh_find(struct engine *e, tbbt_id id) {
+    return tbbt_htab_find_inline(&e->fh, fh_hash(id), &id, fh_eq);
+}
+
 /* Remembers id's live handle. */
 static void learn_fh(struct engine *e, tbbt_id id, const uint8_t *data, uint32_t len) {
-    struct fhent *f = g_hash_table_lookup(e->fh, &id);
+    struct fhent *f = fh_find(e, id);
     if (!f) {
         f = g_new(struct fhent, 1);
         f->id = id;
-        g_hash_table_insert(e->fh, &f->id, f);
+        tbbt_htab_put(&e->fh, fh_hash(id), f);
     }
     f->fh.len = len;
     memcpy(f->fh.data, data, len);
@@ -241,8 +263,7 @@ static void learn_fh(struct engine *e, tbbt_id id, const uint8_t *data, uint32_t
 
 /* nfsenc's handle callback. */
 static int enc_fh(void *ctx, tbbt_id id, const uint8_t **data, uint32_t *len) {
-    struct engine *e = ctx;
-    struct fhent *f = g_hash_table_lookup(e->fh, &id);
+    struct fhent *f = fh_find(ctx, id);
     if (!f) return -1;
     *data = f->fh.data, *len = f->fh.len;
     return 0;
@@ -250,8 +271,7 @@ static int enc_fh(void *ctx, tbbt_id id, const uint8_t **data, uint32_t *len) {
 
 /* sched's "is the handle known" callback. */
 static int known(void *ctx, tbbt_id id) {
-    struct engine *e = ctx;
-    return g_hash_table_contains(e->fh, &id);
+    return fh_find(ctx, id) != NULL;
 }
 
 /* nfsenc's cookie callback: the live position for the trace's cookie; a
@@ -1043,7 +1063,7 @@ static int setup(struct engine *e, char *err, size_t errlen) {
     tbbt_rec_init(&e->io_rec);
     e->ev = g_array_new(FALSE, FALSE, sizeof(struct event));
     e->ev_spare = g_array_new(FALSE, FALSE, sizeof(struct event));
-    e->fh = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
+    tbbt_htab_init(&e->fh, fh_eq);
     e->roots = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     e->cookies = g_hash_table_new_full(ckey_hash, ckey_eq, NULL, g_free);
     e->client_conn = g_hash_table_new_full(ep_hash, ep_eq, g_free, NULL);
@@ -1104,8 +1124,12 @@ static void teardown(struct engine *e) {
         tbbt_rec_free(&e->ring[i].r);
     g_free(e->ring), g_free(e->held), g_free(e->payload), g_free(e->sendbuf);
     if (e->ev) g_array_free(e->ev, TRUE), g_array_free(e->ev_spare, TRUE);
-    if (e->fh) {
-        g_hash_table_destroy(e->fh), g_hash_table_destroy(e->cookies), g_hash_table_destroy(e->client_conn);
+    size_t pos = 0;
+    for (void *f; (f = tbbt_htab_next(&e->fh, &pos));)
+        g_free(f);
+    tbbt_htab_clear(&e->fh);
+    if (e->cookies) {
+        g_hash_table_destroy(e->cookies), g_hash_table_destroy(e->client_conn);
         g_hash_table_destroy(e->roots);
     }
     g_free(e->mf_server);
