@@ -1,5 +1,4 @@
 /* engine.c -- tbbt-play's three-thread engine (see engine.h). */
-#define _GNU_SOURCE /* syscall */
 #include "engine.h"
 
 #include <errno.h>
@@ -12,24 +11,23 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <glib.h>
-#include <linux/futex.h>
 
 #include "clones.h"
 #include "conn.h"
+#include "htab.h"
 #include "manifest.h"
 #include "nfsdec.h"
 #include "nfs_ops.h"
 #include "nfsenc.h"
 #include "recfile.h"
 #include "safename.h"
+#include "wake.h"
 
 #define MAX_CONN 64
-#define WAKE_ANY UINT64_MAX /* wake_seq: every reply wakes the send thread */
 #define SEND_BUF (2u << 20)
 
 /* Slot states. */
@@ -159,11 +157,8 @@ struct engine {
     _Atomic int io_eof, stop_io, stop_rx;
     _Atomic int io_waiting; /* the I/O thread waits for room (set under mu) */
     uint64_t resume;        /* room the I/O thread waits for once the ring is full */
-    _Atomic int waiting;    /* the send thread sleeps (a futex on this word): wake it */
-    uint64_t wake_seq;      /* the reply it sleeps for (WAKE_ANY: any), under evmu */
-    _Atomic int hit;        /* that reply is queued, not yet taken (set under evmu) */
+    struct tbbt_wake wk;    /* the send thread's sleep; its wake-ups' state under evmu (wake.h) */
     char io_err[512];
-    _Atomic int kick; /* a wake for the send thread's next sleep, asleep or not (wake) */
     pthread_mutex_t evmu;
     GArray *ev, *ev_spare;
     struct tbbt_pconn conn[MAX_CONN];
@@ -172,7 +167,7 @@ struct engine {
     _Atomic uint64_t rx_pass;     /* the receive thread's loop count: repair waits for a new pass */
     _Atomic int rx_gone;          /* the receive thread has returned */
     GHashTable *client_conn;      /* struct client_key -> index + 1 */
-    GHashTable *fh;               /* id -> struct fhent */
+    struct tbbt_htab fh;          /* struct fhent by id (fh_hash) */
     GHashTable *roots;            /* ids of the clones' roots (the manifest's "."): no ".." above them */
     char *mf_server;     /* the manifest's "server": where tbbt-init built the image (NULL: not said) */
     GHashTable *cookies; /* struct ckey -> struct cval */
@@ -196,23 +191,6 @@ static int64_t now_ns(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
-/* Wakes the send thread if it sleeps, once per sleep: the first waker
- * takes the flag and wakes the futex, the others find it taken, so a
- * burst of replies and records costs one syscall, not one each. The
- * caller has published its work before (the send thread looks at it
- * after raising the flag: sleep_for). */
-static void wake_sleeper(struct engine *e) {
-    if (atomic_load(&e->waiting) && atomic_exchange(&e->waiting, 0))
-        syscall(SYS_futex, (int *)&e->waiting, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-}
-
-/* Wakes the send thread, asleep or about to sleep (the threads' ends: it
- * must not sleep through them): the kick makes its next sleep return. */
-static void wake(struct engine *e) {
-    atomic_store(&e->kick, 1);
-    wake_sleeper(e);
 }
 
 /* ---- handles and cookies ---- */
@@ -250,13 +228,34 @@ static gboolean ep_eq(gconstpointer x, gconstpointer y) {
            !memcmp(a->addr, b->addr, 16);
 }
 
+/* The handle table's hash of an ID (TBBT-IDs run 1, 2, 3...: mixed).
+ * The mix is a bijection of 64-bit words, so equal hashes are equal IDs. */
+static inline uint64_t fh_hash(tbbt_id id) {
+    return tbbt_htab_mix(id);
+}
+
+/* Called on equal hashes only, which are equal IDs (fh_hash): true without
+ * reading the item, a cache miss that known() has no other use for. */
+static int fh_eq(const void *item, const void *key) {
+    (void)item, (void)key;
+    return 1;
+}
+
+/* id's handle entry, or NULL. Looked up for every handle a request names
+ * (to encode it, and by fsdep to see whether it is known yet): a table
+ * that compares stored hashes, with the comparison inlined, not GLib's
+ * call through a pointer per probe. */
+static struct fhent *fh_find(struct engine *e, tbbt_id id) {
+    return tbbt_htab_find_inline(&e->fh, fh_hash(id), &id, fh_eq);
+}
+
 /* Remembers id's live handle. */
 static void learn_fh(struct engine *e, tbbt_id id, const uint8_t *data, uint32_t len) {
-    struct fhent *f = g_hash_table_lookup(e->fh, &id);
+    struct fhent *f = fh_find(e, id);
     if (!f) {
         f = g_new(struct fhent, 1);
         f->id = id;
-        g_hash_table_insert(e->fh, &f->id, f);
+        tbbt_htab_put(&e->fh, fh_hash(id), f);
     }
     f->fh.len = len;
     memcpy(f->fh.data, data, len);
@@ -264,8 +263,7 @@ static void learn_fh(struct engine *e, tbbt_id id, const uint8_t *data, uint32_t
 
 /* nfsenc's handle callback. */
 static int enc_fh(void *ctx, tbbt_id id, const uint8_t **data, uint32_t *len) {
-    struct engine *e = ctx;
-    struct fhent *f = g_hash_table_lookup(e->fh, &id);
+    struct fhent *f = fh_find(ctx, id);
     if (!f) return -1;
     *data = f->fh.data, *len = f->fh.len;
     return 0;
@@ -273,8 +271,7 @@ static int enc_fh(void *ctx, tbbt_id id, const uint8_t **data, uint32_t *len) {
 
 /* sched's "is the handle known" callback. */
 static int known(void *ctx, tbbt_id id) {
-    struct engine *e = ctx;
-    return g_hash_table_contains(e->fh, &id);
+    return fh_find(ctx, id) != NULL;
 }
 
 /* nfsenc's cookie callback: the live position for the trace's cookie; a
@@ -466,13 +463,13 @@ static void *io_main(void *arg) {
             atomic_store(&e->loaded, seq + 1);
             /* only a record inside the window is work for the send thread
              * (the window moves only while that thread is awake) */
-            if (seq - atomic_load(&e->head) < e->win) wake_sleeper(e);
+            if (seq - atomic_load(&e->head) < e->win) tbbt_wake_sleeper(&e->wk);
         }
     }
 stop:
     g_array_free(replies, TRUE);
     atomic_store(&e->io_eof, 1);
-    wake(e);
+    tbbt_wake_kick(&e->wk); /* it must not sleep through the end */
     return NULL;
 }
 
@@ -511,7 +508,7 @@ static void on_reply(void *ctx, const uint8_t *m, size_t n) {
     }
     pthread_mutex_lock(&e->evmu);
     g_array_append_val(e->ev, ev);
-    if (e->wake_seq == WAKE_ANY || e->wake_seq == seq) atomic_store(&e->hit, 1);
+    tbbt_wake_post(&e->wk, seq, e->ev->len);
     pthread_mutex_unlock(&e->evmu);
 }
 
@@ -534,10 +531,10 @@ static void *rx_main(void *arg) {
             }
         /* the send thread, asleep, waits for one reply (or any): not
          * woken for the others, which wait in the queue (sleep_for) */
-        if (lost || atomic_load(&e->hit)) wake_sleeper(e);
+        if (lost || tbbt_wake_hit(&e->wk)) tbbt_wake_sleeper(&e->wk);
     }
     atomic_store(&e->rx_gone, 1);
-    wake(e);
+    tbbt_wake_kick(&e->wk);
     return NULL;
 }
 
@@ -667,7 +664,7 @@ static void take_events(struct engine *e) {
     GArray *t = e->ev;
     e->ev = e->ev_spare;
     e->ev_spare = t;
-    atomic_store(&e->hit, 0);
+    tbbt_wake_taken(&e->wk);
     pthread_mutex_unlock(&e->evmu);
     for (guint i = 0; i < t->len; i++)
         apply_event(e, &g_array_index(t, struct event, i));
@@ -894,44 +891,49 @@ static int64_t dispatch(struct engine *e, char *err, size_t errlen) {
 }
 
 /* The reply the send thread may sleep for, about to sleep: the one the
- * policy says holds it back (order.h, blocker), or WAKE_ANY when the
+ * policy says holds it back (order.h, blocker), or TBBT_WAKE_ANY when the
  * policy cannot say, or any reply would do (held back by the cap on
  * outstanding requests, or stopping: waiting for them all). */
 static uint64_t wake_for(struct engine *e) {
     uint64_t seq;
     if (e->stopping || !e->ord->blocker || (e->nheld && e->outstanding >= e->o->max_outstanding))
-        return WAKE_ANY;
-    return e->ord->blocker(e->sched, &seq) ? seq : WAKE_ANY;
+        return TBBT_WAKE_ANY;
+    return e->ord->blocker(e->sched, &seq) ? seq : TBBT_WAKE_ANY;
 }
 
-/* Sleeps until woken, or for at most ns (to the nanosecond: a futex wait
- * on e->waiting, which needs no drain after a wake, unlike an eventfd). The
- * other threads wake the send thread only while it says it sleeps, so a
- * busy replay costs them no syscall per record or reply; and a reply
- * wakes it only when it is the one awaited (wake_seq): in conservative
- * order most replies let nothing new go, so they wait in the queue, to be
- * taken with the one that does (the same decisions, fewer wake-ups). */
-static void sleep_for(struct engine *e, int64_t ns) {
+/* Says what the send thread, about to sleep, waits for (wake.h): a reply
+ * wakes it only when it is the one awaited; in conservative order most
+ * replies let nothing new go, so they wait in the queue, to be taken with
+ * the one that does (the same decisions, fewer wake-ups). Held back by the
+ * cap alone, it waits for a batch of replies (tbbt_wake_batch), so that it
+ * wakes once to send a batch, not once per reply to send one: the cap's
+ * requests are out, so the batch comes, or times out by the sleep's bound. */
+static void arm(struct engine *e) {
     uint64_t w = wake_for(e);
+    int capped = !e->stopping && e->nheld && e->outstanding >= e->o->max_outstanding;
+    uint32_t after = capped ? tbbt_wake_batch(e->o->max_outstanding) : 1;
     pthread_mutex_lock(&e->evmu); /* what on_reply queued before: is the awaited reply there? */
-    e->wake_seq = w;
     int there = 0;
-    for (guint i = 0; i < e->ev->len && !there; i++)
-        there = w == WAKE_ANY || g_array_index(e->ev, struct event, i).seq == w;
-    atomic_store(&e->hit, there);
+    for (guint i = 0; i < e->ev->len && !there && w != TBBT_WAKE_ANY; i++)
+        there = g_array_index(e->ev, struct event, i).seq == w;
+    tbbt_wake_arm(&e->wk, w, after, e->ev->len, there);
     pthread_mutex_unlock(&e->evmu);
-    atomic_store(&e->waiting, 1);
+}
+
+/* Sleeps until woken, or for at most ns (50 ms at most: timeouts and the
+ * end of --duration are the send thread's to see). The other threads
+ * wake it only while it says it sleeps, so a busy replay costs them no
+ * syscall per record or reply. */
+static void sleep_for(struct engine *e, int64_t ns) {
+    arm(e);
+    tbbt_wake_raise(&e->wk);
     /* work that came in since the loop looked: do not sleep on it */
     int admissible = atomic_load(&e->loaded) > e->next_add && e->next_add - atomic_load(&e->head) < e->win;
-    if (atomic_exchange(&e->kick, 0) || atomic_load(&e->hit) || (admissible && !e->stopping)) {
-        atomic_store(&e->waiting, 0);
+    if (tbbt_wake_owed(&e->wk) || (admissible && !e->stopping)) {
+        tbbt_wake_lower(&e->wk);
         return;
     }
-    if (ns < 0 || ns > 50000000) ns = 50000000;
-    struct timespec ts = {ns / 1000000000, ns % 1000000000};
-    /* returns at once when a waker took the flag already */
-    syscall(SYS_futex, (int *)&e->waiting, FUTEX_WAIT_PRIVATE, 1, &ts, NULL, 0);
-    atomic_store(&e->waiting, 0);
+    tbbt_wake_wait(&e->wk, ns, 50000000);
 }
 
 /* A live line on stderr, once a second. */
@@ -1056,12 +1058,12 @@ static int setup(struct engine *e, char *err, size_t errlen) {
     pthread_mutex_init(&e->mu, NULL);
     pthread_cond_init(&e->cv, NULL);
     pthread_mutex_init(&e->evmu, NULL);
-    e->wake_seq = WAKE_ANY;
+    tbbt_wake_init(&e->wk);
     tbbt_rec_init(&e->rx_rec);
     tbbt_rec_init(&e->io_rec);
     e->ev = g_array_new(FALSE, FALSE, sizeof(struct event));
     e->ev_spare = g_array_new(FALSE, FALSE, sizeof(struct event));
-    e->fh = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
+    tbbt_htab_init(&e->fh, fh_eq);
     e->roots = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     e->cookies = g_hash_table_new_full(ckey_hash, ckey_eq, NULL, g_free);
     e->client_conn = g_hash_table_new_full(ep_hash, ep_eq, g_free, NULL);
@@ -1122,8 +1124,12 @@ static void teardown(struct engine *e) {
         tbbt_rec_free(&e->ring[i].r);
     g_free(e->ring), g_free(e->held), g_free(e->payload), g_free(e->sendbuf);
     if (e->ev) g_array_free(e->ev, TRUE), g_array_free(e->ev_spare, TRUE);
-    if (e->fh) {
-        g_hash_table_destroy(e->fh), g_hash_table_destroy(e->cookies), g_hash_table_destroy(e->client_conn);
+    size_t pos = 0;
+    for (void *f; (f = tbbt_htab_next(&e->fh, &pos));)
+        g_free(f);
+    tbbt_htab_clear(&e->fh);
+    if (e->cookies) {
+        g_hash_table_destroy(e->cookies), g_hash_table_destroy(e->client_conn);
         g_hash_table_destroy(e->roots);
     }
     g_free(e->mf_server);

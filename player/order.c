@@ -4,6 +4,8 @@
 #include <glib.h>
 #include <string.h>
 
+#include "htab.h"
+
 /* ---- a min-heap of (key, seq) ---- */
 
 struct hent {
@@ -147,12 +149,16 @@ struct lockent {
     struct lockent *next;
 };
 
-/* One object's queue of locks, in trace order. */
+/* One object's queue of locks, in trace order: granted (or released)
+ * ones, then from `wait` on the ones not granted yet. */
 struct objq {
     tbbt_id id;
     struct lockent *head, *tail;
-    uint64_t poison; /* seq + 1 of the latest failed record that changed it, 0 none */
-    uint32_t refs;   /* live requests locking it */
+    struct lockent *wait; /* the first lock not granted, NULL: none */
+    uint32_t held, wheld; /* locks granted and not released; writers among them */
+    uint64_t poison;      /* seq + 1 of the latest failed record that changed it, 0 none */
+    uint32_t refs;        /* live requests locking it */
+    struct objq *next;    /* in the free list, once dropped */
 };
 
 /* A record in the window. */
@@ -169,10 +175,24 @@ struct fsdep {
     struct tbbt_sched_opts o;
     uint32_t mask;
     struct req *reqs;
-    GHashTable *objs;  /* id -> struct objq (owned) */
-    struct heap ready; /* by seq */
+    struct tbbt_htab objs; /* struct objq by id (objq_hash; owned) */
+    struct heap ready;     /* by seq */
     struct lockent *free_ents;
+    struct objq *free_objs; /* dropped queues, for the next object */
 };
+
+/* The object table's hash of an ID (TBBT-IDs run 1, 2, 3...: mixed).
+ * The mix is a bijection of 64-bit words, so equal hashes are equal IDs. */
+static inline uint64_t objq_hash(tbbt_id id) {
+    return tbbt_htab_mix(id);
+}
+
+/* Called on equal hashes only, which are equal IDs (objq_hash): true
+ * without reading the item. */
+static int objq_eq(const void *item, const void *key) {
+    (void)item, (void)key;
+    return 1;
+}
 
 static void *fsdep_create(const struct tbbt_sched_opts *o) {
     struct fsdep *f = g_new0(struct fsdep, 1);
@@ -180,7 +200,7 @@ static void *fsdep_create(const struct tbbt_sched_opts *o) {
     uint32_t cap = ring_cap(o->window);
     f->mask = cap - 1;
     f->reqs = g_new0(struct req, cap);
-    f->objs = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
+    tbbt_htab_init(&f->objs, objq_eq);
     return f;
 }
 
@@ -194,13 +214,17 @@ static void free_ents(struct lockent *e) {
 
 static void fsdep_destroy(void *s) {
     struct fsdep *f = s;
-    GHashTableIter it;
-    gpointer k, v;
-    g_hash_table_iter_init(&it, f->objs);
-    while (g_hash_table_iter_next(&it, &k, &v))
-        free_ents(((struct objq *)v)->head);
+    size_t pos = 0;
+    for (struct objq *q; (q = tbbt_htab_next(&f->objs, &pos));) {
+        free_ents(q->head);
+        g_free(q);
+    }
+    tbbt_htab_clear(&f->objs);
     free_ents(f->free_ents);
-    g_hash_table_destroy(f->objs);
+    for (struct objq *q, *n = f->free_objs; (q = n);) {
+        n = q->next;
+        g_free(q);
+    }
     g_free(f->reqs), g_free(f->ready.v), g_free(f);
 }
 
@@ -218,39 +242,49 @@ static void granted(struct fsdep *f, struct lockent *e) {
 
 /* Grants what can be granted in q, in order: a writer when nothing before
  * it is unreleased, a reader when no writer before it is; the first that
- * cannot be granted stops the walk. Released entries at the head go. */
+ * cannot be granted stops. Everything before it is granted or released,
+ * so the counts of those held say what is unreleased before it, and the
+ * walk starts there, not at the head: a busy directory's queue holds
+ * hundreds of locks, and this runs on every lock added or released.
+ * Released entries at the head go. */
 static void advance(struct fsdep *f, struct objq *q) {
     while (q->head && q->head->released) {
         struct lockent *e = q->head;
+        if (q->wait == e) q->wait = e->next;
         q->head = e->next;
         e->next = f->free_ents;
         f->free_ents = e;
     }
     if (!q->head) q->tail = NULL;
-    int any = 0, writer = 0;
-    for (struct lockent *e = q->head; e; e = e->next) {
+    for (struct lockent *e; (e = q->wait); q->wait = e->next) {
         if (e->released) continue;
-        if (!e->granted) {
-            if (e->write ? any : writer) break;
-            granted(f, e);
-        }
-        any = 1;
-        writer |= e->write;
+        if (e->write ? q->held : q->wheld) break;
+        granted(f, e);
+        q->held++, q->wheld += e->write;
     }
 }
 
-/* Drops an object's queue nobody needs any more. */
+/* Drops an object's queue nobody needs any more (most objects, between
+ * two bursts of requests on them), keeping it for the next one. */
 static void maybe_drop(struct fsdep *f, struct objq *q) {
-    if (!q->refs && !q->head && !q->poison) g_hash_table_remove(f->objs, &q->id);
+    if (q->refs || q->head || q->poison) return;
+    tbbt_htab_remove_item(&f->objs, objq_hash(q->id), q);
+    q->next = f->free_objs;
+    f->free_objs = q;
 }
 
-/* The queue of object id, made if new. */
+/* The queue of object id, made if new: a lookup per lock of every record
+ * added, in a table that compares stored hashes, its comparison inlined. */
 static struct objq *objq_get(struct fsdep *f, tbbt_id id) {
-    struct objq *q = g_hash_table_lookup(f->objs, &id);
+    uint64_t h = objq_hash(id);
+    struct objq *q = tbbt_htab_find_inline(&f->objs, h, &id, objq_eq);
     if (q) return q;
-    q = g_new0(struct objq, 1);
-    q->id = id;
-    g_hash_table_insert(f->objs, &q->id, q);
+    if ((q = f->free_objs))
+        f->free_objs = q->next;
+    else
+        q = g_new(struct objq, 1);
+    *q = (struct objq){.id = id};
+    tbbt_htab_put(&f->objs, h, q);
     return q;
 }
 
@@ -273,6 +307,7 @@ static void fsdep_add(void *s, uint64_t seq, const struct tbbt_rec *r) {
         else
             oq->head = e;
         oq->tail = e;
+        if (!oq->wait) oq->wait = e;
         oq->refs++;
         q->oq[i] = oq, q->ent[i] = e, q->principal[i] = l[i].principal, q->creates[i] = l[i].creates;
     }
@@ -313,6 +348,7 @@ static void release(struct fsdep *f, struct req *q, int at_send) {
         struct lockent *e = q->ent[i];
         if (!e || (at_send && e->until_reply)) continue;
         e->released = 1;
+        if (e->granted) q->oq[i]->held--, q->oq[i]->wheld -= e->write;
         q->ent[i] = NULL;
         advance(f, q->oq[i]);
     }

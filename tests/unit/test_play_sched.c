@@ -2,7 +2,8 @@
  * (conservative gives sequence 3, fsdep sequence 4), conservative keeping
  * the trace's overlap, per-object lock queues (a later reader never
  * overtakes an earlier writer), strict mode, handles revealed by replies,
- * failed records' dependants skipped transitively, and the lock table. */
+ * failed records' dependants skipped transitively, the lock table, and
+ * the ID hash the player's tables compare instead of IDs. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "htab.h"
 #include "order.h"
 
 #define S 1000000000LL
@@ -439,6 +441,31 @@ static void test_lock_table_every_op(void **st) {
     tbbt_rec_free(&r);
 }
 
+/* The player's handle and object tables (engine.c fh_eq, order.c objq_eq)
+ * take equal hashes for equal IDs without reading the item: that needs
+ * tbbt_htab_mix to be a bijection of 64-bit words. Its inverse (the
+ * xor-shifts undone, the odd multipliers' inverses mod 2^64) gives every
+ * ID back. */
+static uint64_t unmix(uint64_t h) {
+    h ^= h >> 33;
+    h *= 0x9cb4b2f8129337dbULL; /* 0xc4ceb9fe1a85ec53's inverse */
+    h ^= h >> 33;
+    h *= 0x4f74430c22a54005ULL; /* 0xff51afd7ed558ccd's inverse */
+    return h ^ (h >> 33);
+}
+
+static void test_id_hash_bijective(void **st) {
+    (void)st;
+    assert_true(0xc4ceb9fe1a85ec53ULL * 0x9cb4b2f8129337dbULL == 1);
+    assert_true(0xff51afd7ed558ccdULL * 0x4f74430c22a54005ULL == 1);
+    uint64_t x = 0x243f6a8885a308d3ULL;
+    for (uint64_t i = 0; i < 100000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        assert_true(unmix(tbbt_htab_mix(i)) == i);
+        assert_true(unmix(tbbt_htab_mix(x)) == x);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table3),
@@ -450,6 +477,7 @@ int main(void) {
         cmocka_unit_test(test_diverged),
         cmocka_unit_test(test_locks),
         cmocka_unit_test(test_lock_table_every_op),
+        cmocka_unit_test(test_id_hash_bijective),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
