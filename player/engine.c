@@ -167,7 +167,7 @@ struct engine {
     _Atomic uint64_t rx_pass;     /* the receive thread's loop count: repair waits for a new pass */
     _Atomic int rx_gone;          /* the receive thread has returned */
     GHashTable *client_conn;      /* struct client_key -> index + 1 */
-    struct tbbt_htab fh;          /* struct fhent by id (fh_hash) */
+    struct tbbt_htab fh;          /* struct fhent by id (tbbt_htab_mix: IDs run 1, 2, 3...) */
     GHashTable *roots;            /* ids of the clones' roots (the manifest's "."): no ".." above them */
     char *mf_server;     /* the manifest's "server": where tbbt-init built the image (NULL: not said) */
     GHashTable *cookies; /* struct ckey -> struct cval */
@@ -228,25 +228,12 @@ static gboolean ep_eq(gconstpointer x, gconstpointer y) {
            !memcmp(a->addr, b->addr, 16);
 }
 
-/* The handle table's hash of an ID (TBBT-IDs run 1, 2, 3...: mixed).
- * The mix is a bijection of 64-bit words, so equal hashes are equal IDs. */
-static inline uint64_t fh_hash(tbbt_id id) {
-    return tbbt_htab_mix(id);
-}
-
-/* Called on equal hashes only, which are equal IDs (fh_hash): true without
- * reading the item, a cache miss that known() has no other use for. */
-static int fh_eq(const void *item, const void *key) {
-    (void)item, (void)key;
-    return 1;
-}
-
 /* id's handle entry, or NULL. Looked up for every handle a request names
  * (to encode it, and by fsdep to see whether it is known yet): a table
  * that compares stored hashes, with the comparison inlined, not GLib's
  * call through a pointer per probe. */
 static struct fhent *fh_find(struct engine *e, tbbt_id id) {
-    return tbbt_htab_find_inline(&e->fh, fh_hash(id), &id, fh_eq);
+    return tbbt_htab_find_inline(&e->fh, tbbt_htab_mix(id), &id, tbbt_htab_eq_mixed);
 }
 
 /* Remembers id's live handle. */
@@ -255,7 +242,7 @@ static void learn_fh(struct engine *e, tbbt_id id, const uint8_t *data, uint32_t
     if (!f) {
         f = g_new(struct fhent, 1);
         f->id = id;
-        tbbt_htab_put(&e->fh, fh_hash(id), f);
+        tbbt_htab_put(&e->fh, tbbt_htab_mix(id), f);
     }
     f->fh.len = len;
     memcpy(f->fh.data, data, len);
@@ -1063,7 +1050,7 @@ static int setup(struct engine *e, char *err, size_t errlen) {
     tbbt_rec_init(&e->io_rec);
     e->ev = g_array_new(FALSE, FALSE, sizeof(struct event));
     e->ev_spare = g_array_new(FALSE, FALSE, sizeof(struct event));
-    tbbt_htab_init(&e->fh, fh_eq);
+    tbbt_htab_init(&e->fh, tbbt_htab_eq_mixed);
     e->roots = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     e->cookies = g_hash_table_new_full(ckey_hash, ckey_eq, NULL, g_free);
     e->client_conn = g_hash_table_new_full(ep_hash, ep_eq, g_free, NULL);

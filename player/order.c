@@ -175,24 +175,11 @@ struct fsdep {
     struct tbbt_sched_opts o;
     uint32_t mask;
     struct req *reqs;
-    struct tbbt_htab objs; /* struct objq by id (objq_hash; owned) */
+    struct tbbt_htab objs; /* struct objq by id (tbbt_htab_mix: IDs run 1, 2, 3...; owned) */
     struct heap ready;     /* by seq */
     struct lockent *free_ents;
     struct objq *free_objs; /* dropped queues, for the next object */
 };
-
-/* The object table's hash of an ID (TBBT-IDs run 1, 2, 3...: mixed).
- * The mix is a bijection of 64-bit words, so equal hashes are equal IDs. */
-static inline uint64_t objq_hash(tbbt_id id) {
-    return tbbt_htab_mix(id);
-}
-
-/* Called on equal hashes only, which are equal IDs (objq_hash): true
- * without reading the item. */
-static int objq_eq(const void *item, const void *key) {
-    (void)item, (void)key;
-    return 1;
-}
 
 static void *fsdep_create(const struct tbbt_sched_opts *o) {
     struct fsdep *f = g_new0(struct fsdep, 1);
@@ -200,7 +187,7 @@ static void *fsdep_create(const struct tbbt_sched_opts *o) {
     uint32_t cap = ring_cap(o->window);
     f->mask = cap - 1;
     f->reqs = g_new0(struct req, cap);
-    tbbt_htab_init(&f->objs, objq_eq);
+    tbbt_htab_init(&f->objs, tbbt_htab_eq_mixed);
     return f;
 }
 
@@ -268,7 +255,7 @@ static void advance(struct fsdep *f, struct objq *q) {
  * two bursts of requests on them), keeping it for the next one. */
 static void maybe_drop(struct fsdep *f, struct objq *q) {
     if (q->refs || q->head || q->poison) return;
-    tbbt_htab_remove_item(&f->objs, objq_hash(q->id), q);
+    tbbt_htab_remove_item(&f->objs, tbbt_htab_mix(q->id), q);
     q->next = f->free_objs;
     f->free_objs = q;
 }
@@ -276,8 +263,8 @@ static void maybe_drop(struct fsdep *f, struct objq *q) {
 /* The queue of object id, made if new: a lookup per lock of every record
  * added, in a table that compares stored hashes, its comparison inlined. */
 static struct objq *objq_get(struct fsdep *f, tbbt_id id) {
-    uint64_t h = objq_hash(id);
-    struct objq *q = tbbt_htab_find_inline(&f->objs, h, &id, objq_eq);
+    uint64_t h = tbbt_htab_mix(id);
+    struct objq *q = tbbt_htab_find_inline(&f->objs, h, &id, tbbt_htab_eq_mixed);
     if (q) return q;
     if ((q = f->free_objs))
         f->free_objs = q->next;
