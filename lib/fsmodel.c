@@ -493,6 +493,16 @@ static int predict_rename(const struct tbbt_fsmodel *m, const struct tbbt_rec *r
     return TBBT_NFS_OK;
 }
 
+/* Does SETATTR r change what only the owner (or root) may change? */
+static int needs_owner(const struct tbbt_rec *r) {
+    if (r->op != TBBT_OP_SETATTR) return 0;
+    if (tbbt_rec_has(r, TBBT_F_SET_MODE) || tbbt_rec_has(r, TBBT_F_SET_UID) ||
+        tbbt_rec_has(r, TBBT_F_SET_GID))
+        return 1;
+    return (tbbt_rec_has(r, TBBT_F_SET_ATIME) && r->set_atime != TBBT_TIME_SERVER) ||
+           (tbbt_rec_has(r, TBBT_F_SET_MTIME) && r->set_mtime != TBBT_TIME_SERVER);
+}
+
 /* Contract in fsmodel.h. A setattr that changes only the size (and the
  * times to the server's clock) is a write: any caller with write
  * permission may truncate; a change of mode, owner or an explicit time
@@ -501,12 +511,7 @@ uint32_t tbbt_fsmodel_access_need(const struct tbbt_rec *r) {
     if (r->op == TBBT_OP_READ) return 4;
     if (r->op == TBBT_OP_WRITE) return 2;
     if (r->op != TBBT_OP_SETATTR || !tbbt_rec_has(r, TBBT_F_SET_SIZE)) return 0;
-    if (tbbt_rec_has(r, TBBT_F_SET_MODE) || tbbt_rec_has(r, TBBT_F_SET_UID) ||
-        tbbt_rec_has(r, TBBT_F_SET_GID) || tbbt_rec_has(r, TBBT_F_GUARD))
-        return 0;
-    if (tbbt_rec_has(r, TBBT_F_SET_ATIME) && r->set_atime != TBBT_TIME_SERVER) return 0;
-    if (tbbt_rec_has(r, TBBT_F_SET_MTIME) && r->set_mtime != TBBT_TIME_SERVER) return 0;
-    return 2;
+    return needs_owner(r) || tbbt_rec_has(r, TBBT_F_GUARD) ? 0 : 2;
 }
 
 /* Contract in fsmodel.h. */
@@ -554,16 +559,6 @@ int tbbt_fsmodel_predict_dir_access(const struct tbbt_fsmodel *m, const struct t
     if (a == TBBT_NFSERR_ACCES || !(f & TBBT_OPF_DIRNAME2) || r->dir2 == r->dir) return a;
     int b = dir_write_access(m, r->dir2, r);
     return b == TBBT_NFS_OK ? a : b;
-}
-
-/* Does SETATTR r change what only the owner (or root) may change? */
-static int needs_owner(const struct tbbt_rec *r) {
-    if (r->op != TBBT_OP_SETATTR) return 0;
-    if (tbbt_rec_has(r, TBBT_F_SET_MODE) || tbbt_rec_has(r, TBBT_F_SET_UID) ||
-        tbbt_rec_has(r, TBBT_F_SET_GID))
-        return 1;
-    return (tbbt_rec_has(r, TBBT_F_SET_ATIME) && r->set_atime != TBBT_TIME_SERVER) ||
-           (tbbt_rec_has(r, TBBT_F_SET_MTIME) && r->set_mtime != TBBT_TIME_SERVER);
 }
 
 /* Contract in fsmodel.h. A chown to another owner is root's alone. */
