@@ -164,18 +164,21 @@ static void record_objects(const struct tbbt_fsmodel *m, const struct tbbt_rec *
         tbbt_fsmodel_name(m, r->dir, tbbt_rec_str(r, r->name), r->name.len, &ids[4]);
 }
 
+/* Nothing waits at (dir, name) any more (forget_lost). */
+static void forget_at(struct tbbt_pass2 *p, tbbt_id dir, const char *name, size_t len) {
+    struct tbbt_fsdent *d = tbbt_fsmodel_dent(p->m, dir, name, len);
+    if (d) d->user = 0;
+}
+
 /* A record other than the lost one changed (dir, name), or a rename's
  * (dir2, name2): a lost reply waiting there can no longer be resolved by
  * a later lookup (after a rename onto a lost create's name, the lookup
  * shows the renamed object, not the one the create made). */
 static void forget_lost(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
-    struct tbbt_fsdent *d;
-    if (tbbt_rec_has(r, TBBT_F_NAME) && tbbt_rec_has(r, TBBT_F_DIR) &&
-        (d = tbbt_fsmodel_dent(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len)))
-        d->user = 0;
-    if (tbbt_rec_has(r, TBBT_F_NAME2) && tbbt_rec_has(r, TBBT_F_DIR2) &&
-        (d = tbbt_fsmodel_dent(p->m, r->dir2, tbbt_rec_str(r, r->name2), r->name2.len)))
-        d->user = 0;
+    if (tbbt_rec_has(r, TBBT_F_NAME) && tbbt_rec_has(r, TBBT_F_DIR))
+        forget_at(p, r->dir, tbbt_rec_str(r, r->name), r->name.len);
+    if (tbbt_rec_has(r, TBBT_F_NAME2) && tbbt_rec_has(r, TBBT_F_DIR2))
+        forget_at(p, r->dir2, tbbt_rec_str(r, r->name2), r->name2.len);
 }
 
 /* Flags mkdir x -- a corrective one, or one whose reply was lost and

@@ -44,12 +44,12 @@ struct nameprobe {
 struct obj {
     tbbt_id id;
     struct fidkey fid;
-    int has_fid;          /* then fid_table maps fid to this object */
     uint32_t type, nlink; /* 0 = unknown */
     uint32_t uid, gid;    /* the owner, if has_owner */
-    int has_owner;
-    struct fhent **fhs; /* handles pointing here (owned by fh_table) */
+    struct fhent **fhs;   /* handles pointing here (owned by fh_table) */
     uint32_t nfh;
+    uint8_t has_fid;     /* then fid_table maps fid to this object */
+    uint8_t has_owner;   /* then uid and gid are known */
     struct nament *name; /* a binding naming this object (its obj is this id), or NULL */
     int64_t first_ns;    /* capture time of the message that first showed it */
 };
