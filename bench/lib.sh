@@ -7,6 +7,12 @@
 #   BENCH_RSS   largest peak resident set, KiB
 #   BENCH_OUT   the last run's standard output file (kept until the next call)
 # Medians, because this machine is shared and noisy.
+# With BENCH_WARM set to a file, each run starts with that file read once
+# (not timed): this machine's page cache is drained in the background
+# (about 25 MB/s seen, with 22 GB free), so a capture read a minute ago
+# comes from disk again, and the disk's system time, seconds for the
+# million-call capture, would be charged to whichever run met it. Every
+# tool of a comparison gets the same warm file.
 
 BENCH_TMP=${BENCH_TMP:-$(mktemp -d /tmp/tbbt-bench.XXXXXX)}
 
@@ -20,6 +26,7 @@ bench_run() {
     shift 2
     : >"$BENCH_TMP/times"
     for i in $(seq 1 "$runs"); do
+        if [ -n "${BENCH_WARM:-}" ]; then cat "$BENCH_WARM" >/dev/null; fi
         /usr/bin/time -f '%e %U %S %M' -o "$BENCH_TMP/t1" "$@" >"$BENCH_TMP/out" 2>"$BENCH_TMP/err" || {
             echo "bench: $label: command failed: $*" >&2
             tail -3 "$BENCH_TMP/err" >&2
