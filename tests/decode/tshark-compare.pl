@@ -14,7 +14,8 @@ tshark-compare.pl - check tbbt-prep against an independent decoder
 
 =head1 SYNOPSIS
 
-tshark-compare.pl --build DIR [--port N]... [--report FILE] [--truth FULL.pcap] [--allow-missing] CAPTURE
+tshark-compare.pl --build DIR [--port N]... [--report FILE] [--truth FULL.pcap] [--allow-missing]
+[--complete] CAPTURE
 
 Runs tbbt-prep and tbbt-dump --jsonl from the build directory and tshark
 on CAPTURE, keys every NFS call by (client, server, xid), and compares
@@ -32,6 +33,13 @@ with a short snaplen, or deleting some). With --allow-missing, calls and
 replies that are in the truth but not in our records (lost with the
 deleted packets) are counted but allowed; every record we do produce must
 still equal the truth.
+
+With --complete, the capture tshark decodes (FULL.pcap, or CAPTURE) is
+said to hold every byte of every TCP stream, some of them out of order (a
+segment the capture missed and a retransmission brought later), and tshark
+reassembles out of order (tcp.reassemble_out_of_order), as tbbt-prep does.
+Without it tshark does not: on a capture with holes, reassembling out of
+order makes it wait on each hole and lose every record after it.
 
 Differences that are explained, not failures:
 
@@ -52,13 +60,14 @@ both count it once.
 
 =cut
 
-my ($build, @ports, $report, $truth, $allow_missing, $help);
+my ($build, @ports, $report, $truth, $allow_missing, $complete, $help);
 GetOptions(
     'build=s'           => \$build,
     'port=i'            => \@ports,
     'report=s'          => \$report,
     'truth=s'           => \$truth,
     'allow-missing'     => \$allow_missing,
+    'complete'          => \$complete,
     'help'              => \$help,
 ) or pod2usage(2);
 pod2usage(-verbose => 1, -exitval => 0) if $help;
@@ -178,7 +187,9 @@ BEGIN {
 # Runs tshark; returns key -> {proc, status, name, ...} for NFSv2/v3 calls.
 sub load_tshark {
     my @d = map { ("-d tcp.port==$_,rpc", "-d udp.port==$_,rpc") } @ports;
-    my $cmd = join ' ', 'tshark', '-n', '-r', "'$plain'", @d, '-T fields', '-E separator=/t', '-E occurrence=a',
+    # tshark at its best for the capture (see --complete)
+    my @o = $complete ? ('-o tcp.reassemble_out_of_order:TRUE') : ();
+    my $cmd = join ' ', 'tshark', '-n', '-r', "'$plain'", @o, @d, '-T fields', '-E separator=/t', '-E occurrence=a',
         "-E 'aggregator=\x01'", map {"-e $_"} @F;
     open my $fh, '-|', "$cmd 2>'$tmp/tshark.err'" or die "tshark: $!\n";
     my (%calls, %replies);
