@@ -164,6 +164,12 @@ static void record_objects(const struct tbbt_fsmodel *m, const struct tbbt_rec *
         tbbt_fsmodel_name(m, r->dir, tbbt_rec_str(r, r->name), r->name.len, &ids[4]);
 }
 
+/* Whether a lost reply waits at some name for a record that shows it:
+ * its outcome (lost_unresolved) or the object it made (unbound_lost). */
+static int names_await(const struct tbbt_pass2 *p) {
+    return p->st.lost_unresolved || p->unbound_lost;
+}
+
 /* Nothing waits at (dir, name) any more (forget_lost). */
 static void forget_at(struct tbbt_pass2 *p, tbbt_id dir, const char *name, size_t len) {
     struct tbbt_fsdent *d = tbbt_fsmodel_dent(p->m, dir, name, len);
@@ -218,7 +224,7 @@ static void group_emit(void *ctx, struct tbbt_rec *x) {
         if (o->last_seq > p->group_after) p->group_after = o->last_seq;
     }
     tbbt_fsmodel_apply(p->m, x, TBBT_NFS_OK);
-    if (p->st.lost_unresolved || p->unbound_lost) forget_lost(p, x);
+    if (names_await(p)) forget_lost(p, x);
     if (unbound_make(x)) p->unbound_makes++;
     struct ins *n = g_new0(struct ins, 1);
     tbbt_rec_init(&n->r);
@@ -367,7 +373,7 @@ static int keep_inserted(struct tbbt_pass2 *p, struct tbbt_fsobj *g) {
     char hidden[48];
     int hl = kept_name(hidden, sizeof(hidden), g->id);
     x->r.op = TBBT_OP_RENAME;
-    x->r.cred = (struct tbbt_cred){.flavor = 1}; /* root: the keeping directory may be anyone's */
+    x->r.cred = (struct tbbt_cred){.flavor = TBBT_AUTH_SYS}; /* root: the keeping directory may be anyone's */
     tbbt_rec_set_u64(&x->r, TBBT_F_DIR2, kd);
     tbbt_rec_set_str(&x->r, TBBT_F_NAME2, hidden, (size_t)hl);
     uint32_t nl = g->attr.nlink, type = g->attr.type;
@@ -424,7 +430,7 @@ static int keep_obj(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
     x->client = gr->client;
     x->server = gr->server;
     x->vers = gr->vers;
-    x->cred = (struct tbbt_cred){.flavor = 1}; /* root: the keeping directory may be anyone's */
+    x->cred = (struct tbbt_cred){.flavor = TBBT_AUTH_SYS}; /* root: the keeping directory may be anyone's */
     x->flags = TBBT_RF_INSERTED | (gr->flags & TBBT_RF_TCP);
     x->status = TBBT_NFS_OK;
     x->op = TBBT_OP_RENAME;
@@ -518,7 +524,7 @@ static tbbt_id listed_by_fileid(struct tbbt_pass2 *p, uint64_t fileid, uint32_t 
  * directory is often not the one who fills it; its owner more likely is. */
 static void lister_as_owner(struct tbbt_pass2 *p, struct tbbt_rec *x, tbbt_id dir) {
     const struct tbbt_fsobj *d = tbbt_fsmodel_obj(p->m, dir);
-    if (!d || !(d->flags & TBBT_FSO_ATTRS) || x->cred.flavor != 1) return;
+    if (!d || !(d->flags & TBBT_FSO_ATTRS) || x->cred.flavor != TBBT_AUTH_SYS) return;
     x->cred.uid = d->attr.uid;
     x->cred.gid = d->attr.gid;
     x->cred.ngids = 0;
@@ -790,7 +796,7 @@ static void resolve_lost(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
         return;
     }
     if (r->status != TBBT_NFS_OK) return;
-    for (uint32_t i = 0; i < r->nentries && (p->st.lost_unresolved || p->unbound_lost); i++)
+    for (uint32_t i = 0; i < r->nentries && names_await(p); i++)
         resolve_name(p, r->obj, tbbt_rec_str(r, r->entries[i].name), r->entries[i].name.len, 1,
                      r->entries[i].id);
 }
@@ -864,11 +870,11 @@ static void preplay(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
         else if (pred != TBBT_OC_ANY && pred != traced)
             correct_failure(p, r, seq, pred, traced);
         if ((r->op == TBBT_OP_LOOKUP || r->op == TBBT_OP_READDIR || r->op == TBBT_OP_READDIRPLUS) &&
-            (p->st.lost_unresolved || p->unbound_lost))
+            names_await(p))
             resolve_lost(p, r);
         if ((r->op == TBBT_OP_LOOKUP || r->op == TBBT_OP_READDIRPLUS) && p->unbound_makes) bind_made(p, r);
         tbbt_fsmodel_apply(p->m, r, r->status);
-        if ((p->st.lost_unresolved || p->unbound_lost) && names_op(r->op)) forget_lost(p, r);
+        if (names_await(p) && names_op(r->op)) forget_lost(p, r);
     }
     struct tbbt_fsobj *vo = victim ? tbbt_fsmodel_obj(p->m, victim) : NULL;
     if (vo && (vo->flags & TBBT_FSO_GONE)) vo->user = seq;

@@ -196,7 +196,7 @@ static struct tbbt_rec *fix_begin(struct tbbt_fix_out *out, const struct tbbt_re
     x->client = r->client;
     x->server = r->server;
     x->vers = r->vers;
-    x->cred = (struct tbbt_cred){.flavor = 1};
+    x->cred = (struct tbbt_cred){.flavor = TBBT_AUTH_SYS};
     x->op = (uint8_t)op;
     x->flags = TBBT_RF_INSERTED | (r->flags & TBBT_RF_TCP);
     x->status = TBBT_NFS_OK;
@@ -274,7 +274,7 @@ static int make_name(struct tbbt_fix_out *out, const struct tbbt_rec *r, tbbt_id
      * reply shows the owner) */
     int shown = newobj && tbbt_rec_has(r, TBBT_F_UID) && tbbt_rec_has(r, TBBT_F_GID);
     int known = !shown && o && (o->flags & TBBT_FSO_ATTRS);
-    if (shown || known || r->cred.flavor == 1) {
+    if (shown || known || r->cred.flavor == TBBT_AUTH_SYS) {
         tbbt_rec_set_u64(x, TBBT_F_SET_UID, shown ? r->uid : known ? o->attr.uid : r->cred.uid);
         tbbt_rec_set_u64(x, TBBT_F_SET_GID, shown ? r->gid : known ? o->attr.gid : r->cred.gid);
         if (!shown && !known && newobj) tbbt_fsmodel_obj_get(out->m, newobj)->flags |= TBBT_FSO_OWNER_GUESSED;
@@ -302,7 +302,7 @@ static int set_mode(struct tbbt_fix_out *out, const struct tbbt_rec *r) {
     x->client = r->client;
     x->server = r->server;
     x->vers = r->vers;
-    x->cred.flavor = 1; /* root: the owner may be anyone */
+    x->cred.flavor = TBBT_AUTH_SYS; /* root: the owner may be anyone */
     x->op = TBBT_OP_SETATTR;
     x->flags = TBBT_RF_INSERTED | (r->flags & TBBT_RF_TCP);
     x->status = TBBT_NFS_OK;

@@ -528,14 +528,20 @@ static int mode_known(const struct tbbt_fsobj *o) {
     return (o->flags & (TBBT_FSO_RMODE | TBBT_FSO_ATTRS)) == (TBBT_FSO_RMODE | TBBT_FSO_ATTRS);
 }
 
+/* Whether r's caller is one whose permissions the model judges: an
+ * AUTH_SYS user other than root (root may do anything; another flavor
+ * says nothing of who calls). */
+static int judged_caller(const struct tbbt_rec *r) {
+    return r->cred.flavor == TBBT_AUTH_SYS && r->cred.uid != 0;
+}
+
 /* Read or write permission of r's caller on o by rmode (a read, a write,
  * a truncate: tbbt_fsmodel_access_need): TBBT_NFS_OK, TBBT_NFSERR_ACCES,
  * or TBBT_PREDICT_ANY (root, the owner, or not enough known). */
 static int predict_access(const struct tbbt_fsobj *o, const struct tbbt_rec *r) {
     uint32_t need = tbbt_fsmodel_access_need(r);
     if (!need) return TBBT_PREDICT_ANY;
-    if (!mode_known(o) || o->attr.type != TBBT_FT_REG || r->cred.flavor != 1 || r->cred.uid == 0 ||
-        r->cred.uid == o->attr.uid)
+    if (!mode_known(o) || o->attr.type != TBBT_FT_REG || !judged_caller(r) || r->cred.uid == o->attr.uid)
         return TBBT_PREDICT_ANY;
     return (o->rmode >> tbbt_fsmodel_mode_shift(&o->attr, &r->cred)) & need ? TBBT_NFS_OK : TBBT_NFSERR_ACCES;
 }
@@ -545,8 +551,7 @@ static int predict_access(const struct tbbt_fsobj *o, const struct tbbt_rec *r) 
  * not enough known). */
 static int dir_write_access(const struct tbbt_fsmodel *m, tbbt_id dir, const struct tbbt_rec *r) {
     const struct tbbt_fsobj *o = dir ? tbbt_fsmodel_obj(m, dir) : NULL;
-    if (!o || !mode_known(o) || o->attr.type != TBBT_FT_DIR || r->cred.flavor != 1 || r->cred.uid == 0)
-        return TBBT_PREDICT_ANY;
+    if (!o || !mode_known(o) || o->attr.type != TBBT_FT_DIR || !judged_caller(r)) return TBBT_PREDICT_ANY;
     return ((o->rmode >> tbbt_fsmodel_mode_shift(&o->attr, &r->cred)) & 3) == 3 ? TBBT_NFS_OK
                                                                                 : TBBT_NFSERR_ACCES;
 }
@@ -563,7 +568,7 @@ int tbbt_fsmodel_predict_dir_access(const struct tbbt_fsmodel *m, const struct t
 
 /* Contract in fsmodel.h. A chown to another owner is root's alone. */
 int tbbt_fsmodel_predict_owner(const struct tbbt_fsmodel *m, const struct tbbt_rec *r) {
-    if (!needs_owner(r) || r->cred.flavor != 1 || r->cred.uid == 0) return TBBT_PREDICT_ANY;
+    if (!needs_owner(r) || !judged_caller(r)) return TBBT_PREDICT_ANY;
     const struct tbbt_fsobj *o = r->obj ? tbbt_fsmodel_obj(m, r->obj) : NULL;
     if (!o || !(o->flags & TBBT_FSO_ATTRS)) return TBBT_PREDICT_ANY;
     if (r->cred.uid != o->attr.uid) return TBBT_NFSERR_PERM;

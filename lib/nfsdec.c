@@ -883,7 +883,7 @@ static int rpc_call(struct dec *d, struct tbbt_rpc_hdr *h) {
     const uint8_t *cred = opaque_auth(d, &flavor, &len);
     if (!cred) return -1;
     h->cred.flavor = flavor;
-    if (flavor == 1 && auth_sys(cred, len, &h->cred) < 0) return -1;
+    if (flavor == TBBT_AUTH_SYS && auth_sys(cred, len, &h->cred) < 0) return -1;
     return opaque_auth(d, &flavor, &len) ? 0 : -1; /* verifier */
 }
 

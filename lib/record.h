@@ -166,9 +166,12 @@ extern const struct tbbt_field_info tbbt_fields[TBBT_F_COUNT_];
 
 #define TBBT_MAX_GIDS 16
 
+#define TBBT_AUTH_NONE 0 /* tbbt_cred.flavor numbers (RFC 5531) */
+#define TBBT_AUTH_SYS 1
+
 /* Credentials (AUTH_SYS). */
 struct tbbt_cred {
-    uint32_t flavor; /* 0 AUTH_NONE, 1 AUTH_SYS, other as seen */
+    uint32_t flavor; /* TBBT_AUTH_NONE, TBBT_AUTH_SYS, other as seen */
     uint32_t uid, gid;
     uint32_t ngids;
     uint32_t gids[TBBT_MAX_GIDS];
