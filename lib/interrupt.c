@@ -42,22 +42,18 @@ void tbbt_interrupt_on_signal(const char *tool) {
     sigaction(SIGTERM, &sa, NULL);
 }
 
-/* Runs with SIGINT and SIGTERM blocked: put (path) or take away (NULL
- * put, path to find). */
-static void edit(const char *put, const char *find) {
+/* Runs with SIGINT and SIGTERM blocked: puts path in a free slot (put),
+ * or takes away the slot that holds it. */
+static void edit(const char *path, int put) {
     sigset_t block, old;
     sigemptyset(&block);
     sigaddset(&block, SIGINT);
     sigaddset(&block, SIGTERM);
     sigprocmask(SIG_BLOCK, &block, &old);
     for (int i = 0; i < MAX_TRACKED; i++) {
-        if (put && !tracked[i]) {
-            tracked[i] = g_strdup(put);
-            break;
-        }
-        if (!put && tracked[i] && !strcmp(tracked[i], find)) {
+        if (put ? !tracked[i] : tracked[i] && !strcmp(tracked[i], path)) {
             g_free(tracked[i]);
-            tracked[i] = NULL;
+            tracked[i] = put ? g_strdup(path) : NULL;
             break;
         }
     }
@@ -65,9 +61,9 @@ static void edit(const char *put, const char *find) {
 }
 
 void tbbt_interrupt_track(const char *path) {
-    edit(path, NULL);
+    edit(path, 1);
 }
 
 void tbbt_interrupt_untrack(const char *path) {
-    edit(NULL, path);
+    edit(path, 0);
 }

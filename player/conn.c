@@ -222,7 +222,7 @@ int tbbt_pconn_probe(struct tbbt_pconn *c, int timeout, char *err, size_t errlen
         return -1;
     }
     gint64 end = g_get_monotonic_time() + (gint64)timeout * G_USEC_PER_SEC;
-    char why[256] = "";
+    char why[512] = "";
     while (!p.got) {
         gint64 left = end - g_get_monotonic_time();
         if (left <= 0) {

@@ -181,7 +181,7 @@ struct engine {
     uint64_t verf_ctr;
     int64_t t0, trace_t0, warm_end, end_at;
     int have_t0, stopping;
-    char rx_err[256];
+    char rx_err[512];
     struct tbbt_rec rx_rec; /* the receive thread's decoding scratch */
     struct tbbt_fhrefs rx_refs;
     struct timespec cpu0;
