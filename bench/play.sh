@@ -25,7 +25,12 @@
 #    program's own CPU, set-up excluded, / requests sent; GNU time's CPU
 #    of the whole process beside it), status matches, peak RSS, and the
 #    ratios with the targets: fsdep > conservative; fsdep >= the peer's
-#    ops/s at lower CPU per op.
+#    ops/s at lower CPU per op. Then what explains most of the CPU per op
+#    on a machine where sleeping is dear: each client's sleeps per request
+#    (GNU time's voluntary context switches / requests sent; the player
+#    has a send and a receive thread that each sleep, the peer one thread)
+#    and what one sleep and the wake-up that ends it cost here, across two
+#    CPUs and on one (tools/tbbt-wakecost).
 # 2. The player's ceiling: tbbt-play --order fsdep (its default window and
 #    cap) against tools/tbbt-nullserver, a MINIMAL RESPONDER FOR BENCHMARKS
 #    ONLY (answers every call NFS3_OK from memory), on the first
@@ -80,11 +85,11 @@ skip() {
 tbbt_ganesha_usable 2>/dev/null || skip "$(tbbt_ganesha_usable 2>&1)"
 perl -MJSON::PP -e 1 2>/dev/null || skip "perl JSON::PP missing"
 
-progs="tbbt-prep tbbt-init tbbt-play tbbt-dump tbbt-asyncpeer tbbt-nullserver tbbt-timerloop"
+progs="tbbt-prep tbbt-init tbbt-play tbbt-dump tbbt-asyncpeer tbbt-nullserver tbbt-timerloop tbbt-wakecost"
 PREP=$build/transform/tbbt-prep INIT=$build/hierarchy/tbbt-init PLAY=$build/player/tbbt-play
 DUMP=$build/tools/tbbt-dump PEER=$build/tools/tbbt-asyncpeer NULLSRV=$build/tools/tbbt-nullserver
-TLOOP=$build/tools/tbbt-timerloop
-for b in "$PREP" "$INIT" "$PLAY" "$DUMP" "$PEER" "$NULLSRV" "$TLOOP"; do
+TLOOP=$build/tools/tbbt-timerloop WAKECOST=$build/tools/tbbt-wakecost
+for b in "$PREP" "$INIT" "$PLAY" "$DUMP" "$PEER" "$NULLSRV" "$TLOOP" "$WAKECOST"; do
     if [ ! -x "$b" ]; then
         cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
         # shellcheck disable=SC2086
@@ -105,12 +110,13 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# timed LABEL CMD...: one run under GNU time; its figures appended to
+# timed LABEL CMD...: one run under GNU time; its figures (wall, user,
+# system, peak RSS, voluntary context switches) appended to
 # $BENCH_TMP/LABEL.times, its output in $BENCH_TMP/LABEL.out.
 timed() {
     local label=$1
     shift
-    /usr/bin/time -f '%e %U %S %M' -o "$BENCH_TMP/t1" "$@" >"$BENCH_TMP/$label.out" 2>"$BENCH_TMP/$label.err" || {
+    /usr/bin/time -f '%e %U %S %M %w' -o "$BENCH_TMP/t1" "$@" >"$BENCH_TMP/$label.out" 2>"$BENCH_TMP/$label.err" || {
         echo "bench/play: $label: command failed: $*" >&2
         tail -3 "$BENCH_TMP/$label.err" >&2
         return 1
@@ -120,19 +126,28 @@ timed() {
 
 # keep LABEL JSON: appends the figures of a run's JSON document (tbbt-play's,
 # tbbt-asyncpeer's or tbbt-timerloop's) to $BENCH_TMP/LABEL.figs as
-# "ops_per_s cpu_per_op_us matched_share issue_p50 issue_p99 issue_max" (ns).
+# "ops_per_s cpu_per_op_us matched_share issue_p50 issue_p99 issue_max sent"
+# (issue error in ns).
 keep() {
     perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>); my $t = $j->{totals} // {};
         my $ie = $j->{issue_error_ns} // {};
         my $sent = $t->{sent} // 0;
-        printf "%.3f %.4f %.6f %d %d %d\n", $t->{ops_per_s} // 0, $sent ? $t->{cpu_s} * 1e6 / $sent : 0,
-            $t->{records} ? $t->{matched} / $t->{records} : 0, $ie->{p50} // 0, $ie->{p99} // 0, $ie->{max} // 0' \
+        printf "%.3f %.4f %.6f %d %d %d %d\n", $t->{ops_per_s} // 0, $sent ? $t->{cpu_s} * 1e6 / $sent : 0,
+            $t->{records} ? $t->{matched} / $t->{records} : 0, $ie->{p50} // 0, $ie->{p99} // 0, $ie->{max} // 0,
+            $sent' \
         <"$2" >>"$BENCH_TMP/$1.figs"
 }
 
 # med LABEL COL: the median of column COL of LABEL's figures (1-based).
 med() {
     awk -v c="$2" '{print $c}' "$BENCH_TMP/$1.figs" | _bench_median
+}
+
+# sleeps LABEL: the median over LABEL's runs of its voluntary context
+# switches (GNU time, the whole process) per request sent: how often its
+# threads slept. .times and .figs have a line per run, in the same order.
+sleeps() {
+    paste -d' ' "$BENCH_TMP/$1.times" "$BENCH_TMP/$1.figs" | awk '$12 > 0 {print $5 / $12}' | _bench_median
 }
 
 # times LABEL: sets CPU (median, s) and RSS (largest, KiB) of LABEL's runs.
@@ -211,6 +226,14 @@ part_full() {
         printf "fsdep / conservative ops/s: %.2f (expected > 1) %s\n", f / c, (f > c ? "met" : "NOT met")
         printf "fsdep / peer ops/s:         %.2f (target >= 1.00) %s\n", f / p, (f >= p ? "met" : "NOT met")
         printf "fsdep / peer CPU per op:    %.2f (target < 1.00) %s\n", cf / cp, (cf < cp ? "met" : "NOT met") }'
+    # where CPU per op goes besides the work: the sleeps, and what one costs here
+    printf "sleeps per request (voluntary context switches / sent): fsdep %.3f, conservative %.3f, peer %.3f\n" \
+        "$(sleeps full-fsdep)" "$(sleeps full-conservative)" "$(sleeps full-peer)"
+    local wc same two
+    wc=$("$WAKECOST" --round-trips 50000 --json "$BENCH_TMP/wc.json" >/dev/null && cat "$BENCH_TMP/wc.json")
+    same=$(perl -MJSON::PP -e 'printf "%.2f", decode_json($ARGV[0])->{same_cpu}{cpu_us}' "$wc")
+    two=$(perl -MJSON::PP -e 'my $t = decode_json($ARGV[0])->{two_cpus}; print $t ? sprintf("%.2f", $t->{cpu_us}) : "n/a"' "$wc")
+    echo "one thread hand-off here (tbbt-wakecost, a wake and the sleep it ends): $two us of CPU across two CPUs, $same us on one"
 }
 
 # ---- 2. the ceiling against the minimal responder ----
