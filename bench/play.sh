@@ -229,11 +229,14 @@ part_full() {
     # where CPU per op goes besides the work: the sleeps, and what one costs here
     printf "sleeps per request (voluntary context switches / sent): fsdep %.3f, conservative %.3f, peer %.3f\n" \
         "$(sleeps full-fsdep)" "$(sleeps full-conservative)" "$(sleeps full-peer)"
-    local wc same two
-    wc=$("$WAKECOST" --round-trips 50000 --json "$BENCH_TMP/wc.json" >/dev/null && cat "$BENCH_TMP/wc.json")
-    same=$(perl -MJSON::PP -e 'printf "%.2f", decode_json($ARGV[0])->{same_cpu}{cpu_us}' "$wc")
-    two=$(perl -MJSON::PP -e 'my $t = decode_json($ARGV[0])->{two_cpus}; print $t ? sprintf("%.2f", $t->{cpu_us}) : "n/a"' "$wc")
-    echo "one thread hand-off here (tbbt-wakecost, a wake and the sleep it ends): $two us of CPU across two CPUs, $same us on one"
+    if "$WAKECOST" --round-trips 50000 --json "$BENCH_TMP/wc.json" >/dev/null; then
+        perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>); my $t = $j->{two_cpus};
+            printf "one thread hand-off here (tbbt-wakecost, a wake and the sleep it ends): %s, %.2f us on one\n",
+                $t ? sprintf("%.2f us of CPU across two CPUs", $t->{cpu_us}) : "two CPUs n/a (one here)",
+                $j->{same_cpu}{cpu_us}' <"$BENCH_TMP/wc.json"
+    else
+        echo "one thread hand-off here: tbbt-wakecost failed (above), not measured"
+    fi
 }
 
 # ---- 2. the ceiling against the minimal responder ----

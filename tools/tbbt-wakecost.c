@@ -79,10 +79,20 @@ static int pin(pthread_t t, int cpu) {
     return pthread_setaffinity_np(t, sizeof cs, &cs);
 }
 
-/* The second thread: takes the turn and gives it back, N times. */
+/* The partner thread's part: its CPU, the hand-offs, how its pinning went. */
+struct partner {
+    int cpu, round_trips, pin_rc;
+};
+
+/* The second thread: pins itself, gives the first the turn to say so,
+ * then takes the turn and gives it back, round_trips times (none when it
+ * could not be pinned). */
 static void *partner(void *arg) {
-    (void)arg;
-    for (int i = 0; i < opt.round_trips; i++) {
+    struct partner *p = arg;
+    await(1);
+    p->pin_rc = pin(pthread_self(), p->cpu);
+    give(0);
+    for (int i = 0; p->pin_rc == 0 && i < p->round_trips; i++) {
         await(1);
         give(0);
     }
@@ -103,27 +113,35 @@ static double wall_s(void) {
     return (double)t.tv_sec + t.tv_nsec / 1e9;
 }
 
-/* Passes the turn N times each way, this thread on cpu a, its partner on
- * cpu b. Returns 0, or -1 when a thread cannot be pinned or started. The
- * partner is pinned before it is let go, so every hand-off counted is
- * between the two CPUs asked for. */
-static int measure(int a, int b, struct wc_fig *f) {
+/* Passes the turn n times each way, this thread on cpu a, its partner on
+ * cpu b. Returns 0, or -1 (errno set) when a thread cannot be pinned or
+ * started. The partner is pinned before the first hand-off counted, so
+ * every one counted is between the two CPUs asked for. */
+static int measure(int a, int b, int n, struct wc_fig *f) {
     pthread_t t;
+    struct partner p = {.cpu = b, .round_trips = n};
+    int rc = pin(pthread_self(), a);
     atomic_store(&turn, 0);
-    if (pin(pthread_self(), a) != 0) return -1;
-    if (pthread_create(&t, NULL, partner, NULL) != 0) return -1;
-    int rc = pin(t, b);
-    if (rc != 0) opt.round_trips = 0; /* the partner's loop ends at once */
+    if (rc == 0) rc = pthread_create(&t, NULL, partner, &p);
+    if (rc != 0) {
+        errno = rc;
+        return -1;
+    }
+    give(1);  /* pin yourself, */
+    await(0); /* and say when */
     long v0, v1;
     double c0 = cpu_s(&v0), w0 = wall_s();
-    for (int i = 0; rc == 0 && i < opt.round_trips; i++) {
+    for (int i = 0; p.pin_rc == 0 && i < n; i++) {
         give(1);
         await(0);
     }
     pthread_join(t, NULL);
-    if (rc != 0) return -1;
+    if (p.pin_rc != 0) {
+        errno = p.pin_rc;
+        return -1;
+    }
     double c1 = cpu_s(&v1), w1 = wall_s();
-    f->handoffs = 2L * opt.round_trips;
+    f->handoffs = 2L * n;
     f->wall_us = (w1 - w0) * 1e6 / (double)f->handoffs;
     f->cpu_us = (c1 - c0) * 1e6 / (double)f->handoffs;
     f->vcsw = v1 - v0;
@@ -171,14 +189,13 @@ int main(int argc, char **argv) {
     int a, b, n = opt.round_trips;
     two_cpus(&a, &b);
     struct wc_fig same, two;
-    if (measure(a, a, &same) < 0) {
+    if (measure(a, a, n, &same) < 0) {
         fprintf(stderr, "tbbt-wakecost: cannot pin two threads to CPU %d: %s\n", a, strerror(errno));
         return 1;
     }
     print_fig("same CPU", &same);
-    opt.round_trips = n;
     int have_two = b >= 0;
-    if (have_two && measure(a, b, &two) < 0) {
+    if (have_two && measure(a, b, n, &two) < 0) {
         fprintf(stderr, "tbbt-wakecost: cannot pin threads to CPUs %d and %d: %s\n", a, b, strerror(errno));
         return 1;
     }
