@@ -176,8 +176,11 @@ int main(int argc, char **argv) {
     GError *gerr = NULL;
     GOptionContext *ctx = g_option_context_new("- what one thread hand-off (a wake and a sleep) costs here");
     g_option_context_add_main_entries(ctx, wc_entries, NULL);
-    if (!g_option_context_parse(ctx, &argc, &argv, &gerr)) {
+    gboolean parsed = g_option_context_parse(ctx, &argc, &argv, &gerr);
+    g_option_context_free(ctx);
+    if (!parsed) {
         fprintf(stderr, "tbbt-wakecost: %s (see --help)\n", gerr->message);
+        g_error_free(gerr);
         return 2;
     }
     if (argc != 1 || opt.round_trips < 1) {
@@ -185,7 +188,6 @@ int main(int argc, char **argv) {
                 argc != 1 ? "no operands are taken" : "--round-trips must be 1 or more");
         return 2;
     }
-    g_option_context_free(ctx);
     int a, b, n = opt.round_trips;
     two_cpus(&a, &b);
     struct wc_fig same, two;
@@ -214,6 +216,7 @@ int main(int argc, char **argv) {
         g_string_free(j, TRUE);
         if (!ok) {
             fprintf(stderr, "tbbt-wakecost: %s\n", ge->message);
+            g_error_free(ge);
             return 1;
         }
     }
