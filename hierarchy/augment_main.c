@@ -194,14 +194,7 @@ static int write_json(const char *path, const struct tbbt_aug *a, const char *in
                            ru.ru_maxrss);
     tbbt_aug_report_json(a, j);
     g_string_append(j, "}\n");
-    GError *ge = NULL;
-    int rc = tbbt_out_set_contents(path, j->str, (gssize)j->len, &ge) ? 0 : -1;
-    if (rc) {
-        fprintf(stderr, "tbbt-augment: %s\n", ge->message);
-        g_error_free(ge);
-    }
-    g_string_free(j, TRUE);
-    return rc;
+    return tbbt_out_put("tbbt-augment", path, j);
 }
 
 int main(int argc, char **argv) {

@@ -132,15 +132,7 @@ static int write_json(const struct tbbt_init_opts *o, const struct tbbt_init_sta
     GString *j = g_string_new(NULL);
     tbbt_init_report_json(o, st, error, j);
     g_string_append_c(j, '\n');
-    GError *e = NULL;
-    int rc = 0;
-    if (!tbbt_out_set_contents(cli.json, j->str, (gssize)j->len, &e)) {
-        fprintf(stderr, "tbbt-init: %s\n", e->message);
-        g_error_free(e);
-        rc = -1;
-    }
-    g_string_free(j, TRUE);
-    return rc;
+    return tbbt_out_put("tbbt-init", cli.json, j);
 }
 
 int main(int argc, char **argv) {

@@ -77,14 +77,7 @@ static int write_json(const struct tbbt_pass3 *p, const char *path) {
     GString *s = g_string_new(NULL);
     tbbt_pass3_report_json(p, s);
     g_string_append_c(s, '\n');
-    GError *e = NULL;
-    int rc = tbbt_out_set_contents(path, s->str, (gssize)s->len, &e) ? 0 : -1;
-    if (rc) {
-        fprintf(stderr, "tbbt-map: %s\n", e->message);
-        g_error_free(e);
-    }
-    g_string_free(s, TRUE);
-    return rc;
+    return tbbt_out_put("tbbt-map", path, s);
 }
 
 int main(int argc, char **argv) {

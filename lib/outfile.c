@@ -41,6 +41,18 @@ gboolean tbbt_out_set_contents(const char *path, const char *data, gssize len, G
 }
 
 /* Contract in outfile.h. */
+int tbbt_out_put(const char *tool, const char *path, GString *s) {
+    GError *e = NULL;
+    int rc = tbbt_out_set_contents(path, s->str, (gssize)s->len, &e) ? 0 : -1;
+    if (rc) {
+        fprintf(stderr, "%s: %s\n", tool, e->message);
+        g_error_free(e);
+    }
+    g_string_free(s, TRUE);
+    return rc;
+}
+
+/* Contract in outfile.h. */
 struct tbbt_outf *tbbt_outf_open(const char *path, char *err, size_t errlen) {
     struct tbbt_outf *o = g_new0(struct tbbt_outf, 1);
     o->path = g_strdup(path);

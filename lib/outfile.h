@@ -24,6 +24,11 @@ bool tbbt_out_replaceable(const char *path);
  * rename) when path is not replaceable. Same arguments and result. */
 gboolean tbbt_out_set_contents(const char *path, const char *data, gssize len, GError **error);
 
+/* A command's whole document (a --json report, say) into path: written
+ * by tbbt_out_set_contents, s freed; on failure "tool: why" (why names
+ * the file) on stderr. Returns 0, or -1. */
+int tbbt_out_put(const char *tool, const char *path, GString *s);
+
 /* A streamed output: written to PATH.tmp.PID (removed if the command is
  * interrupted, lib/interrupt.h) and renamed at the end, or written in
  * place when PATH is not replaceable. "-" is standard output. */

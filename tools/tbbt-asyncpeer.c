@@ -595,15 +595,7 @@ static int report(const struct ap *a, double wall, double cpu) {
         (unsigned long long)a->replies, (unsigned long long)a->matched, (unsigned long long)a->mismatched,
         (unsigned long long)a->skipped, (unsigned long long)a->stalls, (unsigned long long)a->rpc_errors,
         wall, cpu, ops);
-    GError *ge = NULL;
-    int ok = tbbt_out_set_contents(cli.json, j->str, (gssize)j->len, &ge);
-    g_string_free(j, TRUE);
-    if (!ok) {
-        fprintf(stderr, "tbbt-asyncpeer: %s\n", ge->message);
-        g_error_free(ge);
-        return -1;
-    }
-    return 0;
+    return tbbt_out_put("tbbt-asyncpeer", cli.json, j);
 }
 
 /* Sets up the tables, the call slots and the payload. */

@@ -141,11 +141,7 @@ int main(int argc, char **argv) {
             method, opt.rate, (unsigned long long)h.n, cpu, wall);
         tbbt_hist_json(&h, j);
         g_string_append(j, "}\n");
-        if (!tbbt_out_set_contents(opt.json, j->str, (gssize)j->len, &ge)) {
-            fprintf(stderr, "tbbt-timerloop: %s\n", ge->message);
-            return 1;
-        }
-        g_string_free(j, TRUE);
+        if (tbbt_out_put("tbbt-timerloop", opt.json, j) < 0) return 1;
     }
     return 0;
 }

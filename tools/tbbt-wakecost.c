@@ -211,14 +211,7 @@ int main(int argc, char **argv) {
         g_string_append_c(j, ',');
         json_fig(j, "two_cpus", have_two ? &two : NULL);
         g_string_append(j, "}\n");
-        GError *ge = NULL;
-        gboolean ok = tbbt_out_set_contents(opt.json, j->str, (gssize)j->len, &ge);
-        g_string_free(j, TRUE);
-        if (!ok) {
-            fprintf(stderr, "tbbt-wakecost: %s\n", ge->message);
-            g_error_free(ge);
-            return 1;
-        }
+        if (tbbt_out_put("tbbt-wakecost", opt.json, j) < 0) return 1;
     }
     return 0;
 }

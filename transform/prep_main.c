@@ -287,14 +287,7 @@ static int write_summary_json(const char *path, struct prep *p, double wall, dou
         tbbt_pass3_report_json(p->p3, j);
     }
     g_string_append(j, "}\n");
-    GError *ge = NULL;
-    int rc = tbbt_out_set_contents(path, j->str, (gssize)j->len, &ge) ? 0 : -1;
-    if (rc) {
-        fprintf(stderr, "tbbt-prep: %s\n", ge->message);
-        g_error_free(ge);
-    }
-    g_string_free(j, TRUE);
-    return rc;
+    return tbbt_out_put("tbbt-prep", path, j);
 }
 
 /* The --format option as an input kind (0 = auto); exits 2 if unknown. */
