@@ -69,13 +69,17 @@ unsigned tbbt_sched_locks(const struct tbbt_rec *r, int deps, int (*known)(void 
         n = add_lock(l, n, v, 1, strict, 1);
         break;
     case TBBT_OP_RENAME:
+        /* The renamed object keeps its contents and attributes whether or
+         * not the rename went through: only names change, and the records
+         * that use the new name go by it and fail by themselves. The object
+         * it replaces would be gone: that one is principal. */
         n = add_lock(l, n, dir, 1, strict, 0);
         n = add_lock(l, n, dir2, 1, strict, 0);
-        n = add_lock(l, n, v, 1, strict, 1);
+        n = add_lock(l, n, v, 1, strict, 0);
         n = add_lock(l, n, v2, 1, strict, 1);
         break;
-    case TBBT_OP_LINK:
-        n = add_lock(l, n, obj, 1, strict, 1);
+    case TBBT_OP_LINK: /* a new name for obj, which is otherwise unchanged */
+        n = add_lock(l, n, obj, 1, strict, 0);
         n = add_lock(l, n, dir, 1, strict, 0);
         break;
     default: break; /* null, root, writecache: nothing shared */

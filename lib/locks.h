@@ -21,7 +21,8 @@ struct tbbt_lock {
     tbbt_id obj;
     uint8_t write;       /* write lock (else read) */
     uint8_t until_reply; /* released at the reply, not at the send */
-    uint8_t principal;   /* the object the record makes or changes: poisoned if it fails */
+    uint8_t principal;   /* an object whose existence, contents or attributes the record
+                            changes (not one it only names anew): poisoned if it fails */
     uint8_t creates;     /* the object the record makes anew: what failed on its ID before is no
                             dependency of it, and its success clears that */
 };

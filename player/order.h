@@ -24,7 +24,8 @@
  *                           (design.md's --strict-deps).
  *                 A record that failed (its
  *                 reply differs from the trace, or never came) poisons the
- *                 objects it creates or changes; a later record that locks a
+ *                 objects it creates or changes (not one a rename or link
+ *                 only names anew: lib/locks.h); a later record that locks a
  *                 poisoned object is skipped, and poisons its own in turn.
  *                 A record that got an error where the trace got another
  *                 error changed nothing, as in the trace: it poisons

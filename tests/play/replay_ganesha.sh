@@ -24,7 +24,8 @@
 #      reused for a new object whose creating call and the old one's
 #      removal were both lost, lost chmods/chowns no later reply reveals,
 #      owners no reply shows; fsdep skips a failed record's dependants,
-#      so it loses a little more. The
+#      so it loses a little more (one CI capture: 98.69%, a failed rename
+#      skipping its file's records, which it no longer does). The
 #      final tree is compared with the original's and the differences
 #      counted, not failed (the lost calls' effects are guesses).
 # The share is matched / totals.records of tbbt-play's JSON: every record

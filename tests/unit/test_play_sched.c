@@ -327,6 +327,52 @@ static void test_failure_skips(void **st) {
     f->destroy(s);
 }
 
+/* A failed rename or link changed names, not the object they name: later
+ * records on it go (a write by handle works whatever its name). The
+ * object a failed rename would have replaced is still there, other than
+ * the trace has it: the records on it are skipped. */
+static void test_failure_names(void **st) {
+    (void)st;
+    const struct tbbt_sched_ops *f = &tbbt_sched_fsdep;
+    void *s = new_sched(f, 0, NULL);
+    struct tbbt_rec r;
+    tbbt_rec_init(&r);
+    mk(&r, TBBT_OP_RENAME, 0, 1); /* 10 over 11, in directory 1 */
+    tbbt_rec_set_u64(&r, TBBT_F_DIR, 1);
+    tbbt_rec_set_u64(&r, TBBT_F_DIR2, 1);
+    tbbt_rec_set_u64(&r, TBBT_F_VICTIM, 10);
+    tbbt_rec_set_u64(&r, TBBT_F_VICTIM2, 11);
+    f->add(s, 0, &r);
+    mk(&r, TBBT_OP_WRITE, 2, 3);
+    tbbt_rec_set_u64(&r, TBBT_F_OBJ, 10);
+    f->add(s, 1, &r);
+    mk(&r, TBBT_OP_GETATTR, 4, 5);
+    tbbt_rec_set_u64(&r, TBBT_F_OBJ, 11);
+    f->add(s, 2, &r);
+    mk(&r, TBBT_OP_LINK, 6, 7); /* 10 into directory 2 */
+    tbbt_rec_set_u64(&r, TBBT_F_OBJ, 10);
+    tbbt_rec_set_u64(&r, TBBT_F_DIR, 2);
+    tbbt_rec_set_str(&r, TBBT_F_NAME, "B", 1);
+    f->add(s, 3, &r);
+    mk(&r, TBBT_OP_READ, 8, 9);
+    tbbt_rec_set_u64(&r, TBBT_F_OBJ, 10);
+    f->add(s, 4, &r);
+    assert_int_equal(nxt(f, s), 0);
+    f->sent(s, 0);
+    f->done(s, 0, 0); /* the rename failed */
+    assert_int_equal(nxt(f, s), 1);
+    assert_int_equal(nxt(f, s), -2 - 2); /* 11 was to be replaced */
+    f->done(s, 2, 0);
+    f->sent(s, 1);
+    f->done(s, 1, 1);
+    assert_int_equal(nxt(f, s), 3);
+    f->sent(s, 3);
+    f->done(s, 3, 0); /* the link failed too */
+    assert_int_equal(nxt(f, s), 4);
+    tbbt_rec_free(&r);
+    f->destroy(s);
+}
+
 /* A mismatch between two errors changed nothing the trace's call did not:
  * no dependant of it is skipped. Success against an error either way, a
  * missing reply or a lost traced reply against an error, may have. */
@@ -385,25 +431,25 @@ static void test_lock_table_every_op(void **st) {
     (void)st;
     static const struct {
         enum tbbt_op op;
-        const char *want; /* "id:w|r[:u]" per lock, in order */
+        const char *want; /* "id:w|r[:u][:p]" per lock, in order (u: until the reply, p: principal) */
     } t[] = {
         {TBBT_OP_NULL, ""},
         {TBBT_OP_GETATTR, "1:r"},
-        {TBBT_OP_SETATTR, "1:w"},
+        {TBBT_OP_SETATTR, "1:w:p"},
         {TBBT_OP_ROOT, ""},
         {TBBT_OP_LOOKUP, "2:r 4:r"},
         {TBBT_OP_ACCESS, "1:r"},
         {TBBT_OP_READLINK, "1:r"},
         {TBBT_OP_READ, "1:r"},
         {TBBT_OP_WRITECACHE, ""},
-        {TBBT_OP_WRITE, "1:w"},
-        {TBBT_OP_CREATE, "2:w 4:w:u"},
-        {TBBT_OP_MKDIR, "2:w 4:w:u"},
-        {TBBT_OP_SYMLINK, "2:w 4:w:u"},
-        {TBBT_OP_MKNOD, "2:w 4:w:u"},
-        {TBBT_OP_REMOVE, "2:w 5:w"},
-        {TBBT_OP_RMDIR, "2:w 5:w"},
-        {TBBT_OP_RENAME, "2:w 3:w 5:w 6:w"},
+        {TBBT_OP_WRITE, "1:w:p"},
+        {TBBT_OP_CREATE, "2:w 4:w:u:p"},
+        {TBBT_OP_MKDIR, "2:w 4:w:u:p"},
+        {TBBT_OP_SYMLINK, "2:w 4:w:u:p"},
+        {TBBT_OP_MKNOD, "2:w 4:w:u:p"},
+        {TBBT_OP_REMOVE, "2:w 5:w:p"},
+        {TBBT_OP_RMDIR, "2:w 5:w:p"},
+        {TBBT_OP_RENAME, "2:w 3:w 5:w 6:w:p"},
         {TBBT_OP_LINK, "1:w 2:w"},
         {TBBT_OP_READDIR, "1:r"},
         {TBBT_OP_READDIRPLUS, "1:r"},
@@ -411,7 +457,7 @@ static void test_lock_table_every_op(void **st) {
         {TBBT_OP_FSSTAT, "1:r"},
         {TBBT_OP_FSINFO, "1:r"},
         {TBBT_OP_PATHCONF, "1:r"},
-        {TBBT_OP_COMMIT, "1:w"},
+        {TBBT_OP_COMMIT, "1:w:p"},
     };
     assert_int_equal(sizeof(t) / sizeof(t[0]), TBBT_OP_COUNT); /* every procedure */
     struct tbbt_rec r;
@@ -428,8 +474,9 @@ static void test_lock_table_every_op(void **st) {
         unsigned n = tbbt_sched_locks(&r, TBBT_DEPS_SEND, NULL, NULL, l);
         char got[128] = "";
         for (unsigned i = 0; i < n; i++)
-            snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%llu:%c%s", i ? " " : "",
-                     (unsigned long long)l[i].obj, l[i].write ? 'w' : 'r', l[i].until_reply ? ":u" : "");
+            snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%llu:%c%s%s", i ? " " : "",
+                     (unsigned long long)l[i].obj, l[i].write ? 'w' : 'r', l[i].until_reply ? ":u" : "",
+                     l[i].principal ? ":p" : "");
         if (strcmp(got, t[k].want))
             fail_msg("%s: got '%s', want '%s'", tbbt_op_info(t[k].op)->name, got, t[k].want);
         /* reply mode: the same objects, every lock until the reply */
@@ -474,6 +521,7 @@ int main(void) {
         cmocka_unit_test(test_object_queue),
         cmocka_unit_test(test_revealed_handle),
         cmocka_unit_test(test_failure_skips),
+        cmocka_unit_test(test_failure_names),
         cmocka_unit_test(test_diverged),
         cmocka_unit_test(test_locks),
         cmocka_unit_test(test_lock_table_every_op),
