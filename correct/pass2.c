@@ -823,16 +823,25 @@ static void map_fileid(struct tbbt_pass2 *p, const struct tbbt_fsobj *o, uint64_
     g_hash_table_replace(p->by_fileid, k, GSIZE_TO_POINTER((gsize)o->id));
 }
 
+/* Notes the fileid of o that r's reply shows, unless an earlier reply
+ * showed it. */
+static void learn_fileid(struct tbbt_pass2 *p, struct tbbt_fsobj *o, int shown, uint64_t fileid) {
+    if (!o || !shown || (o->flags & TBBT_FSO_FILEID)) return;
+    o->flags |= TBBT_FSO_FILEID;
+    map_fileid(p, o, fileid);
+}
+
 /* Notes the fileids r's reply shows -- of the object whose attributes it
  * carries (the new object's, else the handle's) and of the directories
- * whose attributes it carries -- for the objects r is the first record to
- * touch (first[k] for ids[k] of preplay): a plain readdir's entries have
- * only fileids (make_listed). */
-static void learn_fileids(struct tbbt_pass2 *p, const struct tbbt_rec *r, struct tbbt_fsobj *const first[4]) {
-    if (first[1] && tbbt_rec_has(r, TBBT_F_DIR_FILEID)) map_fileid(p, first[1], r->dir_fileid);
-    if (first[2] && tbbt_rec_has(r, TBBT_F_DIR2_FILEID)) map_fileid(p, first[2], r->dir2_fileid);
-    struct tbbt_fsobj *o = tbbt_rec_has(r, TBBT_F_NEWOBJ) ? first[3] : first[0];
-    if (o && tbbt_rec_has(r, TBBT_F_FILEID)) map_fileid(p, o, r->fileid);
+ * whose attributes it carries -- for the objects it touches (o[k] for
+ * ids[k] of preplay) whose fileid no reply showed before: a plain
+ * readdir's entries have only fileids (make_listed). Not only at an
+ * object's first record: that one's reply may be lost (a directory whose
+ * mkdir was lost, first met by a call whose reply was lost too). */
+static void learn_fileids(struct tbbt_pass2 *p, const struct tbbt_rec *r, struct tbbt_fsobj *const o[4]) {
+    learn_fileid(p, o[1], tbbt_rec_has(r, TBBT_F_DIR_FILEID), r->dir_fileid);
+    learn_fileid(p, o[2], tbbt_rec_has(r, TBBT_F_DIR2_FILEID), r->dir2_fileid);
+    learn_fileid(p, tbbt_rec_has(r, TBBT_F_NEWOBJ) ? o[3] : o[0], tbbt_rec_has(r, TBBT_F_FILEID), r->fileid);
 }
 
 /* A reply showing the owner of an object whose owner a corrective record
@@ -882,14 +891,13 @@ static void preplay(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
                       tbbt_rec_has(r, TBBT_F_DIR2) ? r->dir2 : 0,
                       tbbt_rec_has(r, TBBT_F_NEWOBJ) ? r->newobj : 0, named};
     int64_t t = touch_time(r);
-    struct tbbt_fsobj *first[4] = {NULL, NULL, NULL, NULL}; /* objects r is the first to touch */
-    int any = 0;
+    struct tbbt_fsobj *objs[4] = {NULL, NULL, NULL, NULL}; /* the objects of ids[0..3] */
     for (int k = 0; k < 5; k++) {
         if (!ids[k] || (k && ids[k] == ids[k - 1])) continue;
         struct tbbt_fsobj *o = touch(p, ids[k], t, seq);
-        if (k < 4 && o->first_seq == seq) first[k] = o, any = 1;
+        if (k < 4) objs[k] = o;
     }
-    if (any) learn_fileids(p, r, first);
+    learn_fileids(p, r, objs);
     learn_owner(p, r);
 }
 

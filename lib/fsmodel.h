@@ -75,6 +75,7 @@ enum {
     TBBT_FSO_OWNER_GUESSED = 1u << 7, /* pass 2 made it with an owner no reply had shown yet */
     TBBT_FSO_MADE_EMPTY = 1u << 8,    /* a mkdir of the trace made it (empty), seen by no record before */
     TBBT_FSO_INIT_NAMES = 1u << 9,    /* directories: a name in it was learnt as there before the trace */
+    TBBT_FSO_FILEID = 1u << 10,       /* pass 2 knows its fileid (from a reply's attributes) */
 };
 
 /* Attributes of an object. */

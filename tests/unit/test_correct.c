@@ -741,6 +741,24 @@ static void test_listing_fileid_of_other_kind(void **s) {
     g_ptr_array_free(out, TRUE);
 }
 
+/* The same when the first record of the object lost its reply: the
+ * fileid comes from the first reply that shows it (a directory whose mkdir
+ * was lost, first met by a call whose reply was lost too, was made by the
+ * listing as a file, after its uses: the trace's mkdir in it then failed,
+ * not a directory). */
+static void test_listing_fileid_first_reply_lost(void **s) {
+    (void)s;
+    struct step t[] = {MD(ROOT, "d", 10),
+                       {TBBT_OP_ACCESS, 0, 11, 0, NULL, 0, NULL, 0, 0, -1, 1, 0, 0, 0},
+                       {TBBT_OP_GETATTR, 0, 11, 0, NULL, 0, NULL, 0, 2, -1, 0, 0, 0, 0},
+                       LS(TBBT_OP_READDIR, 10)};
+    const char *const l[] = {NULL, NULL, NULL, "sub:0:0:5011"};
+    struct want w[] = {{TBBT_OP_MKDIR, 10, "sub", 0, 1}};
+    listings = l;
+    expect(t, 4, "readdir-lists-absent", w, 1);
+    listings = NULL;
+}
+
 /* A plain readdir lists a name no reply showed the object of: the make
  * pass 2 inserts cannot say its object. A later readdirplus (or lookup)
  * shows it while the make still waits to go out: the make gets it, so
@@ -1170,6 +1188,7 @@ int main(void) {
         cmocka_unit_test(test_listing_type_by_nlink),
         cmocka_unit_test(test_listing_shows_absent),
         cmocka_unit_test(test_listing_fileid),
+        cmocka_unit_test(test_listing_fileid_first_reply_lost),
         cmocka_unit_test(test_listed_make_learns_object),
         cmocka_unit_test(test_listing_fileid_of_other_kind),
         cmocka_unit_test(test_lost_chmod_by_owner),
