@@ -82,12 +82,16 @@ static void cons_add(void *s, uint64_t seq, const struct tbbt_rec *r) {
     struct cons *c = s;
     uint32_t i = (uint32_t)(seq & c->mask);
     c->call[i] = r->call_time;
-    /* a reply the trace never saw holds nothing back; a corrective record
-     * (pass 2) holds back every later one until its reply, as it is there
-     * to make the next ones go as traced and its times are drawn, not seen */
-    c->reply[i] = (r->flags & TBBT_RF_INSERTED)                      ? INT64_MIN
-                  : (r->flags & TBBT_RF_REPLY_LOST) || r->status < 0 ? INT64_MAX
-                                                                     : r->reply_time;
+    /* a reply the trace never saw holds nothing back, unless it showed a
+     * handle (a create's, a lookup's: the trace goes on to use it, so its
+     * client had the reply; when is unknown, so every later record waits
+     * for it). A corrective record (pass 2) holds back every later one
+     * until its reply too, as it is there to make the next ones go as
+     * traced and its times are drawn, not seen. */
+    int lost = (r->flags & TBBT_RF_REPLY_LOST) || r->status < 0;
+    c->reply[i] = (r->flags & TBBT_RF_INSERTED) || (lost && tbbt_rec_has(r, TBBT_F_NEWOBJ)) ? INT64_MIN
+                  : lost                                                                    ? INT64_MAX
+                                                                                            : r->reply_time;
     c->slot_seq[i] = seq, c->done[i] = 0;
     c->added = seq + 1;
 }

@@ -142,7 +142,8 @@ static void test_conservative_overlap(void **st) {
     assert_int_equal(nxt(c, s), -1);
     c->done(s, 2, 1);
     assert_int_equal(nxt(c, s), 3);
-    /* a call whose traced reply was lost holds nothing back */
+    /* a call whose traced reply was lost holds nothing back (when it
+     * showed no handle: below) */
     mk(&r, TBBT_OP_GETATTR, 30, 0);
     r.flags = TBBT_RF_REPLY_LOST, r.status = -1;
     c->sent(s, 3);
@@ -167,6 +168,22 @@ static void test_conservative_overlap(void **st) {
     assert_int_equal(nxt(c, s), -1);
     c->done(s, 6, 1);
     assert_int_equal(nxt(c, s), 7);
+    c->sent(s, 7);
+    c->done(s, 7, 1);
+    /* a lost reply that showed a handle (pass 3 gave the create its
+     * object, which the trace uses next) holds back the next record */
+    mk(&r, TBBT_OP_CREATE, 50, 0);
+    r.flags = TBBT_RF_REPLY_LOST, r.status = 0;
+    tbbt_rec_set_u64(&r, TBBT_F_NEWOBJ, 9);
+    c->add(s, 8, &r);
+    mk(&r, TBBT_OP_GETATTR, 51, 52);
+    tbbt_rec_set_u64(&r, TBBT_F_OBJ, 9);
+    c->add(s, 9, &r);
+    assert_int_equal(nxt(c, s), 8);
+    c->sent(s, 8);
+    assert_int_equal(nxt(c, s), -1);
+    c->done(s, 8, 1);
+    assert_int_equal(nxt(c, s), 9);
     tbbt_rec_free(&r);
     c->destroy(s);
 }
