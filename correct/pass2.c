@@ -816,19 +816,14 @@ static void mend_owner(struct tbbt_pass2 *p, const struct tbbt_rec *r, tbbt_id i
     }
 }
 
-/* Maps fileid to object o. */
-static void map_fileid(struct tbbt_pass2 *p, const struct tbbt_fsobj *o, uint64_t fileid) {
-    uint64_t *k = g_new(uint64_t, 1);
-    *k = fileid;
-    g_hash_table_replace(p->by_fileid, k, GSIZE_TO_POINTER((gsize)o->id));
-}
-
-/* Notes the fileid of o that r's reply shows, unless an earlier reply
+/* Maps the fileid of o that r's reply shows to o, unless an earlier reply
  * showed it. */
 static void learn_fileid(struct tbbt_pass2 *p, struct tbbt_fsobj *o, int shown, uint64_t fileid) {
     if (!o || !shown || (o->flags & TBBT_FSO_FILEID)) return;
     o->flags |= TBBT_FSO_FILEID;
-    map_fileid(p, o, fileid);
+    uint64_t *k = g_new(uint64_t, 1);
+    *k = fileid;
+    g_hash_table_replace(p->by_fileid, k, GSIZE_TO_POINTER((gsize)o->id));
 }
 
 /* Notes the fileids r's reply shows -- of the object whose attributes it
