@@ -40,6 +40,20 @@ enum {
      * pass must too (no record pass 2 met before it knew the directory
      * taught a name in it as there before the trace). */
     TBBT_RF_MADE_EMPTY = 1u << 7,
+    /* The snaplen cut the call before an argument its request is rebuilt
+     * from (a handle, a name, an attribute to set; a WRITE's data does not
+     * count: the player makes its own payload). The cut field is absent,
+     * never partial. Pass 1 sets it (with TBBT_RF_CALL_TRUNC), also on a
+     * call cut inside its RPC header, which keeps only xid, procedure,
+     * times and the reply's status. Pass 2 clears it where it restores
+     * what was cut (a name learnt through the object's fileid, or a
+     * synthetic one, TBBT_RF_NAME_SYNTH). The player never sends a record
+     * that still has it: it counts it not replayable. */
+    TBBT_RF_ARGS_CUT = 1u << 8,
+    /* The record's name (or rename's target name) is not the traced one:
+     * the snaplen cut it and pass 2 gave the object a stable synthetic
+     * name, the same in every record that names that object. */
+    TBBT_RF_NAME_SYNTH = 1u << 9,
 };
 
 /* A string in the record's arena. */
@@ -235,6 +249,13 @@ void tbbt_rec_copy(struct tbbt_rec *dst, const struct tbbt_rec *src);
 
 static inline int tbbt_rec_has(const struct tbbt_rec *r, enum tbbt_field f) {
     return (r->has >> f) & 1;
+}
+
+/* Can r be sent to a server? Not when it never ran on the traced server
+ * (an RPC-level error reply, an operation outside NFSv2/v3) nor when the
+ * snaplen cut an argument its request needs and nothing restored it. */
+static inline int tbbt_rec_replayable(const struct tbbt_rec *r) {
+    return !(r->flags & (TBBT_RF_RPC_ERROR | TBBT_RF_ARGS_CUT)) && r->op < TBBT_OP_COUNT;
 }
 
 /* Sets a numeric field's value and marks it present. */

@@ -18,7 +18,8 @@
  *   status    = ["-"] 1*DIGIT / "-"              "-" = -1 = no reply
  *   flags     = "-" / 1*letter ["+" 1*HEXDIG]    letters in this order: L reply lost, I inserted,
  *                                                T tcp, C call truncated, R reply truncated,
- *                                                X retransmitted; "+hex" = other bits
+ *                                                X retransmitted, E made empty, K arguments cut,
+ *                                                N synthetic name; "+hex" = other bits
  *   cred      = "cred=" flavor ":" uid ":" gid [":" gid *("," gid)]   decimal; gids optional
  *   key=value = the record's optional fields, in tbbt_fields[] order, under their table key:
  *       id, u32, u64  decimal

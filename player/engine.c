@@ -749,8 +749,7 @@ static void offer(struct engine *e) {
             complete(e, s, ST_SKIPPED, now_ns());
             continue;
         }
-        if ((s->r.flags & TBBT_RF_RPC_ERROR) ||
-            s->r.op >= TBBT_OP_COUNT) { /* never ran on the traced server */
+        if (!tbbt_rec_replayable(&s->r)) { /* never ran on the traced server, or cut */
             e->st->not_replayable++;
             e->ord->done(e->sched, seq, 1);
             e->completed++;

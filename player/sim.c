@@ -175,7 +175,7 @@ static int deadlock(struct simw *w, char *err, size_t errlen) {
 
 /* The latency of r on the simulated server, or -1: not replayable. */
 static int64_t rec_latency(const struct tbbt_sim_opts *o, const struct tbbt_rec *r) {
-    if ((r->flags & TBBT_RF_RPC_ERROR) || r->op >= TBBT_OP_COUNT) return -1;
+    if (!tbbt_rec_replayable(r)) return -1;
     return o->latency_ns[r->op];
 }
 
