@@ -30,6 +30,7 @@ struct dec {
     struct tbbt_rec *r;
     struct tbbt_fhrefs *fh;
     int bad;
+    int tail; /* what follows is nothing the replay needs (a WRITE's data): a cut there loses nothing */
 };
 
 /* Where a fattr3/fattr goes in the record. */
@@ -83,6 +84,7 @@ static inline void dec_init(struct dec *d, struct tbbt_rec *r, const uint8_t *p,
     d->r = r;
     d->fh = fh;
     d->bad = 0;
+    d->tail = 0;
 }
 
 /* The decode result once the decoder stopped or finished. */
@@ -142,6 +144,7 @@ static inline const uint8_t *opaque(struct dec *d, uint32_t max, uint32_t *len) 
 
 /* A variable-length payload (READ/WRITE data) skipped without copying. */
 static int data(struct dec *d, uint32_t max, uint32_t *len) {
+    d->tail = 1;
     TRY(u32(d, len));
     if (*len > max) return bad(d);
     return skip(d, ((size_t)*len + 3) & ~(size_t)3);
@@ -685,12 +688,14 @@ static int call2_io(struct dec *d, int write) {
     if (!write) {
         TRY(u32(d, &v));
         SETF(r, TBBT_F_COUNT, count, v);
-        return skip(d, 4); /* totalcount */
+        d->tail = 1;
+        return skip(d, 4); /* totalcount, unused */
     }
     TRY(skip(d, 4)); /* totalcount */
     TRY(u32(d, &v));
     if (v > NFS2_DATA_MAX) return bad(d);
     SETF(r, TBBT_F_COUNT, count, v);
+    d->tail = 1;
     return skip(d, ((size_t)v + 3) & ~(size_t)3);
 }
 
@@ -795,11 +800,10 @@ int tbbt_nfs_decode_call(struct tbbt_rec *r, const uint8_t *p, size_t n, struct 
     struct dec d;
     if (r->op >= TBBT_OP_COUNT || tbbt_op_to_wire(r->op, r->vers) < 0) return TBBT_DEC_BAD;
     dec_init(&d, r, p, n, fh);
-    if (r->vers == 3)
-        (void)call3(&d);
-    else
-        (void)call2(&d);
-    return dec_result(&d);
+    int whole = (r->vers == 3 ? call3(&d) : call2(&d)) == 0; /* every argument read (a cut padding aside) */
+    int rc = dec_result(&d);
+    if (rc == TBBT_DEC_TRUNC && !whole && !d.tail) r->flags |= TBBT_RF_ARGS_CUT;
+    return rc;
 }
 
 int tbbt_nfs_decode_reply(struct tbbt_rec *r, const uint8_t *p, size_t n, struct tbbt_fhrefs *fh) {
@@ -904,7 +908,7 @@ static int rpc_reply(struct dec *d, struct tbbt_rpc_hdr *h) {
     return h->accept_stat > 5 ? -1 : 0;
 }
 
-int tbbt_rpc_parse(const uint8_t *p, size_t caplen, struct tbbt_rpc_hdr *h) {
+int tbbt_rpc_parse_prefix(const uint8_t *p, size_t caplen, struct tbbt_rpc_hdr *h) {
     struct dec d;
     dec_init(&d, NULL, p, caplen, NULL);
     memset(h, 0, sizeof(*h));
@@ -914,7 +918,22 @@ int tbbt_rpc_parse(const uint8_t *p, size_t caplen, struct tbbt_rpc_hdr *h) {
         rc = rpc_call(&d, h);
     else if (h->mtype == TBBT_RPC_REPLY)
         rc = rpc_reply(&d, h);
-    if (rc < 0 || d.c.trunc) return -1;
-    h->body = d.c.pos;
-    return 0;
+    if (rc == 0 && !d.c.trunc) {
+        h->body = d.c.pos;
+        return 0;
+    }
+    if (!d.c.trunc || d.bad) return -1;
+    /* cut short: keep what names the message, if it got that far */
+    int named =
+        h->mtype == TBBT_RPC_CALL ? caplen >= 24 && h->rpcvers == 2 : caplen >= 12 && h->reply_stat <= 1;
+    if (!named) return -1;
+    memset(&h->cred, 0, sizeof(h->cred));
+    if (h->mtype == TBBT_RPC_REPLY && caplen < 24) h->accept_stat = UINT32_MAX; /* unknown */
+    h->body = caplen;
+    h->cut = 1;
+    return TBBT_DEC_TRUNC;
+}
+
+int tbbt_rpc_parse(const uint8_t *p, size_t caplen, struct tbbt_rpc_hdr *h) {
+    return tbbt_rpc_parse_prefix(p, caplen, h) == 0 ? 0 : -1;
 }

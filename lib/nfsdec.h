@@ -32,12 +32,21 @@ struct tbbt_rpc_hdr {
     uint32_t accept_stat; /* 0 SUCCESS, ... (when accepted); UINT32_MAX when denied */
     uint32_t reject_stat; /* 0 RPC_MISMATCH, 1 AUTH_ERROR (when denied) */
     size_t body;          /* offset of the procedure's arguments or results */
+    int cut;              /* tbbt_rpc_parse_prefix: the header itself was cut short */
 };
 
 /* Parses the RPC header at p (caplen bytes present). Returns 0 and fills h,
  * or -1 when the bytes are not a well-formed RPC call or reply header
  * (absurd lengths, bad message type, cut short before the body). */
 int tbbt_rpc_parse(const uint8_t *p, size_t caplen, struct tbbt_rpc_hdr *h);
+
+/* As tbbt_rpc_parse, for a capture whose snaplen may cut a header: also
+ * returns TBBT_DEC_TRUNC when the header is cut short but well-formed as
+ * far as it goes and names its message (a call up to its procedure, a
+ * reply up to its reply_stat). Then the fields not present are zero (a
+ * reply's accept_stat is UINT32_MAX when cut before it) and h->body is
+ * caplen: there is no body to decode. */
+int tbbt_rpc_parse_prefix(const uint8_t *p, size_t caplen, struct tbbt_rpc_hdr *h);
 
 /* A file handle seen in a message, and where its TBBT-ID belongs. */
 struct tbbt_fhref {
@@ -66,8 +75,11 @@ enum {
 /* Decodes the arguments of call op (version vers) from p[0..n) into r,
  * appending the call's handles to fh (may be NULL). r->op and r->vers must
  * be set. Returns TBBT_DEC_OK, TBBT_DEC_TRUNC or TBBT_DEC_BAD (also for an
- * op that does not exist in r->vers). Strings go to r's arena; nothing else
- * is allocated except when fh grows. */
+ * op that does not exist in r->vers). A cut field is left absent, never
+ * partial; when the cut falls before the end of the arguments the request
+ * is rebuilt from (anywhere but in a WRITE's data), r gets
+ * TBBT_RF_ARGS_CUT. Strings go to r's arena; nothing else is allocated
+ * except when fh grows. */
 int tbbt_nfs_decode_call(struct tbbt_rec *r, const uint8_t *p, size_t n, struct tbbt_fhrefs *fh);
 
 /* Decodes the results of a reply to r->op (version r->vers) from p[0..n):

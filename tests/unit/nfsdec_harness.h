@@ -128,6 +128,13 @@ static void check_cuts(enum tbbt_op op, int reply, const struct msg *m, int part
             fail_msg("%s %s cut at %zu of %zu: rc %d", tbbt_op_info(op)->name, reply ? "reply" : "call", cut,
                      m->n, o.rc);
         check_prefix(&o, &full);
+        if (!reply) { /* a call missing an argument is marked cut; a whole one never */
+            int whole = o.r.has == full.r.has && o.fh.n == full.fh.n,
+                flag = (o.r.flags & TBBT_RF_ARGS_CUT) != 0;
+            if ((!whole && !flag) || (flag && o.rc != TBBT_DEC_TRUNC))
+                fail_msg("%s call cut at %zu of %zu: arguments-cut flag %d, whole %d", tbbt_op_info(op)->name,
+                         cut, m->n, flag, whole);
+        }
         assert_int_equal(prev.r.has & ~o.r.has, 0); /* monotonic */
         assert_true(prev.r.nentries <= o.r.nentries);
         assert_true(prev.fh.n <= o.fh.n);

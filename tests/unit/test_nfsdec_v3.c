@@ -247,6 +247,18 @@ static void test_lookup(void **state) {
     check_str(&o.r, TBBT_F_NAME, "some file.txt");
     check_only(&o.r, B(TBBT_F_NAME));
     out_free(&o);
+    /* a name the snaplen cut is absent, never partial, and the call is marked */
+    struct msg m;
+    enc(&m, (xdrproc_t)xdr_LOOKUP3args, &a);
+    dec(&o, TBBT_OP_LOOKUP, 0, m.b, m.n - 6);
+    assert_int_equal(o.rc, TBBT_DEC_TRUNC);
+    assert_false(tbbt_rec_has(&o.r, TBBT_F_NAME));
+    assert_true(o.r.flags & TBBT_RF_ARGS_CUT);
+    out_free(&o);
+    dec(&o, TBBT_OP_LOOKUP, 0, m.b, m.n - 1); /* only the padding cut: the name is whole */
+    check_str(&o.r, TBBT_F_NAME, "some file.txt");
+    assert_false(o.r.flags & TBBT_RF_ARGS_CUT);
+    out_free(&o);
 
     LOOKUP3res r = {.status = NFS3_OK};
     r.LOOKUP3res_u.resok.object = mkfh(4, 40);
@@ -357,6 +369,17 @@ static void test_write(void **state) {
     check_u(&o.r, TBBT_F_COUNT, 4096);
     check_u(&o.r, TBBT_F_STABLE, DATA_SYNC);
     check_only(&o.r, B(TBBT_F_OFFSET) | B(TBBT_F_COUNT) | B(TBBT_F_STABLE));
+    out_free(&o);
+    /* cut in its data, as a snaplen cuts every large write: replayable (the
+     * player makes its own payload); cut before it: not */
+    struct msg m;
+    enc(&m, (xdrproc_t)xdr_WRITE3args, &a);
+    dec(&o, TBBT_OP_WRITE, 0, m.b, m.n - 1000);
+    assert_int_equal(o.rc, TBBT_DEC_TRUNC);
+    assert_false(o.r.flags & TBBT_RF_ARGS_CUT);
+    out_free(&o);
+    dec(&o, TBBT_OP_WRITE, 0, m.b, 30);
+    assert_true(o.r.flags & TBBT_RF_ARGS_CUT);
     out_free(&o);
 
     WRITE3res r = {.status = NFS3_OK};

@@ -347,6 +347,48 @@ static void test_mount_v3(void **state) {
     assert_int_equal(fh.len, 0);
 }
 
+/* A header the snaplen cut: tbbt_rpc_parse refuses it, the prefix parser
+ * keeps what names the message (a call from its procedure on, a reply from
+ * its reply_stat on) and says it is cut; less than that is refused. */
+static void test_prefix_cut(void **state) {
+    (void)state;
+    uint8_t buf[BUFSZ];
+    char body[400];
+    gid_t gids[2] = {4, 24};
+    u_int blen = authsys_body(body, "a-long-client-hostname.example.org", 1000, 100, gids, 2);
+    size_t n = enc_call(buf, 0x01020304, AUTH_SYS, body, blen);
+    struct tbbt_rpc_hdr h;
+    for (size_t cut = 0; cut < n; cut++) {
+        int rc = tbbt_rpc_parse_prefix(buf, cut, &h);
+        if (cut < 24) {
+            assert_int_equal(rc, -1);
+            continue;
+        }
+        assert_int_equal(rc, TBBT_DEC_TRUNC);
+        assert_true(h.cut);
+        assert_int_equal(h.xid, 0x01020304);
+        assert_int_equal(h.proc, NFSPROC3_LOOKUP);
+        assert_int_equal(h.body, cut);
+        assert_int_equal(h.cred.uid, 0); /* never a partial credential */
+    }
+    assert_int_equal(tbbt_rpc_parse_prefix(buf, n, &h), 0);
+    assert_false(h.cut);
+
+    struct rpc_msg m;
+    memset(&m, 0, sizeof(m));
+    m.rm_xid = 77;
+    m.rm_reply.rp_stat = MSG_ACCEPTED;
+    m.rm_reply.rp_acpt.ar_verf.oa_flavor = AUTH_NONE;
+    m.rm_reply.rp_acpt.ar_stat = SUCCESS;
+    m.acpted_rply.ar_results.proc = no_results;
+    size_t rn = enc_reply(buf, &m);
+    assert_int_equal(tbbt_rpc_parse_prefix(buf, 11, &h), -1);
+    assert_int_equal(tbbt_rpc_parse_prefix(buf, 12, &h), TBBT_DEC_TRUNC);
+    assert_int_equal(h.accept_stat, UINT32_MAX); /* unknown: not an RPC error */
+    assert_int_equal(tbbt_rpc_parse_prefix(buf, rn, &h), 0);
+    assert_int_equal(h.accept_stat, 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_call_auth_sys),
@@ -358,6 +400,7 @@ int main(void) {
         cmocka_unit_test(test_garbage),
         cmocka_unit_test(test_mount_v1),
         cmocka_unit_test(test_mount_v3),
+        cmocka_unit_test(test_prefix_cut),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
