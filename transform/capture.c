@@ -142,6 +142,7 @@ static void udp(struct tbbt_capture *c, const struct ipinfo *ip, const uint8_t *
     endpoint(&m.dst, ip, ip->dst, dport);
     m.conn = tbbt_flow_id(&m.src, &m.dst, 17);
     c->st.messages++;
+    c->st.msg_bytes += m.len;
     if (m.caplen < m.len) c->st.truncated_msgs++;
     c->cb(c->ctx, &m);
 }
@@ -367,6 +368,11 @@ static void packet_body(struct tbbt_capture *c, const struct pcap_pkthdr *h, con
     st->packets++;
     st->bytes += h->caplen;
     st->wire_bytes += h->len;
+    if (h->caplen < h->len) {
+        st->cut_packets++;
+        st->cut_bytes += h->len - h->caplen;
+    }
+    if (h->len > 1522) st->big_packets++; /* an Ethernet frame with a VLAN tag holds 1522 */
     if (!frame_time(h, &ts)) {
         st->bad_packets++; /* a time no record can hold: skipped, counted and warned as any bad header */
         return;

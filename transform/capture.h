@@ -49,9 +49,16 @@ struct tbbt_capstats {
     uint64_t tcp_retrans;      /* segments whose bytes were all seen already */
     uint64_t tcp_overlap;      /* segments partly overlapping seen bytes */
     uint64_t tcp_gaps;         /* holes in a stream (lost or not captured) */
-    uint64_t skipped_bytes;    /* stream bytes skipped to resynchronise */
+    uint64_t skipped_bytes;    /* stream bytes skipped to resynchronise, of which lost */
+    uint64_t skipped_cut;      /*   where the snaplen cut a packet (messages after the cut) */
+    uint64_t skipped_gap;      /*   in or after a hole in the sequence (packets not captured) */
+    uint64_t skipped_start;    /*   at a stream picked up mid-way; the rest: bytes not RPC */
+    uint64_t cut_packets;      /* packets the snaplen cut */
+    uint64_t cut_bytes;        /* bytes it cut off them */
+    uint64_t big_packets;      /* frames over 1522 bytes: GRO/TSO super-segments, jumbo or loopback */
     uint64_t resyncs;          /* times a stream lost and found record framing */
     uint64_t messages;         /* RPC messages delivered */
+    uint64_t msg_bytes;        /* their length on the wire */
     uint64_t truncated_msgs;   /* of which cut short */
     uint64_t bad_packets;      /* malformed headers (counted, skipped) */
     int tail_cut;              /* the file ended in the middle of a packet */

@@ -9,6 +9,10 @@
 
 enum { ST_HUNT, ST_MARK, ST_BODY };
 
+/* Why a direction lost its framing: the bytes skipped until it is found
+ * again are counted against that cause (tbbt_capstats). */
+enum { WHY_START, WHY_CUT, WHY_GAP, WHY_GARBAGE };
+
 #define SMALL_BUF (64u << 10) /* message buffers up to this size are kept for reuse */
 #define MIN_RPC 24u           /* shortest RPC message we accept when hunting */
 
@@ -38,6 +42,7 @@ struct dir {
     uint32_t next_seq; /* sequence number of the next byte expected */
     int state;
     int lost;        /* framing was lost (a resync will be counted) */
+    int why;         /* WHY_*: what lost it, or what hunting began for */
     int delivered;   /* delivered at least one message */
     int64_t ts_seen; /* last packet time */
     uint8_t mark[4];
@@ -70,6 +75,7 @@ struct dir {
 };
 
 struct tbbt_tcpreasm {
+    int in_hole;            /* feeding the known length of a hole, not a segment */
     GHashTable *dirs;       /* struct flowkey * -> struct dir * (key inside the value): sweeps walk it */
     struct tbbt_htab index; /* the same struct dir *, by khash: lookups use it */
     struct dir *last[2];    /* the two most recent lookups (a call's and its reply's direction) */
@@ -202,6 +208,25 @@ static int known_port(const struct tbbt_tcpreasm *r, const struct dir *d) {
            (r->ports[d->dst.port >> 3] >> (d->dst.port & 7) & 1);
 }
 
+/* Counts n stream bytes as skipped, against why (WHY_*) framing was lost
+ * (a negative n takes bytes back). */
+static void skipped(struct tbbt_tcpreasm *r, int why, int64_t n) {
+    struct tbbt_capstats *st = r->st;
+    st->skipped_bytes += (uint64_t)n;
+    if (why == WHY_CUT)
+        st->skipped_cut += (uint64_t)n;
+    else if (why == WHY_GAP)
+        st->skipped_gap += (uint64_t)n;
+    else if (why == WHY_START)
+        st->skipped_start += (uint64_t)n;
+}
+
+/* What a framing lost where no bytes were captured means: a hole in the
+ * stream, or a packet the snaplen cut. */
+static int why_uncaptured(const struct tbbt_tcpreasm *r) {
+    return r->in_hole ? WHY_GAP : WHY_CUT;
+}
+
 /* Stream directions held. */
 size_t tbbt_tcpreasm_count(const struct tbbt_tcpreasm *r) {
     return g_hash_table_size(r->dirs);
@@ -217,7 +242,7 @@ size_t tbbt_tcpreasm_mem(const struct tbbt_tcpreasm *r) {
 static void deliver(struct tbbt_tcpreasm *r, struct dir *d, const uint8_t *data, size_t caplen, size_t len,
                     int64_t ts_first, int64_t ts_last, uint64_t pktno) {
     if (caplen < 4) {
-        r->st->skipped_bytes += len;
+        skipped(r, why_uncaptured(r), (int64_t)len);
         return;
     }
     if (!d->delivered) {
@@ -238,6 +263,7 @@ static void deliver(struct tbbt_tcpreasm *r, struct dir *d, const uint8_t *data,
                          .pktno = pktno,
                          .conn = d->conn};
     r->st->messages++;
+    r->st->msg_bytes += len;
     if (caplen < len) r->st->truncated_msgs++;
     r->cb(r->ctx, &m);
 }
@@ -254,9 +280,10 @@ static void end_msg(struct tbbt_tcpreasm *r, struct dir *d) {
     }
 }
 
-/* Framing is lost: abandon the message in progress and hunt. */
-static void lose_sync(struct tbbt_tcpreasm *r, struct dir *d) {
-    if (d->inmsg) r->st->skipped_bytes += d->msg_len;
+/* Framing is lost (why: WHY_*): abandon the message in progress and hunt. */
+static void lose_sync(struct tbbt_tcpreasm *r, struct dir *d, int why) {
+    d->why = why;
+    if (d->inmsg) skipped(r, d->why, (int64_t)d->msg_len);
     end_msg(r, d);
     d->state = ST_HUNT;
     d->markn = 0;
@@ -273,13 +300,13 @@ static size_t hunt(struct tbbt_tcpreasm *r, struct dir *d, const uint8_t *p, siz
     long k = cap > pos ? find_header(r, d, p + pos, cap - pos, cap - pos) : -1;
     if (k >= 0) {
         if (d->lost || k > 0) r->st->resyncs++;
-        r->st->skipped_bytes += (size_t)k;
+        skipped(r, d->why, k);
         d->lost = 0;
         d->state = ST_MARK;
         d->markn = 0;
         return pos + (size_t)k;
     }
-    r->st->skipped_bytes += len - pos;
+    skipped(r, d->why, (int64_t)(len - pos));
     d->lost = 1;
     if (cap == len && cap > pos) { /* keep the unscanned tail for the next segment */
         size_t keep = cap - pos < 4 + MIN_RPC - 1 ? cap - pos : 4 + MIN_RPC - 1;
@@ -315,7 +342,7 @@ static size_t read_mark(struct tbbt_tcpreasm *r, struct dir *d, const uint8_t *p
                         size_t pos) {
     while (d->markn < 4 && pos < len) {
         if (pos >= cap) {
-            lose_sync(r, d);
+            lose_sync(r, d, why_uncaptured(r));
             return pos;
         }
         d->mark[d->markn++] = p[pos++];
@@ -331,7 +358,7 @@ static size_t read_mark(struct tbbt_tcpreasm *r, struct dir *d, const uint8_t *p
     }
     if (d->inmsg && d->msg_len + fl > 4 * (size_t)TBBT_TCP_MAX_FRAG) bad = 1;
     if (bad) {
-        lose_sync(r, d);
+        lose_sync(r, d, WHY_GARBAGE);
         return pos >= 4 ? pos - 3 : pos; /* hunt from just after the mark's start */
     }
     d->need = fl;
@@ -411,7 +438,7 @@ static void resume_from_carry(struct tbbt_tcpreasm *r, struct dir *d, unsigned c
     size_t n = cn - (size_t)k;
     memcpy(tail, d->carry + k, n);
     r->st->resyncs++;
-    r->st->skipped_bytes -= n; /* counted as skipped with the previous segment */
+    skipped(r, d->why, -(int64_t)n); /* counted as skipped with the previous segment */
     d->lost = 0;
     d->state = ST_MARK;
     d->markn = 0;
@@ -489,10 +516,12 @@ static void skip_hole(struct tbbt_tcpreasm *r, struct dir *d) {
     uint32_t hole = (uint32_t)seqdiff(d->ooo->seq, d->next_seq);
     r->st->tcp_gaps++;
     if (hole > TBBT_TCP_MAX_FRAG) { /* too far to follow: start over */
-        lose_sync(r, d);
-        r->st->skipped_bytes += hole;
+        lose_sync(r, d, WHY_GAP);
+        skipped(r, d->why, hole);
     } else {
+        r->in_hole = 1;
         feed(r, d, NULL, 0, hole, d->ooo->ts, d->ooo->pktno);
+        r->in_hole = 0;
     }
     d->next_seq = d->ooo->seq;
     drain(r, d);
@@ -568,7 +597,7 @@ static void data(struct tbbt_tcpreasm *r, struct dir *d, uint32_t seq, const uin
     }
     if (seqdiff(seq, d->next_seq) > (int32_t)TBBT_TCP_MAX_FRAG * 4) { /* a jump: start over there */
         r->st->tcp_gaps++;
-        lose_sync(r, d);
+        lose_sync(r, d, WHY_GAP);
         d->next_seq = seq;
         data(r, d, seq, p, cap, len, ts, pktno);
         return;
@@ -591,7 +620,7 @@ static void flush(struct tbbt_tcpreasm *r, struct dir *d) {
         r->st->tcp_gaps++;
         deliver(r, d, d->buf, d->msg_cap, len, d->ts_first, d->ts_last, d->pktno);
     } else if (d->inmsg) {
-        r->st->skipped_bytes += d->msg_len;
+        skipped(r, d->why, (int64_t)d->msg_len);
     }
     end_msg(r, d);
     d->state = ST_HUNT;
