@@ -90,14 +90,11 @@ struct tbbt_pass1 {
     struct tbbt_pass1_stats st;
 };
 
-/* Per-client xid span, for the loss estimate. Clients number their calls
- * sequentially, but Linux increments the xid in host order, so on the wire
- * a little-endian client's xids count up in their first byte: the span is
- * kept in both byte orders and the denser one is believed. */
+/* Per-client xids: the loss estimate (xidseq.h), and the range of xids
+ * seen, which tells a call that cannot be a retransmission. */
 struct lossacc {
     struct tbbt_endpoint ep;
-    uint32_t first;
-    int64_t lo[2], hi[2]; /* signed distance of xids from the first: [0] as sent, [1] byte-swapped */
+    struct tbbt_xidseq xs;
     uint64_t calls;
     uint32_t seen_lo[2], seen_hi[2]; /* smallest and largest xid counted: [0] as sent, [1] byte-swapped */
 };
@@ -418,7 +415,7 @@ static void loss_count(struct tbbt_pass1 *p, struct lossacc *a, const struct tbb
     if (!a) {
         a = g_new0(struct lossacc, 1);
         a->ep = *client;
-        a->first = xid;
+        tbbt_xidseq_init(&a->xs);
         g_hash_table_insert(p->clients, &a->ep, a);
         tbbt_htab_put(&p->client_index, ep_hash64(client), a);
         for (int k = 0; k < 2; k++)
@@ -428,12 +425,7 @@ static void loss_count(struct tbbt_pass1 *p, struct lossacc *a, const struct tbb
         if (sx[k] < a->seen_lo[k]) a->seen_lo[k] = sx[k];
         if (sx[k] > a->seen_hi[k]) a->seen_hi[k] = sx[k];
     }
-    uint32_t x[2] = {xid - a->first, GUINT32_SWAP_LE_BE(xid) - GUINT32_SWAP_LE_BE(a->first)};
-    for (int k = 0; k < 2; k++) {
-        int64_t d = (int32_t)x[k];
-        if (d < a->lo[k]) a->lo[k] = d;
-        if (d > a->hi[k]) a->hi[k] = d;
-    }
+    tbbt_xidseq_add(&a->xs, xid);
     a->calls++;
 }
 
@@ -486,10 +478,18 @@ static void nfs_call(struct tbbt_pass1 *p, struct pend *e, const struct tbbt_rpc
     r->cred = h->cred;
     if (m->tcp) r->flags |= TBBT_RF_TCP;
     tbbt_fhrefs_clear(&p->refs);
+    if (h->cut) { /* only xid and procedure: a record for the summary, never replayed */
+        r->flags |= TBBT_RF_CALL_TRUNC | TBBT_RF_ARGS_CUT;
+        p->st.call_trunc++;
+        p->st.call_hdr_cut++;
+        p->st.args_cut++;
+        return;
+    }
     int rc = tbbt_nfs_decode_call(r, m->data + h->body, m->caplen - h->body, &p->refs);
     if (rc == TBBT_DEC_TRUNC) {
         r->flags |= TBBT_RF_CALL_TRUNC;
         p->st.call_trunc++;
+        if (r->flags & TBBT_RF_ARGS_CUT) p->st.args_cut++;
     } else if (rc == TBBT_DEC_BAD) {
         p->st.call_bad++;
     }
@@ -651,6 +651,11 @@ static void nfs_reply(struct tbbt_pass1 *p, struct pend *e, const struct tbbt_rp
                       size_t caplen, int64_t ts) {
     struct tbbt_rec *r = &e->rec;
     r->reply_time = ts;
+    if (h->cut && h->reply_stat == 0 && h->accept_stat == UINT32_MAX) { /* cut before its status */
+        r->flags |= TBBT_RF_REPLY_TRUNC;
+        p->st.reply_trunc++;
+        return;
+    }
     if (h->reply_stat != 0 || h->accept_stat != 0) {
         r->flags |= TBBT_RF_RPC_ERROR;
         r->status = -1;
@@ -760,7 +765,7 @@ static void on_call(struct tbbt_pass1 *p, const struct tbbt_rpc_hdr *h, const st
         struct orphan *o = g_hash_table_lookup(p->orphans, &key);
         if (o) {
             struct tbbt_rpc_hdr rh;
-            if (tbbt_rpc_parse(o->data, o->caplen, &rh) == 0) {
+            if (tbbt_rpc_parse_prefix(o->data, o->caplen, &rh) >= 0) {
                 /* the reply was stamped before the call; keep the call's
                  * time as the earlier of the two */
                 if (o->ts < e->rec.call_time) e->rec.call_time = o->ts;
@@ -831,7 +836,7 @@ static void pass1_msg(struct tbbt_pass1 *p, const struct tbbt_msg *m) {
     int64_t t1 = tbbt_timefix_peek(&p->tf, m->ts_last);
     if (t1 < t0) t1 = t0;
     if (t1 > p->now) p->now = t1;
-    if (tbbt_rpc_parse(m->data, m->caplen, &h) != 0) {
+    if (tbbt_rpc_parse_prefix(m->data, m->caplen, &h) < 0) {
         p->st.bad_rpc++;
         return;
     }
@@ -897,9 +902,7 @@ const struct tbbt_timefix *tbbt_pass1_timefix(const struct tbbt_pass1 *p) {
     return &p->tf;
 }
 
-/* Builds the per-client estimates: a client whose xids are at least half
- * dense over their span (in either byte order) is taken to number its
- * calls sequentially. */
+/* Builds the per-client estimates (xidseq.h). */
 const struct tbbt_client_loss *tbbt_pass1_loss(const struct tbbt_pass1 *p, unsigned *n) {
     struct tbbt_pass1 *q = (struct tbbt_pass1 *)p;
     GHashTableIter it;
@@ -912,10 +915,8 @@ const struct tbbt_client_loss *tbbt_pass1_loss(const struct tbbt_pass1 *p, unsig
         struct lossacc *a = v;
         struct tbbt_client_loss *l = &q->loss[q->nloss++];
         l->client = a->ep;
+        l->est = tbbt_xidseq_result(&a->xs);
         l->calls = a->calls;
-        uint64_t span0 = (uint64_t)(a->hi[0] - a->lo[0] + 1), span1 = (uint64_t)(a->hi[1] - a->lo[1] + 1);
-        l->expected = span0 < span1 ? span0 : span1;
-        l->sequential = l->expected <= 2 * l->calls;
     }
     *n = q->nloss;
     return q->loss;

@@ -19,6 +19,7 @@
 #include "capture.h"
 #include "record.h"
 #include "timefix.h"
+#include "xidseq.h"
 
 #define TBBT_P1_ORPHANS_MAX 65536u       /* replies waiting for their call */
 #define TBBT_P1_ORPHAN_BYTES (64u << 20) /* their message bytes, together */
@@ -39,12 +40,11 @@ void tbbt_pass1_opts_default(struct tbbt_pass1_opts *o);
  * error (e.g. the output disk is full). */
 typedef int (*tbbt_rec_sink)(void *ctx, const struct tbbt_rec *r);
 
-/* Per-client loss estimate from xid progression. */
+/* Per-client loss estimate from the gaps in its xids (xidseq.h). */
 struct tbbt_client_loss {
     struct tbbt_endpoint client;
-    uint64_t calls;    /* distinct calls seen (any RPC program) */
-    uint64_t expected; /* span of xids seen */
-    int sequential;    /* xids dense enough to estimate loss */
+    uint64_t calls;            /* distinct calls seen (any RPC program) */
+    struct tbbt_xs_result est; /* calls missing, and whether the xids allow saying */
 };
 
 struct tbbt_pass1_stats {
@@ -63,6 +63,8 @@ struct tbbt_pass1_stats {
     uint64_t replies_lost;              /* NFS calls emitted with no reply */
     uint64_t rpc_errors;                /* NFS calls answered by an RPC error */
     uint64_t call_trunc, reply_trunc;   /* decoded from a cut-short message */
+    uint64_t call_hdr_cut;              /* of call_trunc: cut inside the RPC header (xid, procedure only) */
+    uint64_t args_cut;                  /* NFS records whose arguments were cut (TBBT_RF_ARGS_CUT) */
     uint64_t call_bad, reply_bad;       /* malformed NFS bodies (record kept) */
     uint64_t out_of_order;              /* records emitted with an earlier call time than the last */
     uint64_t forced_out;                /* emitted early: max_pending or max_pending_bytes reached */

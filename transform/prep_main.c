@@ -22,6 +22,7 @@
 #include "pass3.h"
 #include "recfile.h"
 #include "rectext.h"
+#include "quality.h"
 #include "summary.h"
 #include "textin.h"
 #include "interrupt.h"
@@ -95,6 +96,7 @@ struct prep {
     struct tbbt_pass3 *p3; /* NULL with --no-map */
     struct tbbt_recwriter *w;
     struct tbbt_summary sum;
+    struct tbbt_quality quality; /* the capture's verdict, once it is read */
     char err[512];
 };
 
@@ -192,6 +194,8 @@ static void print_report(FILE *out, const char *in, struct tbbt_capture *cap, st
     const struct tbbt_pass1_stats *s = tbbt_pass1_stats(p1);
     const struct tbbt_fhmap_stats *fs = tbbt_pass1_fhstats(p1);
     const struct tbbt_timefix *tf = tbbt_pass1_timefix(p1);
+    tbbt_quality_print(&p->quality, out);
+    fputc('\n', out);
     tbbt_summary_print(&p->sum, out);
     fprintf(out, "Capture %s: %llu packets, %.1f MB; %llu RPC messages (%llu cut short)\n", in,
             (unsigned long long)cs->packets, cs->bytes / 1e6, (unsigned long long)cs->messages,
@@ -231,10 +235,12 @@ static void print_report(FILE *out, const char *in, struct tbbt_capture *cap, st
     for (unsigned i = 0; i < n; i++) {
         char ep[96];
         endpoint_str(&l[i].client, ep, sizeof(ep));
-        if (l[i].sequential && l[i].expected >= l[i].calls)
-            fprintf(out, "Loss: client %s: %llu calls over an xid span of %llu: est. %.2f%% lost\n", ep,
-                    (unsigned long long)l[i].calls, (unsigned long long)l[i].expected,
-                    100.0 * (double)(l[i].expected - l[i].calls) / (double)l[i].expected);
+        const struct tbbt_xs_result *e = &l[i].est;
+        if (e->sequential)
+            fprintf(out, "Loss: client %s: %llu calls, est. %llu missing (%.2f%%)%s\n", ep,
+                    (unsigned long long)l[i].calls, (unsigned long long)e->missing,
+                    100.0 * (double)e->missing / (double)(l[i].calls + e->missing),
+                    e->swapped ? ", xids in little-endian order" : "");
         else
             fprintf(out, "Loss: client %s: %llu calls; xids not sequential, loss not estimated\n", ep,
                     (unsigned long long)l[i].calls);
@@ -272,9 +278,11 @@ static int write_summary_json(const char *path, struct prep *p, double wall, dou
     GString *j = g_string_new("{\"input\":");
     tbbt_json_str(j, tbbt_input_kind_name(p->kind), strlen(tbbt_input_kind_name(p->kind)));
     g_string_append_c(j, ',');
-    if (p->cap)
+    if (p->cap) {
         capture_json(j, p);
-    else
+        tbbt_quality_json(&p->quality, j);
+        g_string_append_c(j, ',');
+    } else
         g_string_append_printf(j, "\"records\":%llu,", (unsigned long long)p->text_records);
     g_string_append_printf(j, "\"wall_s\":%.6f,\"cpu_s\":%.6f,\"maxrss_kb\":%ld,", wall, cpu, ru.ru_maxrss);
     tbbt_summary_json(&p->sum, j);
@@ -422,6 +430,17 @@ static void end_warnings(struct prep *p) {
             p->in, (unsigned long long)cs->packets);
 }
 
+/* Judges the capture read (quality.h) and, when it is not usable as it
+ * is, says so on standard error even with --quiet. */
+static void judge_capture(struct prep *p) {
+    unsigned n;
+    const struct tbbt_client_loss *l = tbbt_pass1_loss(p->p1, &n);
+    tbbt_quality_assess(&p->quality, tbbt_capture_stats(p->cap), tbbt_pass1_stats(p->p1), l, n);
+    char *w = tbbt_quality_warning(&p->quality, p->in);
+    if (w) fprintf(stderr, "tbbt-prep: warning: %s\n", w);
+    g_free(w);
+}
+
 /* Frees what main made, whatever the outcome; returns rc. */
 static int finish(struct prep *p, char *outpath, char *mappath, char *meta, int rc) {
     tbbt_pass1_free(p->p1);
@@ -474,6 +493,7 @@ int main(int argc, char **argv) {
         return finish(&p, outpath, mappath, meta, 1);
     }
     end_warnings(&p);
+    if (p.cap) judge_capture(&p);
     if (!opt.quiet) {
         if (p.cap)
             print_report(stdout, in, p.cap, p.p1, &p, wall, cpu);
