@@ -22,6 +22,7 @@
 #include "cursor.h"
 #include "ipreasm.h"
 #include "linklayer.h"
+#include "pcapng_drops.h"
 #include "tcpreasm.h"
 #include "timefix.h"
 
@@ -527,6 +528,18 @@ static int run_fast(struct tbbt_capture *c) {
     return fseeko(pcap_file(c->pc), (off_t)pos, SEEK_SET) == 0 ? 0 : -1;
 }
 
+/* The kernel's drops, where the file recorded them (pcapng statistics):
+ * the file is opened once more for them (its first bytes tell pcapng), so
+ * only a file, not a stream. */
+static void read_drops(struct tbbt_capture *c) {
+    struct stat sb;
+    if (stat(c->path, &sb) != 0 || !S_ISREG(sb.st_mode)) return;
+    struct tbbt_pcapng_drops d;
+    if (tbbt_pcapng_drops(c->path, &d) != 0 || !d.known) return;
+    c->st.drops_known = 1;
+    c->st.kernel_drops = d.dropped;
+}
+
 /* Reads packets to the end or the cut; a read error that is not end-of-file is fatal. */
 int tbbt_capture_run(struct tbbt_capture *c, tbbt_msg_cb cb, void *ctx, char *err, size_t errlen) {
     c->cb = cb;
@@ -560,5 +573,6 @@ int tbbt_capture_run(struct tbbt_capture *c, tbbt_msg_cb cb, void *ctx, char *er
     }
     tbbt_tcpreasm_finish(c->tcp);
     c->st.ip_frag_dropped += tbbt_ipreasm_pending(c->ipr);
+    if (ret == 0) read_drops(c);
     return ret;
 }

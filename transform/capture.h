@@ -62,6 +62,8 @@ struct tbbt_capstats {
     uint64_t truncated_msgs;   /* of which cut short */
     uint64_t bad_packets;      /* malformed headers (counted, skipped) */
     int tail_cut;              /* the file ended in the middle of a packet */
+    int drops_known;           /* the file recorded the kernel's drops (pcapng statistics) */
+    uint64_t kernel_drops;     /* packets the capturing kernel dropped, when known */
     int64_t ts_first, ts_last; /* first and last packet time (raw) */
 };
 

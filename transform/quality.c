@@ -102,7 +102,9 @@ static void advise(const struct tbbt_quality *q, void (*fn)(void *, const char *
                  (unsigned long long)cs->big_packets);
         fn(ctx, b);
     }
-    if (q->cause_calls[TBBT_C_GAPS] + q->cause_calls[TBBT_C_UNSEEN] + q->cause_calls[TBBT_C_FRAGMENTS] >= 0.5)
+    if (q->cause_calls[TBBT_C_GAPS] + q->cause_calls[TBBT_C_UNSEEN] + q->cause_calls[TBBT_C_FRAGMENTS] >=
+            0.5 ||
+        cs->kernel_drops)
         fn(ctx, "packets were lost before or while the capture was taken: a larger kernel buffer (tcpdump "
                 "-B 262144), a filter for NFS and MOUNT only, a faster disk, or a mirror (SPAN) port");
     if (q->records && (double)q->replies_missing / (double)q->records > 0.05)
@@ -144,6 +146,9 @@ void tbbt_quality_print(const struct tbbt_quality *q, FILE *out) {
         if (c == TBBT_C_GAPS) fprintf(out, ", %llu holes", (unsigned long long)q->cs->tcp_gaps);
         if (c == TBBT_C_FRAGMENTS)
             fprintf(out, ", %llu datagrams", (unsigned long long)q->cs->ip_frag_dropped);
+        if (c == TBBT_C_UNSEEN && q->cs->drops_known)
+            fprintf(out, "; the capture records %llu packets dropped by the kernel",
+                    (unsigned long long)q->cs->kernel_drops);
         fputc('\n', out);
     }
     advise(q, print_advice, out);
@@ -181,7 +186,12 @@ static void json_cause(const struct tbbt_quality *q, GString *j, int c) {
     if (c == TBBT_C_RESYNC) g_string_append_printf(j, ",\"resyncs\":%llu", (unsigned long long)cs->resyncs);
     if (c == TBBT_C_FRAGMENTS)
         g_string_append_printf(j, ",\"datagrams_incomplete\":%llu", (unsigned long long)cs->ip_frag_dropped);
-    if (c == TBBT_C_UNSEEN) g_string_append(j, ",\"kernel_drops_recorded\":null");
+    if (c == TBBT_C_UNSEEN) {
+        if (cs->drops_known)
+            g_string_append_printf(j, ",\"kernel_drops\":%llu", (unsigned long long)cs->kernel_drops);
+        else
+            g_string_append(j, ",\"kernel_drops\":null"); /* a pcap file does not record them */
+    }
     g_string_append_c(j, '}');
 }
 

@@ -11,7 +11,8 @@
  * completed (missing fragments). Bytes are turned into calls at the
  * capture's own rate (RPC calls per byte of RPC messages it holds). What
  * no cause explains is packets lost whole before the capture saw them
- * (the kernel's buffer, the tap, the network). Beside the missing calls:
+ * (the kernel's buffer, the tap, the network); a pcapng file's own count
+ * of the kernel's drops is reported beside it (pcapng_drops.h). Beside the missing calls:
  * records the snaplen cut before an argument the replay needs (kept for
  * the summary, not replayed unless pass 2 restores the field), and calls
  * whose reply is missing.
