@@ -9,6 +9,7 @@
 #include "fhmap.h"
 #include "htab.h"
 #include "nfsdec.h"
+#include "restore.h"
 
 enum pend_kind { PK_NFS, PK_MOUNT, PK_OTHER };
 
@@ -672,6 +673,10 @@ static void nfs_reply(struct tbbt_pass1 *p, struct pend *e, const struct tbbt_rp
     }
     reply_ids(p, e);
     track_names(p, r);
+    if ((r->flags & TBBT_RF_ARGS_CUT) && tbbt_restore_from_reply(r)) {
+        p->st.args_restored++;
+        p->st.args_cut--;
+    }
 }
 
 /* Keeps an export root's ID once (pass 3 makes it the image root). */

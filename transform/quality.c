@@ -74,6 +74,7 @@ void tbbt_quality_assess(struct tbbt_quality *q, const struct tbbt_capstats *cs,
     q->records = s->records;
     q->args_cut = s->args_cut;
     q->header_only = s->call_hdr_cut;
+    q->restored = s->args_restored;
     q->replies_missing = s->replies_lost;
     q->cut_share = q->records ? (double)q->args_cut / (double)q->records : 0;
     q->bad_share = q->missing_share > q->cut_share ? q->missing_share : q->cut_share;
@@ -132,9 +133,10 @@ void tbbt_quality_print(const struct tbbt_quality *q, FILE *out) {
                 (unsigned long long)q->clients_unsequenced, (unsigned long long)q->calls_unsequenced);
     fprintf(out,
             "\n  records: %llu, %llu cut before an argument the replay needs (%.2f%%; %llu inside the RPC "
-            "header), %llu without reply\n",
+            "header; %llu more completed from their reply), %llu without reply\n",
             (unsigned long long)q->records, (unsigned long long)q->args_cut, 100 * q->cut_share,
-            (unsigned long long)q->header_only, (unsigned long long)q->replies_missing);
+            (unsigned long long)q->header_only, (unsigned long long)q->restored,
+            (unsigned long long)q->replies_missing);
     if (q->cs->cut_packets)
         fprintf(out, "  snaplen: %llu packets cut, %llu bytes cut off, %llu messages cut short\n",
                 (unsigned long long)q->cs->cut_packets, (unsigned long long)q->cs->cut_bytes,
@@ -176,12 +178,15 @@ static void json_cause(const struct tbbt_quality *q, GString *j, int c) {
                            c ? "," : "", causes[c].key, q->cause_calls[c],
                            (unsigned long long)q->cause_bytes[c]);
     if (c == TBBT_C_SNAPLEN)
-        g_string_append_printf(j,
-                               ",\"packets_cut\":%llu,\"bytes_cut\":%llu,\"messages_cut\":%llu,"
-                               "\"records_args_cut\":%llu,\"records_header_only\":%llu,\"big_packets\":%llu",
-                               (unsigned long long)cs->cut_packets, (unsigned long long)cs->cut_bytes,
-                               (unsigned long long)cs->truncated_msgs, (unsigned long long)q->args_cut,
-                               (unsigned long long)q->header_only, (unsigned long long)cs->big_packets);
+        g_string_append_printf(
+            j,
+            ",\"packets_cut\":%llu,\"bytes_cut\":%llu,\"messages_cut\":%llu,"
+            "\"records_args_cut\":%llu,\"records_header_only\":%llu,\"records_restored\":%llu,"
+            "\"big_packets\":%llu",
+            (unsigned long long)cs->cut_packets, (unsigned long long)cs->cut_bytes,
+            (unsigned long long)cs->truncated_msgs, (unsigned long long)q->args_cut,
+            (unsigned long long)q->header_only, (unsigned long long)q->restored,
+            (unsigned long long)cs->big_packets);
     if (c == TBBT_C_GAPS) g_string_append_printf(j, ",\"holes\":%llu", (unsigned long long)cs->tcp_gaps);
     if (c == TBBT_C_RESYNC) g_string_append_printf(j, ",\"resyncs\":%llu", (unsigned long long)cs->resyncs);
     if (c == TBBT_C_FRAGMENTS)

@@ -55,6 +55,7 @@ struct tbbt_quality {
     uint64_t records;                                         /* NFS records */
     uint64_t args_cut;        /* records cut before an argument the replay needs */
     uint64_t header_only;     /* of those, cut inside the RPC header */
+    uint64_t restored;        /* cut records completed from their reply (not in args_cut) */
     uint64_t replies_missing; /* NFS calls with no reply */
     double cut_share;         /* args_cut / records */
     double bad_share;         /* the larger of missing_share and cut_share: what the verdict judges */
