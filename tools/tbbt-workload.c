@@ -34,6 +34,11 @@
  * model did not foresee: the reply updates the model and the run goes on.
  * With --shared the sequence of calls depends on the seed AND on timing (the
  * interleaving of the clients); without it, on the seed alone, as above.
+ * Short names then carry the client's number (f12.c1) so that two clients'
+ * names never meet; maildir names are unique by their pid and counter.
+ *
+ * The summary ends with the counts of chmod, chown and chgrp (SETATTRs that
+ * set mode, uid, gid) and of ACCES replies.
  *
  * All clients run in one thread and one poll() loop over their sockets.
  * Exit: 0 done, 1 connection/timeout failure, 2 bad usage.
