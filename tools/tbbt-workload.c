@@ -14,6 +14,32 @@
  * change the namespace wait for the client's queue to drain and are waited
  * for, so the model of the tree that picks the next call stays exact.
  *
+ * --names picks the look of new names: short (f12, d3: the default), maildir
+ * (deliveries such as 1764174000.M512345P12345Q12.mailhost-07.example.org,
+ * S=4321,W=4400:2,S, 60 to 150 bytes; folders cur, new, tmp, .Archive.2025
+ * and long project names; renames that only change the ":2," flags or move a
+ * message from new/ to cur/, as a mail client marking it seen) or mixed.
+ * --umask gives each client the umask a real client applies: creates and
+ * mkdirs send 0666 and 0777 less it (the default 022 gives today's 0644 and
+ * 0755).
+ *
+ * --shared N adds the traffic of a multi-user site: client 0 makes
+ * DIR/shared/s0..s(N-1) (owned by its uid) and every client also creates,
+ * reads, writes, lists, renames and removes its own files there, looks up and
+ * reads files the others made (learned from READDIRPLUS), and the owner of a
+ * shared directory or file, or a client running as uid 0, changes its mode,
+ * owner (as uid 0 only) and group with SETATTR, so that other users meet
+ * ACCES where the mode forbids. The clients' views of the shared directories
+ * may then be stale, and a call may meet NOENT, EXIST, ACCES or PERM that the
+ * model did not foresee: the reply updates the model and the run goes on.
+ * With --shared the sequence of calls depends on the seed AND on timing (the
+ * interleaving of the clients); without it, on the seed alone, as above.
+ * Short names then carry the client's number (f12.c1) so that two clients'
+ * names never meet; maildir names are unique by their pid and counter.
+ *
+ * The summary ends with the counts of chmod, chown and chgrp (SETATTRs that
+ * set mode, uid, gid) and of ACCES replies.
+ *
  * All clients run in one thread and one poll() loop over their sockets.
  * Exit: 0 done, 1 connection/timeout failure, 2 bad usage.
  */
@@ -37,17 +63,26 @@
 
 #define WL_MAX_CLIENTS 64
 #define WL_MAX_UIDS 16
-#define WL_NPROC 22 /* NFSv3 procedures 0..21 */
-#define WL_NAME 48
+#define WL_NPROC 22           /* NFSv3 procedures 0..21 */
+#define WL_NAME 256           /* NAME_MAX + 1: maildir names with their flags fit */
+#define WL_MAX_SHARED 16      /* --shared bound */
+#define WL_MAX_UMASKS 16      /* --umask list length bound */
+#define WL_NFOREIGN 64        /* others' entries of the shared directories a client remembers */
+#define WL_NOBODY 0xfffffffeu /* uid/gid of a model object whose attributes no reply showed yet */
+
+/* --names values, in the order of wl_names_choices */
+enum wl_names { WL_NAMES_SHORT, WL_NAMES_MAILDIR, WL_NAMES_MIXED };
+static const char *const wl_names_choices[] = {"short", "maildir", "mixed", NULL};
 
 /* ---- options: declared once, in a table ---------------------------------- */
 
 struct wl_opts {
-    long clients, ops, seed, depth, max_io, timeout, quiet;
-    const char *uids, *dir, *url;
+    long clients, ops, seed, depth, max_io, timeout, quiet, names, shared;
+    const char *uids, *dir, *url, *umask;
 };
 
-enum wl_opt_type { WL_INT, WL_STR, WL_FLAG };
+/* WL_CHOICE: one of the option's choices, stored as its index (a long) */
+enum wl_opt_type { WL_INT, WL_STR, WL_FLAG, WL_CHOICE };
 
 struct wl_option {
     const char *name;
@@ -55,50 +90,78 @@ struct wl_option {
     size_t off;
     const char *def;
     long min, max;
+    const char *const *choices; /* WL_CHOICE: allowed values, NULL-terminated */
     const char *help;
 };
 
 static const struct wl_option wl_options[] = {
-    {"clients", WL_INT, offsetof(struct wl_opts, clients), "3", 1, WL_MAX_CLIENTS,
+    {"clients", WL_INT, offsetof(struct wl_opts, clients), "3", 1, WL_MAX_CLIENTS, NULL,
      "concurrent clients, one TCP connection each"},
-    {"ops", WL_INT, offsetof(struct wl_opts, ops), "1000", 1, 1000000000L,
+    {"ops", WL_INT, offsetof(struct wl_opts, ops), "1000", 1, 1000000000L, NULL,
      "NFS calls in total, shared among the clients (set-up calls not counted)"},
-    {"seed", WL_INT, offsetof(struct wl_opts, seed), "1", 0, 0x7fffffffL, "seed of the call sequence"},
-    {"depth", WL_INT, offsetof(struct wl_opts, depth), "16", 1, 256,
+    {"seed", WL_INT, offsetof(struct wl_opts, seed), "1", 0, 0x7fffffffL, NULL, "seed of the call sequence"},
+    {"depth", WL_INT, offsetof(struct wl_opts, depth), "16", 1, 256, NULL,
      "outstanding data calls per client (namespace calls go one at a time)"},
-    {"max-io", WL_INT, offsetof(struct wl_opts, max_io), "1048576", 512, 1048576,
+    {"max-io", WL_INT, offsetof(struct wl_opts, max_io), "1048576", 512, 1048576, NULL,
      "largest READ/WRITE count in bytes"},
-    {"timeout", WL_INT, offsetof(struct wl_opts, timeout), "30", 1, 3600,
+    {"timeout", WL_INT, offsetof(struct wl_opts, timeout), "30", 1, 3600, NULL,
      "seconds without any reply before giving up"},
-    {"uids", WL_STR, offsetof(struct wl_opts, uids), "0:0,1000:1000,1001:1001", 0, 0,
+    {"uids", WL_STR, offsetof(struct wl_opts, uids), "0:0,1000:1000,1001:1001", 0, 0, NULL,
      "AUTH_SYS uid:gid pairs, comma separated; client K uses pair K mod count"},
-    {"dir", WL_STR, offsetof(struct wl_opts, dir), "tbbt-workload", 0, 0,
+    {"dir", WL_STR, offsetof(struct wl_opts, dir), "tbbt-workload", 0, 0, NULL,
      "subdirectory of the export to work in (created; nothing outside it is touched)"},
-    {"quiet", WL_FLAG, offsetof(struct wl_opts, quiet), "0", 0, 1, "print only the summary"},
+    {"names", WL_CHOICE, offsetof(struct wl_opts, names), "short", 0, 0, wl_names_choices,
+     "new names: short (f12, d3), maildir (deliveries of 60-150 bytes, cur/new/tmp, flag renames), or both"},
+    {"shared", WL_INT, offsetof(struct wl_opts, shared), "0", 0, WL_MAX_SHARED, NULL,
+     "directories DIR/shared/sK every client also works in, with chmod/chown/chgrp and ACCES among "
+     "the users (0: none; with N > 0 the call sequence depends on timing too)"},
+    {"umask", WL_STR, offsetof(struct wl_opts, umask), "022", 0, 0, NULL,
+     "octal umasks, comma separated; client K creates with 0666/0777 less mask K mod count"},
+    {"quiet", WL_FLAG, offsetof(struct wl_opts, quiet), "0", 0, 1, NULL, "print only the summary"},
 };
 #define WL_NOPTIONS (sizeof(wl_options) / sizeof(wl_options[0]))
+
+/* Writes option o's value placeholder (N, TEXT, or its choices a|b|c) into
+ * buf, so that --help and the error messages name the same values. */
+static void wl_metavar(const struct wl_option *o, char *buf, size_t len) {
+    snprintf(buf, len, "%s", o->type == WL_INT ? "N" : o->type == WL_STR ? "TEXT" : "");
+    for (size_t j = 0; o->type == WL_CHOICE && o->choices[j]; j++) {
+        size_t used = strlen(buf);
+        snprintf(buf + used, len - used, "%s%s", j ? "|" : "", o->choices[j]);
+    }
+}
 
 /* Prints --help from the option table to f. */
 static void wl_usage(FILE *f) {
     fprintf(f, "usage: tbbt-workload [options] nfs://HOST/EXPORT?nfsport=N&mountport=M\n");
     for (size_t i = 0; i < WL_NOPTIONS; i++) {
         const struct wl_option *o = &wl_options[i];
-        fprintf(f, "  --%-10s %-6s %s (default %s)\n", o->name,
-                o->type == WL_INT   ? "N"
-                : o->type == WL_STR ? "TEXT"
-                                    : "",
-                o->help, o->def);
+        char meta[128];
+        wl_metavar(o, meta, sizeof(meta));
+        fprintf(f, "  --%-10s %-6s %s (default %s)\n", o->name, meta, o->help, o->def);
     }
 }
 
 /* Stores text as the value of option o in opts. Returns 0, or -1 with a
- * message in err when the value is not a number or is out of bounds. */
+ * message in err when the value is not a number, is out of bounds or is not
+ * one of the option's choices. */
 static int wl_opt_set(struct wl_opts *opts, const struct wl_option *o, const char *text, char *err,
                       size_t errlen) {
     char *p = (char *)opts + o->off;
     if (o->type == WL_STR) {
         *(const char **)p = text;
         return 0;
+    }
+    if (o->type == WL_CHOICE) {
+        for (long j = 0; o->choices[j]; j++)
+            if (strcmp(o->choices[j], text) == 0) {
+                *(long *)p = j;
+                return 0;
+            }
+        char meta[128];
+        wl_metavar(o, meta, sizeof(meta));
+        snprintf(err, errlen, "--%s: '%s' is not one of %s", o->name, text, meta);
+        return -1;
     }
     char *end;
     errno = 0;
@@ -219,8 +282,10 @@ enum wl_type { WL_FILE, WL_DIR, WL_LINK, WL_FIFO };
 struct wl_obj {
     enum wl_type type;
     int live;
-    int parent; /* index of the directory holding it; -1 for the client root */
-    int nchild; /* live entries in it (directories) */
+    int parent;              /* index of the directory holding it; -1 for the client root and shared dirs */
+    int nchild;              /* live entries in it (directories) */
+    int shared;              /* a shared directory DIR/shared/sK (a root of the model, like obj[0]) */
+    uint32_t mode, uid, gid; /* as the last reply showed them (WL_NOBODY before any) */
     uint64_t size;
     uint32_t fhlen;
     char fh[NFS3_FHSIZE];
@@ -231,8 +296,24 @@ struct wl_uid {
     uint32_t uid, gid;
 };
 
+/* An entry another client made in a shared directory, as a READDIRPLUS
+ * showed it: looked up and read, never written (--shared). gen changes when
+ * the slot is reused, so a late reply does not touch its successor. */
+struct wl_foreign {
+    int live, dir; /* dir: model index of the shared directory holding it */
+    unsigned gen;
+    enum wl_type type;
+    uint32_t mode, uid, gid;
+    uint64_t size;
+    uint32_t fhlen;
+    char fh[NFS3_FHSIZE];
+    char name[WL_NAME];
+};
+
 struct wl_stats {
     uint64_t calls[WL_NPROC], ok[WL_NPROC], err[WL_NPROC];
+    uint64_t chmod, chown, chgrp; /* SETATTR calls that set mode, uid, gid (set-up not counted) */
+    uint64_t acces;               /* replies with NFS3ERR_ACCES, any procedure */
 };
 
 struct wl_client {
@@ -249,6 +330,12 @@ struct wl_client {
     int barrier;  /* a namespace call is outstanding */
     long serial;  /* names made so far */
     int failed;   /* transport failure */
+    int names;    /* enum wl_names */
+    uint32_t umask;
+    unsigned pid;               /* the "P" of its maildir names, unique per client */
+    int nshared;                /* obj[1..nshared] are the shared directories */
+    struct wl_foreign *foreign; /* WL_NFOREIGN slots when nshared */
+    int nextforeign;            /* slot the next new entry takes */
     struct wl_stats st;
 };
 
@@ -258,9 +345,14 @@ struct wl_run {
     struct wl_client cl[WL_MAX_CLIENTS];
     struct wl_uid uids[WL_MAX_UIDS];
     int nuids;
+    uint32_t umasks[WL_MAX_UMASKS];
+    int numasks;
     char *payload; /* 2 MiB of seeded random bytes, write data is a slice */
     struct timespec last_reply;
 };
+
+/* What a SETATTR sets, for the counts of chmod, chown and chgrp. */
+enum { WL_SET_MODE = 1, WL_SET_UID = 2, WL_SET_GID = 4 };
 
 /* One call in flight: what the reply must update in the model. */
 struct wl_call {
@@ -269,6 +361,10 @@ struct wl_call {
     int obj, obj2; /* model indices the call acts on (-1 none) */
     int newtype;   /* for create/mkdir/symlink/mknod/link: type of new entry */
     uint64_t size; /* setattr: new size (or UINT64_MAX) */
+    int target;    /* model object whose attributes the reply refreshes (-1 none) */
+    unsigned sets; /* setattr: WL_SET_* bits, for the summary */
+    int fslot;     /* foreign entry the call acts on (-1 none), valid while its gen is fgen */
+    unsigned fgen;
     char name[WL_NAME], name2[WL_NAME];
 };
 
@@ -297,6 +393,7 @@ static int wl_obj_add(struct wl_client *c, enum wl_type t, int parent, const cha
     o->type = t;
     o->live = 1;
     o->parent = parent;
+    o->uid = o->gid = WL_NOBODY;
     snprintf(o->name, sizeof(o->name), "%s", name);
     o->fhlen = fh->data.data_len > NFS3_FHSIZE ? NFS3_FHSIZE : fh->data.data_len;
     memcpy(o->fh, fh->data.data_val, o->fhlen);
@@ -313,15 +410,16 @@ static void wl_obj_kill(struct wl_client *c, int i) {
     if (c->obj[i].parent >= 0) c->obj[c->obj[i].parent].nchild--;
 }
 
-/* Returns a live object of type t (any type when t < 0), or -1; mask_empty
- * restricts directories to empty ones (for rmdir); the root (0) is skipped
- * when skip_root. Deterministic: scans from a random start. */
+/* Returns a live object of type t (any type when t < 0), or -1; want_empty
+ * restricts directories to empty ones (for rmdir); the roots (the client's
+ * own, 0, and the shared directories) are skipped when skip_root.
+ * Deterministic: scans from a random start. */
 static int wl_pick(struct wl_client *c, int t, int want_empty, int skip_root) {
     int n = c->nobj, start = (int)wl_below(&c->rng, (uint64_t)n);
     for (int k = 0; k < n; k++) {
         int i = (start + k) % n;
         struct wl_obj *o = &c->obj[i];
-        if (!o->live || (t >= 0 && (int)o->type != t) || (skip_root && i == 0)) continue;
+        if (!o->live || (t >= 0 && (int)o->type != t) || (skip_root && o->parent < 0)) continue;
         if (want_empty && o->nchild) continue;
         return i;
     }
@@ -350,23 +448,66 @@ static int wl_post_fh(const post_op_fh3 *p, nfs_fh3 *out) {
     return 0;
 }
 
+/* Returns the attributes a post_op_attr carries, or NULL. */
+static const fattr3 *wl_post_attr(const post_op_attr *p) {
+    return p->attributes_follow ? &p->post_op_attr_u.attributes : NULL;
+}
+
+/* Returns the model's type for an NFS file type. */
+static enum wl_type wl_type_of(ftype3 t) {
+    return t == NF3DIR ? WL_DIR : t == NF3LNK ? WL_LINK : t == NF3FIFO ? WL_FIFO : WL_FILE;
+}
+
+/* Copies mode, owner and group from a (when a reply had them) into model
+ * object i, so that permission calls are chosen by what the server said. */
+static void wl_obj_attrs(struct wl_client *c, int i, const fattr3 *a) {
+    if (!a || i < 0) return;
+    c->obj[i].mode = a->mode & 07777;
+    c->obj[i].uid = a->uid;
+    c->obj[i].gid = a->gid;
+}
+
 /* Applies a successful namespace call to the model. data is the decoded
  * result (owned by libnfs, valid during the callback only). */
 static void wl_apply(struct wl_call *k, void *data) {
     struct wl_client *c = k->c;
     nfs_fh3 fh;
     int got = -1;
+    const post_op_attr *pa = NULL; /* attributes of a new entry */
     switch (k->proc) {
-    case NFS3_CREATE: got = wl_post_fh(&((CREATE3res *)data)->CREATE3res_u.resok.obj, &fh); break;
-    case NFS3_MKDIR: got = wl_post_fh(&((MKDIR3res *)data)->MKDIR3res_u.resok.obj, &fh); break;
-    case NFS3_SYMLINK: got = wl_post_fh(&((SYMLINK3res *)data)->SYMLINK3res_u.resok.obj, &fh); break;
-    case NFS3_MKNOD: got = wl_post_fh(&((MKNOD3res *)data)->MKNOD3res_u.resok.obj, &fh); break;
+    case NFS3_CREATE: {
+        CREATE3resok *ok = &((CREATE3res *)data)->CREATE3res_u.resok;
+        got = wl_post_fh(&ok->obj, &fh);
+        pa = &ok->obj_attributes;
+        break;
+    }
+    case NFS3_MKDIR: {
+        MKDIR3resok *ok = &((MKDIR3res *)data)->MKDIR3res_u.resok;
+        got = wl_post_fh(&ok->obj, &fh);
+        pa = &ok->obj_attributes;
+        break;
+    }
+    case NFS3_SYMLINK: {
+        SYMLINK3resok *ok = &((SYMLINK3res *)data)->SYMLINK3res_u.resok;
+        got = wl_post_fh(&ok->obj, &fh);
+        pa = &ok->obj_attributes;
+        break;
+    }
+    case NFS3_MKNOD: {
+        MKNOD3resok *ok = &((MKNOD3res *)data)->MKNOD3res_u.resok;
+        got = wl_post_fh(&ok->obj, &fh);
+        pa = &ok->obj_attributes;
+        break;
+    }
     case NFS3_LINK: {
         char copy[NFS3_FHSIZE]; /* wl_obj_add may move c->obj */
         fh = wl_fh(c, k->obj2);
         memcpy(copy, fh.data.data_val, fh.data.data_len);
         fh.data.data_val = copy;
-        wl_obj_add(c, WL_FILE, k->obj, k->name, &fh);
+        int i = wl_obj_add(c, WL_FILE, k->obj, k->name, &fh);
+        c->obj[i].mode = c->obj[k->obj2].mode;
+        c->obj[i].uid = c->obj[k->obj2].uid;
+        c->obj[i].gid = c->obj[k->obj2].gid;
         break;
     }
     case NFS3_REMOVE:
@@ -384,7 +525,96 @@ static void wl_apply(struct wl_call *k, void *data) {
         break;
     default: break;
     }
-    if (got == 0) wl_obj_add(c, (enum wl_type)k->newtype, k->obj, k->name, &fh);
+    if (got == 0) {
+        int i = wl_obj_add(c, (enum wl_type)k->newtype, k->obj, k->name, &fh);
+        wl_obj_attrs(c, i, wl_post_attr(pa));
+    }
+}
+
+/* Returns the foreign slot a new entry with handle fh takes (round robin),
+ * or -1 when an entry with that handle is known already. */
+static int wl_foreign_slot(struct wl_client *c, const nfs_fh3 *fh) {
+    for (int i = 0; i < WL_NFOREIGN; i++) {
+        const struct wl_foreign *e = &c->foreign[i];
+        if (e->live && e->fhlen == fh->data.data_len && memcmp(e->fh, fh->data.data_val, e->fhlen) == 0)
+            return -1;
+    }
+    int s = c->nextforeign;
+    c->nextforeign = (s + 1) % WL_NFOREIGN;
+    return s;
+}
+
+/* Remembers the entries of shared directory dir's listing that another uid
+ * owns, for the lookups, reads and permission changes of others' files. */
+static void wl_learn(struct wl_client *c, int dir, const READDIRPLUS3resok *ok) {
+    entryplus3 ent, *e = &ent;
+    for (const void *p = ok->reply.entries; p; p = ent.nextentry) {
+        memcpy(&ent, p, sizeof(ent)); /* libnfs's decoder aligns the entries to 4 bytes only */
+        const fattr3 *a = wl_post_attr(&e->name_attributes);
+        const nfs_fh3 *fh = &e->name_handle.post_op_fh3_u.handle;
+        if (!a || !e->name_handle.handle_follows || a->uid == c->uid.uid || !e->name ||
+            strcmp(e->name, ".") == 0 || strcmp(e->name, "..") == 0 || strlen(e->name) >= WL_NAME ||
+            fh->data.data_len > NFS3_FHSIZE)
+            continue;
+        int s = wl_foreign_slot(c, fh);
+        if (s < 0) continue;
+        struct wl_foreign *f = &c->foreign[s];
+        f->live = 1;
+        f->dir = dir;
+        f->gen++;
+        f->type = wl_type_of(a->type);
+        f->mode = a->mode & 07777;
+        f->uid = a->uid;
+        f->gid = a->gid;
+        f->size = a->size;
+        f->fhlen = fh->data.data_len;
+        memcpy(f->fh, fh->data.data_val, f->fhlen);
+        snprintf(f->name, WL_NAME, "%s", e->name);
+    }
+}
+
+/* Returns the attributes of the call's object that reply data shows, success
+ * or not (NULL when none): GETATTR, SETATTR, LOOKUP, READDIRPLUS. */
+static const fattr3 *wl_reply_attr(int proc, int nst, void *data) {
+    switch (proc) {
+    case NFS3_GETATTR:
+        return nst == NFS3_OK ? &((GETATTR3res *)data)->GETATTR3res_u.resok.obj_attributes : NULL;
+    case NFS3_SETATTR: {
+        SETATTR3res *r = data;
+        return wl_post_attr(nst == NFS3_OK ? &r->SETATTR3res_u.resok.obj_wcc.after
+                                           : &r->SETATTR3res_u.resfail.obj_wcc.after);
+    }
+    case NFS3_LOOKUP:
+        return nst == NFS3_OK ? wl_post_attr(&((LOOKUP3res *)data)->LOOKUP3res_u.resok.obj_attributes) : NULL;
+    case NFS3_READDIRPLUS: {
+        READDIRPLUS3res *r = data;
+        return wl_post_attr(nst == NFS3_OK ? &r->READDIRPLUS3res_u.resok.dir_attributes
+                                           : &r->READDIRPLUS3res_u.resfail.dir_attributes);
+    }
+    default: return NULL;
+    }
+}
+
+/* Brings the model up to date with what any reply shows, beyond wl_apply:
+ * attributes of the call's object, the entries of a shared directory's
+ * listing, and what is gone (NOENT, STALE). Other clients change the shared
+ * directories behind this client's back (--shared), so its model may be
+ * stale; a reply it did not foresee corrects it and the run goes on. */
+static void wl_refresh(struct wl_call *k, int nst, void *data) {
+    struct wl_client *c = k->c;
+    const fattr3 *a = wl_reply_attr(k->proc, nst, data);
+    if (k->proc == NFS3_READDIRPLUS && nst == NFS3_OK && c->foreign && k->target >= 0 &&
+        c->obj[k->target].shared)
+        wl_learn(c, k->target, &((READDIRPLUS3res *)data)->READDIRPLUS3res_u.resok);
+    if ((k->proc == NFS3_REMOVE || k->proc == NFS3_RMDIR) && nst == NFS3ERR_NOENT) wl_obj_kill(c, k->obj2);
+    wl_obj_attrs(c, k->target, a);
+    if (k->fslot < 0 || c->foreign[k->fslot].gen != k->fgen) return;
+    struct wl_foreign *f = &c->foreign[k->fslot];
+    if (nst == NFS3ERR_NOENT || nst == NFS3ERR_STALE) f->live = 0;
+    if (!a) return;
+    f->mode = a->mode & 07777;
+    f->uid = a->uid;
+    f->gid = a->gid;
 }
 
 /* The one reply callback: counts the result per procedure and status, updates
@@ -410,6 +640,8 @@ static void wl_reply(struct rpc_context *rpc, int status, void *data, void *priv
         } else {
             c->st.err[k->proc]++;
         }
+        if (nst == NFS3ERR_ACCES) c->st.acces++;
+        if (k->proc != NFS3_NULL) wl_refresh(k, nst, data);
     }
     if (k->obj != -2) c->barrier = 0; /* data calls carry obj -2 */
     free(k);
@@ -427,6 +659,8 @@ static struct wl_call *wl_call_new(struct wl_client *c, int proc, int obj) {
     k->obj2 = -1;
     k->newtype = -1;
     k->size = UINT64_MAX;
+    k->target = -1;
+    k->fslot = -1;
     return k;
 }
 
@@ -450,6 +684,9 @@ static void wl_sent(struct wl_client *c, struct wl_call *k, int rc, int barrier)
         return;
     }
     c->st.calls[k->proc]++;
+    c->st.chmod += (k->sets & WL_SET_MODE) != 0;
+    c->st.chown += (k->sets & WL_SET_UID) != 0;
+    c->st.chgrp += (k->sets & WL_SET_GID) != 0;
     c->inflight++;
     if (barrier) c->barrier = 1;
 }
@@ -468,14 +705,132 @@ static uint32_t wl_io_size(struct wl_client *c, uint32_t max) {
     return (uint32_t)(n > max ? max : n);
 }
 
-/* Makes a fresh name with prefix p into buf. */
-static void wl_newname(struct wl_client *c, const char *p, char *buf) {
-    snprintf(buf, WL_NAME, "%s%ld", p, c->serial++);
+/* ---- names ----------------------------------------------------------------- */
+
+/* Returns the live entry called name in model directory dir, or -1. */
+static int wl_child(struct wl_client *c, int dir, const char *name) {
+    for (int i = 0; i < c->nobj; i++)
+        if (c->obj[i].live && c->obj[i].parent == dir && strcmp(c->obj[i].name, name) == 0) return i;
+    return -1;
+}
+
+/* Host parts of maildir names (prefix, two digits, suffix): 23 to 81 bytes,
+ * which keep a whole name between 60 and 150 bytes. */
+static const char *const wl_mail_hosts[][2] = {
+    {"mailhost-", ".example.org"},
+    {"mx-", ".mail.example-university.edu"},
+    {"imap-backend-", ".storage-pool-04.mail-cluster.example.com"},
+    {"delivery-agent-", ".maildir-shard-17.frankfurt-dc2.mail-infrastructure.example.org"},
+};
+
+/* Folder names of a maildir (and Maildir++ subfolders), made when the
+ * directory does not have one yet. */
+static const char *const wl_mail_dirs[] = {"new",   "cur",     "tmp",    ".Archive.2025",
+                                           ".Sent", ".Drafts", ".Trash", ".Lists.nfs-users"};
+
+/* Pieces of the long project-style directory names users make. */
+static const char *const wl_project_words[] = {"Phoenix", "Atlas", "Kestrel", "Meridian", "Borealis"};
+static const char *const wl_project_topics[] = {
+    "notes",
+    "quarterly-report",
+    "capacity-planning-and-budget-review",
+    "infrastructure-migration-working-documents-and-minutes-of-the-steering-group",
+};
+
+#define WL_NELEM(a) (sizeof(a) / sizeof((a)[0]))
+#define WL_MAIL_FLAGS "DFPRST" /* maildir info flags, in the order a name lists them */
+#define WL_MAIL_SEEN (1u << 4) /* S */
+
+/* Writes the maildir flags of bit mask m (bit i: WL_MAIL_FLAGS[i]) into buf
+ * (7 bytes at least). */
+static void wl_mail_flags(unsigned m, char *buf) {
+    int n = 0;
+    for (int i = 0; i < 6; i++)
+        if (m & (1u << i)) buf[n++] = WL_MAIL_FLAGS[i];
+    buf[n] = '\0';
+}
+
+/* Makes a maildir message name for a new entry in directory dir, as a
+ * delivery agent names it: time, microseconds, pid and a per-process counter
+ * (which keep it unique across clients), host, size and lines-adjusted size;
+ * outside new/ and tmp/ it has the ":2," flags a mail client adds. Each
+ * random draw is its own statement: their order must not depend on the
+ * compiler. */
+static void wl_mail_msgname(struct wl_client *c, int dir, char *buf) {
+    uint64_t t = 1764174000u + (uint64_t)c->serial * 7;
+    t += wl_below(&c->rng, 7);
+    uint64_t usec = wl_below(&c->rng, 1000000);
+    uint64_t size = 300 + (wl_below(&c->rng, 4) ? wl_below(&c->rng, 60000) : wl_below(&c->rng, 30000000));
+    const char *const *h = wl_mail_hosts[wl_below(&c->rng, WL_NELEM(wl_mail_hosts))];
+    unsigned hn = (unsigned)wl_below(&c->rng, 100);
+    int n = snprintf(buf, WL_NAME, "%" PRIu64 ".M%06" PRIu64 "P%uQ%ld.%s%02u%s,S=%" PRIu64 ",W=%" PRIu64, t,
+                     usec, c->pid, c->serial++, h[0], hn, h[1], size, size + size / 40);
+    const char *dn = c->obj[dir].name;
+    if (strcmp(dn, "new") == 0 || strcmp(dn, "tmp") == 0 || n < 0 || n >= WL_NAME - 10) return;
+    unsigned m = wl_below(&c->rng, 4) ? WL_MAIL_SEEN : 0;
+    m |= wl_below(&c->rng, 5) == 0 ? 1u << 3 : 0;  /* R: replied */
+    m |= wl_below(&c->rng, 10) == 0 ? 1u << 1 : 0; /* F: flagged */
+    char fl[8];
+    wl_mail_flags(m, fl);
+    snprintf(buf + n, (size_t)(WL_NAME - n), ":2,%s", fl);
+}
+
+/* Makes a directory name for a maildir user in dir: a maildir folder when
+ * dir has none of that name yet, else a long project-style name (unique by
+ * pid and counter). */
+static void wl_mail_dirname(struct wl_client *c, int dir, char *buf) {
+    uint64_t k = wl_below(&c->rng, WL_NELEM(wl_mail_dirs) + 4);
+    for (uint64_t j = 0; k < 8 && j < 3; j++) /* mostly, complete a maildir: new, cur, tmp */
+        if (wl_child(c, dir, wl_mail_dirs[j]) < 0) {
+            k = j;
+            break;
+        }
+    if (k < WL_NELEM(wl_mail_dirs) && wl_child(c, dir, wl_mail_dirs[k]) < 0) {
+        snprintf(buf, WL_NAME, "%s", wl_mail_dirs[k]);
+        return;
+    }
+    const char *w = wl_project_words[wl_below(&c->rng, WL_NELEM(wl_project_words))];
+    unsigned year = 2024 + (unsigned)wl_below(&c->rng, 3);
+    unsigned q = 1 + (unsigned)wl_below(&c->rng, 4);
+    const char *topic = wl_project_topics[wl_below(&c->rng, WL_NELEM(wl_project_topics))];
+    snprintf(buf, WL_NAME, "Project-%s_%u-Q%u_%s_%u-%ld", w, year, q, topic, c->pid, c->serial++);
+}
+
+/* Returns where a message is delivered when d was drawn: half the time
+ * into d's new/ when d is a maildir (as far as the model knows), else d. */
+static int wl_mail_deliver(struct wl_client *c, int d) {
+    if (c->names == WL_NAMES_SHORT || !wl_below(&c->rng, 2)) return d;
+    int n = wl_child(c, d, "new");
+    return n >= 0 && c->obj[n].type == WL_DIR ? n : d;
+}
+
+/* Makes a fresh name for a new entry in directory dir into buf: short names
+ * are prefix p and a counter (with the client's number in the shared
+ * directories' runs, where clients' names must not meet); 'd' is a
+ * directory. */
+static void wl_newname(struct wl_client *c, const char *p, int dir, char *buf) {
+    int style = c->names;
+    if (style == WL_NAMES_MIXED) style = wl_below(&c->rng, 2) ? WL_NAMES_MAILDIR : WL_NAMES_SHORT;
+    if (style == WL_NAMES_MAILDIR && *p == 'd')
+        wl_mail_dirname(c, dir, buf);
+    else if (style == WL_NAMES_MAILDIR)
+        wl_mail_msgname(c, dir, buf);
+    else if (c->nshared)
+        snprintf(buf, WL_NAME, "%s%ld.c%d", p, c->serial++, c->id);
+    else
+        snprintf(buf, WL_NAME, "%s%ld", p, c->serial++);
+}
+
+/* Returns mode less the client's umask, as a real client sends it. */
+static uint32_t wl_umode(const struct wl_client *c, uint32_t mode) {
+    return mode & ~c->umask;
 }
 
 /* Returns a directory to create in: the root or a live subdirectory (max two
- * levels, so trees stay shallow like home directories). */
+ * levels, so trees stay shallow like home directories); with --shared, a
+ * shared directory one time in three. */
 static int wl_pick_dir(struct wl_client *c) {
+    if (c->nshared && wl_below(&c->rng, 3) == 0) return 1 + (int)wl_below(&c->rng, (uint64_t)c->nshared);
     int d = wl_below(&c->rng, 3) == 0 ? 0 : wl_pick(c, WL_DIR, 0, 0);
     if (d > 0 && c->obj[d].parent > 0 && c->obj[c->obj[d].parent].parent > 0) d = c->obj[d].parent;
     return d < 0 ? 0 : d;
@@ -490,38 +845,178 @@ static sattr3 wl_mode_attr(uint32_t mode) {
     return a;
 }
 
+/* Issues the rename a mail client makes when a message is read or flagged:
+ * the unique part of the name stays and only its ":2," flags change (one
+ * flag toggled, or seen added to a message without flags); a message in new/
+ * moves to the sibling cur/ when the model has one. Returns 0 when issued,
+ * -1 when f's name is not a maildir message's. */
+static int wl_issue_flag_rename(struct wl_client *c, int f) {
+    static const unsigned toggles[] = {1, 3, 4, 5}; /* F, R, S, T */
+    const char *name = c->obj[f].name, *info = strstr(name, ":2,");
+    if (!strstr(name, ",W=")) return -1;
+    int from = c->obj[f].parent, to = from, up = c->obj[from].parent;
+    unsigned m = 0;
+    for (const char *p = info ? info + 3 : ""; *p; p++) {
+        const char *q = strchr(WL_MAIL_FLAGS, *p);
+        if (q) m |= 1u << (q - WL_MAIL_FLAGS);
+    }
+    if (info)
+        m ^= 1u << toggles[wl_below(&c->rng, WL_NELEM(toggles))];
+    else
+        m |= WL_MAIL_SEEN;
+    if (strcmp(c->obj[from].name, "new") == 0 && up >= 0) {
+        int cur = wl_child(c, up, "cur");
+        if (cur >= 0 && c->obj[cur].type == WL_DIR) {
+            to = cur;
+            m |= WL_MAIL_SEEN;
+        }
+    }
+    char fl[8];
+    wl_mail_flags(m, fl);
+    struct wl_call *k = wl_call_new(c, NFS3_RENAME, to);
+    k->obj2 = f;
+    snprintf(k->name, WL_NAME, "%.*s:2,%s", (int)(info ? (size_t)(info - name) : strlen(name)), name, fl);
+    snprintf(k->name2, WL_NAME, "%s", name);
+    RENAME3args a;
+    nfs_fh3 dfh = wl_fh(c, from);
+    a.from.dir = dfh;
+    a.from.name = k->name2;
+    a.to.dir = wl_fh(c, to);
+    a.to.name = k->name;
+    wl_sent(c, k, rpc_nfs3_rename_async(c->rpc, wl_reply, &a, k), 1);
+    return 0;
+}
+
+/* Returns 1 when model object i lies under a shared directory. */
+static int wl_in_shared(const struct wl_client *c, int i) {
+    while (c->obj[i].parent >= 0)
+        i = c->obj[i].parent;
+    return c->obj[i].shared;
+}
+
+/* Returns a live foreign entry of type t (any when t < 0), or -1. */
+static int wl_pick_foreign(struct wl_client *c, int t) {
+    int start = (int)wl_below(&c->rng, WL_NFOREIGN);
+    for (int j = 0; j < WL_NFOREIGN; j++) {
+        int i = (start + j) % WL_NFOREIGN;
+        if (c->foreign[i].live && (t < 0 || (int)c->foreign[i].type == t)) return i;
+    }
+    return -1;
+}
+
+/* Fills an nfs_fh3 that points into foreign entry i. */
+static nfs_fh3 wl_ffh(struct wl_client *c, int i) {
+    nfs_fh3 fh;
+    fh.data.data_len = c->foreign[i].fhlen;
+    fh.data.data_val = c->foreign[i].fh;
+    return fh;
+}
+
+/* Ties call k to foreign entry i, so that its reply updates that entry (and
+ * not a later one in the same slot). */
+static void wl_foreign_call(struct wl_client *c, struct wl_call *k, int i) {
+    k->fslot = i;
+    k->fgen = c->foreign[i].gen;
+}
+
+/* Fills *a for a chmod, chown or chgrp by c's current identity of an object
+ * of type t that the model shows with mode, uid and gid, and sets k->sets.
+ * As on a real system only the owner or uid 0 changes mode and group, and
+ * only uid 0 the owner: returns -1 when the identity may not (as far as the
+ * model knows; a stale model earns a PERM reply). */
+static int wl_perm_attr(struct wl_run *r, struct wl_client *c, enum wl_type t, uint32_t mode, uint32_t uid,
+                        uint32_t gid, struct wl_call *k, sattr3 *a) {
+    static const uint32_t dmodes[] = {0700, 0755, 0775, 0777}, fmodes[] = {0600, 0644, 0664};
+    int root = c->cur_uid == 0;
+    if (!root && uid != c->cur_uid) return -1;
+    uint64_t kind = wl_below(&c->rng, root ? 3 : 4); /* owner: chmod 3 in 4, else chgrp */
+    if (!root) kind = kind == 3 ? 2 : 0;
+    memset(a, 0, sizeof(*a));
+    if (kind == 0 || r->nuids < 2) {
+        const uint32_t *m = t == WL_DIR ? dmodes : fmodes;
+        uint64_t n = t == WL_DIR ? WL_NELEM(dmodes) : WL_NELEM(fmodes), j = wl_below(&c->rng, n);
+        *a = wl_mode_attr(m[j] == mode ? m[(j + 1) % n] : m[j]);
+        k->sets = WL_SET_MODE;
+    } else if (kind == 1) {
+        uint64_t j = wl_below(&c->rng, (uint64_t)r->nuids);
+        if (r->uids[j].uid == uid) j = (j + 1) % (uint64_t)r->nuids;
+        a->uid.set_it = 1;
+        a->uid.set_uid3_u.uid = r->uids[j].uid;
+        k->sets = WL_SET_UID;
+    } else {
+        uint64_t j = wl_below(&c->rng, (uint64_t)r->nuids);
+        if (r->uids[j].gid == gid) j = (j + 1) % (uint64_t)r->nuids;
+        a->gid.set_it = 1; /* a user's own group when it is not it, as chgrp allows */
+        a->gid.set_gid3_u.gid = !root && gid != c->cur_gid ? c->cur_gid : r->uids[j].gid;
+        k->sets = WL_SET_GID;
+    }
+    return 0;
+}
+
+/* Issues a permission change in the shared area (--shared): of a shared
+ * directory, of one of the client's own entries there, or of an entry
+ * another client made. Returns 0 when issued, -1 when the object drawn is
+ * none the client's identity may change (the caller falls back). */
+static int wl_issue_perm(struct wl_run *r, struct wl_client *c) {
+    uint64_t which = wl_below(&c->rng, 3);
+    int obj = -1, fs = -1;
+    if (which == 0)
+        obj = 1 + (int)wl_below(&c->rng, (uint64_t)c->nshared);
+    else if (which == 1)
+        fs = wl_pick_foreign(c, -1);
+    else if ((obj = wl_pick(c, -1, 0, 1)) >= 0 && !wl_in_shared(c, obj))
+        obj = -1;
+    if (obj < 0 && fs < 0) return -1;
+    const struct wl_foreign *f = fs >= 0 ? &c->foreign[fs] : NULL;
+    const struct wl_obj *o = obj >= 0 ? &c->obj[obj] : NULL;
+    enum wl_type t = f ? f->type : o->type;
+    if (t != WL_FILE && t != WL_DIR) return -1;
+    struct wl_call *k = wl_call_new(c, NFS3_SETATTR, obj);
+    SETATTR3args a;
+    memset(&a, 0, sizeof(a));
+    if (wl_perm_attr(r, c, t, f ? f->mode : o->mode, f ? f->uid : o->uid, f ? f->gid : o->gid, k,
+                     &a.new_attributes) < 0) {
+        free(k);
+        return -1;
+    }
+    a.object = f ? wl_ffh(c, fs) : wl_fh(c, obj);
+    k->target = obj;
+    if (f) wl_foreign_call(c, k, fs);
+    wl_sent(c, k, rpc_nfs3_setattr_async(c->rpc, wl_reply, &a, k), 1);
+    return 0;
+}
+
 /* Issues a namespace-changing call (one at a time). Returns 0 when a call was
  * issued, -1 when the chosen kind had nothing to act on (caller falls back). */
 static int wl_issue_ns(struct wl_run *r, struct wl_client *c, int proc) {
     struct wl_call *k;
     int rc = -1, d, f;
     nfs_fh3 dfh;
-    (void)r;
     switch (proc) {
     case NFS3_CREATE: {
-        d = wl_pick_dir(c);
+        d = wl_mail_deliver(c, wl_pick_dir(c));
         k = wl_call_new(c, proc, d);
-        wl_newname(c, "f", k->name);
+        wl_newname(c, "f", d, k->name);
         k->newtype = WL_FILE;
         CREATE3args a;
         memset(&a, 0, sizeof(a));
         a.where.dir = wl_fh(c, d);
         a.where.name = k->name;
         a.how.mode = wl_below(&c->rng, 4) ? UNCHECKED : GUARDED;
-        a.how.createhow3_u.obj_attributes = wl_mode_attr(0644);
+        a.how.createhow3_u.obj_attributes = wl_mode_attr(wl_umode(c, 0666));
         rc = rpc_nfs3_create_async(c->rpc, wl_reply, &a, k);
         break;
     }
     case NFS3_MKDIR: {
         d = wl_pick_dir(c);
         k = wl_call_new(c, proc, d);
-        wl_newname(c, "d", k->name);
+        wl_newname(c, "d", d, k->name);
         k->newtype = WL_DIR;
         MKDIR3args a;
         memset(&a, 0, sizeof(a));
         a.where.dir = wl_fh(c, d);
         a.where.name = k->name;
-        a.attributes = wl_mode_attr(0755);
+        a.attributes = wl_mode_attr(wl_umode(c, 0777));
         rc = rpc_nfs3_mkdir_async(c->rpc, wl_reply, &a, k);
         break;
     }
@@ -529,7 +1024,7 @@ static int wl_issue_ns(struct wl_run *r, struct wl_client *c, int proc) {
         d = wl_pick_dir(c);
         f = wl_pick(c, WL_FILE, 0, 1);
         k = wl_call_new(c, proc, d);
-        wl_newname(c, "l", k->name);
+        wl_newname(c, "l", d, k->name);
         k->newtype = WL_LINK;
         SYMLINK3args a;
         memset(&a, 0, sizeof(a));
@@ -543,14 +1038,14 @@ static int wl_issue_ns(struct wl_run *r, struct wl_client *c, int proc) {
     case NFS3_MKNOD: {
         d = wl_pick_dir(c);
         k = wl_call_new(c, proc, d);
-        wl_newname(c, "p", k->name);
+        wl_newname(c, "p", d, k->name);
         k->newtype = WL_FIFO;
         MKNOD3args a;
         memset(&a, 0, sizeof(a));
         a.where.dir = wl_fh(c, d);
         a.where.name = k->name;
         a.what.type = NF3FIFO;
-        a.what.mknoddata3_u.pipe_attributes = wl_mode_attr(0644);
+        a.what.mknoddata3_u.pipe_attributes = wl_mode_attr(wl_umode(c, 0666));
         rc = rpc_nfs3_mknod_async(c->rpc, wl_reply, &a, k);
         break;
     }
@@ -559,7 +1054,7 @@ static int wl_issue_ns(struct wl_run *r, struct wl_client *c, int proc) {
         d = wl_pick_dir(c);
         k = wl_call_new(c, proc, d);
         k->obj2 = f;
-        wl_newname(c, "h", k->name);
+        wl_newname(c, "h", d, k->name);
         LINK3args a;
         memset(&a, 0, sizeof(a));
         a.file = wl_fh(c, f);
@@ -592,6 +1087,7 @@ static int wl_issue_ns(struct wl_run *r, struct wl_client *c, int proc) {
     }
     case NFS3_RENAME: {
         if ((f = wl_pick(c, WL_FILE, 0, 1)) < 0) return -1;
+        if (c->names != WL_NAMES_SHORT && wl_below(&c->rng, 2) && wl_issue_flag_rename(c, f) == 0) return 0;
         int over = wl_below(&c->rng, 2) ? wl_pick(c, WL_FILE, 0, 1) : -1;
         if (over == f) over = -1;
         d = over >= 0 ? c->obj[over].parent : wl_pick_dir(c);
@@ -601,7 +1097,7 @@ static int wl_issue_ns(struct wl_run *r, struct wl_client *c, int proc) {
         if (over >= 0)
             snprintf(k->name, WL_NAME, "%s", c->obj[over].name);
         else
-            wl_newname(c, "r", k->name);
+            wl_newname(c, "r", d, k->name);
         snprintf(k->name2, WL_NAME, "%s", c->obj[f].name);
         RENAME3args a;
         dfh = wl_fh(c, c->obj[f].parent);
@@ -613,8 +1109,10 @@ static int wl_issue_ns(struct wl_run *r, struct wl_client *c, int proc) {
         break;
     }
     case NFS3_SETATTR: {
+        if (c->nshared && wl_below(&c->rng, 3) && wl_issue_perm(r, c) == 0) return 0;
         if ((f = wl_pick(c, WL_FILE, 0, 1)) < 0) return -1;
         k = wl_call_new(c, proc, f);
+        k->target = f;
         SETATTR3args a;
         memset(&a, 0, sizeof(a));
         a.object = wl_fh(c, f);
@@ -624,6 +1122,7 @@ static int wl_issue_ns(struct wl_run *r, struct wl_client *c, int proc) {
             a.new_attributes.size.set_size3_u.size = k->size;
         } else {
             a.new_attributes = wl_mode_attr(wl_below(&c->rng, 2) ? 0600 : 0664);
+            k->sets = WL_SET_MODE;
         }
         rc = rpc_nfs3_setattr_async(c->rpc, wl_reply, &a, k);
         break;
@@ -638,7 +1137,7 @@ static int wl_issue_ns(struct wl_run *r, struct wl_client *c, int proc) {
  * when there was nothing to act on. */
 static int wl_issue_data(struct wl_run *r, struct wl_client *c, int proc) {
     struct wl_call *k;
-    int rc = -1, f;
+    int rc = -1, f, fs;
     uint32_t max = (uint32_t)r->o.max_io;
     switch (proc) {
     case NFS3_NULL:
@@ -648,6 +1147,7 @@ static int wl_issue_data(struct wl_run *r, struct wl_client *c, int proc) {
     case NFS3_GETATTR: {
         f = wl_pick(c, -1, 0, 0);
         k = wl_call_new(c, proc, -2);
+        k->target = f;
         GETATTR3args a = {.object = wl_fh(c, f)};
         rc = rpc_nfs3_getattr_async(c->rpc, wl_reply, &a, k);
         break;
@@ -660,6 +1160,14 @@ static int wl_issue_data(struct wl_run *r, struct wl_client *c, int proc) {
         break;
     }
     case NFS3_LOOKUP: {
+        if (c->nshared && wl_below(&c->rng, 3) == 0 && (fs = wl_pick_foreign(c, -1)) >= 0) {
+            k = wl_call_new(c, proc, -2); /* a name another client made */
+            wl_foreign_call(c, k, fs);
+            snprintf(k->name, WL_NAME, "%s", c->foreign[fs].name);
+            LOOKUP3args a = {.what = {.dir = wl_fh(c, c->foreign[fs].dir), .name = k->name}};
+            rc = rpc_nfs3_lookup_async(c->rpc, wl_reply, &a, k);
+            break;
+        }
         f = wl_pick(c, -1, 0, 1);
         k = wl_call_new(c, proc, -2);
         LOOKUP3args a;
@@ -675,6 +1183,13 @@ static int wl_issue_data(struct wl_run *r, struct wl_client *c, int proc) {
         break;
     }
     case NFS3_READ: {
+        if (c->nshared && wl_below(&c->rng, 4) == 0 && (fs = wl_pick_foreign(c, WL_FILE)) >= 0) {
+            k = wl_call_new(c, proc, -2); /* a file another client made */
+            wl_foreign_call(c, k, fs);
+            READ3args a = {.file = wl_ffh(c, fs), .offset = 0, .count = wl_io_size(c, max)};
+            rc = rpc_nfs3_read_async(c->rpc, wl_reply, &a, k);
+            break;
+        }
         if ((f = wl_pick(c, WL_FILE, 0, 1)) < 0) return -1;
         k = wl_call_new(c, proc, -2);
         uint64_t sz = c->obj[f].size;
@@ -725,8 +1240,14 @@ static int wl_issue_data(struct wl_run *r, struct wl_client *c, int proc) {
         break;
     }
     case NFS3_READDIRPLUS: {
-        f = wl_pick(c, WL_DIR, 0, 0);
+        /* with --shared, half the listings are of shared directories: how
+           a client learns what the others made */
+        if (c->nshared && wl_below(&c->rng, 2))
+            f = 1 + (int)wl_below(&c->rng, (uint64_t)c->nshared);
+        else
+            f = wl_pick(c, WL_DIR, 0, 0);
         k = wl_call_new(c, proc, -2);
+        k->target = f;
         READDIRPLUS3args a;
         memset(&a, 0, sizeof(a));
         a.dir = wl_fh(c, f);
@@ -993,19 +1514,26 @@ static void wl_sync_wait(struct wl_run *r, struct wl_client *c, struct wl_sync *
     if (s->rpcstatus != RPC_STATUS_SUCCESS) wl_die("client %d: %s failed", c->id, what);
 }
 
+/* Looks name up in dir with a set-up call; fills *s (status, handle). Dies
+ * on transport failure. */
+static void wl_sync_lookup(struct wl_run *r, struct wl_client *c, nfs_fh3 dir, const char *name,
+                           struct wl_sync *s) {
+    clock_gettime(CLOCK_MONOTONIC, &r->last_reply);
+    memset(s, 0, sizeof(*s));
+    s->proc = NFS3_LOOKUP;
+    LOOKUP3args la = {.what = {.dir = dir, .name = (char *)name}};
+    c->st.calls[NFS3_LOOKUP]++;
+    if (rpc_nfs3_lookup_async(c->rpc, wl_sync_cb, &la, s) < 0) wl_die("client %d: cannot queue", c->id);
+    wl_sync_wait(r, c, s, "LOOKUP");
+    (s->nfsstatus == NFS3_OK ? c->st.ok : c->st.err)[NFS3_LOOKUP]++;
+}
+
 /* Looks up name in dir, making it a directory (mode 0777, owner u) when
  * missing. Fills *out (backed by buf). Dies when neither works. */
 static void wl_ensure_dir(struct wl_run *r, struct wl_client *c, nfs_fh3 dir, const char *name,
                           struct wl_uid u, nfs_fh3 *out, char *buf) {
     struct wl_sync s;
-    clock_gettime(CLOCK_MONOTONIC, &r->last_reply);
-    memset(&s, 0, sizeof(s));
-    s.proc = NFS3_LOOKUP;
-    LOOKUP3args la = {.what = {.dir = dir, .name = (char *)name}};
-    c->st.calls[NFS3_LOOKUP]++;
-    if (rpc_nfs3_lookup_async(c->rpc, wl_sync_cb, &la, &s) < 0) wl_die("client %d: cannot queue", c->id);
-    wl_sync_wait(r, c, &s, "LOOKUP");
-    (s.nfsstatus == NFS3_OK ? c->st.ok : c->st.err)[NFS3_LOOKUP]++;
+    wl_sync_lookup(r, c, dir, name, &s);
     if (s.nfsstatus != NFS3_OK) {
         memset(&s, 0, sizeof(s));
         s.proc = NFS3_MKDIR;
@@ -1042,6 +1570,46 @@ static void wl_ensure_dir(struct wl_run *r, struct wl_client *c, nfs_fh3 dir, co
     (t.nfsstatus == NFS3_OK ? c->st.ok : c->st.err)[NFS3_SETATTR]++;
 }
 
+/* Adds the shared directories DIR/shared/sK to c's model as roots obj[1..N]
+ * (--shared): client 0 makes them (owner its uid, mode 0777; DIR/shared is
+ * root's, like DIR), the others look them up. Dies when that fails. */
+static void wl_setup_shared(struct wl_run *r, struct wl_client *c, nfs_fh3 top) {
+    static char sbuf[NFS3_FHSIZE];
+    struct wl_uid rootid = {0, 0}, owner = r->cl[0].uid;
+    struct wl_sync s;
+    nfs_fh3 shared = {{0, NULL}}, d;
+    char dbuf[NFS3_FHSIZE], name[32];
+    for (int k = -1; k < r->o.shared; k++) {
+        const char *what = k < 0 ? "shared" : name;
+        snprintf(name, sizeof(name), "s%d", k);
+        if (c->id == 0) {
+            wl_ensure_dir(r, c, k < 0 ? top : shared, what, k < 0 ? rootid : owner, &d, dbuf);
+        } else {
+            wl_sync_lookup(r, c, k < 0 ? top : shared, what, &s);
+            if (s.nfsstatus != NFS3_OK || s.fh.data.data_len == 0)
+                wl_die("client %d: shared directory %s not found: %s", c->id, what,
+                       tbbt_nfsstat_name(s.nfsstatus) ? tbbt_nfsstat_name(s.nfsstatus) : "no handle");
+            memcpy(dbuf, s.buf, s.fh.data.data_len);
+            d.data.data_len = s.fh.data.data_len;
+            d.data.data_val = dbuf;
+        }
+        if (k < 0) {
+            memcpy(sbuf, dbuf, d.data.data_len);
+            shared.data.data_len = d.data.data_len;
+            shared.data.data_val = sbuf;
+            continue;
+        }
+        int i = wl_obj_add(c, WL_DIR, -1, name, &d);
+        c->obj[i].shared = 1;
+        c->obj[i].mode = 0777;
+        c->obj[i].uid = owner.uid;
+        c->obj[i].gid = owner.gid;
+    }
+    c->nshared = (int)r->o.shared;
+    c->foreign = calloc(WL_NFOREIGN, sizeof(*c->foreign));
+    if (!c->foreign) wl_die("out of memory");
+}
+
 /* ---- main -------------------------------------------------------------------- */
 
 /* Parses the --uids list into r->uids. 0 or -1 with err. */
@@ -1063,6 +1631,24 @@ static int wl_parse_uids(struct wl_run *r, const char *list, char *err, size_t e
     if (r->nuids > 0) return 0;
 bad:
     snprintf(err, errlen, "--uids: '%s' is not a list of uid:gid pairs (at most %d)", list, WL_MAX_UIDS);
+    return -1;
+}
+
+/* Parses the --umask list (octal masks) into r->umasks. 0 or -1 with err. */
+static int wl_parse_umasks(struct wl_run *r, const char *list, char *err, size_t errlen) {
+    const char *p = list;
+    r->numasks = 0;
+    while (*p) {
+        char *end;
+        unsigned long m = strtoul(p, &end, 8);
+        if (end == p || m > 0777 || (*end && *end != ',') || r->numasks == WL_MAX_UMASKS) goto bad;
+        r->umasks[r->numasks++] = (uint32_t)m;
+        p = *end ? end + 1 : end;
+    }
+    if (r->numasks > 0) return 0;
+bad:
+    snprintf(err, errlen, "--umask: '%s' is not a list of octal masks up to 0777 (at most %d)", list,
+             WL_MAX_UMASKS);
     return -1;
 }
 
@@ -1088,6 +1674,12 @@ static void wl_summary(struct wl_run *r, double secs) {
             t.ok[p] += r->cl[i].st.ok[p];
             t.err[p] += r->cl[i].st.err[p];
         }
+    for (int i = 0; i < r->o.clients; i++) {
+        t.chmod += r->cl[i].st.chmod;
+        t.chown += r->cl[i].st.chown;
+        t.chgrp += r->cl[i].st.chgrp;
+        t.acces += r->cl[i].st.acces;
+    }
     printf("%-12s %10s %10s %10s\n", "procedure", "calls", "ok", "error");
     for (int p = 0; p < WL_NPROC; p++) {
         if (!t.calls[p]) continue;
@@ -1097,6 +1689,8 @@ static void wl_summary(struct wl_run *r, double secs) {
     }
     printf("%-12s %10" PRIu64 "   in %.2f s, %.0f calls/s, %ld clients\n", "total", total, secs,
            secs > 0 ? (double)total / secs : 0.0, r->o.clients);
+    printf("%-12s chmod %" PRIu64 " chown %" PRIu64 " chgrp %" PRIu64 ", ACCES replies %" PRIu64 "\n",
+           "permissions", t.chmod, t.chown, t.chgrp, t.acces);
 }
 
 int main(int argc, char **argv) {
@@ -1110,7 +1704,8 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (pr < 0 || wl_parse_url(r->o.url, &r->url, err, sizeof(err)) < 0 ||
-        wl_parse_uids(r, r->o.uids, err, sizeof(err)) < 0 || strchr(r->o.dir, '/') || !*r->o.dir) {
+        wl_parse_uids(r, r->o.uids, err, sizeof(err)) < 0 ||
+        wl_parse_umasks(r, r->o.umask, err, sizeof(err)) < 0 || strchr(r->o.dir, '/') || !*r->o.dir) {
         fprintf(stderr, "tbbt-workload: %s (--help for usage)\n",
                 pr < 0 || err[0] ? err : "--dir must be one name");
         return 2;
@@ -1135,6 +1730,9 @@ int main(int argc, char **argv) {
         c->uid = r->uids[i % r->nuids];
         c->alt = r->uids[(i + 1) % r->nuids];
         c->todo = r->o.ops / r->o.clients + (i < r->o.ops % r->o.clients);
+        c->names = (int)r->o.names;
+        c->umask = r->umasks[i % r->numasks];
+        c->pid = 1000u + 1000u * (unsigned)i + (unsigned)(r->o.seed % 1000); /* distinct per client */
         wl_connect(r, c, &root, rootbuf[i]);
         /* DIR and DIR/cK are made as root, then handed to the client's uid */
         wl_set_auth(c, rootid);
@@ -1143,6 +1741,10 @@ int main(int argc, char **argv) {
         snprintf(name, sizeof(name), "c%d", i);
         wl_ensure_dir(r, c, top, name, c->uid, &cdir, cbuf);
         wl_obj_add(c, WL_DIR, -1, name, &cdir);
+        c->obj[0].mode = 0777;
+        c->obj[0].uid = c->uid.uid;
+        c->obj[0].gid = c->uid.gid;
+        if (r->o.shared) wl_setup_shared(r, c, top);
     }
     if (!r->o.quiet)
         fprintf(stderr, "tbbt-workload: %d clients connected to %s:%s, running %ld calls (seed %ld)\n",
@@ -1152,6 +1754,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < r->o.clients; i++) {
         rpc_destroy_context(r->cl[i].rpc);
         free(r->cl[i].obj);
+        free(r->cl[i].foreign);
     }
     free(r->payload);
     return rc < 0 ? 1 : 0;
