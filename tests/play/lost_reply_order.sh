@@ -66,9 +66,9 @@ printf '# tbbt-manifest 1\n# clones 1\n0 1 %s "."\n0 2 %s "journal"\n0 3 %s "oth
 
 # start_server DELAY_MS: the responder on a free port ($port, $nspid)
 start_server() {
-    local try args=(--names --log "$work/ns.log")
+    local args=(--names --log "$work/ns.log")
     [ "$1" -gt 0 ] && args+=(--delay-proc remove --delay-ms "$1")
-    for try in 1 2 3 4 5; do
+    for _ in 1 2 3 4 5; do
         port=$((21000 + RANDOM % 8000))
         "$NULLSRV" --port "$port" "${args[@]}" >"$work/ns.out" 2>&1 &
         nspid=$!
@@ -113,11 +113,11 @@ run() {
     local rm_call rm_reply lk_call ga_call
     rm_call=$(line call remove) rm_reply=$(line reply remove) lk_call=$(line call lookup)
     ga_call=$(line call getattr)
-    [ "$rm_reply" -gt 0 ] && [ "$lk_call" -gt "$rm_reply" ] ||
+    if [ "$rm_reply" = 0 ] || [ "$lk_call" -le "$rm_reply" ]; then
         bad "$what: the lookup came (log line $lk_call) before the remove's reply went (line $rm_reply)"
-    if [ "$delay" -gt 0 ]; then
-        [ "$ga_call" -gt 0 ] && [ "$ga_call" -lt "$rm_reply" ] ||
-            bad "$what: the unrelated getattr (log line $ga_call) waited for the remove's reply (line $rm_reply)"
+    fi
+    if [ "$delay" -gt 0 ] && { [ "$ga_call" = 0 ] || [ "$ga_call" -ge "$rm_reply" ]; }; then
+        bad "$what: the unrelated getattr (log line $ga_call) waited for the remove's reply (line $rm_reply)"
     fi
     # the figures: the lookup's wait after the remove's call, in the log's seconds
     awk -v a="$rm_call" -v b="$rm_reply" -v c="$lk_call" -v g="$ga_call" -v w="$what" -v tot="$tot" '
