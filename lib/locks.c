@@ -29,7 +29,10 @@ static tbbt_id fid(const struct tbbt_rec *r, enum tbbt_field f, tbbt_id v) {
 unsigned tbbt_sched_locks(const struct tbbt_rec *r, int deps, int (*known)(void *ctx, tbbt_id id), void *ctx,
                           struct tbbt_lock *l) {
     unsigned n = 0;
-    int strict = deps == TBBT_DEPS_STRICT;
+    /* a lost reply's write locks last until the replay's reply: the
+     * reader after it waits for it, whether or not the server runs one
+     * connection's requests in order (locks.h) */
+    int strict = deps == TBBT_DEPS_STRICT || tbbt_sched_reply_lost(r);
     tbbt_id obj = fid(r, TBBT_F_OBJ, r->obj), dir = fid(r, TBBT_F_DIR, r->dir),
             dir2 = fid(r, TBBT_F_DIR2, r->dir2);
     tbbt_id nobj = fid(r, TBBT_F_NEWOBJ, r->newobj), v = fid(r, TBBT_F_VICTIM, r->victim),

@@ -29,8 +29,19 @@ struct tbbt_lock {
 
 #define TBBT_MAX_LOCKS 6
 
+/* Did the trace miss r's reply (flagged lost, or no status)? Its client
+ * had the reply, at a time nobody knows: the player holds the records
+ * that depend on r until r's replay reply (player/order.h), in either
+ * order: in fsdep, r's write locks last until its reply in every deps
+ * mode, as --deps strict has them. */
+static inline int tbbt_sched_reply_lost(const struct tbbt_rec *r) {
+    return (r->flags & TBBT_RF_REPLY_LOST) || r->status < 0;
+}
+
 /* The locks record r takes in deps mode (TBBT_DEPS_*); an object named
- * twice gets one lock, the stronger. known(id) says whether a lookup's
+ * twice gets one lock, the stronger; a record whose reply the trace lost
+ * (tbbt_sched_reply_lost) keeps its write locks until the reply in every
+ * mode. known(id) says whether a lookup's
  * object handle is known (NULL: yes; an unknown one is write-locked until
  * the reply reveals it). Fills locks; returns the number (<=
  * TBBT_MAX_LOCKS). Which objects are write-locked depends on nothing but

@@ -6,6 +6,13 @@
  *                 call time was sent and every reply the trace received
  *                 before its call time was received: the trace's own
  *                 concurrency, no more. Records go in trace order.
+ *                 A reply the trace lost has no time: it holds the later
+ *                 records that touch an object it locks (lib/locks.h), one
+ *                 of the two writing it, or a (directory, name) it names,
+ *                 until its replay reply (its client had it before it went
+ *                 on with them; when is unknown); other records go. One
+ *                 that showed a handle, and a corrective record (pass 2),
+ *                 hold every later record until their reply.
  *   fsdep         each record takes read or write locks on the objects it
  *                 touches (tbbt_sched_locks, lib/locks.h); one object's locks are granted
  *                 in trace order (a later reader never overtakes an earlier
@@ -22,6 +29,10 @@
  *                           servers that execute in order.
  *                   strict  send, and every write lock until the reply
  *                           (design.md's --strict-deps).
+ *                 A record whose reply the trace lost keeps its write locks
+ *                 until its reply in every mode, as strict does: when it
+ *                 ran in the trace is unknown, so a later reader must not
+ *                 overtake it on a server that reorders.
  *                 A record that failed (its
  *                 reply differs from the trace, or never came) poisons the
  *                 objects it creates or changes (not one a rename or link

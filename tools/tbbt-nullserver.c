@@ -1,6 +1,7 @@
 /* tbbt-nullserver: a MINIMAL NFSv3 RESPONDER FOR BENCHMARKS ONLY.
  *
  *   tbbt-nullserver [--port N] [--read-max BYTES] [--seconds S]
+ *                   [--delay-proc PROC --delay-ms MS] [--names] [--log FILE]
  *
  * Listens on 127.0.0.1:PORT (TCP, RPC record marking) and answers every
  * NFSv3 call from memory, at once, with NFS3_OK and well-formed results:
@@ -13,6 +14,19 @@
  * rest from replies. It exists so that bench/play.sh can measure the
  * player's own ceiling, with a server that costs almost nothing, on the
  * other core. It is not an NFS server and must never be used as one.
+ *
+ * For the player's ordering tests (tests/play/lost_reply_order.sh), a
+ * server that answers pipelined calls out of order: --delay-proc holds
+ * the replies to one procedure (e.g. remove) --delay-ms before they go,
+ * while the calls after them are answered at once, as a server that runs
+ * one connection's requests concurrently may. --names keeps the one piece
+ * of state such a test needs: a REMOVE or RMDIR takes effect when its
+ * reply goes (a delayed one late), then a LOOKUP of that (directory
+ * handle, name) answers NFS3ERR_NOENT until a CREATE, MKDIR, SYMLINK or
+ * MKNOD makes the name again (RENAME and LINK are not followed). --log
+ * writes "SECONDS call|reply XID PROC" per call read and per reply put
+ * to its connection's output, in the order they happen (one thread), so
+ * a test can tell whether a call came after a reply went.
  *
  * Replies are encoded with the rpcgen XDR routines of lib/proto/tbbt_nfs.x
  * into a per-connection output buffer (xdrmem), calls parsed with
@@ -48,8 +62,10 @@
 #define NS_OUT_HIGH (16u << 20)   /* stop reading a connection whose replies pile up past this */
 
 struct ns_opts {
-    gint port, read_max;
+    gint port, read_max, delay_ms;
     gdouble seconds;
+    gchar *delay_proc, *log;
+    gboolean names;
 };
 
 static struct ns_opts opt = {.port = 20049, .read_max = 4096};
@@ -59,6 +75,15 @@ static GOptionEntry ns_entries[] = {
     {"port", 'p', 0, G_OPTION_ARG_INT, &opt.port, "TCP port on 127.0.0.1 (default 20049)", "N"},
     {"read-max", 0, 0, G_OPTION_ARG_INT, &opt.read_max, "Largest READ reply data, bytes (default 4096)", "N"},
     {"seconds", 0, 0, G_OPTION_ARG_DOUBLE, &opt.seconds, "Exit after S seconds (default: on a signal)", "S"},
+    {"delay-proc", 0, 0, G_OPTION_ARG_STRING, &opt.delay_proc,
+     "Hold the replies to this NFSv3 procedure (remove, lookup, ...) --delay-ms before they go", "PROC"},
+    {"delay-ms", 0, 0, G_OPTION_ARG_INT, &opt.delay_ms,
+     "Milliseconds a --delay-proc reply is held (0..60000)", "MS"},
+    {"names", 0, 0, G_OPTION_ARG_NONE, &opt.names,
+     "Remember removed names: a LOOKUP of one answers NOENT (a REMOVE takes effect when its reply goes)",
+     NULL},
+    {"log", 0, 0, G_OPTION_ARG_FILENAME, &opt.log, "Write \"SECONDS call|reply XID PROC\" per call and reply",
+     "FILE"},
     {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 /* One client connection: bytes read and not yet consumed, the message
@@ -74,9 +99,26 @@ struct ns_conn {
     int want_out; /* EPOLLOUT registered */
 };
 
+/* A reply held back (--delay-proc): its bytes, when it goes, and the
+ * name its REMOVE removes then (--names; NULL: none). */
+struct ns_held {
+    struct ns_conn *c;
+    double due;
+    uint8_t *bytes;
+    size_t len;
+    uint32_t xid, proc;
+    GBytes *gone;
+};
+
 static volatile sig_atomic_t stop;
 static uint64_t fh_counter, calls, reads, bytes_in, bytes_out;
 static uint8_t zeros[64u << 10];
+static int delay_proc = -1; /* NFSv3 procedure number, -1: none */
+static GQueue held_q;       /* struct ns_held, by due time (one delay: arrival order) */
+static GHashTable *gone;    /* --names: (dir handle, name) keys removed, GBytes */
+static FILE *logf;          /* --log */
+static double t0;           /* mono_s() at start, for the log */
+static double mono_s(void);
 
 /* SIGINT, SIGTERM: leave the loop. */
 static void on_signal(int sig) {
@@ -146,6 +188,42 @@ static size_t past_fh(const uint8_t *a, size_t n) {
     return 4 + ((size_t)(len > 64 ? 64 : len) + 3) / 4 * 4;
 }
 
+/* The (directory handle, name) a diropargs3 at the start of a[0..n)
+ * names, as one key (handle length, handle, name), or NULL when cut. */
+static GBytes *dirop_key(const uint8_t *a, size_t n) {
+    uint32_t fhlen = arg_u32(a, n, 0);
+    if (fhlen > 64) return NULL;
+    size_t off = past_fh(a, n);
+    uint32_t len = arg_u32(a, n, off);
+    if (off + 4 + len > n || len > 1024) return NULL;
+    uint8_t k[1 + 64 + 1024];
+    k[0] = (uint8_t)fhlen;
+    memcpy(k + 1, a + 4, fhlen);
+    memcpy(k + 1 + fhlen, a + off + 4, len);
+    return g_bytes_new(k, 1 + fhlen + len);
+}
+
+/* NFSv3 procedure proc's lower-case name, for the log. */
+static const char *proc_name(uint32_t proc) {
+    int op = tbbt_op_from_wire(3, proc);
+    return op < 0 ? "?" : tbbt_op_info((enum tbbt_op)op)->name;
+}
+
+/* --log: one line, "SECONDS EVENT XID PROC". */
+static void log_event(const char *event, uint32_t xid, uint32_t proc) {
+    if (logf) fprintf(logf, "%.6f %s %08x %s\n", mono_s() - t0, event, xid, proc_name(proc));
+}
+
+/* --names: what a reply that goes does to the names. A REMOVE's or
+ * RMDIR's name is gone; a name made again is not. */
+static void names_apply(uint32_t proc, GBytes *key) {
+    if (!gone || !key) return;
+    if (proc == 12 || proc == 13)
+        g_hash_table_add(gone, g_bytes_ref(key));
+    else
+        g_hash_table_remove(gone, key);
+}
+
 /* Encodes the results of NFSv3 procedure proc (arguments a[0..n)) on x.
  * Returns 1, 0 when the procedure does not exist (PROC_UNAVAIL), -1 when
  * the buffer was too small. */
@@ -165,6 +243,16 @@ static int results(XDR *x, uint32_t proc, const uint8_t *a, size_t n) {
         return xdr_SETATTR3res(x, &r) ? 1 : -1;
     }
     case 3: {
+        if (gone) {
+            GBytes *k = dirop_key(a, n);
+            int noent = k && g_hash_table_contains(gone, k);
+            if (k) g_bytes_unref(k);
+            if (noent) {
+                LOOKUP3res r = {.status = NFS3ERR_NOENT};
+                r.LOOKUP3res_u.resfail.dir_attributes = post(NF3DIR);
+                return xdr_LOOKUP3res(x, &r) ? 1 : -1;
+            }
+        }
         LOOKUP3res r = {.status = ok};
         r.LOOKUP3res_u.resok.object = fresh_fh(fhb);
         r.LOOKUP3res_u.resok.obj_attributes = post(NF3REG);
@@ -288,12 +376,28 @@ static int results(XDR *x, uint32_t proc, const uint8_t *a, size_t n) {
     }
 }
 
-/* Appends the reply to one call message m[0..n) to c's output buffer.
- * A message that is not an RPC call is ignored. */
+/* --delay-proc: keeps the reply bytes b[0..len) to go at now + delay,
+ * with the name key it applies then (taken over). */
+static void hold(struct ns_conn *c, const uint8_t *b, size_t len, uint32_t xid, uint32_t proc, GBytes *key) {
+    struct ns_held *e = g_new(struct ns_held, 1);
+    *e = (struct ns_held){c, mono_s() + opt.delay_ms / 1000.0, g_memdup2(b, len), len, xid, proc, key};
+    g_queue_push_tail(&held_q, e);
+}
+
+/* Frees a held reply. */
+static void held_free(struct ns_held *e) {
+    if (e->gone) g_bytes_unref(e->gone);
+    g_free(e->bytes), g_free(e);
+}
+
+/* Appends the reply to one call message m[0..n) to c's output buffer
+ * (or holds it: --delay-proc). A message that is not an RPC call is
+ * ignored. */
 static void answer(struct ns_conn *c, const uint8_t *m, size_t n) {
     struct tbbt_rpc_hdr h;
     if (tbbt_rpc_parse(m, n, &h) < 0 || h.mtype != 0) return;
     calls++;
+    log_event("call", h.xid, h.proc);
     grow(&c->out, &c->outcap, c->outlen + NS_REPLY_ROOM);
     uint8_t *base = c->out + c->outlen;
     XDR x;
@@ -320,7 +424,18 @@ static void answer(struct ns_conn *c, const uint8_t *m, size_t n) {
     xdr_destroy(&x);
     uint32_t mark = htonl(0x80000000u | len);
     memcpy(base, &mark, 4);
+    GBytes *key = NULL; /* --names: the name a reply to this call makes or removes */
+    if (gone && accept == 0 &&
+        (h.proc == 8 || h.proc == 9 || h.proc == 10 || h.proc == 11 || h.proc == 12 || h.proc == 13))
+        key = dirop_key(m + h.body, n - h.body);
+    if (accept == 0 && (int)h.proc == delay_proc) {
+        hold(c, base, 4 + len, h.xid, h.proc, key);
+        return;
+    }
     c->outlen += 4 + len;
+    log_event("reply", h.xid, h.proc);
+    names_apply(h.proc, key);
+    if (key) g_bytes_unref(key);
 }
 
 /* Consumes the whole fragments in c->in, answering every complete
@@ -375,8 +490,15 @@ static void rearm(int ep, struct ns_conn *c) {
     c->want_out = pending;
 }
 
-/* Frees c and closes its socket. */
+/* Frees c and closes its socket, with the replies held for it. */
 static void drop(struct ns_conn *c) {
+    for (GList *l = held_q.head, *nx; l; l = nx) {
+        nx = l->next;
+        struct ns_held *e = l->data;
+        if (e->c != c) continue;
+        held_free(e);
+        g_queue_delete_link(&held_q, l);
+    }
     close(c->fd);
     g_free(c->in), g_free(c->msg), g_free(c->out), g_free(c);
 }
@@ -434,10 +556,70 @@ static void accept_all(int ep, int lfd) {
     }
 }
 
+/* The monotonic clock, seconds. */
 static double mono_s(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Sends the held replies that are due (now or before), in the order they
+ * were held: each is put to its connection's output, logged, applied to
+ * the names, and written. A connection that breaks is dropped. */
+static void release_due(int ep) {
+    double now = mono_s();
+    struct ns_held *e;
+    while ((e = g_queue_peek_head(&held_q)) && e->due <= now) {
+        g_queue_pop_head(&held_q);
+        struct ns_conn *c = e->c;
+        grow(&c->out, &c->outcap, c->outlen + e->len);
+        memcpy(c->out + c->outlen, e->bytes, e->len);
+        c->outlen += e->len;
+        log_event("reply", e->xid, e->proc);
+        names_apply(e->proc, e->gone);
+        held_free(e);
+        if (flush(c) < 0) {
+            epoll_ctl(ep, EPOLL_CTL_DEL, c->fd, NULL);
+            drop(c);
+        } else if (c->want_out != (c->outoff < c->outlen)) {
+            rearm(ep, c);
+        }
+    }
+}
+
+/* Milliseconds epoll may wait: 100 at most, less when a held reply is
+ * due sooner. */
+static int wait_ms(void) {
+    struct ns_held *e = g_queue_peek_head(&held_q);
+    if (!e) return 100;
+    double ms = (e->due - mono_s()) * 1000.0 + 1;
+    return ms <= 0 ? 0 : ms >= 100 ? 100 : (int)ms;
+}
+
+/* Checks the options and sets up what they ask for (the delayed
+ * procedure, the name table, the log). Returns 0, or -1 with a message
+ * in err. */
+static int setup_opts(char *err, size_t errlen) {
+    if (opt.port < 1 || opt.port > 65535 || opt.read_max < 0 || opt.read_max > (int)sizeof(zeros) ||
+        opt.seconds < 0 || opt.delay_ms < 0 || opt.delay_ms > 60000) {
+        snprintf(err, errlen, "--port 1..65535, --read-max 0..65536, --delay-ms 0..60000");
+        return -1;
+    }
+    if (opt.delay_proc) {
+        int op = tbbt_op_by_name(opt.delay_proc);
+        if (op < 0 || (delay_proc = tbbt_op_to_wire((enum tbbt_op)op, 3)) < 0) {
+            snprintf(err, errlen, "--delay-proc %s: not an NFSv3 procedure", opt.delay_proc);
+            return -1;
+        }
+    }
+    if (opt.names)
+        gone = g_hash_table_new_full(g_bytes_hash, g_bytes_equal, (GDestroyNotify)g_bytes_unref, NULL);
+    if (opt.log && !(logf = fopen(opt.log, "w"))) {
+        snprintf(err, errlen, "%s: %s", opt.log, strerror(errno));
+        return -1;
+    }
+    if (logf) setvbuf(logf, NULL, _IOLBF, 0);
+    return 0;
 }
 
 int main(int argc, char **argv) {
@@ -446,10 +628,10 @@ int main(int argc, char **argv) {
     GError *ge = NULL;
     int ok = g_option_context_parse(ctx, &argc, &argv, &ge);
     g_option_context_free(ctx);
-    if (!ok || argc != 1 || opt.port < 1 || opt.port > 65535 || opt.read_max < 0 ||
-        opt.read_max > (int)sizeof(zeros) || opt.seconds < 0) {
-        fprintf(stderr, "tbbt-nullserver: %s (try --help)\n",
-                ge ? ge->message : "--port 1..65535, --read-max 0..65536, no arguments");
+    char err[256] = "no arguments";
+    t0 = mono_s();
+    if (!ok || argc != 1 || setup_opts(err, sizeof(err)) < 0) {
+        fprintf(stderr, "tbbt-nullserver: %s (try --help)\n", ge ? ge->message : err);
         return 2;
     }
     printf("MINIMAL RESPONDER FOR BENCHMARKS ONLY: tbbt-nullserver on 127.0.0.1:%d (NFSv3, TCP)\n", opt.port);
@@ -468,7 +650,7 @@ int main(int argc, char **argv) {
     double end = opt.seconds > 0 ? mono_s() + opt.seconds : 0;
     struct epoll_event evs[64];
     while (!stop && (!end || mono_s() < end)) {
-        int n = epoll_wait(ep, evs, 64, 100);
+        int n = epoll_wait(ep, evs, 64, wait_ms());
         for (int i = 0; i < n; i++) {
             struct ns_conn *c = evs[i].data.ptr;
             if (!c) {
@@ -480,6 +662,7 @@ int main(int argc, char **argv) {
                 drop(c);
             }
         }
+        release_due(ep);
     }
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
@@ -489,5 +672,8 @@ int main(int argc, char **argv) {
            "CPU %.3f s\n",
            (unsigned long long)calls, (unsigned long long)reads, reads ? (double)calls / (double)reads : 0,
            (unsigned long long)bytes_in, (unsigned long long)bytes_out, cpu);
+    g_queue_clear_full(&held_q, (GDestroyNotify)held_free);
+    if (gone) g_hash_table_destroy(gone);
+    if (logf) fclose(logf);
     return 0;
 }

@@ -1,7 +1,8 @@
 /* test_play_sched.c -- the player's ordering policies: the paper's Table 3
  * (conservative gives sequence 3, fsdep sequence 4), conservative keeping
  * the trace's overlap, per-object lock queues (a later reader never
- * overtakes an earlier writer), strict mode, handles revealed by replies,
+ * overtakes an earlier writer), strict mode, lost replies holding what
+ * depends on them in both orders, handles revealed by replies,
  * failed records' dependants skipped transitively, the lock table, and
  * the ID hash the player's tables compare instead of IDs. */
 #include <setjmp.h>
@@ -186,6 +187,138 @@ static void test_conservative_overlap(void **st) {
     assert_int_equal(nxt(c, s), 9);
     tbbt_rec_free(&r);
     c->destroy(s);
+}
+
+/* Sets r's (dir, name) argument; victim: the object it deletes (0: none). */
+static void dirname(struct tbbt_rec *r, tbbt_id dir, const char *name, tbbt_id victim) {
+    tbbt_rec_set_u64(r, TBBT_F_DIR, dir);
+    tbbt_rec_set_str(r, TBBT_F_NAME, name, strlen(name));
+    if (victim) tbbt_rec_set_u64(r, TBBT_F_VICTIM, victim);
+}
+
+/* Issue 21: the reply to a remove of a journal was lost; the lookup of
+ * its name after it (traced NOENT) went before the remove was answered
+ * and, on a server that runs pipelined requests at once, found the file.
+ * The lost remove holds that lookup until its reply; a getattr of
+ * another object and a lookup of the name in another directory go. */
+static void test_conservative_lost_remove(void **st) {
+    (void)st;
+    const struct tbbt_sched_ops *c = &tbbt_sched_conservative;
+    void *s = new_sched(c, 0, NULL);
+    struct tbbt_rec r;
+    tbbt_rec_init(&r);
+    mk(&r, TBBT_OP_REMOVE, 0, 0);
+    r.flags = TBBT_RF_REPLY_LOST, r.status = -1;
+    dirname(&r, 1, "journal", 2);
+    c->add(s, 0, &r);
+    mk(&r, TBBT_OP_GETATTR, 1, 10);
+    tbbt_rec_set_u64(&r, TBBT_F_OBJ, 3);
+    c->add(s, 1, &r);
+    mk(&r, TBBT_OP_LOOKUP, 2, 10);
+    dirname(&r, 4, "journal", 0);
+    c->add(s, 2, &r);
+    mk(&r, TBBT_OP_LOOKUP, 3, 4);
+    r.status = 2; /* NOENT */
+    dirname(&r, 1, "journal", 0);
+    c->add(s, 3, &r);
+    uint64_t b = 99;
+    assert_int_equal(nxt(c, s), 0);
+    c->sent(s, 0);
+    assert_int_equal(nxt(c, s), 1); /* unrelated: not held */
+    assert_int_equal(nxt(c, s), 2);
+    assert_int_equal(nxt(c, s), -1); /* the lookup of the removed name waits */
+    assert_true(c->blocker(s, &b));
+    assert_int_equal(b, 0);
+    c->done(s, 1, 1), c->done(s, 2, 1);
+    assert_int_equal(nxt(c, s), -1);
+    assert_true(c->blocker(s, &b));
+    assert_int_equal(b, 0);
+    c->done(s, 0, 1);
+    assert_int_equal(nxt(c, s), 3);
+    tbbt_rec_free(&r);
+    c->destroy(s);
+}
+
+/* What a lost reply holds, beyond a remove: a rename's target pair (dir2,
+ * name2); a read holds a later write of its object, not a later read. */
+static void test_conservative_lost_touch(void **st) {
+    (void)st;
+    const struct tbbt_sched_ops *c = &tbbt_sched_conservative;
+    void *s = new_sched(c, 0, NULL);
+    struct tbbt_rec r;
+    tbbt_rec_init(&r);
+    mk(&r, TBBT_OP_RENAME, 0, 0); /* 1/"a" to 5/"b" */
+    r.flags = TBBT_RF_REPLY_LOST, r.status = -1;
+    dirname(&r, 1, "a", 6);
+    tbbt_rec_set_u64(&r, TBBT_F_DIR2, 5);
+    tbbt_rec_set_str(&r, TBBT_F_NAME2, "b", 1);
+    c->add(s, 0, &r);
+    mk(&r, TBBT_OP_LOOKUP, 1, 2);
+    dirname(&r, 5, "b", 0);
+    c->add(s, 1, &r);
+    assert_int_equal(nxt(c, s), 0);
+    assert_int_equal(nxt(c, s), -1);
+    c->done(s, 0, 1);
+    assert_int_equal(nxt(c, s), 1);
+    c->done(s, 1, 1);
+    mk(&r, TBBT_OP_GETATTR, 3, 0); /* a lost read of 7 */
+    r.flags = TBBT_RF_REPLY_LOST, r.status = -1;
+    tbbt_rec_set_u64(&r, TBBT_F_OBJ, 7);
+    c->add(s, 2, &r);
+    mk(&r, TBBT_OP_READ, 4, 20);
+    tbbt_rec_set_u64(&r, TBBT_F_OBJ, 7);
+    c->add(s, 3, &r);
+    mk(&r, TBBT_OP_SETATTR, 5, 6);
+    tbbt_rec_set_u64(&r, TBBT_F_OBJ, 7);
+    c->add(s, 4, &r);
+    assert_int_equal(nxt(c, s), 2);
+    assert_int_equal(nxt(c, s), 3); /* reads share */
+    assert_int_equal(nxt(c, s), -1);
+    c->done(s, 3, 1);
+    assert_int_equal(nxt(c, s), -1); /* the write waits for the lost read */
+    c->done(s, 2, 1);
+    assert_int_equal(nxt(c, s), 4);
+    tbbt_rec_free(&r);
+    c->destroy(s);
+}
+
+/* fsdep: a remove whose traced reply was lost keeps its write locks until
+ * its reply even where locks go at the send (--deps send), so the lookup
+ * of its name waits for it; one whose reply the trace saw releases them
+ * at the send, as that mode has it. A getattr of another object goes.
+ * In reply mode (the default) every lock lasts until the reply anyway. */
+static void test_fsdep_lost_remove(void **st) {
+    (void)st;
+    const struct tbbt_sched_ops *f = &tbbt_sched_fsdep;
+    for (int lost = 0; lost < 2; lost++) {
+        void *s = new_sched(f, TBBT_DEPS_SEND, NULL);
+        struct tbbt_rec r;
+        tbbt_rec_init(&r);
+        mk(&r, TBBT_OP_REMOVE, 0, 1);
+        if (lost) r.flags = TBBT_RF_REPLY_LOST, r.status = -1;
+        dirname(&r, 1, "journal", 2);
+        f->add(s, 0, &r);
+        mk(&r, TBBT_OP_LOOKUP, 2, 3);
+        r.status = 2; /* NOENT */
+        dirname(&r, 1, "journal", 0);
+        f->add(s, 1, &r);
+        mk(&r, TBBT_OP_GETATTR, 4, 5);
+        tbbt_rec_set_u64(&r, TBBT_F_OBJ, 3);
+        f->add(s, 2, &r);
+        assert_int_equal(nxt(f, s), 0);
+        f->sent(s, 0);
+        if (lost) {
+            assert_int_equal(nxt(f, s), 2); /* unrelated: not held */
+            assert_int_equal(nxt(f, s), -1);
+            f->done(s, 0, 1);
+            assert_int_equal(nxt(f, s), 1);
+        } else {
+            assert_int_equal(nxt(f, s), 1);
+            assert_int_equal(nxt(f, s), 2);
+        }
+        tbbt_rec_free(&r);
+        f->destroy(s);
+    }
 }
 
 /* Adds op on object 7 as seq. */
@@ -435,6 +568,19 @@ static void test_locks(void **st) {
     n = tbbt_sched_locks(&r, TBBT_DEPS_SEND, NULL, NULL, l);
     assert_int_equal(n, 1);
     assert_false(l[0].write);
+    /* a lost reply: its write locks last until the reply in send mode
+     * too; its read locks do not */
+    mk(&r, TBBT_OP_REMOVE, 0, 0);
+    r.flags = TBBT_RF_REPLY_LOST, r.status = -1;
+    tbbt_rec_set_u64(&r, TBBT_F_DIR, 1);
+    tbbt_rec_set_u64(&r, TBBT_F_VICTIM, 5);
+    assert_int_equal(tbbt_sched_locks(&r, TBBT_DEPS_SEND, NULL, NULL, l), 2);
+    assert_true(l[0].write && l[0].until_reply && l[1].write && l[1].until_reply);
+    mk(&r, TBBT_OP_LOOKUP, 0, 0);
+    r.flags = TBBT_RF_REPLY_LOST, r.status = -1;
+    tbbt_rec_set_u64(&r, TBBT_F_DIR, 1);
+    assert_int_equal(tbbt_sched_locks(&r, TBBT_DEPS_SEND, NULL, NULL, l), 1);
+    assert_true(!l[0].write && !l[0].until_reply);
     mk(&r, TBBT_OP_NULL, 0, 1);
     assert_int_equal(tbbt_sched_locks(&r, 0, NULL, NULL, l), 0);
     tbbt_rec_free(&r);
@@ -535,6 +681,9 @@ int main(void) {
         cmocka_unit_test(test_table3),
         cmocka_unit_test(test_conservative_blocker),
         cmocka_unit_test(test_conservative_overlap),
+        cmocka_unit_test(test_conservative_lost_remove),
+        cmocka_unit_test(test_conservative_lost_touch),
+        cmocka_unit_test(test_fsdep_lost_remove),
         cmocka_unit_test(test_object_queue),
         cmocka_unit_test(test_revealed_handle),
         cmocka_unit_test(test_failure_skips),
