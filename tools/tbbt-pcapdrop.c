@@ -83,7 +83,7 @@ static const struct pd_option pd_options[] = {
     {"burst-max", PD_LONG, offsetof(struct pd_opts, burst_max), "500", 1, 1000000,
      "longest run of --burst-percent, in packets"},
     {"replies-only", PD_FLAG, offsetof(struct pd_opts, replies_only), "0", 0, 1,
-     "deletions hit only packets the server sent (source port in --server-port)"},
+     "deletions (not --start-mid's) hit only packets the server sent (source port in --server-port)"},
     {"server-port", PD_PORTLIST, offsetof(struct pd_opts, server), "2049", 1, 65535,
      "the server's TCP/UDP ports, comma separated (e.g. 2049,20048 for NFS and MOUNT)"},
     {"drop-frags", PD_PERCENT, offsetof(struct pd_opts, frag_percent), "0", 0, 0,
@@ -241,11 +241,15 @@ static int pd_parse(int argc, char **argv, struct pd_opts *opts, char *err, size
     pd_check_table();
     for (size_t i = 0; i < PD_NOPTIONS; i++)
         if (pd_opt_set(opts, &pd_options[i], pd_options[i].def, err, errlen) < 0) abort();
-    int npos = 0;
+    int npos = 0, dashdash = 0;
     for (int a = 1; a < argc; a++) {
         const char *arg = argv[a];
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) return 1;
-        if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0') {
+        if (!dashdash && strcmp(arg, "--") == 0) {
+            dashdash = 1;
+            continue;
+        }
+        if (!dashdash && (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0)) return 1;
+        if (dashdash || strncmp(arg, "--", 2) != 0) {
             if (npos == 2) {
                 snprintf(err, errlen, "unexpected argument '%s': need only IN.pcap and OUT.pcap", arg);
                 return -1;
@@ -444,6 +448,7 @@ static void pd_ip6(struct pd_rd *r, struct pd_lay *l) {
             l->fragid = pd_u32(r, off + 4);
             nh = pd_u8(r, off);
             off += 8;
+            if (l->fragoff) break; /* what follows continues the datagram */
             continue;
         }
         uint32_t len = (pd_u8(r, off + 1) + 1) * 8;
@@ -882,13 +887,9 @@ static void pd_cut(const struct pd_opts *o, struct pd_cap *c, size_t i, struct p
         if (c->p[m].mend > p->h.caplen) c->p[m].flags |= PD_CUT;
 }
 
-/* Writes the --truth lines: one per input packet deleted or altered. */
-static int pd_truth(const struct pd_opts *o, const struct pd_cap *c) {
-    FILE *f = fopen(o->truth, "w");
-    if (!f) {
-        fprintf(stderr, "tbbt-pcapdrop: %s: %s\n", o->truth, strerror(errno));
-        return -1;
-    }
+/* Writes the --truth lines to f (opened on o->truth; closed here): one per
+ * input packet deleted or altered. Returns 0 or -1 (message on stderr). */
+static int pd_truth(const struct pd_opts *o, FILE *f, const struct pd_cap *c) {
     for (size_t i = 0; i < c->n; i++) {
         const struct pd_pkt *p = &c->p[i];
         if (!p->flags) continue;
@@ -954,18 +955,26 @@ static int pd_run(const struct pd_opts *o) {
     struct pd_cap c = {0};
     struct pd_sum sum = {0};
     int rc = -1;
+    FILE *truth = o->truth ? fopen(o->truth, "w") : NULL; /* first: a bad path writes nothing */
+    if (o->truth && !truth) {
+        fprintf(stderr, "tbbt-pcapdrop: %s: %s\n", o->truth, strerror(errno));
+        return -1;
+    }
     if (pd_load(o, &c) < 0) goto done;
     pd_delete(o, &c);
     if (o->start_mid >= 0) pd_start_mid(o, &c);
     if (o->gro) pd_gro(o, &c);
     if (pd_write(o, &c, &sum) < 0) goto done;
-    if (o->truth && pd_truth(o, &c) < 0) goto done;
+    FILE *f = truth;
+    truth = NULL;
+    if (f && pd_truth(o, f, &c) < 0) goto done;
     pd_count(&c, &sum);
     printf("dropped %" PRIu64 " of %" PRIu64 " packets, cut %" PRIu64 ", merged %" PRIu64 " into %" PRIu64
            " super-segments, trimmed %" PRIu64 ", fragments dropped %" PRIu64 "\n",
            sum.dropped, sum.n, sum.cut, sum.merged, sum.supers, sum.trimmed, sum.frags);
     rc = 0;
 done:
+    if (truth) fclose(truth);
     for (size_t i = 0; i < c.n; i++)
         free(c.p[i].data);
     free(c.p);
