@@ -77,7 +77,8 @@ static const struct pd_option pd_options[] = {
     {"drop-percent", PD_PERCENT, offsetof(struct pd_opts, percent), "0", 0, 0,
      "share of packets to delete, each chosen alone (decimals allowed)"},
     {"burst-percent", PD_PERCENT, offsetof(struct pd_opts, burst_percent), "0", 0, 0,
-     "share of packets to delete in runs of consecutive packets"},
+     "share of packets to delete in runs of consecutive packets (consecutive among the server's with "
+     "--replies-only); runs never touch"},
     {"burst-min", PD_LONG, offsetof(struct pd_opts, burst_min), "10", 1, 1000000,
      "shortest run of --burst-percent, in packets"},
     {"burst-max", PD_LONG, offsetof(struct pd_opts, burst_max), "500", 1, 1000000,
@@ -97,7 +98,8 @@ static const struct pd_option pd_options[] = {
     {"snaplen", PD_LONG, offsetof(struct pd_opts, snaplen), NULL, 16, PD_MAXSNAP,
      "cut every kept packet to N bytes, after --gro"},
     {"truth", PD_STR, offsetof(struct pd_opts, truth), NULL, 0, 0,
-     "write 'INDEX ACTION...' for every input packet deleted or altered"},
+     "write 'INDEX ACTION...' for every input packet deleted or altered; ACTION: drop, trimmed:K, "
+     "merged-into:J (J: the super-segment's first packet), cut"},
 };
 #define PD_NOPTIONS (sizeof(pd_options) / sizeof(pd_options[0]))
 
