@@ -54,8 +54,19 @@ struct obj {
     int64_t first_ns;    /* capture time of the message that first showed it */
 };
 
+/* A handle of a retired object, in the graveyard ring. */
+struct grave {
+    uint64_t hash; /* 0: an empty slot */
+    tbbt_id id;
+    uint16_t len;
+    uint8_t data[64];
+};
+
 struct tbbt_fhmap {
-    struct tbbt_htab fh_table;     /* struct fhent* (its o names the object) */
+    struct tbbt_htab fh_table;    /* struct fhent* (its o names the object) */
+    struct tbbt_htab grave_table; /* struct grave* in graves, by hash */
+    struct grave *graves;         /* ring of TBBT_FHMAP_GRAVES, allocated at the first retirement */
+    uint32_t grave_next;
     struct tbbt_htab fid_table;    /* struct obj* with has_fid, by fid */
     struct tbbt_htab id_table;     /* struct obj* (owned), by id */
     struct tbbt_htab name_table;   /* struct nament* (owned) */
@@ -92,6 +103,13 @@ static int fhent_eq(const void *item, const void *key) {
     return e->len == k->len && memcmp(e->data, k->data, k->len) == 0;
 }
 
+/* grave_table equality: a grave against a struct fhprobe. */
+static int grave_eq(const void *item, const void *key) {
+    const struct grave *g = item;
+    const struct fhprobe *k = key;
+    return g->len == k->len && memcmp(g->data, k->data, k->len) == 0;
+}
+
 /* fid_table equality: an object against a struct fidkey. */
 static int fid_eq(const void *item, const void *key) {
     const struct obj *o = item;
@@ -115,6 +133,7 @@ static int name_eq(const void *item, const void *key) {
 struct tbbt_fhmap *tbbt_fhmap_new(void) {
     struct tbbt_fhmap *m = g_new0(struct tbbt_fhmap, 1);
     tbbt_htab_init(&m->fh_table, fhent_eq);
+    tbbt_htab_init(&m->grave_table, grave_eq);
     tbbt_htab_init(&m->fid_table, fid_eq);
     tbbt_htab_init(&m->id_table, id_eq);
     tbbt_htab_init(&m->name_table, name_eq);
@@ -147,6 +166,8 @@ void tbbt_fhmap_free(struct tbbt_fhmap *m) {
     while ((item = tbbt_htab_next(&m->name_table, &pos)) != NULL)
         g_free(item);
     tbbt_htab_clear(&m->fh_table);
+    tbbt_htab_clear(&m->grave_table);
+    g_free(m->graves);
     tbbt_htab_clear(&m->fid_table);
     tbbt_htab_clear(&m->id_table);
     tbbt_htab_clear(&m->name_table);
@@ -205,10 +226,44 @@ static void obj_destroy(struct tbbt_fhmap *m, struct obj *o) {
     obj_free(o);
 }
 
-/* Forgets an object whose last name went away. */
+/* Keeps a retired object's handle in the graveyard ring, in place of the
+ * oldest. */
+static void grave_add(struct tbbt_fhmap *m, const struct fhent *e, tbbt_id id) {
+    if (!m->graves) m->graves = g_new0(struct grave, TBBT_FHMAP_GRAVES);
+    struct grave *g = &m->graves[m->grave_next++ % TBBT_FHMAP_GRAVES];
+    if (g->hash) tbbt_htab_remove_item(&m->grave_table, g->hash, g);
+    struct fhprobe k = {e->data, e->len};
+    struct grave *old = tbbt_htab_find_inline(&m->grave_table, e->hash, &k, grave_eq);
+    if (old) tbbt_htab_remove_item(&m->grave_table, old->hash, old), old->hash = 0;
+    g->hash = e->hash | 1; /* never 0: that marks an empty slot */
+    g->id = id;
+    g->len = e->len;
+    memcpy(g->data, e->data, e->len);
+    tbbt_htab_put(&m->grave_table, g->hash, g);
+}
+
+/* Forgets an object whose last name went away; its handles go to the
+ * graveyard. */
 static void obj_retire(struct tbbt_fhmap *m, struct obj *o) {
     m->st.retired++;
+    for (uint32_t i = 0; i < o->nfh; i++)
+        grave_add(m, o->fhs[i], o->id);
     obj_destroy(m, o);
+}
+
+/* Contract in fhmap.h. */
+tbbt_id tbbt_fhmap_dead(const struct tbbt_fhmap *m, const uint8_t *fh, size_t len) {
+    if (!m->graves) return 0;
+    if (len > 64) len = 64;
+    struct fhprobe k = {fh, len};
+    const struct grave *g = tbbt_htab_find_inline(&m->grave_table, fh_hash(fh, len) | 1, &k, grave_eq);
+    return g ? g->id : 0;
+}
+
+/* Contract in fhmap.h. */
+void tbbt_fhmap_unborn(struct tbbt_fhmap *m, tbbt_id id) {
+    struct obj *o = tbbt_htab_find_inline(&m->id_table, id_hash(id), &id, id_eq);
+    if (o) obj_destroy(m, o);
 }
 
 /* Contract in fhmap.h: handles are cut to 64 bytes, as lookup does. */

@@ -115,6 +115,18 @@ tbbt_id tbbt_fhmap_unlink(struct tbbt_fhmap *m, tbbt_id dir, const char *name, s
 void tbbt_fhmap_rename(struct tbbt_fhmap *m, tbbt_id dir, const char *name, size_t len, tbbt_id dir2,
                        const char *name2, size_t len2);
 
+/* The ID handle fh named when its object was retired, among the handles
+ * of the last TBBT_FHMAP_GRAVES retired (a ring: memory is fixed), or 0.
+ * A call that still uses such a handle and is answered STALE names that
+ * dead object, not a new one. */
+#define TBBT_FHMAP_GRAVES 65536
+tbbt_id tbbt_fhmap_dead(const struct tbbt_fhmap *m, const uint8_t *fh, size_t len);
+
+/* Forgets live object id, which a lookup made fresh for a handle that
+ * turned out dead (tbbt_fhmap_dead): it names nothing, and its ID is not
+ * handed out again. */
+void tbbt_fhmap_unborn(struct tbbt_fhmap *m, tbbt_id id);
+
 const struct tbbt_fhmap_stats *tbbt_fhmap_stats(const struct tbbt_fhmap *m);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "fhmap.h"
 #include "htab.h"
+#include "fsmodel.h"
 #include "nfsdec.h"
 #include "restore.h"
 
@@ -647,6 +648,24 @@ static void track_names(struct tbbt_pass1 *p, struct tbbt_rec *r) {
     }
 }
 
+/* A STALE reply: a call handle the map had forgotten (and so made a new
+ * object for) names the object that was retired with it, whose removal
+ * the server is telling this client about: re-points the record there,
+ * so pass 2's model and the player see the dead object, not a new one. */
+static void stale_ids(struct tbbt_pass1 *p, struct pend *e) {
+    static const enum tbbt_field fields[3] = {TBBT_F_OBJ, TBBT_F_DIR, TBBT_F_DIR2};
+    const struct callfh *fhs[3] = {&e->fh_obj, &e->fh_dir, &e->fh_dir2};
+    struct tbbt_rec *r = &e->rec;
+    for (int i = 0; i < 3; i++) {
+        if (!fhs[i]->len || !fhs[i]->fresh || !tbbt_rec_has(r, fields[i])) continue;
+        tbbt_id dead = tbbt_fhmap_dead(p->fh, fhs[i]->data, fhs[i]->len);
+        if (!dead) continue;
+        tbbt_fhmap_unborn(p->fh, tbbt_rec_get_u64(r, fields[i]));
+        tbbt_rec_set_u64(r, fields[i], dead);
+        p->st.stale_dead++;
+    }
+}
+
 /* Decodes an NFS reply into the record of its call. */
 static void nfs_reply(struct tbbt_pass1 *p, struct pend *e, const struct tbbt_rpc_hdr *h, const uint8_t *data,
                       size_t caplen, int64_t ts) {
@@ -672,6 +691,7 @@ static void nfs_reply(struct tbbt_pass1 *p, struct pend *e, const struct tbbt_rp
         p->st.reply_bad++;
     }
     reply_ids(p, e);
+    if (r->status == TBBT_NFSERR_STALE) stale_ids(p, e);
     track_names(p, r);
     if ((r->flags & TBBT_RF_ARGS_CUT) && tbbt_restore_from_reply(r)) {
         p->st.args_restored++;

@@ -222,9 +222,10 @@ static void print_report(FILE *out, const char *in, struct tbbt_capture *cap, st
             (unsigned long long)cs->tcp_retrans, (unsigned long long)cs->tcp_overlap,
             (unsigned long long)cs->ip_reassembled);
     fprintf(out,
-            "Objects: %llu TBBT-IDs, %llu handles joined by fileid, %llu retired, %llu roots from MOUNT\n",
+            "Objects: %llu TBBT-IDs, %llu handles joined by fileid, %llu retired, %llu roots from MOUNT, "
+            "%llu stale handles of retired objects\n",
             (unsigned long long)fs->objects, (unsigned long long)fs->aliases, (unsigned long long)fs->retired,
-            (unsigned long long)s->roots_learnt);
+            (unsigned long long)s->roots_learnt, (unsigned long long)s->stale_dead);
     if (tf->steps)
         fprintf(out, "Time: %llu backward clock steps removed (%.3f s in all)\n",
                 (unsigned long long)tf->steps, tf->removed / 1e9);

@@ -139,6 +139,44 @@ static void test_fileid_reuse_after_remove(void **state) {
     tbbt_fhmap_free(m);
 }
 
+/* A retired object's handles are remembered: a STALE use of one names the
+ * dead object (pass 1 re-points the record there and forgets the object
+ * the lookup made). A handle not retired, or pushed out of the ring, is
+ * not dead. */
+static void test_dead_handles(void **state) {
+    (void)state;
+    struct tbbt_fhmap *m = tbbt_fhmap_new();
+    int fresh;
+    tbbt_id dir = tbbt_fhmap_lookup(m, H3, sizeof(H3), &fresh);
+    tbbt_id a = tbbt_fhmap_lookup(m, H1, sizeof(H1), &fresh);
+    tbbt_fhmap_set_attr(m, a, TYPE(1), 1);
+    tbbt_fhmap_bind(m, dir, "f", 1, a);
+    assert_int_equal(tbbt_fhmap_dead(m, H1, sizeof(H1)), 0);
+    tbbt_fhmap_unlink(m, dir, "f", 1);
+    assert_int_equal(tbbt_fhmap_dead(m, H1, sizeof(H1)), a);
+    assert_int_equal(tbbt_fhmap_dead(m, H2, sizeof(H2)), 0);
+    tbbt_id b = tbbt_fhmap_lookup(m, H1, sizeof(H1), &fresh);
+    assert_true(fresh);
+    tbbt_fhmap_unborn(m, b);
+    assert_int_equal(tbbt_fhmap_type(m, b), 0);
+    tbbt_id c = tbbt_fhmap_lookup(m, H1, sizeof(H1), &fresh); /* used again: fresh again */
+    assert_true(fresh);
+    assert_int_not_equal(c, b);
+    assert_int_equal(tbbt_fhmap_dead(m, H1, sizeof(H1)), a);
+    /* TBBT_FHMAP_GRAVES more retirements push it out */
+    for (uint32_t i = 0; i < TBBT_FHMAP_GRAVES; i++) {
+        uint8_t h[8];
+        memcpy(h, &i, 4);
+        memset(h + 4, 0xee, 4);
+        tbbt_id x = tbbt_fhmap_lookup(m, h, sizeof(h), &fresh);
+        tbbt_fhmap_set_attr(m, x, TYPE(1), 1);
+        tbbt_fhmap_bind(m, dir, "x", 1, x);
+        tbbt_fhmap_unlink(m, dir, "x", 1);
+    }
+    assert_int_equal(tbbt_fhmap_dead(m, H1, sizeof(H1)), 0);
+    tbbt_fhmap_free(m);
+}
+
 /* A file with two links survives the removal of one. */
 static void test_hard_link_survives(void **state) {
     (void)state;
@@ -248,6 +286,7 @@ int main(void) {
         cmocka_unit_test(test_type_tells_reuse),
         cmocka_unit_test(test_owner_tells_reuse),
         cmocka_unit_test(test_fileid_reuse_after_remove),
+        cmocka_unit_test(test_dead_handles),
         cmocka_unit_test(test_hard_link_survives),
         cmocka_unit_test(test_rename_over),
         cmocka_unit_test(test_born_retires_reused_inode),
