@@ -36,29 +36,32 @@ typedef void (*tbbt_msg_cb)(void *ctx, const struct tbbt_msg *m);
 
 /* Counters, for the summary. */
 struct tbbt_capstats {
-    uint64_t packets;          /* packets read */
-    uint64_t bytes;            /* captured bytes read (file payload) */
-    uint64_t wire_bytes;       /* original packet lengths */
-    uint64_t non_ip;           /* packets with no IP layer we read */
-    uint64_t not_rpc;          /* UDP datagrams (and other IP protocols) that carried no
-                                * RPC; TCP bytes without RPC are in skipped_bytes */
-    uint64_t ip_fragments;     /* IP fragments seen */
-    uint64_t ip_reassembled;   /* datagrams rebuilt from fragments */
-    uint64_t ip_frag_dropped;  /* fragmented datagrams never completed */
-    uint64_t tcp_streams;      /* TCP connections that carried RPC */
-    uint64_t tcp_retrans;      /* segments whose bytes were all seen already */
-    uint64_t tcp_overlap;      /* segments partly overlapping seen bytes */
-    uint64_t tcp_gaps;         /* holes in a stream (lost or not captured) */
-    uint64_t skipped_bytes;    /* stream bytes skipped to resynchronise, of which lost */
-    uint64_t skipped_cut;      /*   where the snaplen cut a packet (messages after the cut) */
-    uint64_t skipped_gap;      /*   in or after a hole in the sequence (packets not captured) */
-    uint64_t skipped_start;    /*   at a stream picked up mid-way; the rest: bytes not RPC */
-    uint64_t cut_packets;      /* packets the snaplen cut */
-    uint64_t cut_bytes;        /* bytes it cut off them */
-    uint64_t big_packets;      /* frames over 1522 bytes: GRO/TSO super-segments, jumbo or loopback */
-    uint64_t resyncs;          /* times a stream lost and found record framing */
-    uint64_t messages;         /* RPC messages delivered */
-    uint64_t msg_bytes;        /* their length on the wire */
+    uint64_t packets;               /* packets read */
+    uint64_t bytes;                 /* captured bytes read (file payload) */
+    uint64_t wire_bytes;            /* original packet lengths */
+    uint64_t non_ip;                /* packets with no IP layer we read */
+    uint64_t not_rpc;               /* UDP datagrams (and other IP protocols) that carried no
+                                     * RPC; TCP bytes without RPC are in skipped_bytes */
+    uint64_t ip_fragments;          /* IP fragments seen */
+    uint64_t ip_reassembled;        /* datagrams rebuilt from fragments */
+    uint64_t ip_frag_dropped;       /* fragmented datagrams never completed */
+    uint64_t tcp_streams;           /* TCP connections that carried RPC */
+    uint64_t tcp_retrans;           /* segments whose bytes were all seen already */
+    uint64_t tcp_overlap;           /* segments partly overlapping seen bytes */
+    uint64_t tcp_gaps;              /* holes in a stream (lost or not captured) */
+    uint64_t skipped_bytes;         /* stream bytes skipped to resynchronise, of which lost */
+    uint64_t skipped_cut;           /*   where the snaplen cut a packet (messages after the cut) */
+    uint64_t skipped_gap;           /*   in or after a hole in the sequence (packets not captured) */
+    uint64_t skipped_start;         /*   at a stream picked up mid-way; the rest: bytes not RPC */
+    uint64_t cut_packets;           /* packets the snaplen cut */
+    uint64_t cut_bytes;             /* bytes it cut off them */
+    uint64_t big_packets;           /* frames over 1522 bytes: GRO/TSO super-segments, jumbo or loopback */
+    uint64_t resyncs;               /* times a stream lost and found record framing */
+    uint64_t messages;              /* RPC messages delivered */
+    uint64_t msg_bytes;             /* their length on the wire */
+    uint64_t call_msgs, call_bytes; /* of which calls (TCP), and their length */
+    uint64_t
+        tail_call_bytes; /* bytes skipped in streams of calls after their last message: no xid shows them */
     uint64_t truncated_msgs;   /* of which cut short */
     uint64_t bad_packets;      /* malformed headers (counted, skipped) */
     int tail_cut;              /* the file ended in the middle of a packet */

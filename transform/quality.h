@@ -2,7 +2,10 @@
  * do about it.
  *
  * The calls missing are estimated per client from the gaps in its xids
- * (xidseq.h): whatever lost a call, its xid is missing. The estimate is
+ * (xidseq.h): whatever lost a call, its xid is missing. Calls lost after
+ * the last call a TCP stream shows have no later xid to show the gap; the
+ * stream's own length does (its FIN's sequence number): those bytes are
+ * turned into calls at the capture's mean call size. The estimate is
  * then shared among the causes the capture layer saw, in proportion to
  * the calls each could hide: stream bytes skipped after a snaplen cut
  * (messages a GRO super-segment held past the cut), in holes of the TCP
@@ -50,6 +53,7 @@ enum tbbt_cause {
 struct tbbt_quality {
     uint64_t calls_seen;    /* RPC calls of the clients whose xids count up */
     uint64_t calls_missing; /* estimated, of those clients */
+    uint64_t calls_tail;    /* of which after a TCP stream's last call (from its length, not xids) */
     double missing_share;   /* calls_missing / (calls_seen + calls_missing) */
     uint64_t clients, clients_unsequenced, calls_unsequenced; /* clients with random xids: no estimate */
     uint64_t records;                                         /* NFS records */

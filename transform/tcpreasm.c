@@ -41,10 +41,12 @@ struct dir {
     uint64_t conn;
     uint32_t next_seq; /* sequence number of the next byte expected */
     int state;
-    int lost;        /* framing was lost (a resync will be counted) */
-    int why;         /* WHY_*: what lost it, or what hunting began for */
-    int delivered;   /* delivered at least one message */
-    int64_t ts_seen; /* last packet time */
+    int lost;                       /* framing was lost (a resync will be counted) */
+    int why;                        /* WHY_*: what lost it, or what hunting began for */
+    int calls;                      /* carried RPC calls */
+    uint64_t skipped, skipped_mark; /* bytes skipped in all, and when the last message was delivered */
+    int delivered;                  /* delivered at least one message */
+    int64_t ts_seen;                /* last packet time */
     uint8_t mark[4];
     unsigned markn;
     uint32_t need; /* bytes left in the current fragment */
@@ -208,10 +210,11 @@ static int known_port(const struct tbbt_tcpreasm *r, const struct dir *d) {
            (r->ports[d->dst.port >> 3] >> (d->dst.port & 7) & 1);
 }
 
-/* Counts n stream bytes as skipped, against why (WHY_*) framing was lost
- * (a negative n takes bytes back). */
-static void skipped(struct tbbt_tcpreasm *r, int why, int64_t n) {
+/* Counts n stream bytes of d as skipped, against why (WHY_*) framing was
+ * lost (a negative n takes bytes back). */
+static void skipped(struct tbbt_tcpreasm *r, struct dir *d, int why, int64_t n) {
     struct tbbt_capstats *st = r->st;
+    d->skipped += (uint64_t)n;
     st->skipped_bytes += (uint64_t)n;
     if (why == WHY_CUT)
         st->skipped_cut += (uint64_t)n;
@@ -242,7 +245,7 @@ size_t tbbt_tcpreasm_mem(const struct tbbt_tcpreasm *r) {
 static void deliver(struct tbbt_tcpreasm *r, struct dir *d, const uint8_t *data, size_t caplen, size_t len,
                     int64_t ts_first, int64_t ts_last, uint64_t pktno) {
     if (caplen < 4) {
-        skipped(r, why_uncaptured(r), (int64_t)len);
+        skipped(r, d, why_uncaptured(r), (int64_t)len);
         return;
     }
     if (!d->delivered) {
@@ -264,6 +267,12 @@ static void deliver(struct tbbt_tcpreasm *r, struct dir *d, const uint8_t *data,
                          .conn = d->conn};
     r->st->messages++;
     r->st->msg_bytes += len;
+    if (caplen >= 8 && be32(data + 4) == 0) { /* a call */
+        r->st->call_msgs++;
+        r->st->call_bytes += len;
+        d->calls = 1;
+    }
+    d->skipped_mark = d->skipped;
     if (caplen < len) r->st->truncated_msgs++;
     r->cb(r->ctx, &m);
 }
@@ -283,7 +292,7 @@ static void end_msg(struct tbbt_tcpreasm *r, struct dir *d) {
 /* Framing is lost (why: WHY_*): abandon the message in progress and hunt. */
 static void lose_sync(struct tbbt_tcpreasm *r, struct dir *d, int why) {
     d->why = why;
-    if (d->inmsg) skipped(r, d->why, (int64_t)d->msg_len);
+    if (d->inmsg) skipped(r, d, d->why, (int64_t)d->msg_len);
     end_msg(r, d);
     d->state = ST_HUNT;
     d->markn = 0;
@@ -300,13 +309,13 @@ static size_t hunt(struct tbbt_tcpreasm *r, struct dir *d, const uint8_t *p, siz
     long k = cap > pos ? find_header(r, d, p + pos, cap - pos, cap - pos) : -1;
     if (k >= 0) {
         if (d->lost || k > 0) r->st->resyncs++;
-        skipped(r, d->why, k);
+        skipped(r, d, d->why, k);
         d->lost = 0;
         d->state = ST_MARK;
         d->markn = 0;
         return pos + (size_t)k;
     }
-    skipped(r, d->why, (int64_t)(len - pos));
+    skipped(r, d, d->why, (int64_t)(len - pos));
     d->lost = 1;
     if (cap == len && cap > pos) { /* keep the unscanned tail for the next segment */
         size_t keep = cap - pos < 4 + MIN_RPC - 1 ? cap - pos : 4 + MIN_RPC - 1;
@@ -438,7 +447,7 @@ static void resume_from_carry(struct tbbt_tcpreasm *r, struct dir *d, unsigned c
     size_t n = cn - (size_t)k;
     memcpy(tail, d->carry + k, n);
     r->st->resyncs++;
-    skipped(r, d->why, -(int64_t)n); /* counted as skipped with the previous segment */
+    skipped(r, d, d->why, -(int64_t)n); /* counted as skipped with the previous segment */
     d->lost = 0;
     d->state = ST_MARK;
     d->markn = 0;
@@ -517,7 +526,7 @@ static void skip_hole(struct tbbt_tcpreasm *r, struct dir *d) {
     r->st->tcp_gaps++;
     if (hole > TBBT_TCP_MAX_FRAG) { /* too far to follow: start over */
         lose_sync(r, d, WHY_GAP);
-        skipped(r, d->why, hole);
+        skipped(r, d, d->why, hole);
     } else {
         r->in_hole = 1;
         feed(r, d, NULL, 0, hole, d->ooo->ts, d->ooo->pktno);
@@ -620,7 +629,7 @@ static void flush(struct tbbt_tcpreasm *r, struct dir *d) {
         r->st->tcp_gaps++;
         deliver(r, d, d->buf, d->msg_cap, len, d->ts_first, d->ts_last, d->pktno);
     } else if (d->inmsg) {
-        skipped(r, d->why, (int64_t)d->msg_len);
+        skipped(r, d, d->why, (int64_t)d->msg_len);
     }
     end_msg(r, d);
     d->state = ST_HUNT;
@@ -628,6 +637,7 @@ static void flush(struct tbbt_tcpreasm *r, struct dir *d) {
 
 /* Removes a direction from the table and frees it (after flush). */
 static void drop_dir(struct tbbt_tcpreasm *r, struct dir *d) {
+    if (d->calls) r->st->tail_call_bytes += d->skipped - d->skipped_mark; /* no later call's xid shows them */
     if (r->last[0] == d) r->last[0] = NULL;
     if (r->last[1] == d) r->last[1] = NULL;
     g_hash_table_remove(r->dirs, &d->key);
@@ -691,6 +701,24 @@ static void note_ack(struct tbbt_tcpreasm *r, struct dir *d, uint32_t ack) {
     if (rev) skip_acked(r, rev, ack);
 }
 
+/* A FIN or RST at fin_seq (or an RST's acknowledgment, for the other
+ * direction) with bytes before it never captured, and no later segment
+ * buffered: the stream's tail was lost, and its length is known. */
+static void fin_hole(struct tbbt_tcpreasm *r, struct dir *d, uint32_t fin_seq) {
+    int32_t hole = seqdiff(fin_seq, d->next_seq);
+    if (hole <= 0 || d->ooo || hole > (int32_t)TBBT_TCP_MAX_FRAG * 4) return;
+    r->st->tcp_gaps++;
+    if (d->state == ST_BODY && d->inmsg) {
+        r->in_hole = 1;
+        feed(r, d, NULL, 0, (size_t)hole, d->ts_seen, 0);
+        r->in_hole = 0;
+    } else {
+        lose_sync(r, d, WHY_GAP);
+        skipped(r, d, WHY_GAP, hole);
+    }
+    d->next_seq = fin_seq;
+}
+
 /* One segment: find or make its direction, handle SYN, feed the payload, and
  * flush and forget the direction on FIN (both directions on RST). */
 void tbbt_tcpreasm_segment(struct tbbt_tcpreasm *r, const struct tbbt_tcpseg *s) {
@@ -712,7 +740,9 @@ void tbbt_tcpreasm_segment(struct tbbt_tcpreasm *r, const struct tbbt_tcpseg *s)
     }
     data(r, d, seq, s->data, s->caplen, s->len, s->ts, s->pktno);
     if (!end) return;
+    if (d->delivered) fin_hole(r, d, seq + (uint32_t)s->len); /* a FIN's or RST's sequence ends the stream */
     struct dir *rev = s->flags & TBBT_TH_RST ? reverse_dir(r, d) : NULL;
+    if (rev && rev->delivered && (s->flags & TBBT_TH_ACK)) fin_hole(r, rev, s->ack); /* and its ack the other */
     flush(r, d);
     drop_dir(r, d);
     if (rev) {
