@@ -6,6 +6,7 @@
 #    calls add up to the workload's calls plus its set-up calls (mount,
 #    fsinfo, the lookups and mkdir of its directory), less at most one call
 #    per connection at each file boundary (a call cut by the rotation);
+#    merged by tbbt-merge, they decode as one capture, every call paired;
 #  - streamed into tbbt-prep (--prep OUT.tbbt): the records are the
 #    workload's calls plus the same set-up calls, none missing.
 # Each run prints tcpdump's figures in one line ("N packets captured, N
@@ -120,6 +121,20 @@ cut=$(((nzst - 1) * CLIENTS))
 echo "rotation: $sum calls in $nzst files, the workload counted ${said:-none}"
 check "rotation: calls add up ($((said - cut)) <= $sum <= $((said + SETUP_MAX)))" \
     [ -n "$said" ] && [ "$sum" -ge $((said - cut)) ] && [ "$sum" -le $((said + SETUP_MAX)) ]
+
+# The files decode as one capture through tbbt-merge (mergecap, one
+# tbbt-prep run): a call whose reply went into the next file pairs.
+if command -v mergecap >/dev/null; then
+    perl "$SRC/scripts/tbbt-merge" -o "$TMP/merged.tbbt" "$TMP/$RUN"/*.pcap.zst >"$TMP/merged.out" 2>&1
+    rc=$?
+    m=$([ -s "$TMP/merged.tbbt" ] && calls "$TMP/merged.tbbt" || echo 0)
+    lost=$("$DUMP" "$TMP/merged.tbbt" 2>/dev/null | awk '$9 ~ /L/' | wc -l)
+    check "rotation: tbbt-merge reads the files as one capture (exit $rc)" [ $rc = 0 ]
+    check "rotation: merged, $m calls ($said <= $m <= $((said + SETUP_MAX))), $lost without a reply" \
+        [ -n "$said" ] && [ "$m" -ge "$said" ] && [ "$m" -le $((said + SETUP_MAX)) ] && [ "$lost" = 0 ]
+else
+    echo "NOTE: mergecap not installed: the files are not merged"
+fi
 
 # 2. Streaming into tbbt-prep.
 run_retry TERM prep --prep "$TMP/@RUN@.tbbt"
