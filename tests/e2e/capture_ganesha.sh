@@ -12,7 +12,9 @@
 # Each run prints tcpdump's figures in one line ("N packets captured, N
 # received by filter, N dropped by kernel"); the first is stopped by SIGINT
 # (a user's ^C), the second by SIGTERM, a third by --duration 1 (one
-# compressed file). A run whose kernel dropped packets (a busy machine) exits 3 and
+# compressed file). A fourth, with a 1 MiB kernel buffer under 1 MiB
+# writes, usually loses packets: the warning must say how many and what to
+# do, and the exit be 3. A run whose kernel dropped packets (a busy machine) exits 3 and
 # is tried again, up to 3 times.
 # Usage (ctest): bash capture_ganesha.sh BUILD_DIR SRC_DIR; exit 77 = skipped.
 BUILD=${1:?usage: capture_ganesha.sh BUILD_DIR SRC_DIR}
@@ -161,6 +163,29 @@ rc=$?
 sed 's/^/    /' "$TMP/dur.out" "$TMP/dur.err"
 check "--duration 1: exit 0, the report" eval '[ $rc = 0 ] && grep -Eq "$REPORT" "$TMP/dur.out"'
 check "--duration 1: one compressed file, nothing else" eval '[ "$(ls "$TMP/dur")" = "$(ls "$TMP/dur" | grep -x "tbbt-.*-00000\.pcap\.zst")" ] && [ "$(ls "$TMP/dur" | wc -l)" = 1 ]'
+
+# 4. A 1 MiB kernel buffer under 1 MiB writes: the kernel usually drops
+# packets; then the report says how many and what to do, and the exit is 3.
+perl "$CAPTURE" -i lo --nfs-port "$TBBT_NFS_PORT" -B 1 -w "$TMP/small" >"$TMP/small.out" 2>"$TMP/small.err" &
+CAP_PID=$!
+for i in $(seq 1 100); do
+    grep -q 'listening on' "$TMP/small.err" 2>/dev/null && break
+    sleep 0.1
+done
+"$WL" --quiet --ops 1500 --max-io 1048576 --dir small "$TBBT_NFS_URL" >/dev/null
+sleep 1.5
+kill -INT "$CAP_PID"
+wait "$CAP_PID"
+rc=$?
+CAP_PID=
+sed 's/^/    /' "$TMP/small.out" "$TMP/small.err"
+dropped=$(sed -n 's/^tbbt-capture: tcpdump: .* \([0-9]*\) dropped by kernel.*/\1/p' "$TMP/small.out")
+if [ "${dropped:-0}" -gt 0 ]; then
+    check "-B 1: $dropped dropped: exit 3, a warning with the count and the fixes" \
+        eval '[ $rc = 3 ] && grep -Eq "^tbbt-capture: warning: $dropped packets lost .*incomplete.*bigger -B.*mirror port" "$TMP/small.err"'
+else
+    check "-B 1: no drop here (a fast machine): exit 0, the report line" eval '[ $rc = 0 ] && grep -Eq "$REPORT" "$TMP/small.out"'
+fi
 
 tbbt_ganesha_stop "$TMP/srv"
 e2e_end
