@@ -12,9 +12,10 @@
 # Each run prints tcpdump's figures in one line ("N packets captured, N
 # received by filter, N dropped by kernel"); the first is stopped by SIGINT
 # (a user's ^C), the second by SIGTERM, a third by --duration 1 (one
-# compressed file). A fourth, with a 1 MiB kernel buffer under 1 MiB
-# writes, usually loses packets: the warning must say how many and what to
-# do, and the exit be 3. A run whose kernel dropped packets (a busy machine) exits 3 and
+# compressed file). A fourth keeps the 2 newest files (--keep 2), on
+# -i any for --host 127.0.0.1. A fifth, with a 1 MiB kernel buffer under
+# 1 MiB writes, usually loses packets: the warning must say how many and
+# what to do, and the exit be 3. A run whose kernel dropped packets (a busy machine) exits 3 and
 # is tried again, up to 3 times.
 # Usage (ctest): bash capture_ganesha.sh BUILD_DIR SRC_DIR; exit 77 = skipped.
 BUILD=${1:?usage: capture_ganesha.sh BUILD_DIR SRC_DIR}
@@ -164,7 +165,17 @@ sed 's/^/    /' "$TMP/dur.out" "$TMP/dur.err"
 check "--duration 1: exit 0, the report" eval '[ $rc = 0 ] && grep -Eq "$REPORT" "$TMP/dur.out"'
 check "--duration 1: one compressed file, nothing else" eval '[ "$(ls "$TMP/dur")" = "$(ls "$TMP/dur" | grep -x "tbbt-.*-00000\.pcap\.zst")" ] && [ "$(ls "$TMP/dur" | wc -l)" = 1 ]'
 
-# 4. A 1 MiB kernel buffer under 1 MiB writes: the kernel usually drops
+# 4. --keep 2, on -i any (the default; Linux SLL2) for one server: the two
+# newest files are kept, the report counts the deleted ones.
+run_retry INT keep -i any --host 127.0.0.1 -w "$TMP/@RUN@" --rotate-size 1 --keep 2
+check "--keep 2: exit 0" [ "$CAP_RC" = 0 ]
+pruned=$(sed -n 's/^tbbt-capture: 2 compressed files in .*, \([0-9]*\) older ones deleted (--keep 2)$/\1/p' "$TMP/$RUN.out")
+kept=$(ls "$TMP/$RUN" | tr '\n' ' ')
+want=$(printf -- "-%05d.pcap.zst -%05d.pcap.zst " $((${pruned:-0})) $((${pruned:-0} + 1)))
+check "--keep 2: the report says how many were deleted (${pruned:-none})" [ "${pruned:-0}" -ge 1 ]
+check "--keep 2: the two newest are left ($kept)" eval '[ "$(echo "$kept" | sed "s/tbbt-[0-9]*-[0-9]*//g")" = "$want" ]'
+
+# 5. A 1 MiB kernel buffer under 1 MiB writes: the kernel usually drops
 # packets; then the report says how many and what to do, and the exit is 3.
 perl "$CAPTURE" -i lo --nfs-port "$TBBT_NFS_PORT" -B 1 -w "$TMP/small" >"$TMP/small.out" 2>"$TMP/small.err" &
 CAP_PID=$!
