@@ -3,7 +3,10 @@
 # --dry-run prints for several option sets (interface, whole packets, the
 # kernel buffer, the NFS/MOUNT/fragment filter and --host, rotation by size
 # and time, the zstd step and --keep, the tbbt-prep pipeline and its
-# ports), the filter compiled by tcpdump itself when it can, bad usage
+# ports), the filter compiled by tcpdump itself when it can; with stand-in
+# ethtool and tcpdump scripts (no root, no capture): one warning line per
+# offload that is on with its fix, the drop report line, the last file
+# compressed at the stop, exit 0, 3 on drops, 1 when tcpdump fails; bad usage
 # (exit 2, one line naming the option and the value, then the synopsis,
 # nothing on stdout and nothing created), --help from the POD, and
 # podchecker. tests/e2e/capture_ganesha.sh captures for real.
@@ -127,6 +130,71 @@ subtest 'the filters compile (tcpdump -d)' => sub {
     for my $f (@filters) {
         is(system("tcpdump -d -i lo '$f' >/dev/null 2>&1") >> 8, 0, "compiles: $f");
     }
+};
+
+# Stand-ins for ethtool and tcpdump (first in PATH): the offload lines of a
+# NIC with GRO and TSO on; a tcpdump that says it listens, writes the -w
+# file, and at SIGINT prints its figures (FAKE_DROPS dropped) and exits 0,
+# or fails at once when FAKE_FAIL is set. The control flow without root.
+my $fake = "$tmp/fake";
+mkdir $fake or die;
+{
+    open my $fh, '>', "$fake/ethtool" or die;
+    print $fh <<'SH';
+#!/bin/sh
+printf 'Features for %s:\ngeneric-receive-offload: on\nlarge-receive-offload: off [fixed]\n' "$2"
+printf 'tcp-segmentation-offload: on\n\ttx-tcp-segmentation: on\ngeneric-segmentation-offload: off\n'
+SH
+    close $fh;
+    open $fh, '>', "$fake/tcpdump" or die;
+    print $fh <<'SH';
+#!/bin/sh
+if [ -n "$FAKE_FAIL" ]; then echo "tcpdump: eth9: No such device exists" >&2; exit 1; fi
+while [ $# -gt 0 ]; do [ "$1" = -w ] && out=$2; shift; done
+echo "tcpdump: listening on eth9, link-type EN10MB (Ethernet), snapshot length 262144 bytes" >&2
+[ "$out" = - ] || echo "fake capture" >"$out"
+trap 'printf "12 packets captured\n14 packets received by filter\n%s packets dropped by kernel\n" "${FAKE_DROPS:-0}" >&2; exit 0' INT TERM
+while :; do sleep 0.05; done
+SH
+    close $fh;
+    chmod 0755, "$fake/ethtool", "$fake/tcpdump";
+}
+
+subtest 'offload warnings, the report and the exit codes (stand-in ethtool and tcpdump)' => sub {
+    plan skip_all => 'zstd not installed' if system('command -v zstd >/dev/null') != 0;
+    my $path = "PATH='$fake':\$PATH";
+    my $go = sub {
+        my ($env, $args) = @_;
+        my $o = `cd '$tmp' && $path $env TBBT_BUILD='$build' timeout 30 perl '$tool' $args 2>'$tmp/err'`;
+        my $c = $? >> 8;
+        my $e = do { open my $fh, '<', "$tmp/err" or die; local $/; <$fh> // '' };
+        return ($c, $o, $e);
+    };
+    my ($rc, $out, $err) = $go->('', '-i eth9 -w fk --duration 0.3');
+    is($rc, 0, 'no drop: exit 0') or diag $err;
+    my @warn = grep {/warning: eth9: /} split /\n/, $err;
+    is(scalar @warn, 2, 'one warning line per offload that is on (gro, tso)') or diag $err;
+    like($warn[0] // '', qr/generic-receive-offload \(gro\) is on: .*fix: ethtool -K eth9 gro off lro off tso off gso off \(or capture on a mirror port\)$/,
+        'GRO: what it does, the fix');
+    like($warn[1] // '', qr/tcp-segmentation-offload \(tso\) is on: .*fix: ethtool -K eth9 /, 'TSO: the fix');
+    like($err, qr/^tbbt-capture: tcpdump: listening on eth9/m, 'tcpdump listening, said');
+    like($out, qr/^tbbt-capture: tcpdump: 12 packets captured, 14 received by filter, 0 dropped by kernel$/m, 'the drop report line');
+    like($out, qr/^tbbt-capture: 1 compressed files in fk /m, 'one compressed file reported');
+    my @z = glob "$tmp/fk/*";
+    is(scalar @z, 1, 'one file left in the directory');
+    like($z[0] // '', qr{/tbbt-\d{8}-\d{6}-00000\.pcap\.zst\z}, 'the last file compressed at the stop');
+    is(`zstd -dc '$z[0]'`, "fake capture\n", 'its content') if @z;
+
+    ($rc, $out, $err) = $go->('FAKE_DROPS=3', '-i eth9 -w fk3 --duration 0.3');
+    is($rc, 3, 'dropped packets: exit 3');
+    like($out, qr/^tbbt-capture: tcpdump: 12 packets captured, 14 received by filter, 3 dropped by kernel$/m, 'the drop report line');
+    like($err, qr/^tbbt-capture: warning: 3 packets lost \(20\.00 %\) before tcpdump saw them: the capture is incomplete; use a bigger -B \(now 256 MiB\), a faster disk \(or --prep\), a narrower filter \(--host\), or a mirror port$/m,
+        'the warning: how many, the share, what to do');
+
+    ($rc, $out, $err) = $go->('FAKE_FAIL=1', '-i eth9 -w fk2');
+    is($rc, 1, 'tcpdump cannot start: exit 1');
+    like($err, qr/^tbbt-capture: tcpdump: eth9: No such device exists\n(.*\n)?tbbt-capture: tcpdump did not start$/m, 'its message, then ours');
+    is($out, '', 'no report');
 };
 
 subtest 'bad usage: exit 2, one line naming the option and the value' => sub {
