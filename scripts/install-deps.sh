@@ -1,7 +1,8 @@
 #!/bin/sh
 # scripts/install-deps.sh: install every Debian package tbbt needs to build,
 # test (nfs-ganesha, tcpdump, tshark; e2fsprogs, xfsprogs and loop mounts for
-# the layout of an aged image; Open MPI for tbbt-play under mpirun),
+# the layout of an aged image; Open MPI for tbbt-play under mpirun), run
+# (ethtool: tbbt-capture's check of the interface's offloads),
 # benchmark (nfstrace, gnuplot, GNU time) and fuzz (clang and libFuzzer's
 # runtime, libclang-rt-N-dev for clang N, 14 on bookworm; editcap from
 # wireshark-common: scripts/fuzz.sh).
@@ -17,7 +18,7 @@ libpcap-dev libtirpc-dev rpcsvc-proto libnfs-dev libnfs-utils libglib2.0-dev
 libzstd-dev zstd zlib1g-dev libcmocka-dev libopenmpi-dev openmpi-bin
 perl libjson-pp-perl python3 time
 tshark wireshark-common tcpdump nfstrace gnuplot-nox chromium
-nfs-ganesha nfs-ganesha-vfs rpcbind iproute2 procps
+nfs-ganesha nfs-ganesha-vfs rpcbind iproute2 procps ethtool
 e2fsprogs xfsprogs util-linux mount
 "
 
