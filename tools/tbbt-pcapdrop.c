@@ -6,6 +6,10 @@
  * Reads IN (pcap or pcapng, libpcap) whole into memory and writes OUT (pcap,
  * pcap_dump). The damage is applied in this order, each step deterministic
  * given --seed:
+ *   0. --fragment: every whole IPv4 UDP datagram longer than the MTU becomes
+ *      IP fragments (RFC 791), each a packet in the place of the original, so
+ *      the steps below see a capture taken on a link of that MTU. The packet
+ *      list after this step is "the input" of the others and of --truth.
  *   1. deletions, decided on input packets: --start-mid drops a prefix;
  *      --drop-percent a uniform seeded share (the choice for packet i depends
  *      only on the seed and i, as it always did); --burst-percent runs of
@@ -18,7 +22,8 @@
  *   4. --snaplen: every kept packet is cut to N bytes (tcpdump -r -s does not
  *      cut when rewriting a file).
  * Prints one summary line on stdout; --truth FILE says what happened to each
- * input packet (numbered from 1, as tshark's frame.number).
+ * input packet (numbered from 1, as tshark's frame.number; with --fragment,
+ * the packets of the fragmented list, i.e. of --fragment's output alone).
  * Exit: 0 done, 1 bad input or I/O error, 2 bad usage.
  */
 #include <errno.h>
@@ -55,7 +60,7 @@ struct pd_ports {
 struct pd_opts {
     uint64_t seed;
     double percent, burst_percent, frag_percent;
-    long snaplen, burst_min, burst_max, start_mid, gro_max; /* -1 = off */
+    long snaplen, burst_min, burst_max, start_mid, gro_max, mtu; /* -1 = off */
     long gro, replies_only;
     struct pd_ports server;
     const char *truth, *in, *out;
@@ -74,6 +79,9 @@ struct pd_option {
 
 static const struct pd_option pd_options[] = {
     {"seed", PD_U64, offsetof(struct pd_opts, seed), "1", 0, 0, "seed of every choice"},
+    {"fragment", PD_LONG, offsetof(struct pd_opts, mtu), NULL, 68, 65535,
+     "first of all, split every IPv4 UDP datagram whose IP packet is over N bytes into IP fragments, as "
+     "a sender on a link of MTU N; left whole: datagrams with DF or IP options, IPv6 and TCP"},
     {"drop-percent", PD_PERCENT, offsetof(struct pd_opts, percent), "0", 0, 0,
      "share of packets to delete, each chosen alone (decimals allowed)"},
     {"burst-percent", PD_PERCENT, offsetof(struct pd_opts, burst_percent), "0", 0, 0,
@@ -99,7 +107,8 @@ static const struct pd_option pd_options[] = {
      "cut every kept packet to N bytes, after --gro"},
     {"truth", PD_STR, offsetof(struct pd_opts, truth), NULL, 0, 0,
      "write 'INDEX ACTION...' for every input packet deleted or altered; ACTION: drop, trimmed:K, "
-     "merged-into:J (J: the super-segment's first packet), cut"},
+     "merged-into:J (J: the super-segment's first packet), cut, fragment-of:I (I: the input packet; with "
+     "--fragment, INDEX and J number the fragmented list)"},
 };
 #define PD_NOPTIONS (sizeof(pd_options) / sizeof(pd_options[0]))
 
@@ -124,9 +133,13 @@ static void pd_usage(FILE *f) {
         else
             fprintf(f, "\n");
     }
-    fprintf(f, "Packets are numbered from 1 (tshark's frame.number). Summary on stdout:\n"
-               "\"dropped D of N packets, cut C, merged M into S super-segments, trimmed T, fragments "
-               "dropped F\".\nExit: 0 done, 1 bad input or I/O error, 2 bad usage.\n");
+    fprintf(f,
+            "Packets are numbered from 1 (tshark's frame.number). Summary on stdout:\n"
+            "\"dropped D of N packets, cut C, merged M into S super-segments, trimmed T, fragments "
+            "dropped F\"; with --fragment, N counts the fragmented list and \", fragmented A datagrams in B "
+            "fragments, kept whole C with DF, O with options\" follows.\n"
+            "Order: --fragment, deletions, --start-mid trims, --gro, --snaplen.\n"
+            "Exit: 0 done, 1 bad input or I/O error, 2 bad usage.\n");
 }
 
 /* Parses "P1,P2,..." into ports. Returns 0, or -1 when a port is not a number
@@ -350,6 +363,18 @@ static void pd_copy_bytes(struct pd_rd *r, size_t off, uint8_t *dst, size_t n) {
     memcpy(dst, r->b + off, n);
 }
 
+/* Stores v big-endian at b. */
+static void pd_put16(u_char *b, uint32_t v) {
+    b[0] = (u_char)(v >> 8);
+    b[1] = (u_char)v;
+}
+
+/* Stores v big-endian at b. */
+static void pd_put32(u_char *b, uint32_t v) {
+    pd_put16(b, v >> 16);
+    pd_put16(b + 2, v);
+}
+
 /* ---- packets and their layout ----------------------------------------------- */
 
 /* Where a packet's IP and TCP/UDP parts are; ipv 0 = not IP/TCP/UDP we know. */
@@ -374,6 +399,13 @@ struct pd_pkt {
     int64_t head, next; /* super-segment: first member, next member (-1 none) */
     uint32_t mend;      /* end of this member's bytes in the super-segment */
     uint8_t ipv4_ck_ok; /* the IPv4 header checksum was right as captured */
+    size_t fragof;      /* --fragment: 1 + the input packet it was cut from; 0 none */
+};
+
+/* Counts of the summary line (the f* ones: --fragment's). */
+struct pd_sum {
+    uint64_t n, dropped, cut, merged, supers, trimmed, frags;
+    uint64_t fdatagrams, fpieces, fdf, fopts;
 };
 
 struct pd_cap {
@@ -500,6 +532,18 @@ static void pd_layout(struct pd_pkt *p, int linktype) {
     p->ipv4_ck_ok = v == 4 && pd_sum16(p->data + l.l3, l.l4 - l.l3) == 0xffff;
 }
 
+/* Returns a new packet at the end of c, zeroed and in no super-segment. */
+static struct pd_pkt *pd_append(struct pd_cap *c) {
+    if (c->n == c->cap) {
+        c->cap = c->cap ? 2 * c->cap : 1024;
+        c->p = pd_xrealloc(c->p, c->cap * sizeof(*c->p));
+    }
+    struct pd_pkt *p = &c->p[c->n++];
+    memset(p, 0, sizeof(*p));
+    p->head = p->next = -1;
+    return p;
+}
+
 /* Reads every packet of o->in into c. Returns 0, or -1 with a one-line
  * error naming the file (and the packet when one is bad) on stderr. */
 static int pd_load(const struct pd_opts *o, struct pd_cap *c) {
@@ -518,22 +562,105 @@ static int pd_load(const struct pd_opts *o, struct pd_cap *c) {
     const u_char *data;
     int r;
     while ((r = pcap_next_ex(in, &h, &data)) == 1) {
-        if (c->n == c->cap) {
-            c->cap = c->cap ? 2 * c->cap : 1024;
-            c->p = pd_xrealloc(c->p, c->cap * sizeof(*c->p));
-        }
-        struct pd_pkt *p = &c->p[c->n++];
-        memset(p, 0, sizeof(*p));
+        struct pd_pkt *p = pd_append(c);
         p->h = *h;
         p->data = pd_xrealloc(NULL, h->caplen);
         memcpy(p->data, data, h->caplen);
-        p->head = p->next = -1;
         pd_layout(p, c->linktype);
     }
     if (r == PCAP_ERROR)
         fprintf(stderr, "tbbt-pcapdrop: %s: packet %zu: %s\n", o->in, c->n + 1, pcap_geterr(in));
     pcap_close(in);
     return r == PCAP_ERROR ? -1 : 0;
+}
+
+/* ---- --fragment ---------------------------------------------------------------- */
+
+/* Returns 1 when packet p is an IPv4 UDP datagram --fragment splits for
+ * mtu: not a fragment, every byte captured, over mtu, without DF (a sender
+ * would not fragment it) and without IP options (copying only the copied
+ * ones is not worth it here); counts the DF and option ones kept in sum. */
+static int pd_frag_able(const struct pd_pkt *p, long mtu, struct pd_sum *sum) {
+    const struct pd_lay *l = &p->l;
+    struct pd_rd r = {p->data, p->h.caplen, 0};
+    if (l->ipv != 4 || l->proto != 17 || l->frag || l->iplen <= (uint32_t)mtu ||
+        l->l3 + l->iplen > p->h.caplen)
+        return 0;
+    uint32_t df = pd_u16(&r, l->l3 + 6) & 0x4000;
+    if (r.bad) return 0;
+    sum->fdf += !!df;
+    sum->fopts += !df && l->l4 - l->l3 != 20;
+    return !df && l->l4 - l->l3 == 20;
+}
+
+/* Returns the ticks of precision (micro or nano) per second. */
+static int64_t pd_ticks(int precision) {
+    return precision == PCAP_TSTAMP_PRECISION_NANO ? 1000000000 : 1000000;
+}
+
+/* Returns ts moved on by k ticks of precision. */
+static struct timeval pd_ts_add(struct timeval ts, uint64_t k, int precision) {
+    int64_t t = (int64_t)ts.tv_usec + (int64_t)k, per = pd_ticks(precision);
+    ts.tv_sec += (time_t)(t / per);
+    ts.tv_usec = (suseconds_t)(t % per);
+    return ts;
+}
+
+/* Returns the ticks from a to b, 0 when b is not later: how far a
+ * fragment may move on without passing the next packet. */
+static uint64_t pd_ts_gap(struct timeval a, struct timeval b, int precision) {
+    int64_t d = ((int64_t)b.tv_sec - a.tv_sec) * pd_ticks(precision) + ((int64_t)b.tv_usec - a.tv_usec);
+    return d > 0 ? (uint64_t)d : 0;
+}
+
+/* Appends to out the fragment of packet p (input index src) that carries
+ * bytes [off, off + len) of its IP payload, at ts: p's link header and IPv4
+ * header (the same id), its total length, MF unless it is the last, the
+ * offset in 8-byte units and a fresh header checksum. */
+static void pd_frag_one(struct pd_cap *out, const struct pd_pkt *p, size_t src, uint32_t off, uint32_t len,
+                        struct timeval ts) {
+    struct pd_rd r = {p->data, p->h.caplen, 0};
+    uint32_t hl = p->l.l4, last = off + len == p->l.iplen - (p->l.l4 - p->l.l3);
+    struct pd_pkt *f = pd_append(out);
+    f->h.ts = ts;
+    f->h.caplen = f->h.len = hl + len;
+    f->data = pd_xrealloc(NULL, hl + len);
+    pd_copy_bytes(&r, 0, f->data, hl);
+    pd_copy_bytes(&r, hl + off, f->data + hl, len);
+    u_char *ip = f->data + p->l.l3;
+    pd_put16(ip + 2, hl - p->l.l3 + len);
+    pd_put16(ip + 6, (pd_u16(&r, p->l.l3 + 6) & 0x8000) | (last ? 0 : 0x2000) | off / 8);
+    pd_put16(ip + 10, 0);
+    pd_put16(ip + 10, ~pd_sum16(ip, hl - p->l.l3) & 0xffff);
+    f->fragof = src + 1;
+    pd_layout(f, out->linktype);
+}
+
+/* --fragment: replaces c's packets with those a capture on a link of MTU
+ * o->mtu holds: every datagram pd_frag_able takes becomes its fragments in
+ * its place, the k-th (from 0) k ticks later than it but never later than
+ * the next packet, so the order stays the same when sorted by time. */
+static void pd_fragment(const struct pd_opts *o, struct pd_cap *c, struct pd_sum *sum) {
+    struct pd_cap out = {NULL, 0, 0, c->linktype, c->snapshot, c->precision};
+    uint32_t per = ((uint32_t)o->mtu - 20) & ~7u;
+    for (size_t i = 0; i < c->n; i++) {
+        struct pd_pkt *p = &c->p[i];
+        if (!pd_frag_able(p, o->mtu, sum)) {
+            *pd_append(&out) = *p;
+            continue;
+        }
+        uint32_t data = p->l.iplen - 20;
+        uint64_t room = i + 1 < c->n ? pd_ts_gap(p->h.ts, c->p[i + 1].h.ts, c->precision) : UINT64_MAX;
+        for (uint32_t off = 0, k = 0; off < data; off += per, k++) {
+            pd_frag_one(&out, p, i, off, data - off < per ? data - off : per,
+                        pd_ts_add(p->h.ts, k < room ? k : room, c->precision));
+            sum->fpieces++;
+        }
+        sum->fdatagrams++;
+        free(p->data);
+    }
+    free(c->p);
+    *c = out;
 }
 
 /* ---- a small hash map from 40-byte keys to indices -------------------------- */
@@ -704,18 +831,6 @@ static void pd_delete(const struct pd_opts *o, struct pd_cap *c) {
 
 /* ---- changing packets ---------------------------------------------------------- */
 
-/* Stores v big-endian at b. */
-static void pd_put16(u_char *b, uint32_t v) {
-    b[0] = (u_char)(v >> 8);
-    b[1] = (u_char)v;
-}
-
-/* Stores v big-endian at b. */
-static void pd_put32(u_char *b, uint32_t v) {
-    pd_put16(b, v >> 16);
-    pd_put16(b + 2, v);
-}
-
 /* Writes iplen as packet p's IP length field; an IPv4 header checksum that
  * was right as captured is recomputed, a wrong one (offload) left alone. */
 static void pd_set_iplen(struct pd_pkt *p, uint32_t iplen) {
@@ -869,11 +984,6 @@ static void pd_gro(const struct pd_opts *o, struct pd_cap *c) {
 
 /* ---- output ------------------------------------------------------------------- */
 
-/* Counts of the summary line. */
-struct pd_sum {
-    uint64_t n, dropped, cut, merged, supers, trimmed, frags;
-};
-
 /* --snaplen: cuts packet i (a super-segment's last member stands for all)
  * to snaplen, marking every member whose bytes reach past the cut. */
 static void pd_cut(const struct pd_opts *o, struct pd_cap *c, size_t i, struct pd_sum *sum) {
@@ -894,9 +1004,10 @@ static void pd_cut(const struct pd_opts *o, struct pd_cap *c, size_t i, struct p
 static int pd_truth(const struct pd_opts *o, FILE *f, const struct pd_cap *c) {
     for (size_t i = 0; i < c->n; i++) {
         const struct pd_pkt *p = &c->p[i];
-        if (!p->flags) continue;
+        if (!p->flags && !p->fragof) continue;
         fprintf(f, "%zu", i + 1);
         if (p->flags & PD_DEL) fprintf(f, " drop");
+        if (p->fragof) fprintf(f, " fragment-of:%zu", p->fragof);
         if (p->flags & PD_TRIM) fprintf(f, " trimmed:%" PRIu32, p->trim);
         if (p->flags & PD_MERGED) fprintf(f, " merged-into:%" PRId64, p->head + 1);
         if (p->flags & PD_CUT) fprintf(f, " cut");
@@ -963,6 +1074,7 @@ static int pd_run(const struct pd_opts *o) {
         return -1;
     }
     if (pd_load(o, &c) < 0) goto done;
+    if (o->mtu >= 0) pd_fragment(o, &c, &sum);
     pd_delete(o, &c);
     if (o->start_mid >= 0) pd_start_mid(o, &c);
     if (o->gro) pd_gro(o, &c);
@@ -972,8 +1084,13 @@ static int pd_run(const struct pd_opts *o) {
     if (f && pd_truth(o, f, &c) < 0) goto done;
     pd_count(&c, &sum);
     printf("dropped %" PRIu64 " of %" PRIu64 " packets, cut %" PRIu64 ", merged %" PRIu64 " into %" PRIu64
-           " super-segments, trimmed %" PRIu64 ", fragments dropped %" PRIu64 "\n",
+           " super-segments, trimmed %" PRIu64 ", fragments dropped %" PRIu64,
            sum.dropped, sum.n, sum.cut, sum.merged, sum.supers, sum.trimmed, sum.frags);
+    if (o->mtu >= 0)
+        printf(", fragmented %" PRIu64 " datagrams in %" PRIu64 " fragments, kept whole %" PRIu64
+               " with DF, %" PRIu64 " with options",
+               sum.fdatagrams, sum.fpieces, sum.fdf, sum.fopts);
+    printf("\n");
     rc = 0;
 done:
     if (truth) fclose(truth);

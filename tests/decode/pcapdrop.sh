@@ -11,6 +11,10 @@
 #   - --start-mid starts at packet N+1 and each trimmed segment is the
 #     original without its first K bytes (sequence number moved by K);
 #   - --drop-frags deletes only non-first fragments;
+#   - --fragment M splits the UDP datagrams over M bytes into fragments of at
+#     most M that tshark and tbbt-prep reassemble into the same calls; then
+#     --drop-frags deletes only non-first ones and tbbt-prep counts the
+#     incomplete datagrams; DF datagrams stay whole;
 #   - the same seed gives byte-identical output; every link type we read
 #     (raw IP, SLL, SLL2, NULL, LOOP, 802.1Q) is damaged like Ethernet;
 #   - bad usage exits 2 naming the option, bad input exits 1 naming the file.
@@ -56,10 +60,12 @@ calls() {
     "$PREP" -q --no-correct --no-map -p 20490 -o "$1.tbbt" "$1" 2>/dev/null && "$DUMP" "$1.tbbt" | cut -d' ' -f3- | sort
 }
 # count WORD SUMMARY: the number after WORD in the summary line (dropped,
-# cut, merged, into, trimmed, fragments dropped).
+# cut, merged, into, trimmed, fragments dropped, fragmented, pieces: the
+# fragments --fragment made).
 count() {
     case $1 in
     into) echo "$2" | sed -n 's/.* into \([0-9]*\) .*/\1/p' ;;
+    pieces) echo "$2" | sed -n 's/.* datagrams in \([0-9]*\) fragments.*/\1/p' ;;
     *) echo "$2" | tr ',' '\n' | sed -n "s/^ *$1 \([0-9]*\).*/\1/p" ;;
     esac
 }
@@ -88,7 +94,7 @@ check "usage: --burst-min above --burst-max exits 2" usage "burst-min 9 is above
 check "usage: --server-port 2049,x exits 2" usage "server-port: '2049,x'" --server-port 2049,x
 check "usage: --snaplen 8 exits 2 saying 16.." usage "snaplen: '8' .*16\.\." --snaplen 8
 check "usage: unknown --grow suggests --gro" usage "did you mean --gro" --grow
-check "--help lists every option" eval '"$D" --help | grep -c -- "^  --" | grep -qx 13'
+check "--help lists every option" eval '"$D" --help | grep -c -- "^  --" | grep -qx 14'
 head -c 30000 "$TMP/dbench.pcap" >"$TMP/trunc.pcap"
 "$D" "$TMP/trunc.pcap" "$TMP/t.pcap" >/dev/null 2>"$TMP/t.err"
 rc=$?
@@ -227,6 +233,58 @@ if [ -f "$SHARED/public/nfstrace-eth-ipv4-udp-nfsv3-dup-retransm.pcap.zst" ]; th
     out=$("$D" --seed 2 --drop-frags 50 --replies-only --server-port 912 "$TMP/frag.pcap" "$TMP/f.pcap")
     check "--drop-frags --replies-only --server-port 912: a later fragment goes by its datagram's ports" [ "$(count dropped "$out")" -gt 0 ]
 else echo "skip: --drop-frags on real fragments (../shared absent)"; fi
+
+# ---- --fragment ---------------------------------------------------------------------
+# rpcs FILE: xid, message type and procedure of every RPC message tshark
+# decodes with IP reassembly.
+rpcs() { tshark -n -r "$1" -o ip.defragment:TRUE -Y rpc -T fields -e rpc.xid -e rpc.msgtyp -e rpc.procedure 2>/dev/null | sort; }
+# prepsum FILE: "PACKETS INCOMPLETE" from tbbt-prep's --summary-json.
+prepsum() {
+    "$PREP" -q --no-correct --no-map --summary-json "$1.json" -o "$1.tbbt" "$1" 2>/dev/null
+    perl -MJSON::PP -0777 -ne '$j = decode_json($_); print "$j->{packets} $j->{capture}{causes}{ip_fragments}{datagrams_incomplete}"' "$1.json"
+}
+# fragcheck NAME MTU: --fragment MTU on $TMP/NAME.pcap, then with --drop-frags.
+fragcheck() {
+    local c=$1 m=$2 f=$TMP/$1.fr.pcap out n o
+    out=$("$D" --fragment "$m" --truth "$TMP/$c.fr.truth" "$TMP/$c.pcap" "$f")
+    echo "$c --fragment $m: $out"
+    n=$(npkts "$TMP/$c.pcap") o=$(npkts "$f")
+    check "$c --fragment $m: more packets ($o > $n), $n - $(count fragmented "$out") + $(count pieces "$out"), truth agrees" eval \
+        '[ "$o" -gt "$n" ] && [ $((n - $(count fragmented "$out") + $(count pieces "$out"))) = "$o" ] &&
+         [ "$(grep -c " fragment-of:" "$TMP/$c.fr.truth")" = "$(count pieces "$out")" ]'
+    check "$c --fragment $m: no UDP packet over $m IP bytes, non-last fragments' payload a multiple of 8" eval \
+        '[ "$(field "$f" ip.proto ip.len ip.flags.mf | awk -F"\t" -v m="$m" "\$1 == 17 && (\$2 > m || (\$3 == 1 && (\$2 - 20) % 8))" | wc -l)" = 0 ]'
+    check "$c --fragment $m: header checksums right, timestamps in order" eval \
+        '[ "$(bad "$f" ip.checksum.status==0)" = 0 ] && [ "$(field "$f" frame.time_epoch | sort -c -g 2>&1 | wc -l)" = 0 ]'
+    rpcs "$TMP/$c.pcap" >"$TMP/$c.rpc0"
+    rpcs "$f" >"$TMP/$c.rpc1"
+    check "$c --fragment $m: tshark reassembles the same $(wc -l <"$TMP/$c.rpc0") RPC messages, nothing malformed" eval \
+        '[ -s "$TMP/$c.rpc0" ] && cmp -s "$TMP/$c.rpc0" "$TMP/$c.rpc1" && [ "$(tshark -n -r "$f" -o ip.defragment:TRUE -Y _ws.malformed 2>/dev/null | wc -l)" = 0 ]'
+    calls "$TMP/$c.pcap" >"$TMP/$c.calls0"
+    calls "$f" >"$TMP/$c.calls1"
+    check "$c --fragment $m: tbbt-prep decodes the same $(wc -l <"$TMP/$c.calls0") records" eval \
+        '[ -s "$TMP/$c.calls0" ] && cmp -s "$TMP/$c.calls0" "$TMP/$c.calls1"'
+    out=$("$D" --seed 8 --fragment "$m" --drop-frags 50 --truth "$TMP/$c.frd.truth" "$TMP/$c.pcap" "$TMP/$c.frd.pcap")
+    local kinds ps
+    kinds=$(awk 'NR == FNR {o[$1] = ($2 > 0 ? "later" : $3 == 1 ? "first" : "whole"); next} $2 == "drop" {print o[$1]}' \
+        <(field "$f" frame.number ip.frag_offset ip.flags.mf) "$TMP/$c.frd.truth" | sort | uniq -c | tr -s ' \n' ' ')
+    check "$c --fragment $m --drop-frags 50: $(count dropped "$out") deleted, all non-first fragments ($kinds)" eval \
+        '[ "$(count dropped "$out")" -gt 0 ] && [ "$(count dropped "$out")" = "$(count "fragments dropped" "$out")" ] && echo "$kinds" | grep -qx " *[0-9]* later *"'
+    ps=$(prepsum "$TMP/$c.frd.pcap")
+    check "$c --fragment $m --drop-frags 50: tbbt-prep reads $((o - $(count dropped "$out"))) packets, incomplete datagrams > 0 ($ps)" eval \
+        '[ "${ps% *}" = $((o - $(count dropped "$out"))) ] && [ "${ps#* }" -gt 0 ]'
+}
+# the in-tree UDP captures' largest IP packets are 328 (udp) and 200 (v2)
+# bytes: below --fragment's 576 of old, so MTU 128 (68 is RFC 791's least)
+fragcheck udp 128
+fragcheck v2 128
+# DF on every IPv4 packet (Ethernet, little-endian pcap): nothing is split
+perl -0777 -pe 'for (my $at = 24; $at + 16 <= length; $at += 16 + unpack("V", substr($_, $at + 8, 4))) {
+    substr($_, $at + 16 + 20, 1) |= "\x40" if substr($_, $at + 16 + 12, 2) eq "\x08\x00" }' "$TMP/udp.pcap" >"$TMP/df.pcap"
+out=$("$D" --fragment 128 "$TMP/df.pcap" "$TMP/df.out.pcap")
+check "--fragment 128 with DF set: every datagram kept whole ($out)" eval \
+    '[ "$(count fragmented "$out")" = 0 ] && [ "$(count "kept whole" "$out")" -gt 0 ] && cmp -s "$TMP/df.pcap" "$TMP/df.out.pcap"'
+check "usage: --fragment 67 exits 2 saying 68.." usage "fragment: '67' .*68\.\." --fragment 67
 
 # ---- determinism ------------------------------------------------------------------
 ALL=(--drop-percent 5 --burst-percent 5 --burst-min 2 --burst-max 6 --start-mid 2 --gro --snaplen 300 --drop-frags 30)
