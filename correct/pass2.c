@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "cut.h"
 #include "rectext.h"
 
 /* A corrective record waiting for its place: it goes out just before the
@@ -19,6 +20,33 @@ struct ins {
  * record's insertion order (else the sequence number of the held record
  * that removed it). */
 #define GONE_BY_INSERTED (1ull << 63)
+
+/* Key of a name a plain readdir listed without its object: (directory,
+ * the entry's fileid). */
+struct listed_key {
+    tbbt_id dir;
+    uint64_t fileid;
+};
+
+/* GHashTable hash of a struct listed_key. */
+static guint listed_hash(gconstpointer k) {
+    const struct listed_key *x = k;
+    return g_int64_hash(&x->dir) * 31u ^ g_int64_hash(&x->fileid);
+}
+
+/* GHashTable equality of two struct listed_key. */
+static gboolean listed_eq(gconstpointer a, gconstpointer b) {
+    const struct listed_key *x = a, *y = b;
+    return x->dir == y->dir && x->fileid == y->fileid;
+}
+
+/* A held rename the snaplen cut after its source directory: its target
+ * (and maybe its source name) is not known yet (hold_move). */
+struct move {
+    uint64_t seq; /* the held rename */
+    tbbt_id dir;  /* its source directory */
+    tbbt_id obj;  /* the object its source named (its name known), or 0 (its name cut) */
+};
 
 struct tbbt_pass2 {
     struct tbbt_pass2_opts o;
@@ -44,8 +72,13 @@ struct tbbt_pass2 {
     uint64_t group_after;
     int group_rule;
     struct tbbt_rec scratch;
-    struct tbbt_rec look;  /* a listed name, as the lookup that would have shown it */
-    GHashTable *by_fileid; /* fileid -> TBBT-ID, of objects whose attributes a reply showed */
+    struct tbbt_rec look;     /* a listed name, as the lookup that would have shown it */
+    GHashTable *by_fileid;    /* fileid -> TBBT-ID, of objects whose attributes a reply showed */
+    GHashTable *listed_names; /* struct listed_key -> the model's entry: plain readdir (remember_listed) */
+    struct tbbt_rec filtered; /* a listing without the entries of synthetically named objects */
+    int synth_seen;           /* a synthetic name was given or met (listing_as_named, rename_to_alias) */
+    GHashTable *aliases;      /* "dir/name" -> the synthetic name the replay knows it by (learn_alias) */
+    GArray *moves;            /* struct move: held cut renames whose target is not known (hold_move) */
     struct tbbt_pass2_stats st;
     GString *listed; /* unexplained failures, text */
     uint32_t nlisted;
@@ -80,6 +113,10 @@ struct tbbt_pass2 *tbbt_pass2_new(const struct tbbt_pass2_opts *o, tbbt_p2_sink 
     tbbt_rec_init(&p->scratch);
     tbbt_rec_init(&p->look);
     p->by_fileid = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    p->listed_names = g_hash_table_new_full(listed_hash, listed_eq, g_free, NULL);
+    tbbt_rec_init(&p->filtered);
+    p->aliases = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    p->moves = g_array_new(FALSE, FALSE, sizeof(struct move));
     p->listed = g_string_new(NULL);
     G_STATIC_ASSERT(G_N_ELEMENTS(p->st.rule_failures) >= 32);
     g_assert(tbbt_nrules <= G_N_ELEMENTS(p->st.rule_failures));
@@ -107,6 +144,10 @@ void tbbt_pass2_free(struct tbbt_pass2 *p) {
     tbbt_rec_free(&p->scratch);
     tbbt_rec_free(&p->look);
     g_hash_table_destroy(p->by_fileid);
+    g_hash_table_destroy(p->listed_names);
+    tbbt_rec_free(&p->filtered);
+    g_hash_table_destroy(p->aliases);
+    g_array_free(p->moves, TRUE);
     tbbt_fsmodel_free(p->m);
     g_rand_free(p->rng);
     g_string_free(p->listed, TRUE);
@@ -121,6 +162,14 @@ static void out_rec(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
     if (!p->failed && p->sink && p->sink(p->ctx, r) != 0) p->failed = 1;
 }
 
+/* The held record seq goes out: a cut rename of it that no record
+ * resolved (resolve_move) no longer can. */
+static void drop_move(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
+    if (r->op != TBBT_OP_RENAME || !(r->flags & TBBT_RF_ARGS_CUT)) return;
+    for (guint i = 0; i < p->moves->len; i++)
+        if (g_array_index(p->moves, struct move, i).seq == seq) g_array_remove_index(p->moves, i--);
+}
+
 /* Gives the oldest held record to the sink, after the corrective records
  * that go before it. */
 static void out_oldest(struct tbbt_pass2 *p) {
@@ -133,6 +182,7 @@ static void out_oldest(struct tbbt_pass2 *p) {
     for (guint i = 0; i < k; i++)
         ins_free(p->pending->pdata[i]);
     if (k) g_ptr_array_remove_range(p->pending, 0, k);
+    drop_move(p, &p->ring[s % p->cap], s);
     out_rec(p, &p->ring[s % p->cap]);
     p->head_seq++;
 }
@@ -849,6 +899,453 @@ static void learn_owner(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
     if (id) mend_owner(p, r, id);
 }
 
+/* ---- calls the snaplen cut (cut.h) ---- */
+
+/* A plain readdir's entries show names with fileids but no objects:
+ * the model's entry of each name it holds with no object is remembered by
+ * (directory, fileid), so that a call whose name the snaplen cut and
+ * whose reply shows that fileid gets the name back (known_name). Called
+ * after the model learnt the listing; the model owns the entries. */
+static void remember_listed(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
+    if (r->op != TBBT_OP_READDIR || r->status != TBBT_NFS_OK) return;
+    for (uint32_t i = 0; i < r->nentries; i++) {
+        const struct tbbt_dirent *e = &r->entries[i];
+        if (e->id || !e->fileid) continue;
+        struct tbbt_fsdent *d = tbbt_fsmodel_dent(p->m, r->obj, tbbt_rec_str(r, e->name), e->name.len);
+        if (!d || d->state != TBBT_NAME_PRESENT || d->obj) continue;
+        struct listed_key *k = g_new(struct listed_key, 1);
+        *k = (struct listed_key){r->obj, e->fileid};
+        g_hash_table_replace(p->listed_names, k, d);
+    }
+}
+
+/* The present name of object id in directory dir the model holds (an
+ * earlier record with the whole name, a listing, or a synthetic name), or
+ * NULL. */
+static const struct tbbt_fsdent *name_in(const struct tbbt_fsmodel *m, tbbt_id dir, tbbt_id id) {
+    const struct tbbt_fsobj *o = id ? tbbt_fsmodel_obj(m, id) : NULL;
+    for (const struct tbbt_fsdent *d = o ? o->links : NULL; d; d = d->link_next)
+        if (d->dir == dir) return d;
+    return NULL;
+}
+
+/* The name of object id in dir for record r, whose reply shows it: the
+ * one the model holds, else the one a plain readdir of dir listed with
+ * the fileid r's reply shows, if the model still holds that name with no
+ * object. NULL when neither. */
+static const struct tbbt_fsdent *known_name(struct tbbt_pass2 *p, const struct tbbt_rec *r, tbbt_id dir,
+                                            tbbt_id id) {
+    const struct tbbt_fsdent *d = name_in(p->m, dir, id);
+    if (d || !tbbt_rec_has(r, TBBT_F_FILEID)) return d;
+    struct listed_key k = {dir, r->fileid};
+    d = g_hash_table_lookup(p->listed_names, &k);
+    return d && d->state == TBBT_NAME_PRESENT && !d->obj ? d : NULL;
+}
+
+/* Sets r's name field f (TBBT_F_NAME or TBBT_F_NAME2) to the len bytes of
+ * name, flagged synthetic when it is one, and counts it. Returns 1. */
+static int put_name(struct tbbt_pass2 *p, struct tbbt_rec *r, enum tbbt_field f, const char *name,
+                    size_t len) {
+    tbbt_rec_set_str(r, f, name, len);
+    if (tbbt_cut_is_synth(name, len)) {
+        r->flags |= TBBT_RF_NAME_SYNTH;
+        p->synth_seen = 1;
+        p->st.cut_synth++;
+    } else {
+        p->st.cut_restored++;
+    }
+    return 1;
+}
+
+/* Gives r's field f the synthetic name of object id in dir: the first of
+ * "tbbt-cut-ID", "tbbt-cut-ID.2", ... that dir does not hold (a new name:
+ * a make, link or rename target), or holds for id itself (old: a name
+ * that was there). Returns 1. */
+static int put_synth(struct tbbt_pass2 *p, struct tbbt_rec *r, enum tbbt_field f, tbbt_id dir, tbbt_id id,
+                     int old) {
+    char buf[64];
+    int len = 0;
+    for (unsigned n = 1; n < 1000; n++) {
+        len = tbbt_cut_name(buf, sizeof(buf), id, n);
+        tbbt_id cur = 0;
+        enum tbbt_name_state st = tbbt_fsmodel_name(p->m, dir, buf, (size_t)len, &cur);
+        if (st != TBBT_NAME_PRESENT || (old && cur == id)) break;
+    }
+    return put_name(p, r, f, buf, (size_t)len);
+}
+
+/* ---- objects whose cut rename is not known yet, and real names of
+ * synthetically named objects ---- */
+
+/* The key of (dir, name) in p->aliases (owned by the caller). */
+static char *alias_key(tbbt_id dir, const char *name, size_t len) {
+    return g_strdup_printf("%" PRIu64 "/%.*s", dir, (int)len, name);
+}
+
+/* A record with the whole name shows object x as (dir, name) where the
+ * model holds x under a synthetic name in dir (the calls that named it
+ * before were cut): the replay knows x by that synthetic name, so this
+ * record and every later one that names (dir, name) while it holds x
+ * name it so (rename_to_alias). Returns whether r was renamed. */
+static int learn_alias(struct tbbt_pass2 *p, struct tbbt_rec *r, tbbt_id dir, const char *name, size_t len,
+                       tbbt_id x) {
+    if (!x || tbbt_cut_is_synth(name, len) || tbbt_dot_name(name, len)) return 0;
+    tbbt_id cur = 0;
+    if (tbbt_fsmodel_name(p->m, dir, name, len, &cur) == TBBT_NAME_PRESENT && cur == x) return 0;
+    const struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, x);
+    for (const struct tbbt_fsdent *d = o ? o->links : NULL; d; d = d->link_next) {
+        if (d->dir != dir || !tbbt_cut_is_synth(d->name, d->len)) continue;
+        g_hash_table_replace(p->aliases, alias_key(dir, name, len), g_strndup(d->name, d->len));
+        if (r) {
+            tbbt_rec_set_str(r, TBBT_F_NAME, d->name, d->len);
+            r->flags |= TBBT_RF_NAME_SYNTH;
+            p->st.cut_aliased++;
+        }
+        return 1;
+    }
+    return 0;
+}
+
+/* Gives r's (dir, name) field f the synthetic name the replay knows it by
+ * (learn_alias), while the model holds that name. */
+static void alias_field(struct tbbt_pass2 *p, struct tbbt_rec *r, enum tbbt_field f) {
+    enum tbbt_field df = f == TBBT_F_NAME ? TBBT_F_DIR : TBBT_F_DIR2;
+    if (!tbbt_rec_has(r, f) || !tbbt_rec_has(r, df)) return;
+    tbbt_id dir = f == TBBT_F_NAME ? r->dir : r->dir2;
+    struct tbbt_str s = f == TBBT_F_NAME ? r->name : r->name2;
+    char *k = alias_key(dir, tbbt_rec_str(r, s), s.len);
+    const char *a = g_hash_table_lookup(p->aliases, k);
+    if (a && tbbt_fsmodel_name(p->m, dir, a, strlen(a), NULL) == TBBT_NAME_PRESENT) {
+        tbbt_rec_set_str(r, f, a, strlen(a));
+        r->flags |= TBBT_RF_NAME_SYNTH;
+        p->st.cut_aliased++;
+    } else if (a) {
+        g_hash_table_remove(p->aliases, k); /* the synthetic name is gone: the real one is new */
+    }
+    g_free(k);
+}
+
+/* A record with whole names: names the replay knows by a synthetic name
+ * get it (alias_field); a successful lookup that shows an object held
+ * under a synthetic name in its directory teaches the alias. */
+static void rename_to_alias(struct tbbt_pass2 *p, struct tbbt_rec *r) {
+    if ((r->flags & TBBT_RF_NAME_SYNTH) || !p->synth_seen) return; /* no synthetic name yet: no alias */
+    if (r->op == TBBT_OP_LOOKUP && r->status == TBBT_NFS_OK && tbbt_rec_has(r, TBBT_F_NEWOBJ) &&
+        tbbt_rec_has(r, TBBT_F_NAME) &&
+        learn_alias(p, r, r->dir, tbbt_rec_str(r, r->name), r->name.len, r->newobj))
+        return;
+    if (!g_hash_table_size(p->aliases)) return;
+    alias_field(p, r, TBBT_F_NAME);
+    alias_field(p, r, TBBT_F_NAME2);
+}
+
+/* A successful rename the snaplen cut after its source directory, held
+ * as seq: its target is not known, nor, when it was cut too, its source
+ * name. Where the source names a known object, the model takes the name
+ * away and keeps the object (with no name there: the replay does not send
+ * the rename unless a later record shows where the object went,
+ * resolve_move). */
+static void hold_move(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
+    if (!tbbt_rec_has(r, TBBT_F_DIR) || !r->dir) return;
+    struct move mv = {seq, r->dir, 0};
+    if (tbbt_rec_has(r, TBBT_F_NAME) &&
+        tbbt_fsmodel_name(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len, &mv.obj) ==
+            TBBT_NAME_PRESENT &&
+        mv.obj) {
+        struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, mv.obj);
+        uint32_t nl = o->attr.nlink;
+        int gone = (o->flags & TBBT_FSO_GONE) != 0;
+        tbbt_fsmodel_unlink(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len);
+        o = tbbt_fsmodel_obj(p->m, mv.obj);
+        if (!gone) o->flags &= ~(uint32_t)TBBT_FSO_GONE; /* moved, not removed */
+        o->attr.nlink = nl;
+    } else if (tbbt_rec_has(r, TBBT_F_NAME)) {
+        return; /* the source is not known: nothing to match a later record with */
+    }
+    g_array_append_val(p->moves, mv);
+}
+
+/* The open cut rename (hold_move) that moved object x: the one whose
+ * source named x; else, when x has a single name, in directory d, the
+ * only one from d whose source name was cut (*name_of gets x's name
+ * there). -1 when none, or more than one could have. */
+static int move_of(struct tbbt_pass2 *p, tbbt_id x, const struct tbbt_fsdent **name_of) {
+    int found = -1;
+    *name_of = NULL;
+    for (guint i = 0; i < p->moves->len; i++)
+        if (g_array_index(p->moves, struct move, i).obj == x) return (int)i;
+    const struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, x);
+    if (!o || !o->links || o->links->link_next) return -1;
+    for (guint i = 0; i < p->moves->len; i++) {
+        const struct move *mv = &g_array_index(p->moves, struct move, i);
+        if (mv->obj || mv->dir != o->links->dir) continue;
+        if (found >= 0) return -1; /* two could have: neither is known */
+        found = (int)i;
+    }
+    *name_of = o->links;
+    return found;
+}
+
+/* A record shows object x as (dir, name) (name NULL: a call whose name
+ * was cut), a name the model does not hold: if x left its name by
+ * a cut rename still held (move_of), that rename went there. It gets its
+ * source name (if cut), its target (the shown name, else x's synthetic
+ * one) and is replayable again; the model applies it now. Returns whether
+ * it did. */
+static int resolve_move(struct tbbt_pass2 *p, tbbt_id dir, const char *name, size_t len, tbbt_id x) {
+    const struct tbbt_fsdent *src = NULL;
+    int i = x && p->moves->len ? move_of(p, x, &src) : -1;
+    if (i < 0 || (name && tbbt_dot_name(name, len))) return 0;
+    struct move mv = g_array_index(p->moves, struct move, i);
+    tbbt_id cur = 0;
+    if (mv.seq < p->head_seq || (src && src->dir == dir)) return 0;
+    /* a name the model holds for x, or for an object no record showed, came by other records */
+    if (name && tbbt_fsmodel_name(p->m, dir, name, len, &cur) == TBBT_NAME_PRESENT && (!cur || cur == x))
+        return 0;
+    g_array_remove_index(p->moves, (guint)i);
+    struct tbbt_rec *r = &p->ring[mv.seq % p->cap];
+    if (src) put_name(p, r, TBBT_F_NAME, src->name, src->len);
+    tbbt_rec_set_u64(r, TBBT_F_DIR2, dir);
+    if (name)
+        tbbt_rec_set_str(r, TBBT_F_NAME2, name, len);
+    else
+        put_synth(p, r, TBBT_F_NAME2, dir, x, 0);
+    r->flags &= (uint16_t)~TBBT_RF_ARGS_CUT;
+    p->st.cut_unreplayable--;
+    p->st.cut_restored += !src && name; /* else put_name or put_synth counted it */
+    if (src) {
+        tbbt_fsmodel_apply(p->m, r, TBBT_NFS_OK); /* the source still names x in the model */
+        return 1;
+    }
+    const struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, x);
+    uint32_t nl = o->attr.nlink, type = o->attr.type;
+    tbbt_fsmodel_link(p->m, dir, tbbt_rec_str(r, r->name2), r->name2.len, x, type);
+    if (nl) tbbt_fsmodel_obj(p->m, x)->attr.nlink = nl;
+    return 1;
+}
+
+/* The objects a lookup or a readdirplus with whole names shows resolve
+ * the cut renames that moved them (resolve_move). */
+static void sightings(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
+    if (!p->moves->len || r->status != TBBT_NFS_OK || (r->flags & TBBT_RF_NAME_SYNTH)) return;
+    if (r->op == TBBT_OP_LOOKUP && tbbt_rec_has(r, TBBT_F_NEWOBJ) && tbbt_rec_has(r, TBBT_F_NAME))
+        resolve_move(p, r->dir, tbbt_rec_str(r, r->name), r->name.len, r->newobj);
+    for (uint32_t i = 0; r->op == TBBT_OP_READDIRPLUS && i < r->nentries; i++)
+        resolve_move(p, r->obj, tbbt_rec_str(r, r->entries[i].name), r->entries[i].name.len,
+                     r->entries[i].id);
+}
+
+/* Would correcting r's failure (predicted, traced) rest on a name a cut
+ * rename may have made? While a cut rename's target is not known
+ * (p->moves), a remove, rmdir, rename or link that found a name the
+ * model has absent may have found that one: the judgement is withheld. */
+static int withheld(struct tbbt_pass2 *p, const struct tbbt_rec *r, enum tbbt_oc pred, enum tbbt_oc traced) {
+    if (!p->moves->len || pred != TBBT_OC_NOENT || traced != TBBT_OC_OK) return 0;
+    if (r->op != TBBT_OP_REMOVE && r->op != TBBT_OP_RMDIR && r->op != TBBT_OP_RENAME) return 0;
+    p->st.cut_withheld++;
+    return 1;
+}
+
+/* The object lookup or make r's reply shows: the new object, else the
+ * live object an earlier reply showed with the fileid r's reply shows. */
+static tbbt_id shown_obj(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
+    if (tbbt_rec_has(r, TBBT_F_NEWOBJ) && r->newobj) return r->newobj;
+    return tbbt_rec_has(r, TBBT_F_FILEID) ? live_by_fileid(p, r->fileid) : 0;
+}
+
+/* The cut name of successful lookup r: the object's name the model
+ * knows in the directory (also one a cut rename of it that this lookup
+ * resolves gives it there: resolve_move), else a synthetic one where the object can have
+ * had a name there before the trace -- neither it nor the directory was
+ * made by the trace, and it is not a directory named elsewhere -- which
+ * the model then learns as initial, as pass 3 does. Returns 1 when named. */
+static int restore_lookup(struct tbbt_pass2 *p, struct tbbt_rec *r) {
+    tbbt_id x = r->status == TBBT_NFS_OK ? shown_obj(p, r) : 0;
+    if (!x) return 0;
+    const struct tbbt_fsdent *d = known_name(p, r, r->dir, x);
+    if (!d && p->moves->len && resolve_move(p, r->dir, NULL, 0, x)) d = name_in(p->m, r->dir, x);
+    if (d) return put_name(p, r, TBBT_F_NAME, d->name, d->len);
+    const struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, x);
+    if (o && (o->flags & (TBBT_FSO_CREATED | TBBT_FSO_INITIAL)) == TBBT_FSO_CREATED) return 0;
+    if (tbbt_fsmodel_dir_fresh(p->m, r->dir)) return 0;
+    int isdir =
+        (o && o->attr.type == TBBT_FT_DIR) || (tbbt_rec_has(r, TBBT_F_TYPE) && r->type == TBBT_FT_DIR);
+    if (isdir && o && o->links) return 0;
+    return put_synth(p, r, TBBT_F_NAME, r->dir, x, 1);
+}
+
+/* Can the attributes to set of make r, which the snaplen may have cut, be
+ * rebuilt: the mode from its reply (or the verifier of an exclusive
+ * create), a mknod's type from its reply? */
+static int make_attrs_known(const struct tbbt_rec *r) {
+    if (r->op == TBBT_OP_MKNOD && !tbbt_rec_has(r, TBBT_F_NODETYPE) && !tbbt_rec_has(r, TBBT_F_TYPE))
+        return 0;
+    if (r->op == TBBT_OP_CREATE && tbbt_rec_has(r, TBBT_F_CREATEHOW) && r->createhow == 2) return 1;
+    return tbbt_rec_has(r, TBBT_F_SET_MODE) || tbbt_rec_has(r, TBBT_F_MODE);
+}
+
+/* Rebuilds the attributes to set of make r (make_attrs_known): an
+ * unchecked create when the mode of creation was cut, the mode its reply
+ * shows, the verifier of an exclusive create (any one does for a new
+ * name), a symlink's target (the one the model knows, else a placeholder:
+ * nothing replays its content), a mknod's type. Returns whether a field
+ * was filled. */
+static int fill_make_attrs(struct tbbt_rec *r, const struct tbbt_fsmodel *m) {
+    uint64_t had = r->has;
+    if (r->op == TBBT_OP_CREATE && r->vers == 3 && !tbbt_rec_has(r, TBBT_F_CREATEHOW))
+        tbbt_rec_set_u64(r, TBBT_F_CREATEHOW, 0);
+    if (r->op == TBBT_OP_CREATE && tbbt_rec_has(r, TBBT_F_CREATEHOW) && r->createhow == 2) {
+        if (!tbbt_rec_has(r, TBBT_F_VERF)) tbbt_rec_set_u64(r, TBBT_F_VERF, r->xid);
+        return r->has != had;
+    }
+    if (r->op == TBBT_OP_MKNOD && !tbbt_rec_has(r, TBBT_F_NODETYPE))
+        tbbt_rec_set_u64(r, TBBT_F_NODETYPE, r->type);
+    if (!tbbt_rec_has(r, TBBT_F_SET_MODE)) tbbt_rec_set_u64(r, TBBT_F_SET_MODE, r->mode & 07777);
+    if (r->op == TBBT_OP_SYMLINK && !tbbt_rec_has(r, TBBT_F_TARGET)) {
+        const struct tbbt_fsobj *o = tbbt_rec_has(r, TBBT_F_NEWOBJ) ? tbbt_fsmodel_obj(m, r->newobj) : NULL;
+        if (o && o->target)
+            tbbt_rec_set_str(r, TBBT_F_TARGET, o->target, strlen(o->target));
+        else
+            tbbt_rec_set_str(r, TBBT_F_TARGET, TBBT_CUT_PREFIX "target",
+                             sizeof(TBBT_CUT_PREFIX "target") - 1);
+    }
+    return r->has != had;
+}
+
+/* Restores successful make r (create, mkdir, symlink, mknod): its cut
+ * name (the new object's name the model knows there, else a synthetic
+ * one) and its cut attributes. Returns 1 when done. */
+static int restore_make(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t miss) {
+    tbbt_id x = r->status == TBBT_NFS_OK && tbbt_rec_has(r, TBBT_F_NEWOBJ) ? r->newobj : 0;
+    if (!make_attrs_known(r) || ((miss & (1ull << TBBT_F_NAME)) && !x)) return 0;
+    if (miss & (1ull << TBBT_F_NAME)) {
+        const struct tbbt_fsdent *d = name_in(p->m, r->dir, x);
+        if (d)
+            put_name(p, r, TBBT_F_NAME, d->name, d->len);
+        else
+            put_synth(p, r, TBBT_F_NAME, r->dir, x, 0);
+        fill_make_attrs(r, p->m);
+    } else if (fill_make_attrs(r, p->m)) {
+        p->st.cut_filled++;
+    }
+    return 1;
+}
+
+/* Restores r, whose call the snaplen cut (tbbt_cut_args), where the model
+ * knows what was cut: a lookup's, make's or link's name through the
+ * object its reply (or call) shows, a rename's target through the object
+ * its source names, a make's attributes from its reply. Clears
+ * TBBT_RF_ARGS_CUT then and returns 1; else sets it and returns 0, with r
+ * unchanged. A cut remove, rmdir, rename source or setattr, a failed or
+ * unanswered call, a cut handle: unknowable. */
+static int restore_cut(struct tbbt_pass2 *p, struct tbbt_rec *r) {
+    p->st.cut++;
+    uint64_t miss = tbbt_cut_missing(r), name = 1ull << TBBT_F_NAME, name2 = 1ull << TBBT_F_NAME2;
+    int ok = 0;
+    uint64_t rebuilt =
+        name | name2 | (r->op == TBBT_OP_MKNOD ? 1ull << TBBT_F_NODETYPE : 0); /* from the reply */
+    if ((r->flags & TBBT_RF_REPLY_LOST) || r->status != TBBT_NFS_OK || (miss & ~rebuilt)) {
+        ok = 0;
+    } else if (r->op == TBBT_OP_LOOKUP) {
+        ok = miss == name && restore_lookup(p, r);
+    } else if (r->op == TBBT_OP_CREATE || r->op == TBBT_OP_MKDIR || r->op == TBBT_OP_SYMLINK ||
+               r->op == TBBT_OP_MKNOD) {
+        ok = restore_make(p, r, miss);
+    } else if (r->op == TBBT_OP_LINK) {
+        ok = miss == name && r->obj && put_synth(p, r, TBBT_F_NAME, r->dir, r->obj, 0);
+    } else if (r->op == TBBT_OP_RENAME && miss == name2) {
+        tbbt_id src = 0;
+        tbbt_fsmodel_name(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len, &src);
+        ok = src && put_synth(p, r, TBBT_F_NAME2, r->dir2, src, 0);
+    }
+    if (ok) {
+        r->flags &= (uint16_t)~TBBT_RF_ARGS_CUT;
+    } else {
+        r->flags |= TBBT_RF_ARGS_CUT;
+        p->st.cut_unreplayable++;
+    }
+    return ok;
+}
+
+/* What record r, cut before an argument and left so, teaches: only what
+ * its reply shows of an object it names by handle or reveals -- its
+ * attributes (after a setattr, the mode a replay has follows: the cut
+ * call explains it), or that it is gone -- never a name. */
+static void teach_cut(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
+    if (r->status == TBBT_NFSERR_STALE && tbbt_rec_has(r, TBBT_F_OBJ)) {
+        tbbt_fsmodel_apply(p->m, r, TBBT_NFSERR_STALE);
+        return;
+    }
+    if (r->status != TBBT_NFS_OK || (r->flags & TBBT_RF_REPLY_LOST) || !tbbt_rec_has(r, TBBT_F_TYPE)) return;
+    tbbt_id id = tbbt_rec_has(r, TBBT_F_NEWOBJ) ? r->newobj : tbbt_rec_has(r, TBBT_F_OBJ) ? r->obj : 0;
+    if (!id) return;
+    struct tbbt_fsobj *o = tbbt_fsmodel_obj_get(p->m, id);
+    if (tbbt_op_info(r->op)->flags & TBBT_OPF_MODIFIES) o->flags |= TBBT_FSO_CHANGED;
+    tbbt_fsmodel_learn_attrs(p->m, id, r);
+    if (r->op == TBBT_OP_SETATTR && tbbt_rec_has(r, TBBT_F_MODE)) {
+        o->rmode = r->mode & 07777;
+        o->flags |= TBBT_FSO_RMODE;
+    }
+}
+
+/* Does object id have a synthetic name in directory dir? */
+static int synth_in(const struct tbbt_fsmodel *m, tbbt_id dir, tbbt_id id) {
+    const struct tbbt_fsobj *o = id ? tbbt_fsmodel_obj(m, id) : NULL;
+    for (const struct tbbt_fsdent *d = o ? o->links : NULL; d; d = d->link_next)
+        if (d->dir == dir && tbbt_cut_is_synth(d->name, d->len)) return 1;
+    return 0;
+}
+
+/* Listing r as the model may learn it: without the entries of objects the
+ * model holds under a synthetic name in that directory (their real name,
+ * which the snaplen cut from the calls, is not the name the replay made:
+ * learnt, it would be a second name, or a create the capture "lost").
+ * Returns r, or a filtered copy in p->filtered. */
+static const struct tbbt_rec *listing_as_named(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
+    if (!p->synth_seen || r->status != TBBT_NFS_OK || !r->nentries) return r;
+    struct tbbt_rec *c = NULL;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < r->nentries; i++) {
+        const struct tbbt_dirent *e = &r->entries[i];
+        tbbt_id id = e->id ? e->id : e->fileid ? live_by_fileid(p, e->fileid) : 0;
+        int drop = id && synth_in(p->m, r->obj, id);
+        if (drop && !c) {
+            c = &p->filtered;
+            tbbt_rec_copy(c, r);
+            k = i;
+        }
+        if (c && !drop) c->entries[k++] = c->entries[i];
+    }
+    if (!c) return r;
+    c->nentries = k;
+    return c;
+}
+
+/* Pre-plays record r (held as seq), which has its reply: predicts its
+ * outcome and corrects a failure -- not on a name pass 2 made up
+ * (TBBT_RF_NAME_SYNTH): the model's is the only say there -- and applies
+ * it to the model. */
+static void judge(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
+    if (r->flags & TBBT_RF_NAME_SYNTH) p->synth_seen = 1;
+    sightings(p, r);
+    const struct tbbt_rec *v =
+        r->op == TBBT_OP_READDIR || r->op == TBBT_OP_READDIRPLUS ? listing_as_named(p, r) : r;
+    enum tbbt_oc pred = tbbt_oc_predict(p->m, v);
+    enum tbbt_oc traced = tbbt_oc_traced(p->m, v);
+    if (traced == TBBT_OC_OTHER)
+        p->st.unmodelled++;
+    else if (pred != TBBT_OC_ANY && pred != traced && !(r->flags & TBBT_RF_NAME_SYNTH) &&
+             !withheld(p, r, pred, traced))
+        correct_failure(p, r == v ? r : (struct tbbt_rec *)v, seq, pred, traced);
+    if ((r->op == TBBT_OP_LOOKUP || r->op == TBBT_OP_READDIR || r->op == TBBT_OP_READDIRPLUS) &&
+        names_await(p))
+        resolve_lost(p, v);
+    if ((r->op == TBBT_OP_LOOKUP || r->op == TBBT_OP_READDIRPLUS) && p->unbound_makes) bind_made(p, v);
+    tbbt_fsmodel_apply(p->m, v, r->status);
+    remember_listed(p, v);
+    if (names_await(p) && names_op(r->op)) forget_lost(p, r);
+}
+
 /* Pre-plays the held record seq. */
 static void preplay(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
     if (r->flags & TBBT_RF_RPC_ERROR) {
@@ -864,21 +1361,16 @@ static void preplay(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
         victim = named;
     else if (r->op == TBBT_OP_RENAME)
         tbbt_fsmodel_name(p->m, r->dir2, tbbt_rec_str(r, r->name2), r->name2.len, &victim);
-    if ((r->flags & TBBT_RF_REPLY_LOST) || r->status < 0) {
-        lost_reply(p, r, seq);
+    int cut = tbbt_cut_args(r);
+    if (cut && !restore_cut(p, r)) {
+        if (r->op == TBBT_OP_RENAME && r->status == TBBT_NFS_OK) hold_move(p, r, seq);
+        teach_cut(p, r);
     } else {
-        enum tbbt_oc pred = tbbt_oc_predict(p->m, r);
-        enum tbbt_oc traced = tbbt_oc_traced(p->m, r);
-        if (traced == TBBT_OC_OTHER)
-            p->st.unmodelled++;
-        else if (pred != TBBT_OC_ANY && pred != traced)
-            correct_failure(p, r, seq, pred, traced);
-        if ((r->op == TBBT_OP_LOOKUP || r->op == TBBT_OP_READDIR || r->op == TBBT_OP_READDIRPLUS) &&
-            names_await(p))
-            resolve_lost(p, r);
-        if ((r->op == TBBT_OP_LOOKUP || r->op == TBBT_OP_READDIRPLUS) && p->unbound_makes) bind_made(p, r);
-        tbbt_fsmodel_apply(p->m, r, r->status);
-        if (names_await(p) && names_op(r->op)) forget_lost(p, r);
+        if (!cut) rename_to_alias(p, r);
+        if ((r->flags & TBBT_RF_REPLY_LOST) || r->status < 0)
+            lost_reply(p, r, seq);
+        else
+            judge(p, r, seq);
     }
     struct tbbt_fsobj *vo = victim ? tbbt_fsmodel_obj(p->m, victim) : NULL;
     if (vo && (vo->flags & TBBT_FSO_GONE)) vo->user = seq;
@@ -973,6 +1465,15 @@ void tbbt_pass2_report(const struct tbbt_pass2 *p, FILE *out) {
             "Lost replies: %" PRIu64 " (%.3f%%): %" PRIu64 " resolved by the model, %" PRIu64
             " by a later record, %" PRIu64 " assumed to succeed\n",
             s->lost, share(p, s->lost), s->lost_by_model, s->lost_by_later, s->lost_unresolved);
+    if (s->cut)
+        fprintf(out,
+                "Cut by the snaplen: %" PRIu64 " calls (%.3f%%) cut before an argument: %" PRIu64
+                " names restored through the object, %" PRIu64 " synthetic names, %" PRIu64
+                " makes' attributes from the reply, %" PRIu64 " left unreplayable (%.3f%%); %" PRIu64
+                " whole names given the synthetic name the replay knows, %" PRIu64
+                " judgements withheld (a cut rename may have made the name)\n",
+                s->cut, share(p, s->cut), s->cut_restored, s->cut_synth, s->cut_filled, s->cut_unreplayable,
+                share(p, s->cut_unreplayable), s->cut_aliased, s->cut_withheld);
     fprintf(out,
             "Not failures: %" PRIu64 " taught by a rule, %" PRIu64
             " traced errors outside the model, %" PRIu64 " RPC errors; %" PRIu64
@@ -1009,6 +1510,12 @@ void tbbt_pass2_report_json(const struct tbbt_pass2 *p, GString *o) {
                            ",\"lost\":%" PRIu64 ",\"lost_by_model\":%" PRIu64 ",\"lost_by_later\":%" PRIu64
                            ",\"lost_unresolved\":%" PRIu64,
                            s->lost, s->lost_by_model, s->lost_by_later, s->lost_unresolved);
+    g_string_append_printf(o,
+                           ",\"cut\":%" PRIu64 ",\"cut_restored\":%" PRIu64 ",\"cut_synth\":%" PRIu64
+                           ",\"cut_filled\":%" PRIu64 ",\"cut_unreplayable\":%" PRIu64
+                           ",\"cut_aliased\":%" PRIu64 ",\"cut_withheld\":%" PRIu64,
+                           s->cut, s->cut_restored, s->cut_synth, s->cut_filled, s->cut_unreplayable,
+                           s->cut_aliased, s->cut_withheld);
     g_string_append(o, ",\"rules\":{");
     int first = 1;
     for (unsigned i = 0; i < tbbt_nrules; i++) {
