@@ -48,6 +48,25 @@ struct move {
     tbbt_id obj;  /* the object its source named (its name known), or 0 (its name cut) */
 };
 
+/* A lost chmod, chown or truncate a reply revealed, waiting until every
+ * record that could have explained it has been met (settle_attrs): a
+ * call made before that reply came (another client's setattr the server
+ * ran first) shows the same thing. */
+struct attrfix {
+    uint64_t seq;        /* the record whose reply showed the change */
+    int row;             /* its rule */
+    int64_t reply_time;  /* when that reply came */
+    uint64_t lo_seq;     /* the last record that showed the old values (0: none held) */
+    int64_t lo_time;     /* its reply time */
+    struct tbbt_rec set; /* the object (obj) and the new values (mode, uid, gid, size) */
+};
+
+/* Frees a waiting change. */
+static void attrfix_free(struct attrfix *f) {
+    tbbt_rec_free(&f->set);
+    g_free(f);
+}
+
 struct tbbt_pass2 {
     struct tbbt_pass2_opts o;
     tbbt_p2_sink sink;
@@ -79,6 +98,7 @@ struct tbbt_pass2 {
     int synth_seen;           /* a synthetic name was given or met (listing_as_named, rename_to_alias) */
     GHashTable *aliases;      /* "dir/name" -> the synthetic name the replay knows it by (learn_alias) */
     GArray *moves;            /* struct move: held cut renames whose target is not known (hold_move) */
+    GPtrArray *attrfixes;     /* struct attrfix *: revealed changes waiting to be placed (settle_attrs) */
     struct tbbt_pass2_stats st;
     GString *listed; /* unexplained failures, text */
     uint32_t nlisted;
@@ -117,6 +137,7 @@ struct tbbt_pass2 *tbbt_pass2_new(const struct tbbt_pass2_opts *o, tbbt_p2_sink 
     tbbt_rec_init(&p->filtered);
     p->aliases = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     p->moves = g_array_new(FALSE, FALSE, sizeof(struct move));
+    p->attrfixes = g_ptr_array_new();
     p->listed = g_string_new(NULL);
     G_STATIC_ASSERT(G_N_ELEMENTS(p->st.rule_failures) >= 32);
     g_assert(tbbt_nrules <= G_N_ELEMENTS(p->st.rule_failures));
@@ -148,6 +169,9 @@ void tbbt_pass2_free(struct tbbt_pass2 *p) {
     tbbt_rec_free(&p->filtered);
     g_hash_table_destroy(p->aliases);
     g_array_free(p->moves, TRUE);
+    for (guint i = 0; i < p->attrfixes->len; i++)
+        attrfix_free(p->attrfixes->pdata[i]);
+    g_ptr_array_free(p->attrfixes, TRUE);
     tbbt_fsmodel_free(p->m);
     g_rand_free(p->rng);
     g_string_free(p->listed, TRUE);
@@ -1270,16 +1294,23 @@ static int restore_cut(struct tbbt_pass2 *p, struct tbbt_rec *r) {
 /* What record r, cut before an argument and left so, teaches: only what
  * its reply shows of an object it names by handle or reveals -- its
  * attributes (after a setattr, the mode a replay has follows: the cut
- * call explains it), or that it is gone -- never a name. */
+ * call explains it; with no attributes shown, the model forgets the
+ * object's until a reply shows them), or that it is gone -- never a name. */
 static void teach_cut(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
     if (r->status == TBBT_NFSERR_STALE && tbbt_rec_has(r, TBBT_F_OBJ)) {
         tbbt_fsmodel_apply(p->m, r, TBBT_NFSERR_STALE);
         return;
     }
-    if (r->status != TBBT_NFS_OK || (r->flags & TBBT_RF_REPLY_LOST) || !tbbt_rec_has(r, TBBT_F_TYPE)) return;
+    if (r->status != TBBT_NFS_OK || (r->flags & TBBT_RF_REPLY_LOST)) return;
     tbbt_id id = tbbt_rec_has(r, TBBT_F_NEWOBJ) ? r->newobj : tbbt_rec_has(r, TBBT_F_OBJ) ? r->obj : 0;
-    if (!id) return;
-    struct tbbt_fsobj *o = tbbt_fsmodel_obj_get(p->m, id);
+    struct tbbt_fsobj *o = id ? tbbt_fsmodel_obj(p->m, id) : NULL;
+    if (o && r->op == TBBT_OP_SETATTR && !tbbt_rec_has(r, TBBT_F_MODE)) {
+        /* it changed what it changed: the next reply tells (not a lost setattr) */
+        o->flags &= ~(uint32_t)(TBBT_FSO_RMODE | TBBT_FSO_ATTRS);
+        o->flags |= TBBT_FSO_CHANGED;
+    }
+    if (!id || !tbbt_rec_has(r, TBBT_F_TYPE)) return;
+    o = tbbt_fsmodel_obj_get(p->m, id);
     if (tbbt_op_info(r->op)->flags & TBBT_OPF_MODIFIES) o->flags |= TBBT_FSO_CHANGED;
     tbbt_fsmodel_learn_attrs(p->m, id, r);
     if (r->op == TBBT_OP_SETATTR && tbbt_rec_has(r, TBBT_F_MODE)) {
@@ -1321,6 +1352,211 @@ static const struct tbbt_rec *listing_as_named(struct tbbt_pass2 *p, const struc
     return c;
 }
 
+/* ---- state changes a later reply reveals (issue 21) ---- */
+
+/* The object whose attributes r's reply shows and the trace did not just
+ * make: a lookup's object, or the handle of an operation on it. 0 when
+ * none (a make shows the object it made; a link, the one it named). */
+static tbbt_id attrs_of(const struct tbbt_rec *r) {
+    if (r->op == TBBT_OP_LOOKUP) return tbbt_rec_has(r, TBBT_F_NEWOBJ) ? r->newobj : 0;
+    unsigned f = r->op < TBBT_OP_COUNT ? tbbt_op_info(r->op)->flags : 0;
+    if (!(f & TBBT_OPF_OBJ) || (f & TBBT_OPF_DIRNAME) || !tbbt_rec_has(r, TBBT_F_OBJ)) return 0;
+    return r->obj;
+}
+
+/* Puts into x (cleared, r's endpoints) the attributes r's reply shows of
+ * o that differ from the model's and that r itself does not explain (a
+ * setattr sets what it sets; a write and a commit only grow or keep a
+ * file). A size counts only smaller: a larger one is the trace's writes,
+ * lost or not. Returns the rule row for the first difference (mode,
+ * owner, size), or -1 when none. */
+static int attrs_changed(const struct tbbt_fsobj *o, const struct tbbt_rec *r, struct tbbt_rec *x) {
+    tbbt_rec_clear(x);
+    x->client = r->client, x->server = r->server, x->vers = r->vers, x->flags = r->flags & TBBT_RF_TCP;
+    tbbt_rec_set_u64(x, TBBT_F_OBJ, o->id);
+    int setattr = r->op == TBBT_OP_SETATTR, row = -1;
+    if (tbbt_rec_has(r, TBBT_F_MODE) && (o->flags & TBBT_FSO_RMODE)) {
+        uint32_t want = setattr && tbbt_rec_has(r, TBBT_F_SET_MODE) ? r->set_mode : o->rmode;
+        if ((want ^ r->mode) & 0777) tbbt_rec_set_u64(x, TBBT_F_MODE, r->mode & 07777);
+    }
+    int owner_known = (o->flags & TBBT_FSO_ATTRS) && !(o->flags & TBBT_FSO_OWNER_GUESSED);
+    if (owner_known && tbbt_rec_has(r, TBBT_F_UID) && !(setattr && tbbt_rec_has(r, TBBT_F_SET_UID)) &&
+        r->uid != o->attr.uid)
+        tbbt_rec_set_u64(x, TBBT_F_UID, r->uid);
+    if (owner_known && tbbt_rec_has(r, TBBT_F_GID) && !(setattr && tbbt_rec_has(r, TBBT_F_SET_GID)) &&
+        r->gid != o->attr.gid)
+        tbbt_rec_set_u64(x, TBBT_F_GID, r->gid);
+    uint64_t size = setattr && tbbt_rec_has(r, TBBT_F_SET_SIZE) ? r->set_size : o->attr.size;
+    if ((o->flags & TBBT_FSO_ATTRS) && tbbt_rec_has(r, TBBT_F_SIZE) && o->attr.type == TBBT_FT_REG &&
+        r->type == TBBT_FT_REG && r->op != TBBT_OP_WRITE && r->op != TBBT_OP_COMMIT && r->size < size)
+        tbbt_rec_set_u64(x, TBBT_F_SIZE, r->size);
+    if (tbbt_rec_has(x, TBBT_F_MODE))
+        row = tbbt_rule_find(r->op, TBBT_OC_OK, TBBT_OC_OK_MODE);
+    else if (tbbt_rec_has(x, TBBT_F_UID) || tbbt_rec_has(x, TBBT_F_GID))
+        row = tbbt_rule_find(r->op, TBBT_OC_OK, TBBT_OC_OK_OWNER);
+    else if (tbbt_rec_has(x, TBBT_F_SIZE))
+        row = tbbt_rule_find(r->op, TBBT_OC_OK, TBBT_OC_OK_SIZE);
+    return row;
+}
+
+/* The change x (attrs_changed) of object o, revealed by record r (held
+ * as seq) under rule row: the model's replay mode takes it now (later
+ * records are judged by it); it waits for settle_attrs, to go after the
+ * last record that showed the old mode or owner (a size: that touched the
+ * file) -- or, when no record showed the old values (the object existed
+ * before the trace and the model's values are not from a reply), to
+ * change the initial image instead. */
+static void attrs_reveal(struct tbbt_pass2 *p, struct tbbt_fsobj *o, const struct tbbt_rec *r, uint64_t seq,
+                         int row, struct tbbt_rec *x) {
+    if (tbbt_rec_has(x, TBBT_F_MODE)) o->rmode = x->mode & 07777;
+    if (tbbt_rec_has(x, TBBT_F_SIZE))
+        o->attr.size = x->size; /* a listing's entry: the model learns no size */
+    if (!o->shown_seq && (o->flags & TBBT_FSO_INITIAL) && !(o->flags & TBBT_FSO_CREATED)) {
+        if (tbbt_rec_has(x, TBBT_F_MODE)) o->init.mode = x->mode;
+        if (tbbt_rec_has(x, TBBT_F_UID)) o->init.uid = x->uid;
+        if (tbbt_rec_has(x, TBBT_F_GID)) o->init.gid = x->gid;
+        if (tbbt_rec_has(x, TBBT_F_SIZE)) o->init.size = x->size;
+        p->st.attr_initial++;
+        p->st.rule_initial[row]++;
+        return;
+    }
+    struct attrfix *f = g_new0(struct attrfix, 1);
+    f->seq = seq;
+    f->row = row;
+    f->reply_time = touch_time(r);
+    /* a size goes after the last record that touched the file (a write in
+     * between would grow it again); a mode or owner right after the last
+     * record that showed the old one (a record that needs the new one may
+     * show nothing) */
+    int by_touch = tbbt_rec_has(x, TBBT_F_SIZE) || !o->shown_seq;
+    f->lo_seq = by_touch ? o->last_seq : o->shown_seq;
+    f->lo_time = by_touch ? o->last_time : o->shown_time;
+    tbbt_rec_init(&f->set);
+    tbbt_rec_copy(&f->set, x);
+    g_ptr_array_add(p->attrfixes, f);
+}
+
+/* Was a record that touched o still waiting for its reply when r was
+ * called? The server may have run r first: r's reply may show o as it was
+ * before that record, not a change the capture lost. */
+static int in_flight(const struct tbbt_fsobj *o, const struct tbbt_rec *r) {
+    return o->last_time > r->call_time;
+}
+
+/* Record r (held as seq), which has its reply: the attributes it shows of
+ * an object it names, and the sizes a readdirplus shows of the files it
+ * lists, against the model's (attrs_changed); a difference no record of
+ * the trace explains is a lost setattr (attrs_reveal). */
+static void check_attrs(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
+    if ((r->flags & (TBBT_RF_INSERTED | TBBT_RF_REPLY_LOST)) || r->status != TBBT_NFS_OK) return;
+    struct tbbt_rec *x = &p->look;
+    tbbt_id id = tbbt_rec_has(r, TBBT_F_TYPE) ? attrs_of(r) : 0;
+    struct tbbt_fsobj *o = id ? tbbt_fsmodel_obj(p->m, id) : NULL;
+    int known = o && (o->flags & (TBBT_FSO_ATTRS | TBBT_FSO_RMODE)) && !in_flight(o, r);
+    int row = known ? attrs_changed(o, r, x) : -1;
+    if (row >= 0) attrs_reveal(p, o, r, seq, row, x);
+    for (uint32_t i = 0; r->op == TBBT_OP_READDIRPLUS && i < r->nentries; i++) {
+        const struct tbbt_dirent *e = &r->entries[i];
+        o = e->id && e->type == TBBT_FT_REG ? tbbt_fsmodel_obj(p->m, e->id) : NULL;
+        if (!o || !(o->flags & TBBT_FSO_ATTRS) || o->attr.type != TBBT_FT_REG || e->size >= o->attr.size ||
+            in_flight(o, r))
+            continue;
+        tbbt_rec_clear(x);
+        x->client = r->client, x->server = r->server, x->vers = r->vers, x->flags = r->flags & TBBT_RF_TCP;
+        tbbt_rec_set_u64(x, TBBT_F_OBJ, o->id);
+        tbbt_rec_set_u64(x, TBBT_F_SIZE, e->size);
+        attrs_reveal(p, o, r, seq, tbbt_rule_find(r->op, TBBT_OC_OK, TBBT_OC_OK_SIZE), x);
+    }
+}
+
+/* fix_out.emit of a revealed change: applies it to the model and keeps
+ * it in the group (its range was set by place_attrs, not by the objects'
+ * last records: the reply that revealed it touched them since). */
+static void attr_emit(void *ctx, struct tbbt_rec *x) {
+    struct tbbt_pass2 *p = ctx;
+    tbbt_fsmodel_apply(p->m, x, TBBT_NFS_OK);
+    struct ins *n = g_new0(struct ins, 1);
+    tbbt_rec_init(&n->r);
+    tbbt_rec_copy(&n->r, x);
+    n->order = p->ins_order++;
+    g_ptr_array_add(p->group, n);
+}
+
+/* Inserts the setattr of change f: just after the last record that
+ * showed the old values (before the next held record: a record that
+ * needs the new values may not show them), or at the window's edge when
+ * that record went out; counted under its rule. */
+static void place_attrs(struct tbbt_pass2 *p, struct attrfix *f) {
+    uint64_t before = f->lo_seq + 1;
+    if (before < p->head_seq) before = p->head_seq;
+    if (before > f->seq) before = f->seq;
+    int64_t hi = before <= p->played ? p->ring[before % p->cap].call_time : f->reply_time;
+    struct tbbt_fix_out fo = {p->m, attr_emit, p, &p->scratch};
+    p->group_lo = f->lo_time;
+    p->group_after = f->lo_seq;
+    p->st.failures++;
+    p->st.rule_failures[f->row]++;
+    int k = tbbt_fix_run(TBBT_FIX_SET_ATTRS, &f->set, &fo);
+    if (k <= 0 || !p->group->len) {
+        list_failure(p, &f->set, TBBT_OC_OK, TBBT_OC_OK_MODE, tbbt_rules[f->row].name);
+        return;
+    }
+    group_place(p, before, hi);
+    p->st.corrected++;
+    p->st.rule_inserted[f->row] += (unsigned)k;
+    p->st.inserted += (unsigned)k;
+}
+
+/* Does record q, made before change f's reply came, explain it: a
+ * setattr of that object that sets those attributes (or whose call was
+ * cut)? Drops what it explains from f; returns 1 when nothing is left. */
+static int attrs_explained(struct attrfix *f, const struct tbbt_rec *q) {
+    if (q->op != TBBT_OP_SETATTR || !tbbt_rec_has(q, TBBT_F_OBJ) || q->obj != f->set.obj) return 0;
+    int cut = (q->flags & TBBT_RF_ARGS_CUT) || tbbt_cut_args(q);
+    static const enum tbbt_field shown[] = {TBBT_F_MODE, TBBT_F_UID, TBBT_F_GID, TBBT_F_SIZE};
+    static const enum tbbt_field set[] = {TBBT_F_SET_MODE, TBBT_F_SET_UID, TBBT_F_SET_GID, TBBT_F_SET_SIZE};
+    for (int i = 0; i < 4; i++)
+        if (cut || tbbt_rec_has(q, set[i])) f->set.has &= ~(1ull << shown[i]);
+    return !(f->set.has &
+             ((1ull << TBBT_F_MODE) | (1ull << TBBT_F_UID) | (1ull << TBBT_F_GID) | (1ull << TBBT_F_SIZE)));
+}
+
+/* Before record q (NULL: the end) is pre-played: each waiting change
+ * that q, made before its reply came, explains is dropped; each whose
+ * reply came before q was made (or at the end) is inserted
+ * (place_attrs). */
+static void settle_attrs(struct tbbt_pass2 *p, const struct tbbt_rec *q) {
+    for (guint i = 0; i < p->attrfixes->len; i++) {
+        struct attrfix *f = p->attrfixes->pdata[i];
+        int done = !q || q->call_time > f->reply_time;
+        if (done)
+            place_attrs(p, f);
+        else if (!attrs_explained(f, q))
+            continue;
+        attrfix_free(f);
+        g_ptr_array_remove_index(p->attrfixes, i--);
+    }
+}
+
+/* Notes that r's reply showed the attributes of the object it names
+ * (attrs_reveal places a change after the last such record), and the mode
+ * a make gave it. */
+static void note_shown(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
+    if (!tbbt_rec_has(r, TBBT_F_TYPE) || (r->flags & (TBBT_RF_INSERTED | TBBT_RF_REPLY_LOST))) return;
+    tbbt_id id = tbbt_rec_has(r, TBBT_F_NEWOBJ) ? r->newobj : tbbt_rec_has(r, TBBT_F_OBJ) ? r->obj : 0;
+    struct tbbt_fsobj *o = id ? tbbt_fsmodel_obj(p->m, id) : NULL;
+    if (!o) return;
+    o->shown_seq = seq;
+    o->shown_time = touch_time(r);
+    /* a make's reply shows the mode it gave (an unchecked create of an
+     * existing file sets it too): the replay gives the same */
+    if (r->op < TBBT_OP_COUNT && (tbbt_op_info(r->op)->flags & TBBT_OPF_CREATES) &&
+        r->status == TBBT_NFS_OK && tbbt_rec_has(r, TBBT_F_MODE) && id == r->newobj) {
+        o->rmode = r->mode & 07777;
+        o->flags |= TBBT_FSO_RMODE;
+    }
+}
+
 /* Pre-plays record r (held as seq), which has its reply: predicts its
  * outcome and corrects a failure -- not on a name pass 2 made up
  * (TBBT_RF_NAME_SYNTH): the model's is the only say there -- and applies
@@ -1341,6 +1577,7 @@ static void judge(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
         names_await(p))
         resolve_lost(p, v);
     if ((r->op == TBBT_OP_LOOKUP || r->op == TBBT_OP_READDIRPLUS) && p->unbound_makes) bind_made(p, v);
+    check_attrs(p, r, seq);
     tbbt_fsmodel_apply(p->m, v, r->status);
     remember_listed(p, v);
     if (names_await(p) && names_op(r->op)) forget_lost(p, r);
@@ -1353,6 +1590,7 @@ static void preplay(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
         return;
     }
     if (r->op >= TBBT_OP_COUNT) return;
+    if (p->attrfixes->len) settle_attrs(p, r);
     tbbt_id named = 0;  /* the object (dir, name) holds before the record */
     tbbt_id victim = 0; /* the object a remove, rmdir or rename may take away */
     if (tbbt_rec_has(r, TBBT_F_NAME) && tbbt_rec_has(r, TBBT_F_DIR))
@@ -1386,6 +1624,7 @@ static void preplay(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
     }
     learn_fileids(p, r, objs);
     learn_owner(p, r);
+    note_shown(p, r, seq);
 }
 
 /* Starts loading, for writing, a ring slot left a whole window ago (so
@@ -1427,6 +1666,7 @@ int tbbt_pass2_finish(struct tbbt_pass2 *p) {
         p->played++;
         preplay(p, &p->ring[p->played % p->cap], p->played);
     }
+    settle_attrs(p, NULL);
     while (p->head_seq < p->next_seq)
         out_oldest(p);
     for (guint i = 0; i < p->pending->len; i++) {
@@ -1479,13 +1719,17 @@ void tbbt_pass2_report(const struct tbbt_pass2 *p, FILE *out) {
             " traced errors outside the model, %" PRIu64 " RPC errors; %" PRIu64
             " inserted records placed at the window's edge\n",
             s->agreed, s->unmodelled, s->rpc_errors, s->late_inserts);
-    if (s->failures)
-        fprintf(out,
-                "Per rule (a failure whose correction revealed a second one counts under both rules):\n");
-    for (unsigned i = 0; i < tbbt_nrules; i++)
-        if (s->rule_failures[i])
-            fprintf(out, "  rule %-24s %8" PRIu64 " failures %8" PRIu64 " inserted  (%s)\n",
-                    tbbt_rules[i].name, s->rule_failures[i], s->rule_inserted[i], tbbt_rules[i].why);
+    if (s->failures || s->attr_initial)
+        fprintf(out, "Per rule (a failure whose correction revealed a second one counts under both rules; "
+                     "inserted records and their share of the trace):\n");
+    for (unsigned i = 0; i < tbbt_nrules; i++) {
+        if (!s->rule_failures[i] && !s->rule_initial[i]) continue;
+        fprintf(out, "  rule %-26s %8" PRIu64 " failures %8" PRIu64 " inserted %8.4f%%", tbbt_rules[i].name,
+                s->rule_failures[i], s->rule_inserted[i], share(p, s->rule_inserted[i]));
+        if (s->rule_initial[i])
+            fprintf(out, ", %" PRIu64 " in the initial image instead", s->rule_initial[i]);
+        fprintf(out, "  (%s)\n", tbbt_rules[i].why);
+    }
     fprintf(out,
             "Model: %" PRIu64 " objects (%" PRIu64 " initial, %" PRIu64 " created, %" PRIu64
             " gone), %" PRIu64 " names (%" PRIu64 " present, %" PRIu64 " present before the trace)\n",
@@ -1513,16 +1757,19 @@ void tbbt_pass2_report_json(const struct tbbt_pass2 *p, GString *o) {
     g_string_append_printf(o,
                            ",\"cut\":%" PRIu64 ",\"cut_restored\":%" PRIu64 ",\"cut_synth\":%" PRIu64
                            ",\"cut_filled\":%" PRIu64 ",\"cut_unreplayable\":%" PRIu64
-                           ",\"cut_aliased\":%" PRIu64 ",\"cut_withheld\":%" PRIu64,
+                           ",\"cut_aliased\":%" PRIu64 ",\"cut_withheld\":%" PRIu64
+                           ",\"attr_initial\":%" PRIu64,
                            s->cut, s->cut_restored, s->cut_synth, s->cut_filled, s->cut_unreplayable,
-                           s->cut_aliased, s->cut_withheld);
+                           s->cut_aliased, s->cut_withheld, s->attr_initial);
     g_string_append(o, ",\"rules\":{");
     int first = 1;
     for (unsigned i = 0; i < tbbt_nrules; i++) {
-        if (!s->rule_failures[i]) continue;
-        g_string_append_printf(o, "%s\"%s\":{\"failures\":%" PRIu64 ",\"inserted\":%" PRIu64 "}",
-                               first ? "" : ",", tbbt_rules[i].name, s->rule_failures[i],
-                               s->rule_inserted[i]);
+        if (!s->rule_failures[i] && !s->rule_initial[i]) continue;
+        g_string_append_printf(o,
+                               "%s\"%s\":{\"failures\":%" PRIu64 ",\"inserted\":%" PRIu64
+                               ",\"inserted_share\":%.6f,\"initial\":%" PRIu64 "}",
+                               first ? "" : ",", tbbt_rules[i].name, s->rule_failures[i], s->rule_inserted[i],
+                               share(p, s->rule_inserted[i]) / 100.0, s->rule_initial[i]);
         first = 0;
     }
     g_string_append_printf(o,

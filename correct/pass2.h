@@ -101,6 +101,8 @@ struct tbbt_pass2_stats {
     uint64_t cut_withheld;           /* judgements withheld: a cut rename may have made the name */
     uint64_t rule_failures[64];      /* per row of tbbt_rules: failures found */
     uint64_t rule_inserted[64];      /* per row: records inserted */
+    uint64_t rule_initial[64];       /* per row: changes applied to the initial image instead */
+    uint64_t attr_initial;           /* revealed changes applied to the initial image (no record) */
     struct tbbt_fsmodel_stats model; /* at the end */
 };
 
