@@ -311,6 +311,27 @@ static void group_emit(void *ctx, struct tbbt_rec *x) {
     if (v && (v->flags & TBBT_FSO_GONE)) v->user = GONE_BY_INSERTED | n->order;
 }
 
+/* Does r set its object's mode, owner or size: a setattr of those, a make
+ * of a known object? */
+static int sets_attrs(const struct tbbt_rec *r) {
+    if (r->op == TBBT_OP_SETATTR)
+        return (r->has & ((1ull << TBBT_F_SET_MODE) | (1ull << TBBT_F_SET_UID) | (1ull << TBBT_F_SET_GID) |
+                          (1ull << TBBT_F_SET_SIZE))) != 0;
+    return r->op < TBBT_OP_COUNT && (tbbt_op_info(r->op)->flags & TBBT_OPF_CREATES) &&
+           tbbt_rec_has(r, TBBT_F_NEWOBJ);
+}
+
+/* Corrective record x, placed just before held record seq + 1 at time t,
+ * set its object's attributes there: a change revealed later goes after
+ * it (attrs_reveal), not after the last traced record that showed them. */
+static void note_set(struct tbbt_pass2 *p, const struct tbbt_rec *x, uint64_t seq, int64_t t) {
+    if (!sets_attrs(x)) return;
+    struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, x->op == TBBT_OP_SETATTR ? x->obj : x->newobj);
+    if (!o || seq < o->shown_seq || (seq == o->shown_seq && t <= o->shown_time)) return;
+    o->shown_seq = seq;
+    o->shown_time = t;
+}
+
 /* Orders waiting records by (before_seq, call time, insertion order). */
 static int ins_before(const struct ins *a, const struct ins *b) {
     if (a->before_seq != b->before_seq) return a->before_seq < b->before_seq;
@@ -366,6 +387,7 @@ static void group_place(struct tbbt_pass2 *p, uint64_t seq, int64_t hi) {
         record_objects(p->m, &x->r, ids);
         for (int k = 0; k < 4; k++)
             touch(p, ids[k], t[i], x->before_seq - 1);
+        note_set(p, &x->r, x->before_seq - 1, t[i]);
         pending_add(p, x);
     }
     g_free(t);
@@ -551,12 +573,19 @@ static uint64_t made_before_use(struct tbbt_pass2 *p, const struct tbbt_rec *r, 
 static int fix_place(struct tbbt_pass2 *p, enum tbbt_fix_act act, const struct tbbt_rec *r, uint64_t seq) {
     struct tbbt_fix_out fo = {p->m, group_emit, p, &p->scratch};
     uint64_t early = act == TBBT_FIX_MAKE_BY_REPLY ? made_before_use(p, r, seq) : 0;
+    struct tbbt_fsobj *eo = early ? tbbt_fsmodel_obj(p->m, r->newobj) : NULL;
+    uint32_t rmode = eo ? eo->rmode : 0, had_rmode = eo ? eo->flags & TBBT_FSO_RMODE : 0;
     if (early) /* made by the trace, not there at the start */
-        tbbt_fsmodel_obj(p->m, r->newobj)->flags &= ~(uint32_t)(TBBT_FSO_INITIAL | TBBT_FSO_INIT_ATTRS);
+        eo->flags &= ~(uint32_t)(TBBT_FSO_INITIAL | TBBT_FSO_INIT_ATTRS);
     p->group_lo = 0;
     p->group_after = 0;
     int k = tbbt_fix_run(act, r, &fo);
     if (k < 0 || p->group->len == 0) return -1;
+    if (early && had_rmode) { /* the records since the first use left the mode as it is */
+        eo = tbbt_fsmodel_obj(p->m, r->newobj);
+        eo->rmode = rmode;
+        eo->flags |= TBBT_FSO_RMODE;
+    }
     k = (int)p->group->len;
     if (early) {
         /* after the directory was made, before the object's first use */
@@ -1375,7 +1404,12 @@ static int attrs_changed(const struct tbbt_fsobj *o, const struct tbbt_rec *r, s
     x->client = r->client, x->server = r->server, x->vers = r->vers, x->flags = r->flags & TBBT_RF_TCP;
     tbbt_rec_set_u64(x, TBBT_F_OBJ, o->id);
     int setattr = r->op == TBBT_OP_SETATTR, row = -1;
-    if (tbbt_rec_has(r, TBBT_F_MODE) && (o->flags & TBBT_FSO_RMODE)) {
+    /* a regular file's mode: the permission rows already set what a read,
+     * write or truncate needs, which a shown mode may contradict (the
+     * server's permission check is not only the mode bits); a symlink's
+     * is always 0777 */
+    if (tbbt_rec_has(r, TBBT_F_MODE) && (o->flags & TBBT_FSO_RMODE) && r->type != TBBT_FT_LNK &&
+        r->type != TBBT_FT_REG && o->attr.type != TBBT_FT_REG) {
         uint32_t want = setattr && tbbt_rec_has(r, TBBT_F_SET_MODE) ? r->set_mode : o->rmode;
         if ((want ^ r->mode) & 0777) tbbt_rec_set_u64(x, TBBT_F_MODE, r->mode & 07777);
     }
@@ -1538,11 +1572,13 @@ static void settle_attrs(struct tbbt_pass2 *p, const struct tbbt_rec *q) {
     }
 }
 
-/* Notes that r's reply showed the attributes of the object it names
- * (attrs_reveal places a change after the last such record), and the mode
- * a make gave it. */
+/* Notes that r's reply showed the attributes of the object it names, or
+ * that r (a corrective record too) set them: attrs_reveal places a change
+ * after the last such record. Also the mode a make gave. */
 static void note_shown(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
-    if (!tbbt_rec_has(r, TBBT_F_TYPE) || (r->flags & (TBBT_RF_INSERTED | TBBT_RF_REPLY_LOST))) return;
+    if (!sets_attrs(r) &&
+        (!tbbt_rec_has(r, TBBT_F_TYPE) || (r->flags & (TBBT_RF_INSERTED | TBBT_RF_REPLY_LOST))))
+        return;
     tbbt_id id = tbbt_rec_has(r, TBBT_F_NEWOBJ) ? r->newobj : tbbt_rec_has(r, TBBT_F_OBJ) ? r->obj : 0;
     struct tbbt_fsobj *o = id ? tbbt_fsmodel_obj(p->m, id) : NULL;
     if (!o) return;

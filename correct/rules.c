@@ -287,7 +287,13 @@ static int make_name(struct tbbt_fix_out *out, const struct tbbt_rec *r, tbbt_id
     if (op == TBBT_OP_CREATE) tbbt_rec_set_u64(x, TBBT_F_CREATEHOW, 0);
     if (op == TBBT_OP_SYMLINK) tbbt_rec_set_str(x, TBBT_F_TARGET, "tbbt-inserted", 13);
     if (op == TBBT_OP_MKNOD) tbbt_rec_set_u64(x, TBBT_F_NODETYPE, type);
-    tbbt_rec_set_u64(x, TBBT_F_SET_MODE, mode ? mode : type == TBBT_FT_DIR ? 0755 : 0644);
+    /* the mode: the first one a reply showed the model (a make placed
+     * before the object's first use has its mode then, not the one a later
+     * chmod gave, which r may show), else the one r's reply shows, else the
+     * usual one (a symlink's is 0777 on every server) */
+    if (o && o->init.type && (o->init.mode & 07777)) mode = o->init.mode & 07777;
+    if (!mode) mode = type == TBBT_FT_DIR ? 0755 : type == TBBT_FT_LNK ? 0777 : 0644;
+    tbbt_rec_set_u64(x, TBBT_F_SET_MODE, mode);
     if (newobj) tbbt_rec_set_u64(x, TBBT_F_NEWOBJ, newobj);
     tbbt_rec_set_u64(x, TBBT_F_TYPE, type);
     /* the owner: the one r's reply shows for the object, else the one the

@@ -364,8 +364,14 @@ int tbbt_pass3_put(void *ctx, const struct tbbt_rec *r) {
     p->pend_from = 0;
     /* a record the player does not send (an RPC error, a call the snaplen
      * cut before a name or handle pass 2 could not restore) changes
-     * nothing on the server, and its missing name is no name */
-    if (tbbt_rec_replayable(r)) r = apply(p, r);
+     * nothing on the server, and its missing name is no name; a cut one
+     * that changes nothing still shows its object's attributes (pass 2
+     * places a change it reveals after it) */
+    if (tbbt_rec_replayable(r))
+        r = apply(p, r);
+    else if ((r->flags & TBBT_RF_ARGS_CUT) && r->status == 0 && r->op < TBBT_OP_COUNT &&
+             !(tbbt_op_info(r->op)->flags & TBBT_OPF_MODIFIES))
+        tbbt_fsmodel_learn_attrs(p->m, tbbt_rec_has(r, TBBT_F_NEWOBJ) ? r->newobj : r->obj, r);
     if (p->pend_from || p->count)
         hold(p, r, p->pend_from);
     else
