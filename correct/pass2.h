@@ -48,6 +48,15 @@
  * A listing that shows the real name of an object the model holds under
  * a synthetic one in that directory does not teach that name.
  *
+ * Changes a later reply reveals (issue 21): a reply showing a mode (not a
+ * regular file's: the permission rows judge those), owner, group or
+ * smaller size than the model holds, which no record explains (its own
+ * setattr or make, a setattr made before that reply came, a cut one, a
+ * record in flight when its call was made), gets a setattr as root after
+ * the last record that showed or set the old values (rules.h,
+ * TBBT_FIX_SET_ATTRS); with no such record, the initial image takes the
+ * new values (counted per rule).
+ *
  * Memory: the model (objects and names the trace names: a trace that
  * keeps touching the same files does not grow it) plus the window;
  * never the trace. */
