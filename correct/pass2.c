@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "cut.h"
 #include "rectext.h"
 
 /* A corrective record waiting for its place: it goes out just before the
@@ -19,6 +20,52 @@ struct ins {
  * record's insertion order (else the sequence number of the held record
  * that removed it). */
 #define GONE_BY_INSERTED (1ull << 63)
+
+/* Key of a name a plain readdir listed without its object: (directory,
+ * the entry's fileid). */
+struct listed_key {
+    tbbt_id dir;
+    uint64_t fileid;
+};
+
+/* GHashTable hash of a struct listed_key. */
+static guint listed_hash(gconstpointer k) {
+    const struct listed_key *x = k;
+    return g_int64_hash(&x->dir) * 31u ^ g_int64_hash(&x->fileid);
+}
+
+/* GHashTable equality of two struct listed_key. */
+static gboolean listed_eq(gconstpointer a, gconstpointer b) {
+    const struct listed_key *x = a, *y = b;
+    return x->dir == y->dir && x->fileid == y->fileid;
+}
+
+/* A held rename the snaplen cut after its source directory: its target
+ * (and maybe its source name) is not known yet (hold_move). */
+struct move {
+    uint64_t seq; /* the held rename */
+    tbbt_id dir;  /* its source directory */
+    tbbt_id obj;  /* the object its source named (its name known), or 0 (its name cut) */
+};
+
+/* A lost chmod, chown or truncate a reply revealed, waiting until every
+ * record that could have explained it has been met (settle_attrs): a
+ * call made before that reply came (another client's setattr the server
+ * ran first) shows the same thing. */
+struct attrfix {
+    uint64_t seq;        /* the record whose reply showed the change */
+    int row;             /* its rule */
+    int64_t reply_time;  /* when that reply came */
+    uint64_t lo_seq;     /* the last record that showed the old values (0: none held) */
+    int64_t lo_time;     /* its reply time */
+    struct tbbt_rec set; /* the object (obj) and the new values (mode, uid, gid, size) */
+};
+
+/* Frees a waiting change. */
+static void attrfix_free(struct attrfix *f) {
+    tbbt_rec_free(&f->set);
+    g_free(f);
+}
 
 struct tbbt_pass2 {
     struct tbbt_pass2_opts o;
@@ -44,8 +91,14 @@ struct tbbt_pass2 {
     uint64_t group_after;
     int group_rule;
     struct tbbt_rec scratch;
-    struct tbbt_rec look;  /* a listed name, as the lookup that would have shown it */
-    GHashTable *by_fileid; /* fileid -> TBBT-ID, of objects whose attributes a reply showed */
+    struct tbbt_rec look;     /* a listed name, as the lookup that would have shown it */
+    GHashTable *by_fileid;    /* fileid -> TBBT-ID, of objects whose attributes a reply showed */
+    GHashTable *listed_names; /* struct listed_key -> the model's entry: plain readdir (remember_listed) */
+    struct tbbt_rec filtered; /* a listing without the entries of synthetically named objects */
+    int synth_seen;           /* a synthetic name was given or met (listing_as_named, rename_to_alias) */
+    GHashTable *aliases;      /* "dir/name" -> the synthetic name the replay knows it by (learn_alias) */
+    GArray *moves;            /* struct move: held cut renames whose target is not known (hold_move) */
+    GPtrArray *attrfixes;     /* struct attrfix *: revealed changes waiting to be placed (settle_attrs) */
     struct tbbt_pass2_stats st;
     GString *listed; /* unexplained failures, text */
     uint32_t nlisted;
@@ -80,6 +133,11 @@ struct tbbt_pass2 *tbbt_pass2_new(const struct tbbt_pass2_opts *o, tbbt_p2_sink 
     tbbt_rec_init(&p->scratch);
     tbbt_rec_init(&p->look);
     p->by_fileid = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    p->listed_names = g_hash_table_new_full(listed_hash, listed_eq, g_free, NULL);
+    tbbt_rec_init(&p->filtered);
+    p->aliases = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    p->moves = g_array_new(FALSE, FALSE, sizeof(struct move));
+    p->attrfixes = g_ptr_array_new();
     p->listed = g_string_new(NULL);
     G_STATIC_ASSERT(G_N_ELEMENTS(p->st.rule_failures) >= 32);
     g_assert(tbbt_nrules <= G_N_ELEMENTS(p->st.rule_failures));
@@ -107,6 +165,13 @@ void tbbt_pass2_free(struct tbbt_pass2 *p) {
     tbbt_rec_free(&p->scratch);
     tbbt_rec_free(&p->look);
     g_hash_table_destroy(p->by_fileid);
+    g_hash_table_destroy(p->listed_names);
+    tbbt_rec_free(&p->filtered);
+    g_hash_table_destroy(p->aliases);
+    g_array_free(p->moves, TRUE);
+    for (guint i = 0; i < p->attrfixes->len; i++)
+        attrfix_free(p->attrfixes->pdata[i]);
+    g_ptr_array_free(p->attrfixes, TRUE);
     tbbt_fsmodel_free(p->m);
     g_rand_free(p->rng);
     g_string_free(p->listed, TRUE);
@@ -121,6 +186,14 @@ static void out_rec(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
     if (!p->failed && p->sink && p->sink(p->ctx, r) != 0) p->failed = 1;
 }
 
+/* The held record seq goes out: a cut rename of it that no record
+ * resolved (resolve_move) no longer can. */
+static void drop_move(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
+    if (r->op != TBBT_OP_RENAME || !(r->flags & TBBT_RF_ARGS_CUT)) return;
+    for (guint i = 0; i < p->moves->len; i++)
+        if (g_array_index(p->moves, struct move, i).seq == seq) g_array_remove_index(p->moves, i--);
+}
+
 /* Gives the oldest held record to the sink, after the corrective records
  * that go before it. */
 static void out_oldest(struct tbbt_pass2 *p) {
@@ -133,6 +206,7 @@ static void out_oldest(struct tbbt_pass2 *p) {
     for (guint i = 0; i < k; i++)
         ins_free(p->pending->pdata[i]);
     if (k) g_ptr_array_remove_range(p->pending, 0, k);
+    drop_move(p, &p->ring[s % p->cap], s);
     out_rec(p, &p->ring[s % p->cap]);
     p->head_seq++;
 }
@@ -237,6 +311,27 @@ static void group_emit(void *ctx, struct tbbt_rec *x) {
     if (v && (v->flags & TBBT_FSO_GONE)) v->user = GONE_BY_INSERTED | n->order;
 }
 
+/* Does r set its object's mode, owner or size: a setattr of those, a make
+ * of a known object? */
+static int sets_attrs(const struct tbbt_rec *r) {
+    if (r->op == TBBT_OP_SETATTR)
+        return (r->has & ((1ull << TBBT_F_SET_MODE) | (1ull << TBBT_F_SET_UID) | (1ull << TBBT_F_SET_GID) |
+                          (1ull << TBBT_F_SET_SIZE))) != 0;
+    return r->op < TBBT_OP_COUNT && (tbbt_op_info(r->op)->flags & TBBT_OPF_CREATES) &&
+           tbbt_rec_has(r, TBBT_F_NEWOBJ);
+}
+
+/* Corrective record x, placed just before held record seq + 1 at time t,
+ * set its object's attributes there: a change revealed later goes after
+ * it (attrs_reveal), not after the last traced record that showed them. */
+static void note_set(struct tbbt_pass2 *p, const struct tbbt_rec *x, uint64_t seq, int64_t t) {
+    if (!sets_attrs(x)) return;
+    struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, x->op == TBBT_OP_SETATTR ? x->obj : x->newobj);
+    if (!o || seq < o->shown_seq || (seq == o->shown_seq && t <= o->shown_time)) return;
+    o->shown_seq = seq;
+    o->shown_time = t;
+}
+
 /* Orders waiting records by (before_seq, call time, insertion order). */
 static int ins_before(const struct ins *a, const struct ins *b) {
     if (a->before_seq != b->before_seq) return a->before_seq < b->before_seq;
@@ -292,6 +387,7 @@ static void group_place(struct tbbt_pass2 *p, uint64_t seq, int64_t hi) {
         record_objects(p->m, &x->r, ids);
         for (int k = 0; k < 4; k++)
             touch(p, ids[k], t[i], x->before_seq - 1);
+        note_set(p, &x->r, x->before_seq - 1, t[i]);
         pending_add(p, x);
     }
     g_free(t);
@@ -477,12 +573,19 @@ static uint64_t made_before_use(struct tbbt_pass2 *p, const struct tbbt_rec *r, 
 static int fix_place(struct tbbt_pass2 *p, enum tbbt_fix_act act, const struct tbbt_rec *r, uint64_t seq) {
     struct tbbt_fix_out fo = {p->m, group_emit, p, &p->scratch};
     uint64_t early = act == TBBT_FIX_MAKE_BY_REPLY ? made_before_use(p, r, seq) : 0;
+    struct tbbt_fsobj *eo = early ? tbbt_fsmodel_obj(p->m, r->newobj) : NULL;
+    uint32_t rmode = eo ? eo->rmode : 0, had_rmode = eo ? eo->flags & TBBT_FSO_RMODE : 0;
     if (early) /* made by the trace, not there at the start */
-        tbbt_fsmodel_obj(p->m, r->newobj)->flags &= ~(uint32_t)(TBBT_FSO_INITIAL | TBBT_FSO_INIT_ATTRS);
+        eo->flags &= ~(uint32_t)(TBBT_FSO_INITIAL | TBBT_FSO_INIT_ATTRS);
     p->group_lo = 0;
     p->group_after = 0;
     int k = tbbt_fix_run(act, r, &fo);
     if (k < 0 || p->group->len == 0) return -1;
+    if (early && had_rmode) { /* the records since the first use left the mode as it is */
+        eo = tbbt_fsmodel_obj(p->m, r->newobj);
+        eo->rmode = rmode;
+        eo->flags |= TBBT_FSO_RMODE;
+    }
     k = (int)p->group->len;
     if (early) {
         /* after the directory was made, before the object's first use */
@@ -849,6 +952,673 @@ static void learn_owner(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
     if (id) mend_owner(p, r, id);
 }
 
+/* ---- calls the snaplen cut (cut.h) ---- */
+
+/* A plain readdir's entries show names with fileids but no objects:
+ * the model's entry of each name it holds with no object is remembered by
+ * (directory, fileid), so that a call whose name the snaplen cut and
+ * whose reply shows that fileid gets the name back (known_name). Called
+ * after the model learnt the listing; the model owns the entries. */
+static void remember_listed(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
+    if (r->op != TBBT_OP_READDIR || r->status != TBBT_NFS_OK) return;
+    for (uint32_t i = 0; i < r->nentries; i++) {
+        const struct tbbt_dirent *e = &r->entries[i];
+        if (e->id || !e->fileid) continue;
+        struct tbbt_fsdent *d = tbbt_fsmodel_dent(p->m, r->obj, tbbt_rec_str(r, e->name), e->name.len);
+        if (!d || d->state != TBBT_NAME_PRESENT || d->obj) continue;
+        struct listed_key *k = g_new(struct listed_key, 1);
+        *k = (struct listed_key){r->obj, e->fileid};
+        g_hash_table_replace(p->listed_names, k, d);
+    }
+}
+
+/* The present name of object id in directory dir the model holds (an
+ * earlier record with the whole name, a listing, or a synthetic name), or
+ * NULL. */
+static const struct tbbt_fsdent *name_in(const struct tbbt_fsmodel *m, tbbt_id dir, tbbt_id id) {
+    const struct tbbt_fsobj *o = id ? tbbt_fsmodel_obj(m, id) : NULL;
+    for (const struct tbbt_fsdent *d = o ? o->links : NULL; d; d = d->link_next)
+        if (d->dir == dir) return d;
+    return NULL;
+}
+
+/* The name of object id in dir for record r, whose reply shows it: the
+ * one the model holds, else the one a plain readdir of dir listed with
+ * the fileid r's reply shows, if the model still holds that name with no
+ * object. NULL when neither. */
+static const struct tbbt_fsdent *known_name(struct tbbt_pass2 *p, const struct tbbt_rec *r, tbbt_id dir,
+                                            tbbt_id id) {
+    const struct tbbt_fsdent *d = name_in(p->m, dir, id);
+    if (d || !tbbt_rec_has(r, TBBT_F_FILEID)) return d;
+    struct listed_key k = {dir, r->fileid};
+    d = g_hash_table_lookup(p->listed_names, &k);
+    return d && d->state == TBBT_NAME_PRESENT && !d->obj ? d : NULL;
+}
+
+/* Sets r's name field f (TBBT_F_NAME or TBBT_F_NAME2) to the len bytes of
+ * name, flagged synthetic when it is one, and counts it. Returns 1. */
+static int put_name(struct tbbt_pass2 *p, struct tbbt_rec *r, enum tbbt_field f, const char *name,
+                    size_t len) {
+    tbbt_rec_set_str(r, f, name, len);
+    if (tbbt_cut_is_synth(name, len)) {
+        r->flags |= TBBT_RF_NAME_SYNTH;
+        p->synth_seen = 1;
+        p->st.cut_synth++;
+    } else {
+        p->st.cut_restored++;
+    }
+    return 1;
+}
+
+/* Gives r's field f the synthetic name of object id in dir: the first of
+ * "tbbt-cut-ID", "tbbt-cut-ID.2", ... that dir does not hold (a new name:
+ * a make, link or rename target), or holds for id itself (old: a name
+ * that was there). Returns 1. */
+static int put_synth(struct tbbt_pass2 *p, struct tbbt_rec *r, enum tbbt_field f, tbbt_id dir, tbbt_id id,
+                     int old) {
+    char buf[64];
+    int len = 0;
+    for (unsigned n = 1; n < 1000; n++) {
+        len = tbbt_cut_name(buf, sizeof(buf), id, n);
+        tbbt_id cur = 0;
+        enum tbbt_name_state st = tbbt_fsmodel_name(p->m, dir, buf, (size_t)len, &cur);
+        if (st != TBBT_NAME_PRESENT || (old && cur == id)) break;
+    }
+    return put_name(p, r, f, buf, (size_t)len);
+}
+
+/* ---- objects whose cut rename is not known yet, and real names of
+ * synthetically named objects ---- */
+
+/* The key of (dir, name) in p->aliases (owned by the caller). */
+static char *alias_key(tbbt_id dir, const char *name, size_t len) {
+    return g_strdup_printf("%" PRIu64 "/%.*s", dir, (int)len, name);
+}
+
+/* A record with the whole name shows object x as (dir, name) where the
+ * model holds x under a synthetic name in dir (the calls that named it
+ * before were cut): the replay knows x by that synthetic name, so this
+ * record and every later one that names (dir, name) while it holds x
+ * name it so (rename_to_alias). Returns whether r was renamed. */
+static int learn_alias(struct tbbt_pass2 *p, struct tbbt_rec *r, tbbt_id dir, const char *name, size_t len,
+                       tbbt_id x) {
+    if (!x || tbbt_cut_is_synth(name, len) || tbbt_dot_name(name, len)) return 0;
+    tbbt_id cur = 0;
+    if (tbbt_fsmodel_name(p->m, dir, name, len, &cur) == TBBT_NAME_PRESENT && cur == x) return 0;
+    const struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, x);
+    for (const struct tbbt_fsdent *d = o ? o->links : NULL; d; d = d->link_next) {
+        if (d->dir != dir || !tbbt_cut_is_synth(d->name, d->len)) continue;
+        g_hash_table_replace(p->aliases, alias_key(dir, name, len), g_strndup(d->name, d->len));
+        if (r) {
+            tbbt_rec_set_str(r, TBBT_F_NAME, d->name, d->len);
+            r->flags |= TBBT_RF_NAME_SYNTH;
+            p->st.cut_aliased++;
+        }
+        return 1;
+    }
+    return 0;
+}
+
+/* Gives r's (dir, name) field f the synthetic name the replay knows it by
+ * (learn_alias), while the model holds that name. */
+static void alias_field(struct tbbt_pass2 *p, struct tbbt_rec *r, enum tbbt_field f) {
+    enum tbbt_field df = f == TBBT_F_NAME ? TBBT_F_DIR : TBBT_F_DIR2;
+    if (!tbbt_rec_has(r, f) || !tbbt_rec_has(r, df)) return;
+    tbbt_id dir = f == TBBT_F_NAME ? r->dir : r->dir2;
+    struct tbbt_str s = f == TBBT_F_NAME ? r->name : r->name2;
+    char *k = alias_key(dir, tbbt_rec_str(r, s), s.len);
+    const char *a = g_hash_table_lookup(p->aliases, k);
+    if (a && tbbt_fsmodel_name(p->m, dir, a, strlen(a), NULL) == TBBT_NAME_PRESENT) {
+        tbbt_rec_set_str(r, f, a, strlen(a));
+        r->flags |= TBBT_RF_NAME_SYNTH;
+        p->st.cut_aliased++;
+    } else if (a) {
+        g_hash_table_remove(p->aliases, k); /* the synthetic name is gone: the real one is new */
+    }
+    g_free(k);
+}
+
+/* A record with whole names: names the replay knows by a synthetic name
+ * get it (alias_field); a successful lookup that shows an object held
+ * under a synthetic name in its directory teaches the alias. */
+static void rename_to_alias(struct tbbt_pass2 *p, struct tbbt_rec *r) {
+    if ((r->flags & TBBT_RF_NAME_SYNTH) || !p->synth_seen) return; /* no synthetic name yet: no alias */
+    if (r->op == TBBT_OP_LOOKUP && r->status == TBBT_NFS_OK && tbbt_rec_has(r, TBBT_F_NEWOBJ) &&
+        tbbt_rec_has(r, TBBT_F_NAME) &&
+        learn_alias(p, r, r->dir, tbbt_rec_str(r, r->name), r->name.len, r->newobj))
+        return;
+    if (!g_hash_table_size(p->aliases)) return;
+    alias_field(p, r, TBBT_F_NAME);
+    alias_field(p, r, TBBT_F_NAME2);
+}
+
+/* A successful rename the snaplen cut after its source directory, held
+ * as seq: its target is not known, nor, when it was cut too, its source
+ * name. Where the source names a known object, the model takes the name
+ * away and keeps the object (with no name there: the replay does not send
+ * the rename unless a later record shows where the object went,
+ * resolve_move). */
+static void hold_move(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
+    if (!tbbt_rec_has(r, TBBT_F_DIR) || !r->dir) return;
+    struct move mv = {seq, r->dir, 0};
+    if (tbbt_rec_has(r, TBBT_F_NAME) &&
+        tbbt_fsmodel_name(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len, &mv.obj) ==
+            TBBT_NAME_PRESENT &&
+        mv.obj) {
+        struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, mv.obj);
+        uint32_t nl = o->attr.nlink;
+        int gone = (o->flags & TBBT_FSO_GONE) != 0;
+        tbbt_fsmodel_unlink(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len);
+        o = tbbt_fsmodel_obj(p->m, mv.obj);
+        if (!gone) o->flags &= ~(uint32_t)TBBT_FSO_GONE; /* moved, not removed */
+        o->attr.nlink = nl;
+    } else if (tbbt_rec_has(r, TBBT_F_NAME)) {
+        return; /* the source is not known: nothing to match a later record with */
+    }
+    g_array_append_val(p->moves, mv);
+}
+
+/* The open cut rename (hold_move) that moved object x: the one whose
+ * source named x; else, when x has a single name, in directory d, the
+ * only one from d whose source name was cut (*name_of gets x's name
+ * there). -1 when none, or more than one could have. */
+static int move_of(struct tbbt_pass2 *p, tbbt_id x, const struct tbbt_fsdent **name_of) {
+    int found = -1;
+    *name_of = NULL;
+    for (guint i = 0; i < p->moves->len; i++)
+        if (g_array_index(p->moves, struct move, i).obj == x) return (int)i;
+    const struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, x);
+    if (!o || !o->links || o->links->link_next) return -1;
+    for (guint i = 0; i < p->moves->len; i++) {
+        const struct move *mv = &g_array_index(p->moves, struct move, i);
+        if (mv->obj || mv->dir != o->links->dir) continue;
+        if (found >= 0) return -1; /* two could have: neither is known */
+        found = (int)i;
+    }
+    *name_of = o->links;
+    return found;
+}
+
+/* A record shows object x as (dir, name) (name NULL: a call whose name
+ * was cut), a name the model does not hold: if x left its name by
+ * a cut rename still held (move_of), that rename went there. It gets its
+ * source name (if cut), its target (the shown name, else x's synthetic
+ * one) and is replayable again; the model applies it now. Returns whether
+ * it did. */
+static int resolve_move(struct tbbt_pass2 *p, tbbt_id dir, const char *name, size_t len, tbbt_id x) {
+    const struct tbbt_fsdent *src = NULL;
+    int i = x && p->moves->len ? move_of(p, x, &src) : -1;
+    if (i < 0 || (name && tbbt_dot_name(name, len))) return 0;
+    struct move mv = g_array_index(p->moves, struct move, i);
+    tbbt_id cur = 0;
+    if (mv.seq < p->head_seq || (src && src->dir == dir)) return 0;
+    /* a name the model holds for x, or for an object no record showed, came by other records */
+    if (name && tbbt_fsmodel_name(p->m, dir, name, len, &cur) == TBBT_NAME_PRESENT && (!cur || cur == x))
+        return 0;
+    g_array_remove_index(p->moves, (guint)i);
+    struct tbbt_rec *r = &p->ring[mv.seq % p->cap];
+    if (src) put_name(p, r, TBBT_F_NAME, src->name, src->len);
+    tbbt_rec_set_u64(r, TBBT_F_DIR2, dir);
+    if (name)
+        tbbt_rec_set_str(r, TBBT_F_NAME2, name, len);
+    else
+        put_synth(p, r, TBBT_F_NAME2, dir, x, 0);
+    r->flags &= (uint16_t)~TBBT_RF_ARGS_CUT;
+    p->st.cut_unreplayable--;
+    p->st.cut_restored += !src && name; /* else put_name or put_synth counted it */
+    if (src) {
+        tbbt_fsmodel_apply(p->m, r, TBBT_NFS_OK); /* the source still names x in the model */
+        return 1;
+    }
+    const struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, x);
+    uint32_t nl = o->attr.nlink, type = o->attr.type;
+    tbbt_fsmodel_link(p->m, dir, tbbt_rec_str(r, r->name2), r->name2.len, x, type);
+    if (nl) tbbt_fsmodel_obj(p->m, x)->attr.nlink = nl;
+    return 1;
+}
+
+/* The objects a lookup or a readdirplus with whole names shows resolve
+ * the cut renames that moved them (resolve_move). */
+static void sightings(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
+    if (!p->moves->len || r->status != TBBT_NFS_OK || (r->flags & TBBT_RF_NAME_SYNTH)) return;
+    if (r->op == TBBT_OP_LOOKUP && tbbt_rec_has(r, TBBT_F_NEWOBJ) && tbbt_rec_has(r, TBBT_F_NAME))
+        resolve_move(p, r->dir, tbbt_rec_str(r, r->name), r->name.len, r->newobj);
+    for (uint32_t i = 0; r->op == TBBT_OP_READDIRPLUS && i < r->nentries; i++)
+        resolve_move(p, r->obj, tbbt_rec_str(r, r->entries[i].name), r->entries[i].name.len,
+                     r->entries[i].id);
+}
+
+/* Would correcting r's failure (predicted, traced) rest on a name a cut
+ * rename may have made? While a cut rename's target is not known
+ * (p->moves), a remove, rmdir, rename or link that found a name the
+ * model has absent may have found that one: the judgement is withheld. */
+static int withheld(struct tbbt_pass2 *p, const struct tbbt_rec *r, enum tbbt_oc pred, enum tbbt_oc traced) {
+    if (!p->moves->len || pred != TBBT_OC_NOENT || traced != TBBT_OC_OK) return 0;
+    if (r->op != TBBT_OP_REMOVE && r->op != TBBT_OP_RMDIR && r->op != TBBT_OP_RENAME) return 0;
+    p->st.cut_withheld++;
+    return 1;
+}
+
+/* The object lookup or make r's reply shows: the new object, else the
+ * live object an earlier reply showed with the fileid r's reply shows. */
+static tbbt_id shown_obj(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
+    if (tbbt_rec_has(r, TBBT_F_NEWOBJ) && r->newobj) return r->newobj;
+    return tbbt_rec_has(r, TBBT_F_FILEID) ? live_by_fileid(p, r->fileid) : 0;
+}
+
+/* The cut name of successful lookup r: the object's name the model
+ * knows in the directory (also one a cut rename of it that this lookup
+ * resolves gives it there: resolve_move), else a synthetic one where the object can have
+ * had a name there before the trace -- neither it nor the directory was
+ * made by the trace, and it is not a directory named elsewhere -- which
+ * the model then learns as initial, as pass 3 does. Returns 1 when named. */
+static int restore_lookup(struct tbbt_pass2 *p, struct tbbt_rec *r) {
+    tbbt_id x = r->status == TBBT_NFS_OK ? shown_obj(p, r) : 0;
+    if (!x) return 0;
+    const struct tbbt_fsdent *d = known_name(p, r, r->dir, x);
+    if (!d && p->moves->len && resolve_move(p, r->dir, NULL, 0, x)) d = name_in(p->m, r->dir, x);
+    if (d) return put_name(p, r, TBBT_F_NAME, d->name, d->len);
+    const struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, x);
+    if (o && (o->flags & (TBBT_FSO_CREATED | TBBT_FSO_INITIAL)) == TBBT_FSO_CREATED) return 0;
+    if (tbbt_fsmodel_dir_fresh(p->m, r->dir)) return 0;
+    int isdir =
+        (o && o->attr.type == TBBT_FT_DIR) || (tbbt_rec_has(r, TBBT_F_TYPE) && r->type == TBBT_FT_DIR);
+    if (isdir && o && o->links) return 0;
+    return put_synth(p, r, TBBT_F_NAME, r->dir, x, 1);
+}
+
+/* Can the attributes to set of make r, which the snaplen may have cut, be
+ * rebuilt: the mode from its reply (or the verifier of an exclusive
+ * create), a mknod's type from its reply? */
+static int make_attrs_known(const struct tbbt_rec *r) {
+    if (r->op == TBBT_OP_MKNOD && !tbbt_rec_has(r, TBBT_F_NODETYPE) && !tbbt_rec_has(r, TBBT_F_TYPE))
+        return 0;
+    if (r->op == TBBT_OP_CREATE && tbbt_rec_has(r, TBBT_F_CREATEHOW) && r->createhow == 2) return 1;
+    return tbbt_rec_has(r, TBBT_F_SET_MODE) || tbbt_rec_has(r, TBBT_F_MODE);
+}
+
+/* Rebuilds the attributes to set of make r (make_attrs_known): an
+ * unchecked create when the mode of creation was cut, the mode its reply
+ * shows, the verifier of an exclusive create (any one does for a new
+ * name), a symlink's target (the one the model knows, else a placeholder:
+ * nothing replays its content), a mknod's type. Returns whether a field
+ * was filled. */
+static int fill_make_attrs(struct tbbt_rec *r, const struct tbbt_fsmodel *m) {
+    uint64_t had = r->has;
+    if (r->op == TBBT_OP_CREATE && r->vers == 3 && !tbbt_rec_has(r, TBBT_F_CREATEHOW))
+        tbbt_rec_set_u64(r, TBBT_F_CREATEHOW, 0);
+    if (r->op == TBBT_OP_CREATE && tbbt_rec_has(r, TBBT_F_CREATEHOW) && r->createhow == 2) {
+        if (!tbbt_rec_has(r, TBBT_F_VERF)) tbbt_rec_set_u64(r, TBBT_F_VERF, r->xid);
+        return r->has != had;
+    }
+    if (r->op == TBBT_OP_MKNOD && !tbbt_rec_has(r, TBBT_F_NODETYPE))
+        tbbt_rec_set_u64(r, TBBT_F_NODETYPE, r->type);
+    if (!tbbt_rec_has(r, TBBT_F_SET_MODE)) tbbt_rec_set_u64(r, TBBT_F_SET_MODE, r->mode & 07777);
+    if (r->op == TBBT_OP_SYMLINK && !tbbt_rec_has(r, TBBT_F_TARGET)) {
+        const struct tbbt_fsobj *o = tbbt_rec_has(r, TBBT_F_NEWOBJ) ? tbbt_fsmodel_obj(m, r->newobj) : NULL;
+        if (o && o->target)
+            tbbt_rec_set_str(r, TBBT_F_TARGET, o->target, strlen(o->target));
+        else
+            tbbt_rec_set_str(r, TBBT_F_TARGET, TBBT_CUT_PREFIX "target",
+                             sizeof(TBBT_CUT_PREFIX "target") - 1);
+    }
+    return r->has != had;
+}
+
+/* Restores successful make r (create, mkdir, symlink, mknod): its cut
+ * name (the new object's name the model knows there, else a synthetic
+ * one) and its cut attributes. Returns 1 when done. */
+static int restore_make(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t miss) {
+    tbbt_id x = r->status == TBBT_NFS_OK && tbbt_rec_has(r, TBBT_F_NEWOBJ) ? r->newobj : 0;
+    if (!make_attrs_known(r) || ((miss & (1ull << TBBT_F_NAME)) && !x)) return 0;
+    if (miss & (1ull << TBBT_F_NAME)) {
+        const struct tbbt_fsdent *d = name_in(p->m, r->dir, x);
+        if (d)
+            put_name(p, r, TBBT_F_NAME, d->name, d->len);
+        else
+            put_synth(p, r, TBBT_F_NAME, r->dir, x, 0);
+        fill_make_attrs(r, p->m);
+    } else if (fill_make_attrs(r, p->m)) {
+        p->st.cut_filled++;
+    }
+    return 1;
+}
+
+/* Restores r, whose call the snaplen cut (tbbt_cut_args), where the model
+ * knows what was cut: a lookup's, make's or link's name through the
+ * object its reply (or call) shows, a rename's target through the object
+ * its source names, a make's attributes from its reply. Clears
+ * TBBT_RF_ARGS_CUT then and returns 1; else sets it and returns 0, with r
+ * unchanged. A cut remove, rmdir, rename source or setattr, a failed or
+ * unanswered call, a cut handle: unknowable. */
+static int restore_cut(struct tbbt_pass2 *p, struct tbbt_rec *r) {
+    p->st.cut++;
+    uint64_t miss = tbbt_cut_missing(r), name = 1ull << TBBT_F_NAME, name2 = 1ull << TBBT_F_NAME2;
+    int ok = 0;
+    uint64_t rebuilt =
+        name | name2 | (r->op == TBBT_OP_MKNOD ? 1ull << TBBT_F_NODETYPE : 0); /* from the reply */
+    if ((r->flags & TBBT_RF_REPLY_LOST) || r->status != TBBT_NFS_OK || (miss & ~rebuilt)) {
+        ok = 0;
+    } else if (r->op == TBBT_OP_LOOKUP) {
+        ok = miss == name && restore_lookup(p, r);
+    } else if (r->op == TBBT_OP_CREATE || r->op == TBBT_OP_MKDIR || r->op == TBBT_OP_SYMLINK ||
+               r->op == TBBT_OP_MKNOD) {
+        ok = restore_make(p, r, miss);
+    } else if (r->op == TBBT_OP_LINK) {
+        ok = miss == name && r->obj && put_synth(p, r, TBBT_F_NAME, r->dir, r->obj, 0);
+    } else if (r->op == TBBT_OP_RENAME && miss == name2) {
+        tbbt_id src = 0;
+        tbbt_fsmodel_name(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len, &src);
+        ok = src && put_synth(p, r, TBBT_F_NAME2, r->dir2, src, 0);
+    }
+    if (ok) {
+        r->flags &= (uint16_t)~TBBT_RF_ARGS_CUT;
+    } else {
+        r->flags |= TBBT_RF_ARGS_CUT;
+        p->st.cut_unreplayable++;
+    }
+    return ok;
+}
+
+/* What record r, cut before an argument and left so, teaches: only what
+ * its reply shows of an object it names by handle or reveals -- its
+ * attributes (after a setattr, the mode a replay has follows: the cut
+ * call explains it; with no attributes shown, the model forgets the
+ * object's until a reply shows them), or that it is gone -- never a name. */
+static void teach_cut(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
+    if (r->status == TBBT_NFSERR_STALE && tbbt_rec_has(r, TBBT_F_OBJ)) {
+        tbbt_fsmodel_apply(p->m, r, TBBT_NFSERR_STALE);
+        return;
+    }
+    if (r->status != TBBT_NFS_OK || (r->flags & TBBT_RF_REPLY_LOST)) return;
+    tbbt_id id = tbbt_rec_has(r, TBBT_F_NEWOBJ) ? r->newobj : tbbt_rec_has(r, TBBT_F_OBJ) ? r->obj : 0;
+    struct tbbt_fsobj *o = id ? tbbt_fsmodel_obj(p->m, id) : NULL;
+    if (o && r->op == TBBT_OP_SETATTR && !tbbt_rec_has(r, TBBT_F_MODE)) {
+        /* it changed what it changed: the next reply tells (not a lost setattr) */
+        o->flags &= ~(uint32_t)(TBBT_FSO_RMODE | TBBT_FSO_ATTRS);
+        o->flags |= TBBT_FSO_CHANGED;
+    }
+    if (!id || !tbbt_rec_has(r, TBBT_F_TYPE)) return;
+    o = tbbt_fsmodel_obj_get(p->m, id);
+    if (tbbt_op_info(r->op)->flags & TBBT_OPF_MODIFIES) o->flags |= TBBT_FSO_CHANGED;
+    tbbt_fsmodel_learn_attrs(p->m, id, r);
+    if (r->op == TBBT_OP_SETATTR && tbbt_rec_has(r, TBBT_F_MODE)) {
+        o->rmode = r->mode & 07777;
+        o->flags |= TBBT_FSO_RMODE;
+    }
+}
+
+/* Does object id have a synthetic name in directory dir? */
+static int synth_in(const struct tbbt_fsmodel *m, tbbt_id dir, tbbt_id id) {
+    const struct tbbt_fsobj *o = id ? tbbt_fsmodel_obj(m, id) : NULL;
+    for (const struct tbbt_fsdent *d = o ? o->links : NULL; d; d = d->link_next)
+        if (d->dir == dir && tbbt_cut_is_synth(d->name, d->len)) return 1;
+    return 0;
+}
+
+/* Listing r as the model may learn it: without the entries of objects the
+ * model holds under a synthetic name in that directory (their real name,
+ * which the snaplen cut from the calls, is not the name the replay made:
+ * learnt, it would be a second name, or a create the capture "lost").
+ * Returns r, or a filtered copy in p->filtered. */
+static const struct tbbt_rec *listing_as_named(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
+    if (!p->synth_seen || r->status != TBBT_NFS_OK || !r->nentries) return r;
+    struct tbbt_rec *c = NULL;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < r->nentries; i++) {
+        const struct tbbt_dirent *e = &r->entries[i];
+        tbbt_id id = e->id ? e->id : e->fileid ? live_by_fileid(p, e->fileid) : 0;
+        int drop = id && synth_in(p->m, r->obj, id);
+        if (drop && !c) {
+            c = &p->filtered;
+            tbbt_rec_copy(c, r);
+            k = i;
+        }
+        if (c && !drop) c->entries[k++] = c->entries[i];
+    }
+    if (!c) return r;
+    c->nentries = k;
+    return c;
+}
+
+/* ---- state changes a later reply reveals (issue 21) ---- */
+
+/* The object whose attributes r's reply shows and the trace did not just
+ * make: a lookup's object, or the handle of an operation on it. 0 when
+ * none (a make shows the object it made; a link, the one it named). */
+static tbbt_id attrs_of(const struct tbbt_rec *r) {
+    if (r->op == TBBT_OP_LOOKUP) return tbbt_rec_has(r, TBBT_F_NEWOBJ) ? r->newobj : 0;
+    unsigned f = r->op < TBBT_OP_COUNT ? tbbt_op_info(r->op)->flags : 0;
+    if (!(f & TBBT_OPF_OBJ) || (f & TBBT_OPF_DIRNAME) || !tbbt_rec_has(r, TBBT_F_OBJ)) return 0;
+    return r->obj;
+}
+
+/* Puts into x (cleared, r's endpoints) the attributes r's reply shows of
+ * o that differ from the model's and that r itself does not explain (a
+ * setattr sets what it sets; a write and a commit only grow or keep a
+ * file). A size counts only smaller: a larger one is the trace's writes,
+ * lost or not. Returns the rule row for the first difference (mode,
+ * owner, size), or -1 when none. */
+static int attrs_changed(const struct tbbt_fsobj *o, const struct tbbt_rec *r, struct tbbt_rec *x) {
+    tbbt_rec_clear(x);
+    x->client = r->client, x->server = r->server, x->vers = r->vers, x->flags = r->flags & TBBT_RF_TCP;
+    tbbt_rec_set_u64(x, TBBT_F_OBJ, o->id);
+    int setattr = r->op == TBBT_OP_SETATTR, row = -1;
+    /* a regular file's mode: the permission rows already set what a read,
+     * write or truncate needs, which a shown mode may contradict (the
+     * server's permission check is not only the mode bits); a symlink's
+     * is always 0777 */
+    if (tbbt_rec_has(r, TBBT_F_MODE) && (o->flags & TBBT_FSO_RMODE) && r->type != TBBT_FT_LNK &&
+        r->type != TBBT_FT_REG && o->attr.type != TBBT_FT_REG) {
+        uint32_t want = setattr && tbbt_rec_has(r, TBBT_F_SET_MODE) ? r->set_mode : o->rmode;
+        if ((want ^ r->mode) & 0777) tbbt_rec_set_u64(x, TBBT_F_MODE, r->mode & 07777);
+    }
+    int owner_known = (o->flags & TBBT_FSO_ATTRS) && !(o->flags & TBBT_FSO_OWNER_GUESSED);
+    if (owner_known && tbbt_rec_has(r, TBBT_F_UID) && !(setattr && tbbt_rec_has(r, TBBT_F_SET_UID)) &&
+        r->uid != o->attr.uid)
+        tbbt_rec_set_u64(x, TBBT_F_UID, r->uid);
+    if (owner_known && tbbt_rec_has(r, TBBT_F_GID) && !(setattr && tbbt_rec_has(r, TBBT_F_SET_GID)) &&
+        r->gid != o->attr.gid)
+        tbbt_rec_set_u64(x, TBBT_F_GID, r->gid);
+    uint64_t size = setattr && tbbt_rec_has(r, TBBT_F_SET_SIZE) ? r->set_size : o->attr.size;
+    if ((o->flags & TBBT_FSO_ATTRS) && tbbt_rec_has(r, TBBT_F_SIZE) && o->attr.type == TBBT_FT_REG &&
+        r->type == TBBT_FT_REG && r->op != TBBT_OP_WRITE && r->op != TBBT_OP_COMMIT && r->size < size)
+        tbbt_rec_set_u64(x, TBBT_F_SIZE, r->size);
+    if (tbbt_rec_has(x, TBBT_F_MODE))
+        row = tbbt_rule_find(r->op, TBBT_OC_OK, TBBT_OC_OK_MODE);
+    else if (tbbt_rec_has(x, TBBT_F_UID) || tbbt_rec_has(x, TBBT_F_GID))
+        row = tbbt_rule_find(r->op, TBBT_OC_OK, TBBT_OC_OK_OWNER);
+    else if (tbbt_rec_has(x, TBBT_F_SIZE))
+        row = tbbt_rule_find(r->op, TBBT_OC_OK, TBBT_OC_OK_SIZE);
+    return row;
+}
+
+/* The change x (attrs_changed) of object o, revealed by record r (held
+ * as seq) under rule row: the model's replay mode takes it now (later
+ * records are judged by it); it waits for settle_attrs, to go after the
+ * last record that showed the old mode or owner (a size: that touched the
+ * file) -- or, when no record showed the old values (the object existed
+ * before the trace and the model's values are not from a reply), to
+ * change the initial image instead. */
+static void attrs_reveal(struct tbbt_pass2 *p, struct tbbt_fsobj *o, const struct tbbt_rec *r, uint64_t seq,
+                         int row, struct tbbt_rec *x) {
+    if (tbbt_rec_has(x, TBBT_F_MODE)) o->rmode = x->mode & 07777;
+    if (tbbt_rec_has(x, TBBT_F_SIZE))
+        o->attr.size = x->size; /* a listing's entry: the model learns no size */
+    if (!o->shown_seq && (o->flags & TBBT_FSO_INITIAL) && !(o->flags & TBBT_FSO_CREATED)) {
+        if (tbbt_rec_has(x, TBBT_F_MODE)) o->init.mode = x->mode;
+        if (tbbt_rec_has(x, TBBT_F_UID)) o->init.uid = x->uid;
+        if (tbbt_rec_has(x, TBBT_F_GID)) o->init.gid = x->gid;
+        if (tbbt_rec_has(x, TBBT_F_SIZE)) o->init.size = x->size;
+        p->st.attr_initial++;
+        p->st.rule_initial[row]++;
+        return;
+    }
+    struct attrfix *f = g_new0(struct attrfix, 1);
+    f->seq = seq;
+    f->row = row;
+    f->reply_time = touch_time(r);
+    /* a size goes after the last record that touched the file (a write in
+     * between would grow it again); a mode or owner right after the last
+     * record that showed the old one (a record that needs the new one may
+     * show nothing) */
+    int by_touch = tbbt_rec_has(x, TBBT_F_SIZE) || !o->shown_seq;
+    f->lo_seq = by_touch ? o->last_seq : o->shown_seq;
+    f->lo_time = by_touch ? o->last_time : o->shown_time;
+    tbbt_rec_init(&f->set);
+    tbbt_rec_copy(&f->set, x);
+    g_ptr_array_add(p->attrfixes, f);
+}
+
+/* Was a record that touched o still waiting for its reply when r was
+ * called? The server may have run r first: r's reply may show o as it was
+ * before that record, not a change the capture lost. */
+static int in_flight(const struct tbbt_fsobj *o, const struct tbbt_rec *r) {
+    return o->last_time > r->call_time;
+}
+
+/* Record r (held as seq), which has its reply: the attributes it shows of
+ * an object it names, and the sizes a readdirplus shows of the files it
+ * lists, against the model's (attrs_changed); a difference no record of
+ * the trace explains is a lost setattr (attrs_reveal). */
+static void check_attrs(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
+    if ((r->flags & (TBBT_RF_INSERTED | TBBT_RF_REPLY_LOST)) || r->status != TBBT_NFS_OK) return;
+    struct tbbt_rec *x = &p->look;
+    tbbt_id id = tbbt_rec_has(r, TBBT_F_TYPE) ? attrs_of(r) : 0;
+    struct tbbt_fsobj *o = id ? tbbt_fsmodel_obj(p->m, id) : NULL;
+    int known = o && (o->flags & (TBBT_FSO_ATTRS | TBBT_FSO_RMODE)) && !in_flight(o, r);
+    int row = known ? attrs_changed(o, r, x) : -1;
+    if (row >= 0) attrs_reveal(p, o, r, seq, row, x);
+    for (uint32_t i = 0; r->op == TBBT_OP_READDIRPLUS && i < r->nentries; i++) {
+        const struct tbbt_dirent *e = &r->entries[i];
+        o = e->id && e->type == TBBT_FT_REG ? tbbt_fsmodel_obj(p->m, e->id) : NULL;
+        if (!o || !(o->flags & TBBT_FSO_ATTRS) || o->attr.type != TBBT_FT_REG || e->size >= o->attr.size ||
+            in_flight(o, r))
+            continue;
+        tbbt_rec_clear(x);
+        x->client = r->client, x->server = r->server, x->vers = r->vers, x->flags = r->flags & TBBT_RF_TCP;
+        tbbt_rec_set_u64(x, TBBT_F_OBJ, o->id);
+        tbbt_rec_set_u64(x, TBBT_F_SIZE, e->size);
+        attrs_reveal(p, o, r, seq, tbbt_rule_find(r->op, TBBT_OC_OK, TBBT_OC_OK_SIZE), x);
+    }
+}
+
+/* fix_out.emit of a revealed change: applies it to the model and keeps
+ * it in the group (its range was set by place_attrs, not by the objects'
+ * last records: the reply that revealed it touched them since). */
+static void attr_emit(void *ctx, struct tbbt_rec *x) {
+    struct tbbt_pass2 *p = ctx;
+    tbbt_fsmodel_apply(p->m, x, TBBT_NFS_OK);
+    struct ins *n = g_new0(struct ins, 1);
+    tbbt_rec_init(&n->r);
+    tbbt_rec_copy(&n->r, x);
+    n->order = p->ins_order++;
+    g_ptr_array_add(p->group, n);
+}
+
+/* Inserts the setattr of change f: just after the last record that
+ * showed the old values (before the next held record: a record that
+ * needs the new values may not show them), or at the window's edge when
+ * that record went out; counted under its rule. */
+static void place_attrs(struct tbbt_pass2 *p, struct attrfix *f) {
+    uint64_t before = f->lo_seq + 1;
+    if (before < p->head_seq) before = p->head_seq;
+    if (before > f->seq) before = f->seq;
+    int64_t hi = before <= p->played ? p->ring[before % p->cap].call_time : f->reply_time;
+    struct tbbt_fix_out fo = {p->m, attr_emit, p, &p->scratch};
+    p->group_lo = f->lo_time;
+    p->group_after = f->lo_seq;
+    p->st.failures++;
+    p->st.rule_failures[f->row]++;
+    int k = tbbt_fix_run(TBBT_FIX_SET_ATTRS, &f->set, &fo);
+    if (k <= 0 || !p->group->len) {
+        list_failure(p, &f->set, TBBT_OC_OK, TBBT_OC_OK_MODE, tbbt_rules[f->row].name);
+        return;
+    }
+    group_place(p, before, hi);
+    p->st.corrected++;
+    p->st.rule_inserted[f->row] += (unsigned)k;
+    p->st.inserted += (unsigned)k;
+}
+
+/* Does record q, made before change f's reply came, explain it: a
+ * setattr of that object that sets those attributes (or whose call was
+ * cut)? Drops what it explains from f; returns 1 when nothing is left. */
+static int attrs_explained(struct attrfix *f, const struct tbbt_rec *q) {
+    if (q->op != TBBT_OP_SETATTR || !tbbt_rec_has(q, TBBT_F_OBJ) || q->obj != f->set.obj) return 0;
+    int cut = (q->flags & TBBT_RF_ARGS_CUT) || tbbt_cut_args(q);
+    static const enum tbbt_field shown[] = {TBBT_F_MODE, TBBT_F_UID, TBBT_F_GID, TBBT_F_SIZE};
+    static const enum tbbt_field set[] = {TBBT_F_SET_MODE, TBBT_F_SET_UID, TBBT_F_SET_GID, TBBT_F_SET_SIZE};
+    for (int i = 0; i < 4; i++)
+        if (cut || tbbt_rec_has(q, set[i])) f->set.has &= ~(1ull << shown[i]);
+    return !(f->set.has &
+             ((1ull << TBBT_F_MODE) | (1ull << TBBT_F_UID) | (1ull << TBBT_F_GID) | (1ull << TBBT_F_SIZE)));
+}
+
+/* Before record q (NULL: the end) is pre-played: each waiting change
+ * that q, made before its reply came, explains is dropped; each whose
+ * reply came before q was made (or at the end) is inserted
+ * (place_attrs). */
+static void settle_attrs(struct tbbt_pass2 *p, const struct tbbt_rec *q) {
+    for (guint i = 0; i < p->attrfixes->len; i++) {
+        struct attrfix *f = p->attrfixes->pdata[i];
+        int done = !q || q->call_time > f->reply_time;
+        if (done)
+            place_attrs(p, f);
+        else if (!attrs_explained(f, q))
+            continue;
+        attrfix_free(f);
+        g_ptr_array_remove_index(p->attrfixes, i--);
+    }
+}
+
+/* Notes that r's reply showed the attributes of the object it names, or
+ * that r (a corrective record too) set them: attrs_reveal places a change
+ * after the last such record. Also the mode a make gave. */
+static void note_shown(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
+    if (!sets_attrs(r) &&
+        (!tbbt_rec_has(r, TBBT_F_TYPE) || (r->flags & (TBBT_RF_INSERTED | TBBT_RF_REPLY_LOST))))
+        return;
+    tbbt_id id = tbbt_rec_has(r, TBBT_F_NEWOBJ) ? r->newobj : tbbt_rec_has(r, TBBT_F_OBJ) ? r->obj : 0;
+    struct tbbt_fsobj *o = id ? tbbt_fsmodel_obj(p->m, id) : NULL;
+    if (!o) return;
+    o->shown_seq = seq;
+    o->shown_time = touch_time(r);
+    /* a make's reply shows the mode it gave (an unchecked create of an
+     * existing file sets it too): the replay gives the same */
+    if (r->op < TBBT_OP_COUNT && (tbbt_op_info(r->op)->flags & TBBT_OPF_CREATES) &&
+        r->status == TBBT_NFS_OK && tbbt_rec_has(r, TBBT_F_MODE) && id == r->newobj) {
+        o->rmode = r->mode & 07777;
+        o->flags |= TBBT_FSO_RMODE;
+    }
+}
+
+/* Pre-plays record r (held as seq), which has its reply: predicts its
+ * outcome and corrects a failure -- not on a name pass 2 made up
+ * (TBBT_RF_NAME_SYNTH): the model's is the only say there -- and applies
+ * it to the model. */
+static void judge(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
+    if (r->flags & TBBT_RF_NAME_SYNTH) p->synth_seen = 1;
+    sightings(p, r);
+    const struct tbbt_rec *v =
+        r->op == TBBT_OP_READDIR || r->op == TBBT_OP_READDIRPLUS ? listing_as_named(p, r) : r;
+    enum tbbt_oc pred = tbbt_oc_predict(p->m, v);
+    enum tbbt_oc traced = tbbt_oc_traced(p->m, v);
+    if (traced == TBBT_OC_OTHER)
+        p->st.unmodelled++;
+    else if (pred != TBBT_OC_ANY && pred != traced && !(r->flags & TBBT_RF_NAME_SYNTH) &&
+             !withheld(p, r, pred, traced))
+        correct_failure(p, r == v ? r : (struct tbbt_rec *)v, seq, pred, traced);
+    if ((r->op == TBBT_OP_LOOKUP || r->op == TBBT_OP_READDIR || r->op == TBBT_OP_READDIRPLUS) &&
+        names_await(p))
+        resolve_lost(p, v);
+    if ((r->op == TBBT_OP_LOOKUP || r->op == TBBT_OP_READDIRPLUS) && p->unbound_makes) bind_made(p, v);
+    check_attrs(p, r, seq);
+    tbbt_fsmodel_apply(p->m, v, r->status);
+    remember_listed(p, v);
+    if (names_await(p) && names_op(r->op)) forget_lost(p, r);
+}
+
 /* Pre-plays the held record seq. */
 static void preplay(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
     if (r->flags & TBBT_RF_RPC_ERROR) {
@@ -856,6 +1626,7 @@ static void preplay(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
         return;
     }
     if (r->op >= TBBT_OP_COUNT) return;
+    if (p->attrfixes->len) settle_attrs(p, r);
     tbbt_id named = 0;  /* the object (dir, name) holds before the record */
     tbbt_id victim = 0; /* the object a remove, rmdir or rename may take away */
     if (tbbt_rec_has(r, TBBT_F_NAME) && tbbt_rec_has(r, TBBT_F_DIR))
@@ -864,21 +1635,16 @@ static void preplay(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
         victim = named;
     else if (r->op == TBBT_OP_RENAME)
         tbbt_fsmodel_name(p->m, r->dir2, tbbt_rec_str(r, r->name2), r->name2.len, &victim);
-    if ((r->flags & TBBT_RF_REPLY_LOST) || r->status < 0) {
-        lost_reply(p, r, seq);
+    int cut = tbbt_cut_args(r);
+    if (cut && !restore_cut(p, r)) {
+        if (r->op == TBBT_OP_RENAME && r->status == TBBT_NFS_OK) hold_move(p, r, seq);
+        teach_cut(p, r);
     } else {
-        enum tbbt_oc pred = tbbt_oc_predict(p->m, r);
-        enum tbbt_oc traced = tbbt_oc_traced(p->m, r);
-        if (traced == TBBT_OC_OTHER)
-            p->st.unmodelled++;
-        else if (pred != TBBT_OC_ANY && pred != traced)
-            correct_failure(p, r, seq, pred, traced);
-        if ((r->op == TBBT_OP_LOOKUP || r->op == TBBT_OP_READDIR || r->op == TBBT_OP_READDIRPLUS) &&
-            names_await(p))
-            resolve_lost(p, r);
-        if ((r->op == TBBT_OP_LOOKUP || r->op == TBBT_OP_READDIRPLUS) && p->unbound_makes) bind_made(p, r);
-        tbbt_fsmodel_apply(p->m, r, r->status);
-        if (names_await(p) && names_op(r->op)) forget_lost(p, r);
+        if (!cut) rename_to_alias(p, r);
+        if ((r->flags & TBBT_RF_REPLY_LOST) || r->status < 0)
+            lost_reply(p, r, seq);
+        else
+            judge(p, r, seq);
     }
     struct tbbt_fsobj *vo = victim ? tbbt_fsmodel_obj(p->m, victim) : NULL;
     if (vo && (vo->flags & TBBT_FSO_GONE)) vo->user = seq;
@@ -894,6 +1660,7 @@ static void preplay(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
     }
     learn_fileids(p, r, objs);
     learn_owner(p, r);
+    note_shown(p, r, seq);
 }
 
 /* Starts loading, for writing, a ring slot left a whole window ago (so
@@ -935,6 +1702,7 @@ int tbbt_pass2_finish(struct tbbt_pass2 *p) {
         p->played++;
         preplay(p, &p->ring[p->played % p->cap], p->played);
     }
+    settle_attrs(p, NULL);
     while (p->head_seq < p->next_seq)
         out_oldest(p);
     for (guint i = 0; i < p->pending->len; i++) {
@@ -973,18 +1741,31 @@ void tbbt_pass2_report(const struct tbbt_pass2 *p, FILE *out) {
             "Lost replies: %" PRIu64 " (%.3f%%): %" PRIu64 " resolved by the model, %" PRIu64
             " by a later record, %" PRIu64 " assumed to succeed\n",
             s->lost, share(p, s->lost), s->lost_by_model, s->lost_by_later, s->lost_unresolved);
+    if (s->cut)
+        fprintf(out,
+                "Cut by the snaplen: %" PRIu64 " calls (%.3f%%) cut before an argument: %" PRIu64
+                " names restored through the object, %" PRIu64 " synthetic names, %" PRIu64
+                " makes' attributes from the reply, %" PRIu64 " left unreplayable (%.3f%%); %" PRIu64
+                " whole names given the synthetic name the replay knows, %" PRIu64
+                " judgements withheld (a cut rename may have made the name)\n",
+                s->cut, share(p, s->cut), s->cut_restored, s->cut_synth, s->cut_filled, s->cut_unreplayable,
+                share(p, s->cut_unreplayable), s->cut_aliased, s->cut_withheld);
     fprintf(out,
             "Not failures: %" PRIu64 " taught by a rule, %" PRIu64
             " traced errors outside the model, %" PRIu64 " RPC errors; %" PRIu64
             " inserted records placed at the window's edge\n",
             s->agreed, s->unmodelled, s->rpc_errors, s->late_inserts);
-    if (s->failures)
-        fprintf(out,
-                "Per rule (a failure whose correction revealed a second one counts under both rules):\n");
-    for (unsigned i = 0; i < tbbt_nrules; i++)
-        if (s->rule_failures[i])
-            fprintf(out, "  rule %-24s %8" PRIu64 " failures %8" PRIu64 " inserted  (%s)\n",
-                    tbbt_rules[i].name, s->rule_failures[i], s->rule_inserted[i], tbbt_rules[i].why);
+    if (s->failures || s->attr_initial)
+        fprintf(out, "Per rule (a failure whose correction revealed a second one counts under both rules; "
+                     "inserted records and their share of the trace):\n");
+    for (unsigned i = 0; i < tbbt_nrules; i++) {
+        if (!s->rule_failures[i] && !s->rule_initial[i]) continue;
+        fprintf(out, "  rule %-26s %8" PRIu64 " failures %8" PRIu64 " inserted %8.4f%%", tbbt_rules[i].name,
+                s->rule_failures[i], s->rule_inserted[i], share(p, s->rule_inserted[i]));
+        if (s->rule_initial[i])
+            fprintf(out, ", %" PRIu64 " in the initial image instead", s->rule_initial[i]);
+        fprintf(out, "  (%s)\n", tbbt_rules[i].why);
+    }
     fprintf(out,
             "Model: %" PRIu64 " objects (%" PRIu64 " initial, %" PRIu64 " created, %" PRIu64
             " gone), %" PRIu64 " names (%" PRIu64 " present, %" PRIu64 " present before the trace)\n",
@@ -1009,13 +1790,22 @@ void tbbt_pass2_report_json(const struct tbbt_pass2 *p, GString *o) {
                            ",\"lost\":%" PRIu64 ",\"lost_by_model\":%" PRIu64 ",\"lost_by_later\":%" PRIu64
                            ",\"lost_unresolved\":%" PRIu64,
                            s->lost, s->lost_by_model, s->lost_by_later, s->lost_unresolved);
+    g_string_append_printf(o,
+                           ",\"cut\":%" PRIu64 ",\"cut_restored\":%" PRIu64 ",\"cut_synth\":%" PRIu64
+                           ",\"cut_filled\":%" PRIu64 ",\"cut_unreplayable\":%" PRIu64
+                           ",\"cut_aliased\":%" PRIu64 ",\"cut_withheld\":%" PRIu64
+                           ",\"attr_initial\":%" PRIu64,
+                           s->cut, s->cut_restored, s->cut_synth, s->cut_filled, s->cut_unreplayable,
+                           s->cut_aliased, s->cut_withheld, s->attr_initial);
     g_string_append(o, ",\"rules\":{");
     int first = 1;
     for (unsigned i = 0; i < tbbt_nrules; i++) {
-        if (!s->rule_failures[i]) continue;
-        g_string_append_printf(o, "%s\"%s\":{\"failures\":%" PRIu64 ",\"inserted\":%" PRIu64 "}",
-                               first ? "" : ",", tbbt_rules[i].name, s->rule_failures[i],
-                               s->rule_inserted[i]);
+        if (!s->rule_failures[i] && !s->rule_initial[i]) continue;
+        g_string_append_printf(o,
+                               "%s\"%s\":{\"failures\":%" PRIu64 ",\"inserted\":%" PRIu64
+                               ",\"inserted_share\":%.6f,\"initial\":%" PRIu64 "}",
+                               first ? "" : ",", tbbt_rules[i].name, s->rule_failures[i], s->rule_inserted[i],
+                               share(p, s->rule_inserted[i]) / 100.0, s->rule_initial[i]);
         first = 0;
     }
     g_string_append_printf(o,

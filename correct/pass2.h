@@ -33,6 +33,30 @@
  * replay failure (there is no traced status to miss); a record whose
  * status is an RPC-level error never ran and is skipped.
  *
+ * Calls the snaplen cut (cut.h): a record cut before a name, a handle or
+ * attributes to set is never judged against the model and teaches only
+ * what its reply shows. Where the reply shows the object (the new object,
+ * or its fileid) and the model knows that object's name in the directory
+ * (an earlier record with the whole name, a listing), the name is filled
+ * in; where it cannot be known, the object gets a synthetic name
+ * ("tbbt-cut-<ID>", flag TBBT_RF_NAME_SYNTH) that every later record
+ * naming it in that directory gets too, and the model (so pass 3's map)
+ * takes it; a make cut in its attributes gets them from the reply (mode;
+ * unchecked create). Otherwise TBBT_RF_ARGS_CUT stays set (a cut remove
+ * or rename: the reply does not show the object; a lookup that found
+ * nothing), the model is not changed, and the player skips the record.
+ * A listing that shows the real name of an object the model holds under
+ * a synthetic one in that directory does not teach that name.
+ *
+ * Changes a later reply reveals (issue 21): a reply showing a mode (not a
+ * regular file's: the permission rows judge those), owner, group or
+ * smaller size than the model holds, which no record explains (its own
+ * setattr or make, a setattr made before that reply came, a cut one, a
+ * record in flight when its call was made), gets a setattr as root after
+ * the last record that showed or set the old values (rules.h,
+ * TBBT_FIX_SET_ATTRS); with no such record, the initial image takes the
+ * new values (counted per rule).
+ *
  * Memory: the model (objects and names the trace names: a trace that
  * keeps touching the same files does not grow it) plus the window;
  * never the trace. */
@@ -77,8 +101,17 @@ struct tbbt_pass2_stats {
     uint64_t lost_by_later;          /* resolved by a later record */
     uint64_t lost_unresolved;        /* assumed to succeed, never confirmed */
     uint64_t late_inserts;           /* inserted records whose range was cut by the window */
+    uint64_t cut;                    /* records whose call the snaplen cut before an argument (cut.h) */
+    uint64_t cut_restored;           /* of which the name was learnt through the object's fileid/ID */
+    uint64_t cut_synth;              /* of which the object got a synthetic name */
+    uint64_t cut_filled;             /* of which only attributes to set were filled from the reply */
+    uint64_t cut_unreplayable;       /* of which left TBBT_RF_ARGS_CUT: the player does not send them */
+    uint64_t cut_aliased;            /* whole names renamed to the synthetic name the replay knows */
+    uint64_t cut_withheld;           /* judgements withheld: a cut rename may have made the name */
     uint64_t rule_failures[64];      /* per row of tbbt_rules: failures found */
     uint64_t rule_inserted[64];      /* per row: records inserted */
+    uint64_t rule_initial[64];       /* per row: changes applied to the initial image instead */
+    uint64_t attr_initial;           /* revealed changes applied to the initial image (no record) */
     struct tbbt_fsmodel_stats model; /* at the end */
 };
 

@@ -104,6 +104,16 @@ const struct tbbt_rule tbbt_rules[] = {
      "lookup in a directory the trace saw go stale (teaches)"},
     {"lookup-stale-absent", TBBT_OP_LOOKUP, TBBT_OC_NOENT, TBBT_OC_STALE, TBBT_FIX_AGREE,
      "lookup in a directory the trace saw go stale (teaches)"},
+    /* state changes a later reply reveals (issue 21) */
+    {"reply-shows-other-mode", TBBT_RULE_ANY_OP, TBBT_OC_OK, TBBT_OC_OK_MODE, TBBT_FIX_SET_ATTRS,
+     "a reply showed a mode no record of the trace set: a chmod was lost"},
+    {"reply-shows-other-owner", TBBT_RULE_ANY_OP, TBBT_OC_OK, TBBT_OC_OK_OWNER, TBBT_FIX_SET_ATTRS,
+     "a reply showed an owner or group no record of the trace set: a chown was lost"},
+    {"listing-shows-smaller-size", TBBT_OP_READDIRPLUS, TBBT_OC_OK, TBBT_OC_OK_SIZE, TBBT_FIX_SET_ATTRS,
+     "a readdirplus entry showed a file smaller than the trace left it: a truncate was lost"},
+    {"reply-shows-smaller-size", TBBT_RULE_ANY_OP, TBBT_OC_OK, TBBT_OC_OK_SIZE, TBBT_FIX_SET_ATTRS,
+     "a reply showed a file smaller than the trace left it: a truncate was lost (a larger one is left "
+     "to the writes the trace has or lost)"},
 };
 
 const unsigned tbbt_nrules = G_N_ELEMENTS(tbbt_rules);
@@ -154,17 +164,28 @@ enum tbbt_oc tbbt_oc_predict(const struct tbbt_fsmodel *m, const struct tbbt_rec
 }
 
 const char *tbbt_oc_name(enum tbbt_oc c) {
-    static const char *const n[TBBT_OC_COUNT_] = {
-        "any",   "ok",       "ok-other-object", "ok-short-listing", "noent",
-        "exist", "notempty", "stale",           "notdir",           "acces",
-        "other"};
+    static const char *const n[TBBT_OC_COUNT_] = {"any",
+                                                  "ok",
+                                                  "ok-other-object",
+                                                  "ok-short-listing",
+                                                  "noent",
+                                                  "exist",
+                                                  "notempty",
+                                                  "stale",
+                                                  "notdir",
+                                                  "acces",
+                                                  "other",
+                                                  "ok-other-mode",
+                                                  "ok-other-owner",
+                                                  "ok-smaller-size"};
     return c < TBBT_OC_COUNT_ ? n[c] : "?";
 }
 
 const char *tbbt_fix_name(enum tbbt_fix_act a) {
     static const char *const n[TBBT_FIX_COUNT_] = {
-        "none",      "remove-name", "make-by-reply", "replace",  "make-file",   "make-dir",
-        "empty-dir", "empty-name2", "remove-object", "set-mode", "keep-object", "make-listed"};
+        "none",        "remove-name", "make-by-reply", "replace",       "make-file",
+        "make-dir",    "empty-dir",   "empty-name2",   "remove-object", "set-mode",
+        "keep-object", "make-listed", "set-attrs"};
     return a < TBBT_FIX_COUNT_ ? n[a] : "?";
 }
 
@@ -266,7 +287,13 @@ static int make_name(struct tbbt_fix_out *out, const struct tbbt_rec *r, tbbt_id
     if (op == TBBT_OP_CREATE) tbbt_rec_set_u64(x, TBBT_F_CREATEHOW, 0);
     if (op == TBBT_OP_SYMLINK) tbbt_rec_set_str(x, TBBT_F_TARGET, "tbbt-inserted", 13);
     if (op == TBBT_OP_MKNOD) tbbt_rec_set_u64(x, TBBT_F_NODETYPE, type);
-    tbbt_rec_set_u64(x, TBBT_F_SET_MODE, mode ? mode : type == TBBT_FT_DIR ? 0755 : 0644);
+    /* the mode: the first one a reply showed the model (a make placed
+     * before the object's first use has its mode then, not the one a later
+     * chmod gave, which r may show), else the one r's reply shows, else the
+     * usual one (a symlink's is 0777 on every server) */
+    if (o && o->init.type && (o->init.mode & 07777)) mode = o->init.mode & 07777;
+    if (!mode) mode = type == TBBT_FT_DIR ? 0755 : type == TBBT_FT_LNK ? 0777 : 0644;
+    tbbt_rec_set_u64(x, TBBT_F_SET_MODE, mode);
     if (newobj) tbbt_rec_set_u64(x, TBBT_F_NEWOBJ, newobj);
     tbbt_rec_set_u64(x, TBBT_F_TYPE, type);
     /* the owner: the one r's reply shows for the object, else the one the
@@ -315,6 +342,30 @@ static int set_mode(struct tbbt_fix_out *out, const struct tbbt_rec *r) {
     return 1;
 }
 
+/* Emits a setattr (as root: the object may be anyone's) of r's object to
+ * the mode, owner, group and size r's reply attributes carry, whichever
+ * are present. */
+static int set_attrs(struct tbbt_fix_out *out, const struct tbbt_rec *r) {
+    if (!tbbt_rec_has(r, TBBT_F_OBJ) || !r->obj) return -1;
+    struct tbbt_rec *x = out->scratch;
+    tbbt_rec_clear(x);
+    x->client = r->client;
+    x->server = r->server;
+    x->vers = r->vers;
+    x->cred.flavor = TBBT_AUTH_SYS;
+    x->op = TBBT_OP_SETATTR;
+    x->flags = TBBT_RF_INSERTED | (r->flags & TBBT_RF_TCP);
+    x->status = TBBT_NFS_OK;
+    tbbt_rec_set_u64(x, TBBT_F_OBJ, r->obj);
+    if (tbbt_rec_has(r, TBBT_F_MODE)) tbbt_rec_set_u64(x, TBBT_F_SET_MODE, r->mode & 07777);
+    if (tbbt_rec_has(r, TBBT_F_UID)) tbbt_rec_set_u64(x, TBBT_F_SET_UID, r->uid);
+    if (tbbt_rec_has(r, TBBT_F_GID)) tbbt_rec_set_u64(x, TBBT_F_SET_GID, r->gid);
+    if (tbbt_rec_has(r, TBBT_F_SIZE)) tbbt_rec_set_u64(x, TBBT_F_SET_SIZE, r->size);
+    if (!(x->has & ~(1ull << TBBT_F_OBJ))) return -1;
+    out->emit(out->ctx, x);
+    return 1;
+}
+
 /* Contract in rules.h. */
 int tbbt_fix_run(enum tbbt_fix_act a, const struct tbbt_rec *r, struct tbbt_fix_out *out) {
     const char *n = tbbt_rec_str(r, r->name);
@@ -333,6 +384,7 @@ int tbbt_fix_run(enum tbbt_fix_act a, const struct tbbt_rec *r, struct tbbt_fix_
     case TBBT_FIX_EMPTY_DIR: return empty_dir(out, r, r->dir, n, r->name.len);
     case TBBT_FIX_EMPTY_NAME2: return empty_dir(out, r, r->dir2, tbbt_rec_str(r, r->name2), r->name2.len);
     case TBBT_FIX_SET_MODE: return set_mode(out, r);
+    case TBBT_FIX_SET_ATTRS: return set_attrs(out, r);
     case TBBT_FIX_REMOVE_OBJ: {
         const struct tbbt_fsobj *o = r->obj ? tbbt_fsmodel_obj(out->m, r->obj) : NULL;
         if (!o || !o->links) return -1;

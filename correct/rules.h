@@ -30,6 +30,10 @@ enum tbbt_oc {
     TBBT_OC_NOTDIR,
     TBBT_OC_ACCES, /* ACCES, PERM: only where the model judges permission */
     TBBT_OC_OTHER, /* traced: an error the model does not model (ACCES, NOSPC, ...) */
+    /* traced: success, and the reply shows of an object it names ... */
+    TBBT_OC_OK_MODE,  /* ... permission bits no record of the trace set */
+    TBBT_OC_OK_OWNER, /* ... an owner or group no record of the trace set */
+    TBBT_OC_OK_SIZE,  /* ... a file smaller than the trace's records left it */
     TBBT_OC_COUNT_
 };
 
@@ -52,6 +56,10 @@ enum tbbt_fix_act {
     TBBT_FIX_MAKE_LISTED,   /* make each name the listing shows and the model has absent, as the
                                entry's type and object (built by pass 2, which places each one
                                on its own: tbbt_fix_run returns -1) */
+    TBBT_FIX_SET_ATTRS,     /* setattr (as root) of obj to the mode, owner, group and size r
+                               carries (pass 2 gives r only the attributes that changed; it
+                               places the record after the last one that showed the old values,
+                               or, when none did, changes the initial image instead) */
     TBBT_FIX_COUNT_
 };
 

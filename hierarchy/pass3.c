@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cut.h"
 #include "fsmodel.h"
 #include "hmap.h"
 
@@ -42,6 +43,8 @@ struct tbbt_pass3 {
     tbbt_p3_sink sink;
     void *ctx;
     struct tbbt_rec scratch; /* a record being given its victims */
+    struct tbbt_rec listing; /* a listing without synthetically named objects (listing_as_named) */
+    int synth;               /* a record with a synthetic name was met */
     tbbt_id next_fresh;
     GArray *roots; /* tbbt_id */
     /* Records held back behind a rename whose object is not known yet (a
@@ -71,6 +74,7 @@ struct tbbt_pass3 *tbbt_pass3_new(tbbt_p3_sink sink, void *ctx) {
     p->ctx = ctx;
     p->next_fresh = TBBT_P3_FRESH_BASE;
     tbbt_rec_init(&p->scratch);
+    tbbt_rec_init(&p->listing);
     return p;
 }
 
@@ -231,6 +235,37 @@ static void after_rename(struct tbbt_pass3 *p, const struct tbbt_rec *r, size_t 
     }
 }
 
+/* Does object id have a synthetic name (pass 2's, for a name the snaplen
+ * cut) in directory dir? */
+static int synth_in(const struct tbbt_fsmodel *m, tbbt_id dir, tbbt_id id) {
+    const struct tbbt_fsobj *o = id ? tbbt_fsmodel_obj(m, id) : NULL;
+    for (const struct tbbt_fsdent *d = o ? o->links : NULL; d; d = d->link_next)
+        if (d->dir == dir && tbbt_cut_is_synth(d->name, d->len)) return 1;
+    return 0;
+}
+
+/* Listing r as the model may learn it: without the entries of objects the
+ * records name by a synthetic name in that directory (their real name is
+ * not one the replay makes; pass 2 leaves it out the same way). Returns r,
+ * or a filtered copy in p->listing. */
+static const struct tbbt_rec *listing_as_named(struct tbbt_pass3 *p, const struct tbbt_rec *r) {
+    if (!p->synth || !r->nentries || (r->op != TBBT_OP_READDIR && r->op != TBBT_OP_READDIRPLUS)) return r;
+    struct tbbt_rec *c = NULL;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < r->nentries; i++) {
+        int drop = synth_in(p->m, r->obj, r->entries[i].id);
+        if (drop && !c) {
+            c = &p->listing;
+            tbbt_rec_copy(c, r);
+            k = i;
+        }
+        if (c && !drop) c->entries[k++] = c->entries[i];
+    }
+    if (!c) return r;
+    c->nentries = k;
+    return c;
+}
+
 /* Applies r to the model and the map. Returns the record to pass on. */
 static const struct tbbt_rec *apply(struct tbbt_pass3 *p, const struct tbbt_rec *r) {
     unsigned f = tbbt_op_info(r->op)->flags;
@@ -245,6 +280,8 @@ static const struct tbbt_rec *apply(struct tbbt_pass3 *p, const struct tbbt_rec 
         uint64_t end = r->offset + (tbbt_rec_has(r, TBBT_F_RCOUNT) ? r->rcount : 0);
         if (end > o->user) o->user = end;
     }
+    if (r->flags & TBBT_RF_NAME_SYNTH) p->synth = 1;
+    const struct tbbt_rec *v = listing_as_named(p, r); /* what the model learns; r goes on */
     size_t src1 = 0;
     if (moves && r->op == TBBT_OP_RENAME) {
         struct tbbt_fsdent *d = rec_dent(p, r, 0);
@@ -254,7 +291,7 @@ static const struct tbbt_rec *apply(struct tbbt_pass3 *p, const struct tbbt_rec 
     int make =
         dirname && status == 0 && ((f & TBBT_OPF_CREATES) || r->op == TBBT_OP_LINK) &&
         tbbt_fsmodel_name(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len, NULL) != TBBT_NAME_PRESENT;
-    tbbt_fsmodel_apply(p->m, r, status);
+    tbbt_fsmodel_apply(p->m, v, status);
     if (!dirname || status == TBBT_NFSERR_STALE) return r;
     struct tbbt_fsdent *d = rec_dent(p, r, 0);
     int how = r->op == TBBT_OP_RENAME ? END_RENAMED : moves ? END_REMOVED : END_VANISHED;
@@ -325,7 +362,16 @@ int tbbt_pass3_put(void *ctx, const struct tbbt_rec *r) {
     struct tbbt_pass3 *p = ctx;
     p->st.records++;
     p->pend_from = 0;
-    if (!(r->flags & TBBT_RF_RPC_ERROR) && r->op < TBBT_OP_COUNT) r = apply(p, r);
+    /* a record the player does not send (an RPC error, a call the snaplen
+     * cut before a name or handle pass 2 could not restore) changes
+     * nothing on the server, and its missing name is no name; a cut one
+     * that changes nothing still shows its object's attributes (pass 2
+     * places a change it reveals after it) */
+    if (tbbt_rec_replayable(r))
+        r = apply(p, r);
+    else if ((r->flags & TBBT_RF_ARGS_CUT) && r->status == 0 && r->op < TBBT_OP_COUNT &&
+             !(tbbt_op_info(r->op)->flags & TBBT_OPF_MODIFIES))
+        tbbt_fsmodel_learn_attrs(p->m, tbbt_rec_has(r, TBBT_F_NEWOBJ) ? r->newobj : r->obj, r);
     if (p->pend_from || p->count)
         hold(p, r, p->pend_from);
     else
@@ -830,6 +876,7 @@ void tbbt_pass3_free(struct tbbt_pass3 *p) {
     g_array_free(p->ents, TRUE);
     g_array_free(p->roots, TRUE);
     tbbt_rec_free(&p->scratch);
+    tbbt_rec_free(&p->listing);
     for (uint32_t i = 0; p->ring && i < TBBT_P3_WINDOW; i++)
         tbbt_rec_free(&p->ring[i].r);
     g_free(p->ring);

@@ -108,6 +108,8 @@ struct tbbt_fsobj {
     uint64_t last_seq;
     uint64_t first_seq; /* pass 2: the first record that touched it (0: none yet) */
     uint64_t user;      /* caller's word (pass 2: the held record that removed it) */
+    uint64_t shown_seq; /* pass 2: the last record that showed or set its attributes (0: none) */
+    int64_t shown_time; /* pass 2: when (that record's reply) */
 };
 
 /* One (directory, name) entry the model knows. */

@@ -148,11 +148,13 @@ sub note {
     push @{ $c->{ex} }, "$key $what" if @{ $c->{ex} } < 3;
 }
 
-# Runs tbbt-prep and tbbt-dump; returns key -> {proc, status, name, ...}.
+# Runs tbbt-prep (pass 1 only: pass 2 fills in names the snaplen cut,
+# through the objects they name or synthetic, which are not on the wire)
+# and tbbt-dump; returns key -> {proc, status, name, ...}.
 sub load_tbbt {
     my $out = "$tmp/out.tbbt";
     my $pargs = join ' ', map {"--port $_"} @ports;
-    system("'$build/transform/tbbt-prep' -q $pargs -o '$out' '$cap' 2>'$tmp/prep.err'") == 0
+    system("'$build/transform/tbbt-prep' -q --no-correct $pargs -o '$out' '$cap' 2>'$tmp/prep.err'") == 0
         or die "tshark-compare.pl: tbbt-prep failed on $cap: " . slurp("$tmp/prep.err");
     open my $fh, '-|', "'$build/tools/tbbt-dump' --jsonl '$out'" or die "tbbt-dump: $!\n";
     my %r;

@@ -1147,6 +1147,274 @@ static void test_stream_from_pass1(void **s) {
     g_ptr_array_free(direct, TRUE);
 }
 
+/* Issue 21: one client chmods a shared directory 0700 -> 0775 and the
+ * call is lost; a later lookup by another user shows 0775. A setattr (as
+ * root, the mode the reply shows) is inserted just after the last record
+ * that showed 0700, so the other user's create in it is not refused on
+ * replay. */
+static void test_reply_shows_other_mode(void **s) {
+    (void)s;
+    struct step t[] = {
+        {TBBT_OP_MKDIR, 0, 0, ROOT, "shared", 0, NULL, 10, 2, -1, 0, 1000, 0, 0700},
+        {TBBT_OP_GETATTR, 0, 10, 0, NULL, 0, NULL, 0, 2, -1, 0, 1000, 0, 0700},
+        {TBBT_OP_LOOKUP, 0, 0, ROOT, "shared", 0, NULL, 10, 2, -1, 0, 1001, 1000, 0775},
+        {TBBT_OP_CREATE, 0, 0, 10, "x", 0, NULL, 11, 1, 0, 0, 1001, 0, 0},
+    };
+    struct want w[] = {{TBBT_OP_SETATTR, 0, NULL, 1, 2}};
+    expect(t, 4, "reply-shows-other-mode", w, 1);
+    struct tbbt_pass2_stats st;
+    GPtrArray *out = run(t, 4, &st);
+    const struct tbbt_rec *x = out->pdata[2];
+    assert_true(x->flags & TBBT_RF_INSERTED);
+    assert_int_equal(x->op, TBBT_OP_SETATTR);
+    assert_int_equal(x->obj, 10);
+    assert_int_equal(x->cred.uid, 0);
+    assert_true(tbbt_rec_has(x, TBBT_F_SET_MODE) && x->set_mode == 0775);
+    assert_false(tbbt_rec_has(x, TBBT_F_SET_UID) || tbbt_rec_has(x, TBBT_F_SET_SIZE));
+    g_ptr_array_free(out, TRUE);
+}
+
+/* A reply shows another owner (and group) than the last one shown, and no
+ * record of the trace changed it: a chown is inserted. */
+static void test_reply_shows_other_owner(void **s) {
+    (void)s;
+    struct step t[] = {
+        {TBBT_OP_CREATE, 0, 0, ROOT, "f", 0, NULL, 10, 1, 0, 0, 1000, 0, 0},
+        {TBBT_OP_GETATTR, 0, 10, 0, NULL, 0, NULL, 0, 1, -1, 0, 1000, 1001, 0},
+    };
+    struct want w[] = {{TBBT_OP_SETATTR, 0, NULL, 0, 1}};
+    expect(t, 2, "reply-shows-other-owner", w, 1);
+}
+
+/* Sizes of step i (tweak): a write of 100 bytes, replies showing the
+ * sizes in sizes[]. */
+static const uint64_t *sizes;
+static void set_sizes(struct tbbt_rec *r, int i) {
+    if (r->op == TBBT_OP_WRITE) {
+        tbbt_rec_set_u64(r, TBBT_F_OFFSET, 0);
+        tbbt_rec_set_u64(r, TBBT_F_COUNT, 100);
+        tbbt_rec_set_u64(r, TBBT_F_RCOUNT, 100);
+    }
+    if (tbbt_rec_has(r, TBBT_F_TYPE) && sizes[i] != UINT64_MAX) tbbt_rec_set_u64(r, TBBT_F_SIZE, sizes[i]);
+    for (uint32_t k = 0; k < r->nentries; k++)
+        r->entries[k].size = sizes[i];
+}
+
+/* A file the trace wrote to 100 bytes shows 10 later: a truncate was
+ * lost, a setattr of the size is inserted after the write. Shown larger
+ * (200) instead, it is left to the writes (lost ones): nothing inserted.
+ * A readdirplus entry showing 10 is the listing's rule. */
+static void test_reply_shows_smaller_size(void **s) {
+    (void)s;
+    struct step t[] = {
+        CR(ROOT, "f", 10),
+        {TBBT_OP_WRITE, 0, 10, 0, NULL, 0, NULL, 0, 1, -1, 0, 0, 0, 0},
+        {TBBT_OP_GETATTR, 0, 10, 0, NULL, 0, NULL, 0, 1, -1, 0, 0, 0, 0},
+    };
+    tweak = set_sizes;
+    static const uint64_t smaller[] = {0, 100, 10}, larger[] = {0, 100, 200};
+    struct want w[] = {{TBBT_OP_SETATTR, 0, NULL, 1, 2}};
+    sizes = smaller;
+    expect(t, 3, "reply-shows-smaller-size", w, 1);
+    sizes = larger;
+    expect(t, 3, NULL, NULL, 0);
+    static const char *const lst[] = {NULL, NULL, "f:10:1"};
+    struct step u[] = {CR(ROOT, "f", 10),
+                       {TBBT_OP_WRITE, 0, 10, 0, NULL, 0, NULL, 0, 1, -1, 0, 0, 0, 0},
+                       LS(TBBT_OP_READDIRPLUS, ROOT)};
+    static const uint64_t listed[] = {0, 100, 10};
+    sizes = listed;
+    listings = lst;
+    expect(u, 3, "listing-shows-smaller-size", w, 1);
+    listings = NULL;
+    tweak = NULL;
+}
+
+/* Step 2 of test_concurrent_chmod: a chmod by another client, made
+ * before step 1's reply came (which shows its effect already). */
+static void concurrent_chmod(struct tbbt_rec *r, int i) {
+    if (i == 1) r->reply_time = r->call_time + 2 * MS;
+    if (i == 2) {
+        r->has &= ~(1ull << TBBT_F_SET_SIZE);
+        tbbt_rec_set_u64(r, TBBT_F_SET_MODE, 0700);
+    }
+}
+
+/* A getattr whose reply shows the mode a chmod made before that reply
+ * came (the server ran the other client's chmod first): the trace
+ * explains it, nothing is inserted. */
+static void test_concurrent_chmod(void **s) {
+    (void)s;
+    struct step t[] = {
+        {TBBT_OP_MKDIR, 0, 0, ROOT, "d", 0, NULL, 10, 2, -1, 0, 1000, 0, 0755},
+        {TBBT_OP_GETATTR, 0, 10, 0, NULL, 0, NULL, 0, 2, -1, 0, 1000, 0, 0700},
+        {TBBT_OP_SETATTR, 0, 10, 0, NULL, 0, NULL, 0, 2, -1, 0, 1000, 0, 0700},
+    };
+    tweak = concurrent_chmod;
+    expect(t, 3, NULL, NULL, 0);
+    tweak = NULL;
+}
+
+/* test_write_in_flight: the write's reply comes after the getattr is
+ * made; sizes as set_sizes. */
+static void slow_write(struct tbbt_rec *r, int i) {
+    set_sizes(r, i);
+    if (i == 1) r->reply_time = r->call_time + 3 * MS;
+}
+
+/* A getattr made while a write of the file was in flight shows it at 0
+ * bytes (the server ran the getattr first): no truncate was lost. */
+static void test_write_in_flight(void **s) {
+    (void)s;
+    struct step t[] = {
+        CR(ROOT, "f", 10),
+        {TBBT_OP_WRITE, 0, 10, 0, NULL, 0, NULL, 0, 1, -1, 0, 0, 0, 0},
+        {TBBT_OP_GETATTR, 0, 10, 0, NULL, 0, NULL, 0, 1, -1, 0, 0, 0, 0},
+    };
+    static const uint64_t sz[] = {0, 100, 0};
+    sizes = sz;
+    tweak = slow_write;
+    expect(t, 3, NULL, NULL, 0);
+    tweak = NULL;
+}
+
+/* Step 0 of test_lost_chmod_then_other_mode: a chmod 0700 of a directory
+ * that was there before the trace, whose reply was lost. */
+static void lost_chmod(struct tbbt_rec *r, int i) {
+    if (i != 0) return;
+    r->has &= ~(1ull << TBBT_F_SET_SIZE);
+    tbbt_rec_set_u64(r, TBBT_F_SET_MODE, 0700);
+}
+
+/* A chmod whose reply was lost is assumed to have gone through; a later
+ * reply shows another mode: the setattr that gives it goes after that
+ * chmod (which the replay sends too), not into the initial image. */
+static void test_lost_chmod_then_other_mode(void **s) {
+    (void)s;
+    struct step t[] = {
+        {TBBT_OP_SETATTR, 0, 10, 0, NULL, 0, NULL, 0, 0, -1, 1, 0, 0, 0},
+        {TBBT_OP_GETATTR, 0, 10, 0, NULL, 0, NULL, 0, 2, -1, 0, 1000, 0, 0755},
+    };
+    struct want w[] = {{TBBT_OP_SETATTR, 0, NULL, 0, 1}};
+    tweak = lost_chmod;
+    expect(t, 2, "reply-shows-other-mode", w, 1);
+    tweak = NULL;
+}
+
+/* A pass whose model holds the attributes of directory 10 (mode 0700,
+ * owner 1000) as it was before the trace, though no record showed them
+ * (what an initial image known in advance would give), fed a getattr
+ * showing mode 0755. */
+static struct tbbt_pass2 *never_seen_pass(void) {
+    struct tbbt_pass2 *p = tbbt_pass2_new(NULL, NULL, NULL);
+    struct tbbt_rec r;
+    tbbt_rec_init(&r);
+    struct step known = {TBBT_OP_GETATTR, 0, 10, 0, NULL, 0, NULL, 0, 2, -1, 0, 1000, 0, 0700};
+    build(&r, &known, 0);
+    tbbt_fsmodel_learn_attrs(tbbt_pass2_model(p), 10, &r);
+    struct step t = {TBBT_OP_GETATTR, 0, 10, 0, NULL, 0, NULL, 0, 2, -1, 0, 1000, 0, 0755};
+    build(&r, &t, 1);
+    assert_int_equal(tbbt_pass2_put(p, &r), 0);
+    assert_int_equal(tbbt_pass2_finish(p), 0);
+    tbbt_rec_free(&r);
+    return p;
+}
+
+/* No record showed (or set) the old mode: there is no record to place a
+ * setattr after; the initial image takes the new one instead (as pass
+ * 3's map does: it has the first mode a record shows), counted under the
+ * rule, nothing inserted. */
+static void test_change_never_seen(void **s) {
+    (void)s;
+    struct tbbt_pass2 *p = never_seen_pass();
+    const struct tbbt_pass2_stats *st = tbbt_pass2_stats(p);
+    assert_int_equal(st->inserted, 0);
+    assert_int_equal(st->failures, 0);
+    assert_int_equal(st->attr_initial, 1);
+    assert_int_equal(st->rule_initial[row_of("reply-shows-other-mode")], 1);
+    const struct tbbt_fsobj *o = tbbt_fsmodel_obj(tbbt_pass2_model(p), 10);
+    assert_int_equal(o->init.mode & 07777, 0755);
+    assert_int_equal(o->rmode, 0755);
+    tbbt_pass2_free(p);
+}
+
+/* Step 2 of test_made_before_use_mode: a chmod 0600 by the owner. */
+static void owner_chmod(struct tbbt_rec *r, int i) {
+    if (i != 2) return;
+    r->has &= ~(1ull << TBBT_F_SET_SIZE);
+    tbbt_rec_set_u64(r, TBBT_F_SET_MODE, 0600);
+}
+
+/* A file first used by handle (mode 0644), chmodded 0600, then looked up
+ * in the directory the trace made: its lost create goes before its first
+ * use with the mode that use showed, not the later one the lookup shows,
+ * and the model keeps the mode the chmod gave (else the pre-play, or the
+ * re-check of the corrected records, finds a reply showing a mode no
+ * record set). */
+static void test_made_before_use_mode(void **s) {
+    (void)s;
+    struct step t[] = {
+        {TBBT_OP_MKDIR, 0, 0, ROOT, "d", 0, NULL, 5, 2, -1, 0, 1000, 0, 0},
+        {TBBT_OP_GETATTR, 0, 10, 0, NULL, 0, NULL, 0, 1, -1, 0, 1000, 0, 0644},
+        {TBBT_OP_SETATTR, 0, 10, 0, NULL, 0, NULL, 0, 1, -1, 0, 1000, 0, 0600},
+        {TBBT_OP_LOOKUP, 0, 0, 5, "f", 0, NULL, 10, 1, -1, 0, 1000, 0, 0600},
+    };
+    struct want w[] = {{TBBT_OP_CREATE, 5, "f", 0, 1}};
+    tweak = owner_chmod;
+    expect(t, 4, "lookup-ok-absent", w, 1);
+    struct tbbt_pass2_stats st;
+    GPtrArray *out = run(t, 4, &st);
+    tweak = NULL;
+    const struct tbbt_rec *c = out->pdata[1];
+    assert_int_equal(c->op, TBBT_OP_CREATE);
+    assert_true(tbbt_rec_has(c, TBBT_F_SET_MODE) && c->set_mode == 0644);
+    g_ptr_array_free(out, TRUE);
+}
+
+/* Runs pass 2 over n steps and returns its text report (caller frees). */
+static char *report_of(const struct step *steps, int n) {
+    struct tbbt_pass2 *p = tbbt_pass2_new(NULL, NULL, NULL);
+    struct tbbt_rec r;
+    tbbt_rec_init(&r);
+    for (int i = 0; i < n; i++) {
+        build(&r, &steps[i], i);
+        assert_int_equal(tbbt_pass2_put(p, &r), 0);
+    }
+    assert_int_equal(tbbt_pass2_finish(p), 0);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    tbbt_pass2_report(p, f);
+    fclose(f);
+    tbbt_rec_free(&r);
+    tbbt_pass2_free(p);
+    return buf;
+}
+
+/* The report lists revealed changes per rule with their share of the
+ * trace, and those the initial image took instead. */
+static void test_attr_report(void **s) {
+    (void)s;
+    struct step t[] = {
+        {TBBT_OP_MKDIR, 0, 0, ROOT, "shared", 0, NULL, 10, 2, -1, 0, 1000, 0, 0700},
+        {TBBT_OP_LOOKUP, 0, 0, ROOT, "shared", 0, NULL, 10, 2, -1, 0, 1001, 1000, 0775},
+    };
+    char *rep = report_of(t, 2);
+    if (!strstr(rep, "rule reply-shows-other-mode            1 failures        1 inserted  50.0000%"))
+        fail_msg("%s", rep);
+    free(rep);
+    struct tbbt_pass2 *p = never_seen_pass();
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    tbbt_pass2_report(p, f);
+    fclose(f);
+    tbbt_pass2_free(p);
+    rep = buf;
+    if (!strstr(rep, "0 inserted   0.0000%, 1 in the initial image instead")) fail_msg("%s", rep);
+    free(rep);
+}
+
 /* Every row of the table was exercised above (run last). */
 static void test_every_rule_tested(void **s) {
     (void)s;
@@ -1203,6 +1471,15 @@ int main(void) {
         cmocka_unit_test(test_lost_truncate_by_mode),
         cmocka_unit_test(test_lost_rename_by_dir_mode),
         cmocka_unit_test(test_stream_from_pass1),
+        cmocka_unit_test(test_reply_shows_other_mode),
+        cmocka_unit_test(test_reply_shows_other_owner),
+        cmocka_unit_test(test_reply_shows_smaller_size),
+        cmocka_unit_test(test_concurrent_chmod),
+        cmocka_unit_test(test_write_in_flight),
+        cmocka_unit_test(test_lost_chmod_then_other_mode),
+        cmocka_unit_test(test_change_never_seen),
+        cmocka_unit_test(test_attr_report),
+        cmocka_unit_test(test_made_before_use_mode),
         cmocka_unit_test(test_every_rule_tested),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

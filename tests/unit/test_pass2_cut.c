@@ -1,0 +1,446 @@
+/* test_pass2_cut.c -- pass 2 on calls the snaplen cut (correct/cut.h).
+ *
+ * Each trace is written in the records' text form, one line a record (the
+ * flags C: call cut, K: arguments cut); each test checks that pass 2
+ * inserts nothing on a cut name, restores the name the model knows
+ * through the object the reply shows (the new object, a fileid a plain
+ * readdir listed), gives an object whose name is unknowable a stable
+ * synthetic name, fills a make's cut attributes from its reply, and
+ * leaves TBBT_RF_ARGS_CUT on what stays unknowable, with the counts. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cut.h"
+#include "pass2.h"
+#include "rectext.h"
+
+#define SEC 1000000000LL
+#define DIRA "type=2 mode=493 nlink=2 uid=0 gid=0 size=4096"
+#define FILEA "type=1 mode=420 nlink=1 uid=1000 gid=100 size=10"
+
+/* Sink keeping copies of the output records. */
+static int keep(void *ctx, const struct tbbt_rec *r) {
+    struct tbbt_rec *c = g_new(struct tbbt_rec, 1);
+    tbbt_rec_init(c);
+    tbbt_rec_copy(c, r);
+    g_ptr_array_add(ctx, c);
+    return 0;
+}
+
+/* Frees a kept record (GPtrArray free func). */
+static void rec_free(gpointer p) {
+    tbbt_rec_free(p);
+    g_free(p);
+}
+
+/* Parses "proc status flags cred fields..." as the record at second t. */
+static void parse(struct tbbt_rec *r, int t, const char *rest) {
+    char *line = g_strdup_printf("%d.000000000 %d.000100000 10.0.0.5:801 10.0.0.1:2049 0x%08x v3 %s", t, t,
+                                 (unsigned)t, rest);
+    char err[128];
+    if (tbbt_rec_parse_text(r, line, strlen(line), err, sizeof(err)) != 0) fail_msg("%s: %s", line, err);
+    g_free(line);
+}
+
+/* Runs pass 2 over the lines (record i at second i + 1); returns the
+ * output records and the stats in *st. */
+static GPtrArray *run(const char *const *lines, struct tbbt_pass2_stats *st) {
+    GPtrArray *out = g_ptr_array_new_with_free_func(rec_free);
+    struct tbbt_pass2 *p = tbbt_pass2_new(NULL, keep, out);
+    struct tbbt_rec r;
+    tbbt_rec_init(&r);
+    for (int i = 0; lines[i]; i++) {
+        parse(&r, i + 1, lines[i]);
+        assert_int_equal(tbbt_pass2_put(p, &r), 0);
+    }
+    assert_int_equal(tbbt_pass2_finish(p), 0);
+    *st = *tbbt_pass2_stats(p);
+    tbbt_rec_free(&r);
+    tbbt_pass2_free(p);
+    return out;
+}
+
+/* Pre-plays records again: the failures and insertions it finds. */
+static uint64_t recheck(GPtrArray *recs) {
+    struct tbbt_pass2 *p = tbbt_pass2_new(NULL, NULL, NULL);
+    for (guint i = 0; i < recs->len; i++)
+        assert_int_equal(tbbt_pass2_put(p, recs->pdata[i]), 0);
+    assert_int_equal(tbbt_pass2_finish(p), 0);
+    uint64_t f = tbbt_pass2_stats(p)->failures + tbbt_pass2_stats(p)->inserted;
+    tbbt_pass2_free(p);
+    return f;
+}
+
+/* The output record of the trace's line i (at second i + 1). */
+static const struct tbbt_rec *rec_of(GPtrArray *out, int i) {
+    for (guint k = 0; k < out->len; k++) {
+        const struct tbbt_rec *r = out->pdata[k];
+        if (!(r->flags & TBBT_RF_INSERTED) && r->call_time == (i + 1) * SEC) return r;
+    }
+    fail_msg("no record for line %d", i);
+    return NULL;
+}
+
+/* Checks that r's field f holds name. */
+static void assert_name(const struct tbbt_rec *r, enum tbbt_field f, const char *name) {
+    assert_true(tbbt_rec_has(r, f));
+    struct tbbt_str s = f == TBBT_F_NAME ? r->name : r->name2;
+    if (s.len != strlen(name) || memcmp(tbbt_rec_str(r, s), name, s.len) != 0)
+        fail_msg("name '%.*s', wanted '%s'", (int)s.len, tbbt_rec_str(r, s), name);
+}
+
+/* The four rules issue 20 saw fire on cut names (every call in the
+ * capture, names cut at -s 200), each in a trace of its own: nothing is
+ * inserted, no failure is found, and what cannot be named is left cut. */
+static void test_cut_names_never_corrected(void **s) {
+    (void)s;
+    static const char *const lookup_other[] = {"lookup 0 TC cred=1:0:0 dir=1 newobj=10 " FILEA " fileid=110",
+                                               "lookup 0 TC cred=1:0:0 dir=1 newobj=11 " FILEA " fileid=111",
+                                               NULL};
+    static const char *const lookup_noent[] = {"lookup 0 TC cred=1:0:0 dir=1 newobj=10 " FILEA " fileid=110",
+                                               "lookup 2 TC cred=1:0:0 dir=1", NULL};
+    static const char *const rename_missing[] = {"lookup 2 TC cred=1:0:0 dir=1",
+                                                 "rename 0 TC cred=1:0:0 dir=1", NULL};
+    static const char *const lookup_absent[] = {
+        "mkdir 0 T cred=1:0:0 dir=1 name=\"new\" set_mode=493 newobj=2 " DIRA " fileid=102",
+        "lookup 2 TC cred=1:0:0 dir=2", "lookup 0 TC cred=1:0:0 dir=2 newobj=10 " FILEA " fileid=110", NULL};
+    const char *const *traces[] = {lookup_other, lookup_noent, rename_missing, lookup_absent};
+    const unsigned left[] = {0, 1, 2, 2}; /* records left unreplayable */
+    for (unsigned t = 0; t < G_N_ELEMENTS(traces); t++) {
+        struct tbbt_pass2_stats st;
+        GPtrArray *out = run(traces[t], &st);
+        assert_int_equal(st.failures, 0);
+        assert_int_equal(st.inserted, 0);
+        assert_int_equal(st.cut_unreplayable, left[t]);
+        for (guint i = 0; i < out->len; i++) {
+            const struct tbbt_rec *r = out->pdata[i];
+            /* a record is named (restored or synthetic) or left cut */
+            assert_true(((r->flags & TBBT_RF_ARGS_CUT) != 0) != tbbt_rec_has(r, TBBT_F_NAME) ||
+                        r->op == TBBT_OP_MKDIR);
+        }
+        assert_int_equal(recheck(out), 0);
+        g_ptr_array_free(out, TRUE);
+    }
+}
+
+/* A lookup whose name was cut, of an object an earlier create with the
+ * whole name made: the name is filled in from the model, not synthetic. */
+static void test_cut_name_restored_by_object(void **s) {
+    (void)s;
+    static const char *const t[] = {
+        "create 0 T cred=1:1000:100 dir=1 name=\"1700000000.M1P2.mailhost,S=10\" createhow=0 set_mode=384 "
+        "newobj=10 " FILEA " fileid=110",
+        "lookup 0 TC cred=1:1000:100 dir=1 newobj=10 " FILEA " fileid=110", NULL};
+    struct tbbt_pass2_stats st;
+    GPtrArray *out = run(t, &st);
+    const struct tbbt_rec *r = rec_of(out, 1);
+    assert_name(r, TBBT_F_NAME, "1700000000.M1P2.mailhost,S=10");
+    assert_false(r->flags & (TBBT_RF_ARGS_CUT | TBBT_RF_NAME_SYNTH));
+    assert_true(tbbt_rec_replayable(r));
+    assert_int_equal(st.cut, 1);
+    assert_int_equal(st.cut_restored, 1);
+    assert_int_equal(st.cut_synth, 0);
+    assert_int_equal(st.inserted, 0);
+    g_ptr_array_free(out, TRUE);
+}
+
+/* A plain readdir listed a name with its fileid; a later lookup whose
+ * name was cut shows that fileid: the listed name is filled in, and the
+ * model binds the object to it (a lookup with the whole name agrees). */
+static void test_cut_name_restored_by_listing(void **s) {
+    (void)s;
+    static const char *const t[] = {
+        "readdir 0 T cred=1:0:0 obj=1 cookie=0 count=4096 eof=1 "
+        "entries=[101:1:0:0:0:\"cur\",777:2:0:0:0:\"1699999999.M9P9.mailhost:2,S\"]",
+        "lookup 0 TC cred=1:0:0 dir=1 newobj=10 " FILEA " fileid=777",
+        "lookup 0 T cred=1:0:0 dir=1 name=\"1699999999.M9P9.mailhost:2,S\" newobj=10 " FILEA " fileid=777",
+        NULL};
+    struct tbbt_pass2_stats st;
+    GPtrArray *out = run(t, &st);
+    const struct tbbt_rec *r = rec_of(out, 1);
+    assert_name(r, TBBT_F_NAME, "1699999999.M9P9.mailhost:2,S");
+    assert_false(r->flags & (TBBT_RF_ARGS_CUT | TBBT_RF_NAME_SYNTH));
+    assert_int_equal(st.cut_restored, 1);
+    assert_int_equal(st.failures, 0);
+    assert_int_equal(st.inserted, 0);
+    g_ptr_array_free(out, TRUE);
+}
+
+/* An object that was there before the trace, whose name every call cut:
+ * it gets "tbbt-cut-ID" in every record that names it in that directory
+ * (also when pass 1 set K itself), flagged N; the model holds it as an
+ * initial name. */
+static void test_cut_name_synthetic_initial(void **s) {
+    (void)s;
+    static const char *const t[] = {"lookup 0 TC cred=1:0:0 dir=1 newobj=10 " FILEA " fileid=110",
+                                    "getattr 0 T cred=1:0:0 obj=10 " FILEA " fileid=110",
+                                    "lookup 0 TCK cred=1:0:0 dir=1 newobj=10 " FILEA " fileid=110", NULL};
+    struct tbbt_pass2_stats st;
+    struct tbbt_pass2 *p = NULL;
+    GPtrArray *out = run(t, &st);
+    char want[32];
+    tbbt_cut_name(want, sizeof(want), 10, 1);
+    assert_string_equal(want, "tbbt-cut-10");
+    for (int i = 0; i < 3; i += 2) {
+        const struct tbbt_rec *r = rec_of(out, i);
+        assert_name(r, TBBT_F_NAME, want);
+        assert_true(r->flags & TBBT_RF_NAME_SYNTH);
+        assert_false(r->flags & TBBT_RF_ARGS_CUT);
+    }
+    assert_int_equal(st.cut, 2);
+    assert_int_equal(st.cut_synth, 2);
+    assert_int_equal(st.inserted, 0);
+    /* the model (pass 3 learns the same from the records) */
+    p = tbbt_pass2_new(NULL, NULL, NULL);
+    for (guint i = 0; i < out->len; i++)
+        tbbt_pass2_put(p, out->pdata[i]);
+    tbbt_pass2_finish(p);
+    const struct tbbt_fsdent *d = tbbt_fsmodel_dent(tbbt_pass2_model(p), 1, want, strlen(want));
+    assert_non_null(d);
+    assert_int_equal(d->init, TBBT_NAME_PRESENT);
+    assert_int_equal(d->init_obj, 10);
+    tbbt_pass2_free(p);
+    g_ptr_array_free(out, TRUE);
+}
+
+/* A create whose name and attributes the snaplen cut: it makes
+ * "tbbt-cut-ID" (unchecked, with the mode its reply shows); a listing
+ * that later shows the real name of that object teaches nothing (no
+ * second name, no "lost" create inserted); a cut remove stays cut. */
+static void test_cut_create_synthetic(void **s) {
+    (void)s;
+    static const char *const t[] = {
+        "mkdir 0 T cred=1:0:0 dir=1 name=\"tmp\" set_mode=493 newobj=2 " DIRA " fileid=102",
+        "create 0 TC cred=1:1000:100 dir=2 newobj=10 type=1 mode=384 nlink=1 uid=1000 gid=100 size=0 "
+        "fileid=110",
+        "readdirplus 0 T cred=1:0:0 obj=2 cookie=0 cookieverf=0 dircount=512 maxcount=4096 eof=1 "
+        "entries=[110:1:10:1:0:\"1700000000.M1P2.mailhost\"]",
+        "remove 0 TC cred=1:1000:100 dir=2", NULL};
+    struct tbbt_pass2_stats st;
+    GPtrArray *out = run(t, &st);
+    const struct tbbt_rec *c = rec_of(out, 1);
+    assert_name(c, TBBT_F_NAME, "tbbt-cut-10");
+    assert_true(c->flags & TBBT_RF_NAME_SYNTH);
+    assert_false(c->flags & TBBT_RF_ARGS_CUT);
+    assert_true(tbbt_rec_has(c, TBBT_F_CREATEHOW) && c->createhow == 0);
+    assert_true(tbbt_rec_has(c, TBBT_F_SET_MODE) && c->set_mode == 0600);
+    assert_true(rec_of(out, 3)->flags & TBBT_RF_ARGS_CUT);
+    assert_false(tbbt_rec_replayable(rec_of(out, 3)));
+    assert_int_equal(st.failures, 0);
+    assert_int_equal(st.inserted, 0);
+    assert_int_equal(st.cut_synth, 1);
+    assert_int_equal(st.cut_unreplayable, 1);
+    assert_int_equal(recheck(out), 0);
+    g_ptr_array_free(out, TRUE);
+}
+
+/* A rename whose target name was cut (the source fits): the target is
+ * named after the object the source holds, and a later cut lookup of the
+ * object there gets the same name. */
+static void test_cut_rename_target(void **s) {
+    (void)s;
+    static const char *const t[] = {"lookup 0 T cred=1:0:0 dir=1 name=\"new\" newobj=2 " DIRA " fileid=102",
+                                    "lookup 0 T cred=1:0:0 dir=1 name=\"cur\" newobj=3 " DIRA " fileid=103",
+                                    "lookup 0 T cred=1:0:0 dir=2 name=\"m1\" newobj=10 " FILEA " fileid=110",
+                                    "rename 0 TC cred=1:0:0 dir=2 name=\"m1\" dir2=3",
+                                    "lookup 0 TC cred=1:0:0 dir=3 newobj=10 " FILEA " fileid=110",
+                                    NULL};
+    struct tbbt_pass2_stats st;
+    GPtrArray *out = run(t, &st);
+    assert_name(rec_of(out, 3), TBBT_F_NAME2, "tbbt-cut-10");
+    assert_true(rec_of(out, 3)->flags & TBBT_RF_NAME_SYNTH);
+    assert_name(rec_of(out, 4), TBBT_F_NAME, "tbbt-cut-10");
+    assert_int_equal(st.cut_synth, 2);
+    assert_int_equal(st.cut_unreplayable, 0);
+    assert_int_equal(st.inserted, 0);
+    assert_int_equal(recheck(out), 0);
+    g_ptr_array_free(out, TRUE);
+}
+
+/* A mkdir whose name fits but whose attributes were cut gets the mode its
+ * reply shows; a write whose data alone was cut is not "cut" (the player
+ * makes its own payload) and is judged as usual. */
+static void test_cut_attributes_filled(void **s) {
+    (void)s;
+    static const char *const t[] = {
+        "mkdir 0 TC cred=1:1000:100 dir=1 name=\"Maildir\" newobj=2 type=2 mode=448 nlink=2 uid=1000 "
+        "gid=100 size=4096 fileid=102",
+        "write 0 TC cred=1:1000:100 obj=20 offset=0 count=8192 stable=0 rcount=8192 " FILEA, NULL};
+    struct tbbt_pass2_stats st;
+    GPtrArray *out = run(t, &st);
+    const struct tbbt_rec *m = rec_of(out, 0);
+    assert_true(tbbt_rec_has(m, TBBT_F_SET_MODE) && m->set_mode == 0700);
+    assert_false(m->flags & TBBT_RF_ARGS_CUT);
+    assert_false(rec_of(out, 1)->flags & TBBT_RF_ARGS_CUT);
+    assert_int_equal(st.cut, 1);
+    assert_int_equal(st.cut_filled, 1);
+    g_ptr_array_free(out, TRUE);
+}
+
+/* A rename the snaplen cut after its source (the target directory's
+ * handle and name are missing): the object leaves its name; a later
+ * lookup with the whole name shows where it went, and the held rename
+ * gets that target and is replayable again. Nothing is inserted (the
+ * lookup would otherwise find a name the trace never made). */
+static void test_cut_rename_resolved_by_sighting(void **s) {
+    (void)s;
+    static const char *const t[] = {
+        "mkdir 0 T cred=1:0:0 dir=1 name=\"tmp\" set_mode=493 newobj=2 " DIRA " fileid=102",
+        "mkdir 0 T cred=1:0:0 dir=1 name=\"new\" set_mode=493 newobj=3 " DIRA " fileid=103",
+        "create 0 T cred=1:0:0 dir=2 name=\"a\" createhow=0 set_mode=420 newobj=10 " FILEA " fileid=110",
+        "rename 0 TC cred=1:0:0 dir=2 name=\"a\"",
+        "lookup 2 T cred=1:0:0 dir=2 name=\"a\"",
+        "lookup 0 T cred=1:0:0 dir=3 name=\"1700000000.M1P2.mailhost\" newobj=10 " FILEA " fileid=110",
+        NULL};
+    struct tbbt_pass2_stats st;
+    GPtrArray *out = run(t, &st);
+    const struct tbbt_rec *r = rec_of(out, 3);
+    assert_false(r->flags & TBBT_RF_ARGS_CUT);
+    assert_true(tbbt_rec_has(r, TBBT_F_DIR2) && r->dir2 == 3);
+    assert_name(r, TBBT_F_NAME2, "1700000000.M1P2.mailhost");
+    assert_int_equal(st.failures, 0);
+    assert_int_equal(st.inserted, 0);
+    assert_int_equal(st.cut_unreplayable, 0);
+    assert_int_equal(recheck(out), 0);
+    g_ptr_array_free(out, TRUE);
+}
+
+/* Every name cut (-s 200): a file made under its synthetic name, renamed
+ * by a call cut after its source directory, later looked up (name cut)
+ * in another directory. The one cut rename out of that directory moved
+ * it: the rename gets the file's name as its source and a synthetic
+ * target, which the lookup gets too. With two such renames it cannot be
+ * told which: both stay cut, and so does the lookup. */
+static void test_cut_rename_source_cut(void **s) {
+    (void)s;
+    static const char *const one[] = {"lookup 0 T cred=1:0:0 dir=1 name=\"tmp\" newobj=2 " DIRA " fileid=102",
+                                      "lookup 0 T cred=1:0:0 dir=1 name=\"new\" newobj=3 " DIRA " fileid=103",
+                                      "create 0 TC cred=1:0:0 dir=2 newobj=10 " FILEA " fileid=110",
+                                      "rename 0 TC cred=1:0:0 dir=2",
+                                      "lookup 0 TC cred=1:0:0 dir=3 newobj=10 " FILEA " fileid=110",
+                                      NULL};
+    struct tbbt_pass2_stats st;
+    GPtrArray *out = run(one, &st);
+    const struct tbbt_rec *r = rec_of(out, 3);
+    assert_false(r->flags & TBBT_RF_ARGS_CUT);
+    assert_name(r, TBBT_F_NAME, "tbbt-cut-10");
+    assert_true(tbbt_rec_has(r, TBBT_F_DIR2) && r->dir2 == 3);
+    assert_name(r, TBBT_F_NAME2, "tbbt-cut-10");
+    assert_name(rec_of(out, 4), TBBT_F_NAME, "tbbt-cut-10");
+    assert_false(rec_of(out, 4)->flags & TBBT_RF_ARGS_CUT);
+    assert_int_equal(st.inserted, 0);
+    assert_int_equal(st.cut_unreplayable, 0);
+    assert_int_equal(recheck(out), 0);
+    g_ptr_array_free(out, TRUE);
+    static const char *const two[] = {"lookup 0 T cred=1:0:0 dir=1 name=\"tmp\" newobj=2 " DIRA " fileid=102",
+                                      "lookup 0 T cred=1:0:0 dir=1 name=\"new\" newobj=3 " DIRA " fileid=103",
+                                      "create 0 TC cred=1:0:0 dir=2 newobj=10 " FILEA " fileid=110",
+                                      "create 0 TC cred=1:0:0 dir=2 newobj=11 " FILEA " fileid=111",
+                                      "rename 0 TC cred=1:0:0 dir=2",
+                                      "rename 0 TC cred=1:0:0 dir=2",
+                                      "lookup 0 TC cred=1:0:0 dir=3 newobj=10 " FILEA " fileid=110",
+                                      NULL};
+    out = run(two, &st);
+    assert_true(rec_of(out, 4)->flags & TBBT_RF_ARGS_CUT);
+    assert_true(rec_of(out, 5)->flags & TBBT_RF_ARGS_CUT);
+    assert_true(rec_of(out, 6)->flags & TBBT_RF_ARGS_CUT);
+    assert_int_equal(st.inserted, 0);
+    assert_int_equal(st.cut_unreplayable, 3);
+    g_ptr_array_free(out, TRUE);
+}
+
+/* A link whose name was cut made "tbbt-cut-ID" there; a later lookup and
+ * remove with the whole name of it name what the replay made: the
+ * synthetic name (flag N), not the real one the replay never made. */
+static void test_cut_alias_of_whole_name(void **s) {
+    (void)s;
+    static const char *const t[] = {
+        "mkdir 0 T cred=1:0:0 dir=1 name=\"cur\" set_mode=493 newobj=3 " DIRA " fileid=103",
+        "create 0 T cred=1:0:0 dir=1 name=\"a\" createhow=0 set_mode=420 newobj=10 " FILEA " fileid=110",
+        "link 0 TC cred=1:0:0 obj=10 dir=3 " FILEA " fileid=110",
+        "lookup 0 T cred=1:0:0 dir=3 name=\"h1\" newobj=10 " FILEA " fileid=110",
+        "remove 0 T cred=1:0:0 dir=3 name=\"h1\"",
+        NULL};
+    struct tbbt_pass2_stats st;
+    GPtrArray *out = run(t, &st);
+    assert_name(rec_of(out, 2), TBBT_F_NAME, "tbbt-cut-10");
+    for (int i = 3; i < 5; i++) {
+        assert_name(rec_of(out, i), TBBT_F_NAME, "tbbt-cut-10");
+        assert_true(rec_of(out, i)->flags & TBBT_RF_NAME_SYNTH);
+    }
+    assert_int_equal(st.cut_aliased, 2);
+    assert_int_equal(st.failures, 0);
+    assert_int_equal(st.inserted, 0);
+    assert_int_equal(recheck(out), 0);
+    g_ptr_array_free(out, TRUE);
+}
+
+/* While a cut rename's target is unknown, a remove that finds a name the
+ * model has absent may have found the one it made: no create inserted. */
+static void test_cut_rename_withholds(void **s) {
+    (void)s;
+    static const char *const t[] = {
+        "mkdir 0 T cred=1:0:0 dir=1 name=\"new\" set_mode=493 newobj=3 " DIRA " fileid=103",
+        "create 0 T cred=1:0:0 dir=1 name=\"a\" createhow=0 set_mode=420 newobj=10 " FILEA " fileid=110",
+        "rename 0 TC cred=1:0:0 dir=1 name=\"a\"", "remove 0 T cred=1:0:0 dir=3 name=\"b\"", NULL};
+    struct tbbt_pass2_stats st;
+    GPtrArray *out = run(t, &st);
+    assert_int_equal(st.failures, 0);
+    assert_int_equal(st.inserted, 0);
+    assert_int_equal(st.cut_withheld, 1);
+    g_ptr_array_free(out, TRUE);
+}
+
+/* The report says what became of the cut calls, in text and JSON. */
+static void test_cut_report(void **s) {
+    (void)s;
+    static const char *const t[] = {"lookup 0 TC cred=1:0:0 dir=1 newobj=10 " FILEA " fileid=110",
+                                    "remove 0 TC cred=1:0:0 dir=1", NULL};
+    struct tbbt_pass2 *p = tbbt_pass2_new(NULL, NULL, NULL);
+    struct tbbt_rec r;
+    tbbt_rec_init(&r);
+    for (int i = 0; t[i]; i++) {
+        parse(&r, i + 1, t[i]);
+        tbbt_pass2_put(p, &r);
+    }
+    tbbt_pass2_finish(p);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    tbbt_pass2_report(p, f);
+    fclose(f);
+    assert_non_null(strstr(buf, "Cut by the snaplen: 2 calls"));
+    assert_non_null(strstr(buf, "1 synthetic names"));
+    assert_non_null(strstr(buf, "1 left unreplayable"));
+    GString *j = g_string_new(NULL);
+    tbbt_pass2_report_json(p, j);
+    assert_non_null(strstr(j->str, "\"cut\":2,\"cut_restored\":0,\"cut_synth\":1"));
+    assert_non_null(strstr(j->str, "\"cut_unreplayable\":1"));
+    g_string_free(j, TRUE);
+    free(buf);
+    tbbt_rec_free(&r);
+    tbbt_pass2_free(p);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cut_names_never_corrected),
+        cmocka_unit_test(test_cut_name_restored_by_object),
+        cmocka_unit_test(test_cut_name_restored_by_listing),
+        cmocka_unit_test(test_cut_name_synthetic_initial),
+        cmocka_unit_test(test_cut_create_synthetic),
+        cmocka_unit_test(test_cut_rename_target),
+        cmocka_unit_test(test_cut_attributes_filled),
+        cmocka_unit_test(test_cut_rename_resolved_by_sighting),
+        cmocka_unit_test(test_cut_rename_source_cut),
+        cmocka_unit_test(test_cut_alias_of_whole_name),
+        cmocka_unit_test(test_cut_rename_withholds),
+        cmocka_unit_test(test_cut_report),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
