@@ -81,7 +81,8 @@ static const struct pd_option pd_options[] = {
     {"seed", PD_U64, offsetof(struct pd_opts, seed), "1", 0, 0, "seed of every choice"},
     {"fragment", PD_LONG, offsetof(struct pd_opts, mtu), NULL, 68, 65535,
      "first of all, split every IPv4 UDP datagram whose IP packet is over N bytes into IP fragments, as "
-     "a sender on a link of MTU N; left whole: datagrams with DF or IP options, IPv6 and TCP"},
+     "the sending host on a link of MTU N does (DF set by a sender on a larger link is cleared); left whole: "
+     "datagrams with IP options, IPv6 and TCP"},
     {"drop-percent", PD_PERCENT, offsetof(struct pd_opts, percent), "0", 0, 0,
      "share of packets to delete, each chosen alone (decimals allowed)"},
     {"burst-percent", PD_PERCENT, offsetof(struct pd_opts, burst_percent), "0", 0, 0,
@@ -137,7 +138,7 @@ static void pd_usage(FILE *f) {
             "Packets are numbered from 1 (tshark's frame.number). Summary on stdout:\n"
             "\"dropped D of N packets, cut C, merged M into S super-segments, trimmed T, fragments "
             "dropped F\"; with --fragment, N counts the fragmented list and \", fragmented A datagrams in B "
-            "fragments, kept whole C with DF, O with options\" follows.\n"
+            "fragments (C had DF), kept whole O with options\" follows.\n"
             "Order: --fragment, deletions, --start-mid trims, --gro, --snaplen.\n"
             "Exit: 0 done, 1 bad input or I/O error, 2 bad usage.\n");
 }
@@ -577,9 +578,12 @@ static int pd_load(const struct pd_opts *o, struct pd_cap *c) {
 /* ---- --fragment ---------------------------------------------------------------- */
 
 /* Returns 1 when packet p is an IPv4 UDP datagram --fragment splits for
- * mtu: not a fragment, every byte captured, over mtu, without DF (a sender
- * would not fragment it) and without IP options (copying only the copied
- * ones is not worth it here); counts the DF and option ones kept in sum. */
+ * mtu: not a fragment, every byte captured, over mtu, and without IP
+ * options (copying only the copied ones is not worth it here). DF does not
+ * keep it whole: it was set by a host whose link carried the datagram
+ * whole (Linux sets it on every UDP datagram that fits its path), and that
+ * host, on a link of mtu, fragments its own datagram and clears DF. Counts
+ * the DF ones and the option ones kept whole in sum. */
 static int pd_frag_able(const struct pd_pkt *p, long mtu, struct pd_sum *sum) {
     const struct pd_lay *l = &p->l;
     struct pd_rd r = {p->data, p->h.caplen, 0};
@@ -588,9 +592,9 @@ static int pd_frag_able(const struct pd_pkt *p, long mtu, struct pd_sum *sum) {
         return 0;
     uint32_t df = pd_u16(&r, l->l3 + 6) & 0x4000;
     if (r.bad) return 0;
-    sum->fdf += !!df;
-    sum->fopts += !df && l->l4 - l->l3 != 20;
-    return !df && l->l4 - l->l3 == 20;
+    sum->fdf += l->l4 - l->l3 == 20 && df;
+    sum->fopts += l->l4 - l->l3 != 20;
+    return l->l4 - l->l3 == 20;
 }
 
 /* Returns the ticks of precision (micro or nano) per second. */
@@ -1087,8 +1091,8 @@ static int pd_run(const struct pd_opts *o) {
            " super-segments, trimmed %" PRIu64 ", fragments dropped %" PRIu64,
            sum.dropped, sum.n, sum.cut, sum.merged, sum.supers, sum.trimmed, sum.frags);
     if (o->mtu >= 0)
-        printf(", fragmented %" PRIu64 " datagrams in %" PRIu64 " fragments, kept whole %" PRIu64
-               " with DF, %" PRIu64 " with options",
+        printf(", fragmented %" PRIu64 " datagrams in %" PRIu64 " fragments (%" PRIu64
+               " had DF), kept whole %" PRIu64 " with options",
                sum.fdatagrams, sum.fpieces, sum.fdf, sum.fopts);
     printf("\n");
     rc = 0;
