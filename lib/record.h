@@ -54,10 +54,6 @@ enum {
      * the snaplen cut it and pass 2 gave the object a stable synthetic
      * name, the same in every record that names that object. */
     TBBT_RF_NAME_SYNTH = 1u << 9,
-    /* Arguments the snaplen cut were completed from the call's own reply
-     * (a create's mode from the new object's attributes; a symlink's
-     * target given a stand-in): transform/restore.h. */
-    TBBT_RF_RESTORED = 1u << 10,
 };
 
 /* A string in the record's arena. */

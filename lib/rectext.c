@@ -12,9 +12,9 @@ static const struct {
     uint16_t bit;
     char letter;
 } flag_letters[] = {
-    {TBBT_RF_REPLY_LOST, 'L'},  {TBBT_RF_INSERTED, 'I'}, {TBBT_RF_TCP, 'T'},        {TBBT_RF_CALL_TRUNC, 'C'},
-    {TBBT_RF_REPLY_TRUNC, 'R'}, {TBBT_RF_RETRANS, 'X'},  {TBBT_RF_MADE_EMPTY, 'E'}, {TBBT_RF_ARGS_CUT, 'K'},
-    {TBBT_RF_NAME_SYNTH, 'N'},  {TBBT_RF_RESTORED, 'S'},
+    {TBBT_RF_REPLY_LOST, 'L'}, {TBBT_RF_INSERTED, 'I'},    {TBBT_RF_TCP, 'T'},
+    {TBBT_RF_CALL_TRUNC, 'C'}, {TBBT_RF_REPLY_TRUNC, 'R'}, {TBBT_RF_RETRANS, 'X'},
+    {TBBT_RF_MADE_EMPTY, 'E'}, {TBBT_RF_ARGS_CUT, 'K'},    {TBBT_RF_NAME_SYNTH, 'N'},
 };
 #define NFLAGS (sizeof(flag_letters) / sizeof(flag_letters[0]))
 

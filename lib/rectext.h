@@ -19,8 +19,7 @@
  *   flags     = "-" / 1*letter ["+" 1*HEXDIG]    letters in this order: L reply lost, I inserted,
  *                                                T tcp, C call truncated, R reply truncated,
  *                                                X retransmitted, E made empty, K arguments cut,
- *                                                N synthetic name, S restored from the reply;
- *                                                "+hex" = other bits
+ *                                                N synthetic name; "+hex" = other bits
  *   cred      = "cred=" flavor ":" uid ":" gid [":" gid *("," gid)]   decimal; gids optional
  *   key=value = the record's optional fields, in tbbt_fields[] order, under their table key:
  *       id, u32, u64  decimal

@@ -10,7 +10,6 @@
 #include "htab.h"
 #include "fsmodel.h"
 #include "nfsdec.h"
-#include "restore.h"
 
 enum pend_kind { PK_NFS, PK_MOUNT, PK_OTHER };
 
@@ -693,10 +692,6 @@ static void nfs_reply(struct tbbt_pass1 *p, struct pend *e, const struct tbbt_rp
     reply_ids(p, e);
     if (r->status == TBBT_NFSERR_STALE) stale_ids(p, e);
     track_names(p, r);
-    if ((r->flags & TBBT_RF_ARGS_CUT) && tbbt_restore_from_reply(r)) {
-        p->st.args_restored++;
-        p->st.args_cut--;
-    }
 }
 
 /* Keeps an export root's ID once (pass 3 makes it the image root). */

@@ -65,7 +65,6 @@ struct tbbt_pass1_stats {
     uint64_t call_trunc, reply_trunc;   /* decoded from a cut-short message */
     uint64_t call_hdr_cut;              /* of call_trunc: cut inside the RPC header (xid, procedure only) */
     uint64_t args_cut;                  /* NFS records whose arguments were cut (TBBT_RF_ARGS_CUT) */
-    uint64_t args_restored;             /* cut records completed from their reply (restore.h) */
     uint64_t stale_dead;                /* handles of retired objects used again, answered STALE */
     uint64_t call_bad, reply_bad;       /* malformed NFS bodies (record kept) */
     uint64_t out_of_order;              /* records emitted with an earlier call time than the last */

@@ -436,7 +436,9 @@ static void end_warnings(struct prep *p) {
 static void judge_capture(struct prep *p) {
     unsigned n;
     const struct tbbt_client_loss *l = tbbt_pass1_loss(p->p1, &n);
-    tbbt_quality_assess(&p->quality, tbbt_capture_stats(p->cap), tbbt_pass1_stats(p->p1), l, n);
+    const struct tbbt_pass2_stats *s2 = p->p2 ? tbbt_pass2_stats(p->p2) : NULL;
+    uint64_t restored = s2 ? s2->cut - s2->cut_unreplayable : 0;
+    tbbt_quality_assess(&p->quality, tbbt_capture_stats(p->cap), tbbt_pass1_stats(p->p1), l, n, restored);
     char *w = tbbt_quality_warning(&p->quality, p->in);
     if (w) fprintf(stderr, "tbbt-prep: warning: %s\n", w);
     g_free(w);

@@ -65,7 +65,7 @@ static void attribute(struct tbbt_quality *q, const struct tbbt_capstats *cs,
 
 void tbbt_quality_assess(struct tbbt_quality *q, const struct tbbt_capstats *cs,
                          const struct tbbt_pass1_stats *s, const struct tbbt_client_loss *loss,
-                         unsigned nloss) {
+                         unsigned nloss, uint64_t restored) {
     memset(q, 0, sizeof(*q));
     q->cs = cs;
     add_clients(q, loss, nloss);
@@ -77,9 +77,9 @@ void tbbt_quality_assess(struct tbbt_quality *q, const struct tbbt_capstats *cs,
     uint64_t all = q->calls_seen + q->calls_missing;
     q->missing_share = all ? (double)q->calls_missing / (double)all : 0;
     q->records = s->records;
-    q->args_cut = s->args_cut;
+    q->restored = restored < s->args_cut ? restored : s->args_cut;
+    q->args_cut = s->args_cut - q->restored;
     q->header_only = s->call_hdr_cut;
-    q->restored = s->args_restored;
     q->replies_missing = s->replies_lost;
     q->cut_share = q->records ? (double)q->args_cut / (double)q->records : 0;
     q->bad_share = q->missing_share > q->cut_share ? q->missing_share : q->cut_share;
@@ -138,7 +138,7 @@ void tbbt_quality_print(const struct tbbt_quality *q, FILE *out) {
                 (unsigned long long)q->clients_unsequenced, (unsigned long long)q->calls_unsequenced);
     fprintf(out,
             "\n  records: %llu, %llu cut before an argument the replay needs (%.2f%%; %llu inside the RPC "
-            "header; %llu more completed from their reply), %llu without reply\n",
+            "header; %llu more completed by pass 2), %llu without reply\n",
             (unsigned long long)q->records, (unsigned long long)q->args_cut, 100 * q->cut_share,
             (unsigned long long)q->header_only, (unsigned long long)q->restored,
             (unsigned long long)q->replies_missing);

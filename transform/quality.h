@@ -59,7 +59,7 @@ struct tbbt_quality {
     uint64_t records;                                         /* NFS records */
     uint64_t args_cut;        /* records cut before an argument the replay needs */
     uint64_t header_only;     /* of those, cut inside the RPC header */
-    uint64_t restored;        /* cut records completed from their reply (not in args_cut) */
+    uint64_t restored;        /* cut records pass 2 completed (a name, attributes): not in args_cut */
     uint64_t replies_missing; /* NFS calls with no reply */
     double cut_share;         /* args_cut / records */
     double bad_share;         /* the larger of missing_share and cut_share: what the verdict judges */
@@ -69,10 +69,12 @@ struct tbbt_quality {
     const struct tbbt_capstats *cs; /* the figures it came from, for the report */
 };
 
-/* Judges a capture from its counters and pass 1's. */
+/* Judges a capture from its counters and pass 1's. restored: the cut
+ * records pass 2 completed, when it ran (they are not counted as cut: the
+ * replay sends them). */
 void tbbt_quality_assess(struct tbbt_quality *q, const struct tbbt_capstats *cs,
                          const struct tbbt_pass1_stats *s, const struct tbbt_client_loss *loss,
-                         unsigned nloss);
+                         unsigned nloss, uint64_t restored);
 
 /* "usable", "degraded", "not usable for replay". */
 const char *tbbt_quality_verdict_name(enum tbbt_verdict v);
