@@ -185,29 +185,30 @@ damage replies "$TMP/whole.pcap" --replies-only --drop-percent 5 --server-port "
 npk=$(tshark -r "$TMP/whole.pcap" 2>/dev/null | wc -l)
 damage midstream "$TMP/whole.pcap" --start-mid $((npk / 20)) && replays midstream 0
 
-# 5. UDP: the trace replayed over UDP under tcpdump, cut into 1500-byte IP
-# fragments as its sender would on an Ethernet (loopback carries 64 KB
-# datagrams whole), then 3% of the fragments lost.
-if "$DROP" --help 2>&1 | grep -q -- '--fragment'; then
-    tbbt_ganesha_start "$TMP/srv" || check "ganesha started (UDP)" false
-    if init_image "$TMP/whole.hmap" >/dev/null; then
-        # one socket: the player numbers its calls in sequence on it, as a client does
-        tbbt_capture_run "$TMP/udp.pcap" 0 "$(tbbt_capture_nfs_filter)" "$PLAY" -q --udp --connections 1 --order conservative \
-            --nfs-port "$TBBT_NFS_PORT" "$TMP/whole.tbbt" "127.0.0.1:$TBBT_EXPORT" >/dev/null
-        check "tbbt-play --udp ran under tcpdump" [ $? = 0 ]
-    fi
-    tbbt_ganesha_stop "$TMP/srv"
-    "$DROP" --fragment 1500 "$TMP/udp.pcap" "$TMP/udpfrag.pcap" >/dev/null
-    PORTS=(--port "$TBBT_NFS_PORT" --port "$TBBT_MNT_PORT")
-    prep udpfrag "$TMP/udpfrag.pcap" "${PORTS[@]}" --summary-json "$TMP/udpfrag.json"
-    calls "$TMP/udpfrag.tbbt" >"$TMP/udpfrag.calls"
-    check "the UDP capture holds the trace's calls ($(wc -l <"$TMP/udpfrag.calls") of $NWHOLE)" \
-        [ "$(wc -l <"$TMP/udpfrag.calls")" -ge $((NWHOLE * 9 / 10)) ]
-    BASE=$TMP/udpfrag.calls
-    damage frags "$TMP/udpfrag.pcap" --drop-frags 3
-else
-    echo "NOTE tbbt-pcapdrop has no --fragment: the UDP fragments case is not run"
+# 5. UDP: a trace of the same workload with NFS-over-UDP sized I/O (8 KiB)
+# replayed over UDP by tbbt-play under tcpdump (one socket: the player
+# numbers its calls in sequence on it, as a client does), cut into
+# 1500-byte IP fragments as its sender would on an Ethernet (loopback
+# carries 64 KB datagrams whole), then 3% of the fragments lost.
+WLOPTS=(--quiet --clients 3 --uids 0:0,1000:1000,1001:1001 --ops 1000 --seed "$SEED" --max-io 8192 --umask 022,002,077)
+capture udpsrc 1 || { e2e_end; exit 1; }
+tbbt_ganesha_start "$TMP/srv" || check "ganesha started (UDP)" false
+if init_image "$TMP/udpsrc.hmap" >/dev/null; then
+    tbbt_capture_run "$TMP/udp.pcap" 0 "$(tbbt_capture_nfs_filter)" "$PLAY" -q --udp --connections 1 \
+        --order conservative --nfs-port "$TBBT_NFS_PORT" "$TMP/udpsrc.tbbt" "127.0.0.1:$TBBT_EXPORT" >/dev/null
+    check "tbbt-play --udp ran under tcpdump" [ $? = 0 ]
 fi
+tbbt_ganesha_stop "$TMP/srv"
+"$DROP" --fragment 1500 "$TMP/udp.pcap" "$TMP/udpfrag.pcap" >"$TMP/udpfrag.drop"
+echo "UDP capture: $(cat "$TMP/udpfrag.drop")"
+PORTS=(--port "$TBBT_NFS_PORT" --port "$TBBT_MNT_PORT")
+prep udpfrag "$TMP/udpfrag.pcap" "${PORTS[@]}" --summary-json "$TMP/udpfrag.json"
+calls "$TMP/udpfrag.tbbt" >"$TMP/udpfrag.calls"
+nudp=$(wc -l <"$TMP/udpsrc.calls")
+check "the UDP capture holds the trace's calls ($(wc -l <"$TMP/udpfrag.calls") of $nudp)" \
+    [ "$(wc -l <"$TMP/udpfrag.calls")" -ge $((nudp * 9 / 10)) ]
+BASE=$TMP/udpfrag.calls
+damage frags "$TMP/udpfrag.pcap" --drop-frags 3
 
 echo "runtime $((SECONDS - T0)) s"
 e2e_end
