@@ -13,12 +13,30 @@
 #   jtotals FILE      "records matched mismatched skipped timeouts
 #                     not_replayable ops_per_s partial" of a tbbt-play JSON
 #   jmismatches FILE  one line per procedure that lost records
-# Needs PREP INIT PLAY DUMP (the binaries) and TREE (tree_compare.pl as an
-# array) set by the caller.
+#   replay_setup      sets PREP INIT PLAY DUMP WL DROP (the programs in $BUILD)
+#                     and TREE (tree_compare.pl, as an array); exits 77
+#                     (skipped, saying why) when one is missing, or tcpdump,
+#                     perl's JSON::PP or a runnable nfs-ganesha
 # The share is matched / totals.records of tbbt-play's JSON: every record
 # the trace holds is in the denominator, so skipped requests, timeouts,
 # mismatches and records the player would not send all count against it;
 # totals.records is checked against the record count tbbt-dump gives.
+
+replay_setup() {
+    e2e_require tcpdump perl
+    PREP=$BUILD/transform/tbbt-prep
+    INIT=$BUILD/hierarchy/tbbt-init
+    PLAY=$BUILD/player/tbbt-play
+    DUMP=$BUILD/tools/tbbt-dump
+    WL=$BUILD/tools/tbbt-workload
+    DROP=$BUILD/tools/tbbt-pcapdrop
+    TREE=(perl "$SRC/tests/play/tree_compare.pl")
+    local b
+    for b in "$PREP" "$INIT" "$PLAY" "$DUMP" "$WL" "$DROP"; do
+        [ -x "$b" ] || { echo "SKIP: $b not built"; exit 77; }
+    done
+    perl -MJSON::PP -e 1 2>/dev/null || { echo "SKIP: perl JSON::PP missing"; exit 77; }
+}
 
 # jtotals FILE: "records matched mismatched skipped timeouts not_replayable
 # ops_per_s partial" from a tbbt-play JSON document.

@@ -27,18 +27,7 @@ TARGET=99.9
 . "$SRC/tests/lib/e2e.sh"
 . "$SRC/tests/lib/replay.sh"
 
-e2e_require tcpdump perl
-PREP=$BUILD/transform/tbbt-prep
-INIT=$BUILD/hierarchy/tbbt-init
-PLAY=$BUILD/player/tbbt-play
-DUMP=$BUILD/tools/tbbt-dump
-WL=$BUILD/tools/tbbt-workload
-DROP=$BUILD/tools/tbbt-pcapdrop
-TREE=(perl "$SRC/tests/play/tree_compare.pl")
-for b in "$PREP" "$INIT" "$PLAY" "$DUMP" "$WL" "$DROP"; do
-    [ -x "$b" ] || { echo "SKIP: $b not built"; exit 77; }
-done
-perl -MJSON::PP -e 1 2>/dev/null || { echo "SKIP: perl JSON::PP missing"; exit 77; }
+replay_setup
 T0=$SECONDS
 e2e_begin lost-state
 
