@@ -65,7 +65,8 @@ static uint32_t ring_cap(uint32_t window) {
  * change names, so the pair adds no conflict the directory lock has not;
  * it is here so that the rule says what it means whatever the lock table
  * does with directories. all and w summarise the keys (one bit each) so
- * that most outstanding records are passed over with one AND. */
+ * that most outstanding records are passed over with one AND
+ * (touch_may). */
 #define TOUCH_MAX (TBBT_MAX_LOCKS + 2)
 enum { TOUCH_W = 1, TOUCH_NAME = 2 };
 
@@ -76,13 +77,22 @@ struct touch {
     uint64_t all, w;         /* a bit per key touched, per key written */
 };
 
+/* An offered record not done: its seq and its touch's summary bits, side
+ * by side, so that the scan over them (touch_held) reads one array. */
+struct holder {
+    uint64_t seq, all, w;
+};
+
+#define NOT_HELD UINT32_MAX
+
 struct cons {
     uint32_t mask;
     int64_t *call, *reply;
     uint64_t *slot_seq;
     uint8_t *done;
     struct touch *touch;       /* per slot: what the record touches */
-    uint64_t *holders;         /* offered records, maybe done (pruned as met) */
+    uint32_t *pos;             /* per slot: its index in holders[], or NOT_HELD */
+    struct holder *holders;    /* the offered records not done, in no order */
     uint32_t nholders;         /* in holders[] */
     uint64_t held_by;          /* 1 + the holder found holding next_send, 0: none known */
     uint64_t next_send, added; /* next_send: the next record to offer */
@@ -95,14 +105,15 @@ static void *cons_create(const struct tbbt_sched_opts *o) {
     c->mask = cap - 1;
     c->call = g_new0(int64_t, cap), c->reply = g_new0(int64_t, cap);
     c->slot_seq = g_new0(uint64_t, cap), c->done = g_new0(uint8_t, cap);
-    c->touch = g_new0(struct touch, cap), c->holders = g_new0(uint64_t, cap);
+    c->touch = g_new0(struct touch, cap), c->holders = g_new0(struct holder, cap);
+    c->pos = g_new0(uint32_t, cap);
     return c;
 }
 
 static void cons_destroy(void *s) {
     struct cons *c = s;
     g_free(c->call), g_free(c->reply), g_free(c->slot_seq), g_free(c->done), g_free(c->out.v);
-    g_free(c->touch), g_free(c->holders), g_free(c);
+    g_free(c->touch), g_free(c->holders), g_free(c->pos), g_free(c);
 }
 
 /* Adds key to t (once: a key met again keeps the stronger kind). */
@@ -155,10 +166,14 @@ static void touch_of(const struct tbbt_rec *r, struct touch *t) {
     touch_sum(t);
 }
 
-/* Do a and b touch one thing, one of them writing it? The summary bits
- * answer no for most pairs; the keys decide the rest. */
+/* May a (summary bits all_a, w_a) and b touch one thing, one of them
+ * writing it? 0: they do not; 1: touch_conflict decides. */
+static int touch_may(uint64_t all_a, uint64_t w_a, uint64_t all_b, uint64_t w_b) {
+    return ((w_a & all_b) | (all_a & w_b)) != 0;
+}
+
+/* Do a and b touch one thing, one of them writing it? */
 static int touch_conflict(const struct touch *a, const struct touch *b) {
-    if (!((a->w & b->all) | (a->all & b->w))) return 0;
     for (unsigned i = 0; i < a->n; i++)
         for (unsigned j = 0; j < b->n; j++)
             if (a->key[i] == b->key[j] && !((a->kind[i] ^ b->kind[j]) & TOUCH_NAME) &&
@@ -182,7 +197,7 @@ static void cons_add(void *s, uint64_t seq, const struct tbbt_rec *r) {
     int all = (r->flags & TBBT_RF_INSERTED) || (lost && tbbt_rec_has(r, TBBT_F_NEWOBJ));
     c->reply[i] = all ? INT64_MIN : lost ? INT64_MAX : r->reply_time;
     touch_of(r, &c->touch[i]);
-    c->slot_seq[i] = seq, c->done[i] = 0;
+    c->slot_seq[i] = seq, c->done[i] = 0, c->pos[i] = NOT_HELD;
     c->added = seq + 1;
 }
 
@@ -198,27 +213,23 @@ static int cons_is_done(const struct cons *c, uint64_t seq) {
  * so two that the trace had outstanding together would meet on the
  * server in either order; the earlier-called one goes first and the
  * later waits for its reply, whether the trace saw that reply (the two
- * overlapped) or lost it. The holder found is kept: the holders of
- * next_send only shrink until it goes, so a later call asks that one
- * first. Done records are dropped from the list. */
+ * overlapped) or lost it. A scan of the outstanding records (the cap on
+ * them bounds it), most passed over by their summary bits. The holder
+ * found is kept: the holders of next_send only shrink until it goes, so
+ * a later call asks that one first. */
 static int touch_held(struct cons *c, uint64_t seq, uint64_t *by) {
     if (c->held_by && !cons_is_done(c, c->held_by - 1)) {
         *by = c->held_by - 1;
         return 1;
     }
     const struct touch *t = &c->touch[seq & c->mask];
-    for (uint32_t k = 0; k < c->nholders;) {
-        uint64_t h = c->holders[k];
-        if (cons_is_done(c, h)) {
-            c->holders[k] = c->holders[--c->nholders];
-            continue;
-        }
-        if (touch_conflict(&c->touch[h & c->mask], t)) {
-            c->held_by = h + 1;
-            *by = h;
+    for (uint32_t k = 0; k < c->nholders; k++) {
+        const struct holder *h = &c->holders[k];
+        if (touch_may(h->all, h->w, t->all, t->w) && touch_conflict(&c->touch[h->seq & c->mask], t)) {
+            c->held_by = h->seq + 1;
+            *by = h->seq;
             return 1;
         }
-        k++;
     }
     c->held_by = 0;
     return 0;
@@ -244,12 +255,13 @@ static int cons_next(void *s, uint64_t *seq) {
     if (c->next_send >= c->added || cons_held(c, &by)) return TBBT_SCHED_NONE;
     /* offered records go in trace order (the engine sends what it is
      * offered in that order); the reply each will get holds later ones,
-     * and so does the record itself until then (touch_held). Every
-     * record listed is live here (touch_held pruned the rest), so the
-     * list holds a window at most. */
+     * and so does the record itself until then (touch_held). The list
+     * holds the offered records not done: a window at most. */
     *seq = c->next_send++;
-    heap_push(&c->out, c->reply[*seq & c->mask], *seq);
-    c->holders[c->nholders++] = *seq;
+    uint32_t i = (uint32_t)(*seq & c->mask);
+    heap_push(&c->out, c->reply[i], *seq);
+    c->pos[i] = c->nholders;
+    c->holders[c->nholders++] = (struct holder){*seq, c->touch[i].all, c->touch[i].w};
     return TBBT_SCHED_SEND;
 }
 
@@ -257,11 +269,23 @@ static void cons_sent(void *s, uint64_t seq) {
     (void)s, (void)seq;
 }
 
+/* Drops slot i's record from the holders (the last one takes its place). */
+static void holder_drop(struct cons *c, uint32_t i) {
+    uint32_t k = c->pos[i];
+    if (k == NOT_HELD) return;
+    struct holder last = c->holders[--c->nholders];
+    c->holders[k] = last;
+    c->pos[last.seq & c->mask] = k;
+    c->pos[i] = NOT_HELD;
+}
+
 static void cons_done(void *s, uint64_t seq, int ok) {
     struct cons *c = s;
     (void)ok;
     uint32_t i = (uint32_t)(seq & c->mask);
-    if (c->slot_seq[i] == seq) c->done[i] = 1;
+    if (c->slot_seq[i] != seq || c->done[i]) return;
+    c->done[i] = 1;
+    holder_drop(c, i);
 }
 
 /* The record whose reply holds the next one back (what cons_next
