@@ -402,6 +402,58 @@ static void test_conservative_read_read(void **st) {
     c->destroy(s);
 }
 
+/* Random getattrs and setattrs of four objects, overlapping at random,
+ * an eighth of their traced replies lost, replies in random order:
+ * conservative never has two outstanding that
+ * touch one object with one writing it, offers in trace order, and when
+ * it offers nothing its blocker names an outstanding record. */
+static void test_conservative_random_conflicts(void **st) {
+    (void)st;
+    const struct tbbt_sched_ops *c = &tbbt_sched_conservative;
+    void *s = new_sched(c, 0, NULL);
+    struct tbbt_rec r;
+    tbbt_rec_init(&r);
+    enum { N = 3000, W = 64 };
+    static uint8_t obj[N], wr[N], out[N];
+    uint64_t x = 12345, added = 0, next = 0, done = 0, live[W];
+    unsigned nlive = 0;
+    while (done < N) {
+        uint64_t oldest = next; /* the window: from the oldest record not done */
+        for (unsigned j = 0; j < nlive; j++)
+            oldest = live[j] < oldest ? live[j] : oldest;
+        while (added < N && added - oldest < W) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            obj[added] = (uint8_t)(1 + (x >> 60) % 4), wr[added] = (x >> 40) % 4 == 0;
+            mk(&r, wr[added] ? TBBT_OP_SETATTR : TBBT_OP_GETATTR, (int64_t)added, (int64_t)added + 3);
+            if ((x >> 20) % 8 == 0) r.flags = TBBT_RF_REPLY_LOST, r.status = -1;
+            tbbt_rec_set_u64(&r, TBBT_F_OBJ, obj[added]);
+            c->add(s, added++, &r);
+        }
+        int64_t k;
+        while ((k = nxt(c, s)) >= 0) {
+            assert_int_equal(k, next++);
+            for (unsigned j = 0; j < nlive; j++)
+                assert_false(obj[live[j]] == obj[k] && (wr[live[j]] || wr[k]));
+            out[k] = 1, live[nlive++] = (uint64_t)k;
+        }
+        uint64_t b;
+        if (next < added) {
+            assert_true(c->blocker(s, &b));
+            assert_true(out[b]);
+        }
+        assert_true(nlive > 0);
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        unsigned j = (unsigned)((x >> 33) % nlive);
+        out[live[j]] = 0;
+        c->done(s, live[j], 1);
+        live[j] = live[--nlive];
+        done++;
+    }
+    assert_int_equal(next, N);
+    tbbt_rec_free(&r);
+    c->destroy(s);
+}
+
 /* fsdep: a remove whose traced reply was lost keeps its write locks until
  * its reply even where locks go at the send (--deps send), so the lookup
  * of its name waits for it; one whose reply the trace saw releases them
@@ -806,6 +858,7 @@ int main(void) {
         cmocka_unit_test(test_conservative_conflict_overlap),
         cmocka_unit_test(test_conservative_share_overlap),
         cmocka_unit_test(test_conservative_read_read),
+        cmocka_unit_test(test_conservative_random_conflicts),
         cmocka_unit_test(test_fsdep_lost_remove),
         cmocka_unit_test(test_object_queue),
         cmocka_unit_test(test_revealed_handle),
