@@ -55,15 +55,18 @@ static uint32_t ring_cap(uint32_t window) {
 
 /* ---- conservative ---- */
 
-/* What a record touches, to hold later records behind a reply the trace
- * lost: the objects it locks (lib/locks.h), and the (directory, name)
- * pairs it names, hashed. A pair is written by a call that changes
- * names (create, remove, rename, link...), read by a lookup. Two records
- * conflict where they touch one thing and one of them writes it, as
- * fsdep's locks do. Today every call that names a pair also locks its
- * directory, written by the calls that change names, so the pair adds
- * no conflict the directory lock has not; it is here so that the rule
- * says what it means whatever the lock table does with directories. */
+/* What a record touches, so that a later record that conflicts with an
+ * outstanding one waits for its reply: the objects it locks
+ * (lib/locks.h), and the (directory, name) pairs it names, hashed. A
+ * pair is written by a call that changes names (create, remove, rename,
+ * link...), read by a lookup. Two records conflict where they touch one
+ * thing and one of them writes it, as fsdep's locks do. Today every call
+ * that names a pair also locks its directory, written by the calls that
+ * change names, so the pair adds no conflict the directory lock has not;
+ * it is here so that the rule says what it means whatever the lock table
+ * does with directories. all and w summarise the keys (one bit each) so
+ * that most outstanding records are passed over with one AND
+ * (touch_may). */
 #define TOUCH_MAX (TBBT_MAX_LOCKS + 2)
 enum { TOUCH_W = 1, TOUCH_NAME = 2 };
 
@@ -71,18 +74,27 @@ struct touch {
     uint8_t n;
     uint8_t kind[TOUCH_MAX]; /* TOUCH_* */
     uint64_t key[TOUCH_MAX]; /* an object's ID, or a pair's hash */
+    uint64_t all, w;         /* a bit per key touched, per key written */
 };
+
+/* An offered record not done: its seq and its touch's summary bits, side
+ * by side, so that the scan over them (touch_held) reads one array. */
+struct holder {
+    uint64_t seq, all, w;
+};
+
+#define NOT_HELD UINT32_MAX
 
 struct cons {
     uint32_t mask;
     int64_t *call, *reply;
     uint64_t *slot_seq;
     uint8_t *done;
-    uint8_t *holder;           /* per slot: a lost reply that holds what it touches */
-    struct touch *touch;       /* per slot: filled when a holder may be in its way (or it is one) */
-    uint64_t *holders;         /* offered holders, maybe done (pruned as met) */
+    struct touch *touch;       /* per slot: what the record touches */
+    uint32_t *pos;             /* per slot: its index in holders[], or NOT_HELD */
+    struct holder *holders;    /* the offered records not done, in no order */
     uint32_t nholders;         /* in holders[] */
-    uint32_t live_holders;     /* holders added and not done */
+    uint64_t held_by;          /* 1 + the holder found holding next_send, 0: none known */
     uint64_t next_send, added; /* next_send: the next record to offer */
     struct heap out;           /* offered, maybe not done: by traced reply time */
 };
@@ -93,15 +105,15 @@ static void *cons_create(const struct tbbt_sched_opts *o) {
     c->mask = cap - 1;
     c->call = g_new0(int64_t, cap), c->reply = g_new0(int64_t, cap);
     c->slot_seq = g_new0(uint64_t, cap), c->done = g_new0(uint8_t, cap);
-    c->holder = g_new0(uint8_t, cap), c->touch = g_new0(struct touch, cap);
-    c->holders = g_new0(uint64_t, cap);
+    c->touch = g_new0(struct touch, cap), c->holders = g_new0(struct holder, cap);
+    c->pos = g_new0(uint32_t, cap);
     return c;
 }
 
 static void cons_destroy(void *s) {
     struct cons *c = s;
     g_free(c->call), g_free(c->reply), g_free(c->slot_seq), g_free(c->done), g_free(c->out.v);
-    g_free(c->holder), g_free(c->touch), g_free(c->holders), g_free(c);
+    g_free(c->touch), g_free(c->holders), g_free(c->pos), g_free(c);
 }
 
 /* Adds key to t (once: a key met again keeps the stronger kind). */
@@ -124,6 +136,18 @@ static uint64_t name_key(tbbt_id dir, const char *name, uint32_t len) {
     return h;
 }
 
+/* Sets t's summary bits from its keys (after touch_put: a kind may grow
+ * to a write): one of 64 bits per key, from the top of a multiplicative
+ * hash, so that IDs 1, 2, 3... spread. */
+static void touch_sum(struct touch *t) {
+    t->all = t->w = 0;
+    for (unsigned k = 0; k < t->n; k++) {
+        uint64_t bit = 1ULL << ((t->key[k] * 0x9e3779b97f4a7c15ULL) >> 58);
+        t->all |= bit;
+        if (t->kind[k] & TOUCH_W) t->w |= bit;
+    }
+}
+
 /* Fills t with what r touches (see struct touch): the lock table's
  * objects, then its (dir, name) and (dir2, name2) pairs. */
 static void touch_of(const struct tbbt_rec *r, struct touch *t) {
@@ -132,12 +156,20 @@ static void touch_of(const struct tbbt_rec *r, struct touch *t) {
     t->n = 0;
     for (unsigned k = 0; k < n; k++)
         touch_put(t, l[k].obj, l[k].write ? TOUCH_W : 0);
-    if (r->op >= TBBT_OP_COUNT) return;
-    uint8_t kind = TOUCH_NAME | ((tbbt_op_info(r->op)->flags & TBBT_OPF_MODIFIES) ? TOUCH_W : 0);
-    if (tbbt_rec_has(r, TBBT_F_DIR) && tbbt_rec_has(r, TBBT_F_NAME))
-        touch_put(t, name_key(r->dir, tbbt_rec_str(r, r->name), r->name.len), kind);
-    if (tbbt_rec_has(r, TBBT_F_DIR2) && tbbt_rec_has(r, TBBT_F_NAME2))
-        touch_put(t, name_key(r->dir2, tbbt_rec_str(r, r->name2), r->name2.len), kind);
+    if (r->op < TBBT_OP_COUNT) {
+        uint8_t kind = TOUCH_NAME | ((tbbt_op_info(r->op)->flags & TBBT_OPF_MODIFIES) ? TOUCH_W : 0);
+        if (tbbt_rec_has(r, TBBT_F_DIR) && tbbt_rec_has(r, TBBT_F_NAME))
+            touch_put(t, name_key(r->dir, tbbt_rec_str(r, r->name), r->name.len), kind);
+        if (tbbt_rec_has(r, TBBT_F_DIR2) && tbbt_rec_has(r, TBBT_F_NAME2))
+            touch_put(t, name_key(r->dir2, tbbt_rec_str(r, r->name2), r->name2.len), kind);
+    }
+    touch_sum(t);
+}
+
+/* May a (summary bits all_a, w_a) and b touch one thing, one of them
+ * writing it? 0: they do not; 1: touch_conflict decides. */
+static int touch_may(uint64_t all_a, uint64_t w_a, uint64_t all_b, uint64_t w_b) {
+    return ((w_a & all_b) | (all_a & w_b)) != 0;
 }
 
 /* Do a and b touch one thing, one of them writing it? */
@@ -155,26 +187,17 @@ static void cons_add(void *s, uint64_t seq, const struct tbbt_rec *r) {
     uint32_t i = (uint32_t)(seq & c->mask);
     c->call[i] = r->call_time;
     /* A reply the trace never saw still reached its client, at a time
-     * nobody knows, before the client's next calls that depended on it:
-     * every later record that touches what it touches (struct touch)
-     * waits for it (a remove's: a lookup of the name must not run
-     * before the remove does). Its reply time holds nothing back by
-     * itself. One that showed a handle (a create's, a lookup's: the trace
-     * goes on to use it) holds every later record, and so does a
-     * corrective record (pass 2), as it is there to make the next ones go
-     * as traced and its times are drawn, not seen. */
+     * nobody knows: its reply time holds nothing back by itself (what
+     * touches what it touches waits for it anyway: touch_held). One that
+     * showed a handle (a create's, a lookup's: the trace goes on to use
+     * it) holds every later record, and so does a corrective record (pass
+     * 2), as it is there to make the next ones go as traced and its times
+     * are drawn, not seen. */
     int lost = tbbt_sched_reply_lost(r);
     int all = (r->flags & TBBT_RF_INSERTED) || (lost && tbbt_rec_has(r, TBBT_F_NEWOBJ));
     c->reply[i] = all ? INT64_MIN : lost ? INT64_MAX : r->reply_time;
-    c->holder[i] = (uint8_t)(lost && !all);
-    /* no holder is live: none before this record can hold it, and none
-     * after it may (records are held by earlier ones only) */
-    if (c->holder[i] || c->live_holders)
-        touch_of(r, &c->touch[i]);
-    else
-        c->touch[i].n = 0;
-    c->live_holders += c->holder[i];
-    c->slot_seq[i] = seq, c->done[i] = 0;
+    touch_of(r, &c->touch[i]);
+    c->slot_seq[i] = seq, c->done[i] = 0, c->pos[i] = NOT_HELD;
     c->added = seq + 1;
 }
 
@@ -184,28 +207,38 @@ static int cons_is_done(const struct cons *c, uint64_t seq) {
     return c->slot_seq[i] != seq || c->done[i];
 }
 
-/* Is record seq held by an offered holder, not done, that touches what it
- * touches? *by: that holder. Done holders are dropped from the list. */
+/* Is record seq (next_send) held by an offered record, not done, that
+ * touches what it touches, one of the two writing it? *by: that record.
+ * Issue 21: a server runs pipelined requests at once (nfs-ganesha does),
+ * so two that the trace had outstanding together would meet on the
+ * server in either order; the earlier-called one goes first and the
+ * later waits for its reply, whether the trace saw that reply (the two
+ * overlapped) or lost it. A scan of the outstanding records (the cap on
+ * them bounds it), most passed over by their summary bits. The holder
+ * found is kept: the holders of next_send only shrink until it goes, so
+ * a later call asks that one first. */
 static int touch_held(struct cons *c, uint64_t seq, uint64_t *by) {
+    if (c->held_by && !cons_is_done(c, c->held_by - 1)) {
+        *by = c->held_by - 1;
+        return 1;
+    }
     const struct touch *t = &c->touch[seq & c->mask];
-    for (uint32_t k = 0; k < c->nholders;) {
-        uint64_t h = c->holders[k];
-        if (cons_is_done(c, h)) {
-            c->holders[k] = c->holders[--c->nholders];
-            continue;
-        }
-        if (touch_conflict(&c->touch[h & c->mask], t)) {
-            *by = h;
+    for (uint32_t k = 0; k < c->nholders; k++) {
+        const struct holder *h = &c->holders[k];
+        if (touch_may(h->all, h->w, t->all, t->w) && touch_conflict(&c->touch[h->seq & c->mask], t)) {
+            c->held_by = h->seq + 1;
+            *by = h->seq;
             return 1;
         }
-        k++;
     }
+    c->held_by = 0;
     return 0;
 }
 
 /* Is the next record (added) held back, and by which record (*by)? By
  * the offered record, not done, with the earliest traced reply, when
- * that reply came before the next one's call; else by a holder. */
+ * that reply came before the next one's call; else by an outstanding
+ * record it conflicts with. */
 static int cons_held(struct cons *c, uint64_t *by) {
     while (c->out.n && cons_is_done(c, c->out.v[0].seq))
         heap_pop(&c->out);
@@ -221,18 +254,29 @@ static int cons_next(void *s, uint64_t *seq) {
     uint64_t by;
     if (c->next_send >= c->added || cons_held(c, &by)) return TBBT_SCHED_NONE;
     /* offered records go in trace order (the engine sends what it is
-     * offered in that order); the reply each will get holds later ones.
-     * Every holder listed is live here (cons_held pruned the rest), so
-     * the list holds a window at most. */
+     * offered in that order); the reply each will get holds later ones,
+     * and so does the record itself until then (touch_held). The list
+     * holds the offered records not done: a window at most. */
     *seq = c->next_send++;
     uint32_t i = (uint32_t)(*seq & c->mask);
     heap_push(&c->out, c->reply[i], *seq);
-    if (c->holder[i]) c->holders[c->nholders++] = *seq;
+    c->pos[i] = c->nholders;
+    c->holders[c->nholders++] = (struct holder){*seq, c->touch[i].all, c->touch[i].w};
     return TBBT_SCHED_SEND;
 }
 
 static void cons_sent(void *s, uint64_t seq) {
     (void)s, (void)seq;
+}
+
+/* Drops slot i's record from the holders (the last one takes its place). */
+static void holder_drop(struct cons *c, uint32_t i) {
+    uint32_t k = c->pos[i];
+    if (k == NOT_HELD) return;
+    struct holder last = c->holders[--c->nholders];
+    c->holders[k] = last;
+    c->pos[last.seq & c->mask] = k;
+    c->pos[i] = NOT_HELD;
 }
 
 static void cons_done(void *s, uint64_t seq, int ok) {
@@ -241,7 +285,7 @@ static void cons_done(void *s, uint64_t seq, int ok) {
     uint32_t i = (uint32_t)(seq & c->mask);
     if (c->slot_seq[i] != seq || c->done[i]) return;
     c->done[i] = 1;
-    c->live_holders -= c->holder[i];
+    holder_drop(c, i);
 }
 
 /* The record whose reply holds the next one back (what cons_next

@@ -5,14 +5,19 @@
  *   conservative  a record goes once every record with an earlier traced
  *                 call time was sent and every reply the trace received
  *                 before its call time was received: the trace's own
- *                 concurrency, no more. Records go in trace order.
- *                 A reply the trace lost has no time: it holds the later
- *                 records that touch an object it locks (lib/locks.h), one
- *                 of the two writing it, or a (directory, name) it names,
- *                 until its replay reply (its client had it before it went
- *                 on with them; when is unknown); other records go. One
- *                 that showed a handle, and a corrective record (pass 2),
- *                 hold every later record until their reply.
+ *                 concurrency, no more, where it is no race. Records go
+ *                 in trace order. Every record sent holds, until its
+ *                 replay reply, the later records that touch an object it
+ *                 locks (lib/locks.h), one of the two writing it, or a
+ *                 (directory, name) it names: the server runs pipelined
+ *                 requests in any order, so two the trace had outstanding
+ *                 together that conflict would race there; the
+ *                 earlier-called one goes first. A record that shares
+ *                 nothing goes. A reply the trace lost has no time: its
+ *                 record holds that way only (its client had the reply
+ *                 before it went on; when is unknown). One that showed a
+ *                 handle, and a corrective record (pass 2), hold every
+ *                 later record until their reply.
  *   fsdep         each record takes read or write locks on the objects it
  *                 touches (tbbt_sched_locks, lib/locks.h); one object's locks are granted
  *                 in trace order (a later reader never overtakes an earlier

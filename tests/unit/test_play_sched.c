@@ -1,6 +1,7 @@
 /* test_play_sched.c -- the player's ordering policies: the paper's Table 3
  * (conservative gives sequence 3, fsdep sequence 4), conservative keeping
- * the trace's overlap, per-object lock queues (a later reader never
+ * the trace's overlap where it is no race and serialising a conflicting
+ * overlapping pair, per-object lock queues (a later reader never
  * overtakes an earlier writer), strict mode, lost replies holding what
  * depends on them in both orders, handles revealed by replies,
  * failed records' dependants skipped transitively, the lock table, and
@@ -278,6 +279,177 @@ static void test_conservative_lost_touch(void **st) {
     assert_int_equal(nxt(c, s), -1); /* the write waits for the lost read */
     c->done(s, 2, 1);
     assert_int_equal(nxt(c, s), 4);
+    tbbt_rec_free(&r);
+    c->destroy(s);
+}
+
+/* Issue 21: two records of different clients whose traced intervals
+ * overlap were sent together, and the server ran them in either order: a
+ * lookup traced OK overtook the create of its name and got NOENT. The
+ * later-called one that conflicts with the outstanding one (the create
+ * writes the directory and the pair (1, "f") the lookup reads) waits for
+ * its reply; a record after it waits too (records go in trace order). */
+static void test_conservative_conflict_overlap(void **st) {
+    (void)st;
+    const struct tbbt_sched_ops *c = &tbbt_sched_conservative;
+    void *s = new_sched(c, 0, NULL);
+    struct tbbt_rec r;
+    tbbt_rec_init(&r);
+    mk(&r, TBBT_OP_CREATE, 0, 10);
+    dirname(&r, 1, "f", 0);
+    tbbt_rec_set_u64(&r, TBBT_F_NEWOBJ, 2);
+    c->add(s, 0, &r);
+    mk(&r, TBBT_OP_LOOKUP, 1, 5);
+    dirname(&r, 1, "f", 0);
+    tbbt_rec_set_u64(&r, TBBT_F_NEWOBJ, 2);
+    c->add(s, 1, &r);
+    mk(&r, TBBT_OP_GETATTR, 2, 4);
+    tbbt_rec_set_u64(&r, TBBT_F_OBJ, 7);
+    c->add(s, 2, &r);
+    uint64_t b = 99;
+    assert_int_equal(nxt(c, s), 0);
+    c->sent(s, 0);
+    assert_int_equal(nxt(c, s), -1); /* the lookup waits for the create's reply */
+    assert_true(c->blocker(s, &b));
+    assert_int_equal(b, 0);
+    assert_int_equal(nxt(c, s), -1); /* asked again: still, by the same one */
+    assert_true(c->blocker(s, &b));
+    assert_int_equal(b, 0);
+    c->done(s, 0, 1);
+    assert_int_equal(nxt(c, s), 1);
+    assert_int_equal(nxt(c, s), 2);
+    tbbt_rec_free(&r);
+    c->destroy(s);
+}
+
+/* What conflicts with an outstanding record waits; what shares nothing
+ * with it, or only reads what it reads, goes at once (the trace's
+ * concurrency is kept there): a write of 5 outstanding, a getattr of 6
+ * and a create in directory 1 go; a read of 6 shares 6 with that getattr
+ * and goes; a setattr of 5 waits for the write. */
+static void test_conservative_share_overlap(void **st) {
+    (void)st;
+    const struct tbbt_sched_ops *c = &tbbt_sched_conservative;
+    void *s = new_sched(c, 0, NULL);
+    struct tbbt_rec r;
+    tbbt_rec_init(&r);
+    mk(&r, TBBT_OP_WRITE, 0, 10);
+    tbbt_rec_set_u64(&r, TBBT_F_OBJ, 5);
+    c->add(s, 0, &r);
+    mk(&r, TBBT_OP_GETATTR, 1, 10);
+    tbbt_rec_set_u64(&r, TBBT_F_OBJ, 6);
+    c->add(s, 1, &r);
+    mk(&r, TBBT_OP_CREATE, 2, 10);
+    dirname(&r, 1, "g", 0);
+    tbbt_rec_set_u64(&r, TBBT_F_NEWOBJ, 8);
+    c->add(s, 2, &r);
+    mk(&r, TBBT_OP_READ, 3, 10);
+    tbbt_rec_set_u64(&r, TBBT_F_OBJ, 6);
+    c->add(s, 3, &r);
+    mk(&r, TBBT_OP_SETATTR, 4, 10);
+    tbbt_rec_set_u64(&r, TBBT_F_OBJ, 5);
+    c->add(s, 4, &r);
+    uint64_t b = 99;
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(nxt(c, s), i);
+        c->sent(s, (uint64_t)i);
+    }
+    assert_int_equal(nxt(c, s), -1);
+    assert_true(c->blocker(s, &b));
+    assert_int_equal(b, 0);
+    c->done(s, 1, 1), c->done(s, 2, 1), c->done(s, 3, 1);
+    assert_int_equal(nxt(c, s), -1);
+    c->done(s, 0, 1);
+    assert_int_equal(nxt(c, s), 4);
+    tbbt_rec_free(&r);
+    c->destroy(s);
+}
+
+/* Readers share: two lookups of one name and a readdir of its directory
+ * go together. A later create of another name in it writes the
+ * directory: it waits for all three, each named in turn. */
+static void test_conservative_read_read(void **st) {
+    (void)st;
+    const struct tbbt_sched_ops *c = &tbbt_sched_conservative;
+    void *s = new_sched(c, 0, NULL);
+    struct tbbt_rec r;
+    tbbt_rec_init(&r);
+    for (int i = 0; i < 2; i++) {
+        mk(&r, TBBT_OP_LOOKUP, i, 10);
+        dirname(&r, 1, "f", 0);
+        tbbt_rec_set_u64(&r, TBBT_F_NEWOBJ, 2);
+        c->add(s, (uint64_t)i, &r);
+    }
+    mk(&r, TBBT_OP_READDIR, 2, 10);
+    tbbt_rec_set_u64(&r, TBBT_F_OBJ, 1);
+    c->add(s, 2, &r);
+    mk(&r, TBBT_OP_CREATE, 3, 10);
+    dirname(&r, 1, "h", 0);
+    tbbt_rec_set_u64(&r, TBBT_F_NEWOBJ, 3);
+    c->add(s, 3, &r);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(nxt(c, s), i);
+        c->sent(s, (uint64_t)i);
+    }
+    uint64_t b = 99;
+    for (uint64_t i = 0; i < 3; i++) {
+        assert_int_equal(nxt(c, s), -1);
+        assert_true(c->blocker(s, &b));
+        c->done(s, b, 1);
+    }
+    assert_int_equal(nxt(c, s), 3);
+    tbbt_rec_free(&r);
+    c->destroy(s);
+}
+
+/* Random getattrs and setattrs of four objects, overlapping at random,
+ * an eighth of their traced replies lost, replies in random order:
+ * conservative never has two outstanding that
+ * touch one object with one writing it, offers in trace order, and when
+ * it offers nothing its blocker names an outstanding record. */
+static void test_conservative_random_conflicts(void **st) {
+    (void)st;
+    const struct tbbt_sched_ops *c = &tbbt_sched_conservative;
+    void *s = new_sched(c, 0, NULL);
+    struct tbbt_rec r;
+    tbbt_rec_init(&r);
+    enum { N = 3000, W = 64 };
+    static uint8_t obj[N], wr[N], out[N];
+    uint64_t x = 12345, added = 0, next = 0, done = 0, live[W];
+    unsigned nlive = 0;
+    while (done < N) {
+        uint64_t oldest = next; /* the window: from the oldest record not done */
+        for (unsigned j = 0; j < nlive; j++)
+            oldest = live[j] < oldest ? live[j] : oldest;
+        while (added < N && added - oldest < W) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            obj[added] = (uint8_t)(1 + (x >> 60) % 4), wr[added] = (x >> 40) % 4 == 0;
+            mk(&r, wr[added] ? TBBT_OP_SETATTR : TBBT_OP_GETATTR, (int64_t)added, (int64_t)added + 3);
+            if ((x >> 20) % 8 == 0) r.flags = TBBT_RF_REPLY_LOST, r.status = -1;
+            tbbt_rec_set_u64(&r, TBBT_F_OBJ, obj[added]);
+            c->add(s, added++, &r);
+        }
+        int64_t k;
+        while ((k = nxt(c, s)) >= 0) {
+            assert_int_equal(k, next++);
+            for (unsigned j = 0; j < nlive; j++)
+                assert_false(obj[live[j]] == obj[k] && (wr[live[j]] || wr[k]));
+            out[k] = 1, live[nlive++] = (uint64_t)k;
+        }
+        uint64_t b;
+        if (next < added) {
+            assert_true(c->blocker(s, &b));
+            assert_true(out[b]);
+        }
+        assert_true(nlive > 0);
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        unsigned j = (unsigned)((x >> 33) % nlive);
+        out[live[j]] = 0;
+        c->done(s, live[j], 1);
+        live[j] = live[--nlive];
+        done++;
+    }
+    assert_int_equal(next, N);
     tbbt_rec_free(&r);
     c->destroy(s);
 }
@@ -683,6 +855,10 @@ int main(void) {
         cmocka_unit_test(test_conservative_overlap),
         cmocka_unit_test(test_conservative_lost_remove),
         cmocka_unit_test(test_conservative_lost_touch),
+        cmocka_unit_test(test_conservative_conflict_overlap),
+        cmocka_unit_test(test_conservative_share_overlap),
+        cmocka_unit_test(test_conservative_read_read),
+        cmocka_unit_test(test_conservative_random_conflicts),
         cmocka_unit_test(test_fsdep_lost_remove),
         cmocka_unit_test(test_object_queue),
         cmocka_unit_test(test_revealed_handle),
