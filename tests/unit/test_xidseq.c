@@ -87,6 +87,7 @@ static void test_bursts(void **state) {
     assert_true(r.sequential);
     assert_int_equal(r.missing, k);
     assert_int_equal(r.jumps, 0);
+    g_free(drop);
 }
 
 /* Calls captured out of order within the window: nothing missing. */
