@@ -20,7 +20,7 @@
 # snaplen 96 every call's procedure is in the summary (per-procedure counts
 # equal the whole capture's); the estimate within 3 points everywhere; the
 # replays' floors: 99.5% of all records on the burst-loss capture and
-# FLOOR_S200 (85%) on the snaplen-200 one, in both orders. Targets of issue
+# FLOOR_S200 (80%; fresh captures measured 87.4-87.5%) on the snaplen-200 one, in both orders. Targets of issue
 # 20 not met yet are printed as such (MISS lines, not failures): no record
 # inserted at snaplen >= 200 nor on a whole capture, and 99.9% matched on
 # the snaplen-200 and burst-loss captures. The other kinds' replays are
@@ -174,7 +174,7 @@ for s in 96 128 200 256 512 1500; do
     fi
 done
 check "s96: every call's procedure is in the summary" cmp -s <(procs "$TMP/whole.json") <(procs "$TMP/s96.json")
-replays s200 "${FLOOR_S200:-85}" 99.9
+replays s200 "${FLOOR_S200:-80}" 99.9
 replays s256 0
 
 # 3. The busy host: GRO super-segments, whole, and at -s 256 and 1500
