@@ -61,6 +61,28 @@ struct attrfix {
     struct tbbt_rec set; /* the object (obj) and the new values (mode, uid, gid, size) */
 };
 
+/* Records pass 2 reads ahead of the one it pre-plays, at most: the calls
+ * made before that record's reply came (another client's call the server
+ * may have run first, explained_later). */
+#define LOOKAHEAD 64
+
+/* Predictions of a held record made before an overlapping earlier call
+ * of another client was applied (note_alternatives): what the record
+ * would get had the server run it first. */
+#define ALT_MAX 4
+struct alt {
+    uint64_t q[ALT_MAX]; /* the earlier records */
+    uint8_t oc[ALT_MAX]; /* enum tbbt_oc predicted before each */
+    uint8_t n;
+};
+
+/* A record the server ran after a later call (explained_later): the
+ * model applies it once that call has been pre-played. */
+struct deferral {
+    uint64_t after; /* the later record */
+    struct tbbt_rec r;
+};
+
 /* Frees a waiting change. */
 static void attrfix_free(struct attrfix *f) {
     tbbt_rec_free(&f->set);
@@ -74,6 +96,8 @@ struct tbbt_pass2 {
     struct tbbt_fsmodel *m;
     GRand *rng;
     struct tbbt_rec *ring; /* held records; seq s lives in ring[s % cap] */
+    struct alt *alts;      /* per ring slot: its predictions under another order */
+    GPtrArray *deferred;   /* struct deferral *: records applied after a later call */
     uint32_t cap;
     uint64_t head_seq;  /* oldest held record */
     uint64_t next_seq;  /* sequence number of the next record put (from 1) */
@@ -123,8 +147,11 @@ struct tbbt_pass2 *tbbt_pass2_new(const struct tbbt_pass2_opts *o, tbbt_p2_sink 
     p->ctx = ctx;
     p->m = tbbt_fsmodel_new();
     p->rng = g_rand_new_with_seed((guint32)(p->o.seed ^ (p->o.seed >> 32)));
-    p->cap = p->o.window + 2; /* the window, the record being pre-played, the one just put */
+    /* the window, the record being pre-played, the ones read ahead */
+    p->cap = p->o.window + 2 + LOOKAHEAD;
     p->ring = g_new0(struct tbbt_rec, p->cap);
+    p->alts = g_new0(struct alt, p->cap);
+    p->deferred = g_ptr_array_new();
     for (uint32_t i = 0; i < p->cap; i++)
         tbbt_rec_init(&p->ring[i]);
     p->head_seq = p->next_seq = 1;
@@ -156,6 +183,13 @@ void tbbt_pass2_free(struct tbbt_pass2 *p) {
     for (uint32_t i = 0; i < p->cap; i++)
         tbbt_rec_free(&p->ring[i]);
     g_free(p->ring);
+    g_free(p->alts);
+    for (guint i = 0; i < p->deferred->len; i++) {
+        struct deferral *d = p->deferred->pdata[i];
+        tbbt_rec_free(&d->r);
+        g_free(d);
+    }
+    g_ptr_array_free(p->deferred, TRUE);
     for (guint i = 0; i < p->pending->len; i++)
         ins_free(p->pending->pdata[i]);
     for (guint i = 0; i < p->group->len; i++)
@@ -1593,6 +1627,126 @@ static void note_shown(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t 
     }
 }
 
+/* ---- calls of other clients the server ran in the other order ---- */
+
+/* Are a and b calls of two clients whose call-to-reply intervals
+ * overlap (each call made before the other's reply), both whole and
+ * answered, so that the server may have run either one first? */
+static int overlaps(const struct tbbt_rec *a, const struct tbbt_rec *b) {
+    const unsigned skip = TBBT_RF_REPLY_LOST | TBBT_RF_RPC_ERROR | TBBT_RF_ARGS_CUT | TBBT_RF_INSERTED;
+    if ((a->flags & skip) || (b->flags & skip) || a->status < 0 || b->status < 0) return 0;
+    if (a->client.family == b->client.family && a->client.port == b->client.port &&
+        memcmp(a->client.addr, b->client.addr, sizeof(a->client.addr)) == 0)
+        return 0; /* one client: its calls are the trace's order */
+    return a->call_time < b->reply_time && b->call_time < a->reply_time;
+}
+
+/* Do a and b name a common object (handle, directory, new object, the
+ * object a name holds)? Only then can their order change an outcome. */
+static int share_object(const struct tbbt_fsmodel *m, const struct tbbt_rec *a, const struct tbbt_rec *b) {
+    tbbt_id x[5], y[5];
+    record_objects(m, a, x);
+    record_objects(m, b, y);
+    for (int i = 0; i < 5; i++)
+        for (int j = 0; x[i] && j < 5; j++)
+            if (x[i] == y[j]) return 1;
+    return 0;
+}
+
+/* Does predicted class c agree with traced class t (c unknown: any)? */
+static int agrees(enum tbbt_oc c, enum tbbt_oc t) {
+    return c == TBBT_OC_ANY || c == t;
+}
+
+/* Before held record q (seq qs) is applied: each later held record of
+ * another client whose call overlaps q's and that names an object q
+ * names gets the model's prediction now, as if the server ran it before
+ * q (explained_earlier). */
+static void note_alternatives(struct tbbt_pass2 *p, const struct tbbt_rec *q, uint64_t qs) {
+    for (uint64_t s = qs + 1; s < p->next_seq; s++) {
+        const struct tbbt_rec *r = &p->ring[s % p->cap];
+        if (r->call_time >= q->reply_time) break; /* in call order: no later one overlaps */
+        struct alt *a = &p->alts[s % p->cap];
+        if (a->n == ALT_MAX || !overlaps(q, r) || !share_object(p->m, q, r)) continue;
+        a->q[a->n] = qs;
+        a->oc[a->n++] = (uint8_t)tbbt_oc_predict(p->m, r);
+    }
+}
+
+/* Record r (held as seq), whose traced class is traced, failed in call
+ * order: an earlier held record of another client, whose call overlaps
+ * r's, before which the model predicted r's traced outcome
+ * (note_alternatives). Returns its seq, or 0. */
+static uint64_t explained_earlier(struct tbbt_pass2 *p, uint64_t seq, enum tbbt_oc traced) {
+    const struct alt *a = &p->alts[seq % p->cap];
+    for (unsigned i = 0; i < a->n; i++)
+        if (a->q[i] >= p->head_seq && a->q[i] + p->cap > seq && agrees((enum tbbt_oc)a->oc[i], traced))
+            return a->q[i];
+    return 0;
+}
+
+/* Record r (held as seq, v as judged), whose traced class is traced,
+ * failed in call order: the first later held record of another client,
+ * whose call overlaps r's and names an object r names, after which (and
+ * after the overlapping ones before it) the model, on a copy, predicts
+ * r's traced outcome. Returns its seq, or 0. */
+static uint64_t explained_later(struct tbbt_pass2 *p, const struct tbbt_rec *v, uint64_t seq,
+                                enum tbbt_oc traced) {
+    struct tbbt_fsmodel *c = NULL;
+    uint64_t found = 0;
+    for (uint64_t s = seq + 1; s < p->next_seq && !found; s++) {
+        const struct tbbt_rec *q = &p->ring[s % p->cap];
+        if (q->call_time >= v->reply_time) break;
+        if (!overlaps(v, q) || !share_object(p->m, v, q)) continue;
+        if (!c) c = tbbt_fsmodel_clone(p->m);
+        tbbt_fsmodel_apply(c, q, q->status);
+        if (agrees(tbbt_oc_predict(c, v), traced)) found = s;
+    }
+    tbbt_fsmodel_free(c);
+    return found;
+}
+
+/* Record r (held as seq, v as judged) failed in call order: is the
+ * failure one the server's other order of an overlapping call of
+ * another client explains? Then it is no failure (counted), and the
+ * model ends as that order leaves it: r applied after the later call
+ * (its deferral, *defer_after gets that call), or the earlier call
+ * applied again after r. */
+static int concurrent(struct tbbt_pass2 *p, const struct tbbt_rec *v, uint64_t seq, enum tbbt_oc traced,
+                      uint64_t *defer_after, uint64_t *reapply) {
+    *defer_after = *reapply = 0;
+    uint64_t q = explained_earlier(p, seq, traced);
+    if (q)
+        *reapply = q;
+    else
+        q = *defer_after = explained_later(p, v, seq, traced);
+    if (q) p->st.concurrent++;
+    return q != 0;
+}
+
+/* Holds a copy of r to be applied once the held record after (a later
+ * call the server ran first) has been pre-played (apply_deferred). */
+static void defer_apply(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t after) {
+    struct deferral *d = g_new0(struct deferral, 1);
+    d->after = after;
+    tbbt_rec_init(&d->r);
+    tbbt_rec_copy(&d->r, r);
+    g_ptr_array_add(p->deferred, d);
+}
+
+/* After held record seq was pre-played: the records the server ran
+ * after it (defer_apply) change the model now. */
+static void apply_deferred(struct tbbt_pass2 *p, uint64_t seq) {
+    for (guint i = 0; i < p->deferred->len; i++) {
+        struct deferral *d = p->deferred->pdata[i];
+        if (d->after != seq) continue;
+        tbbt_fsmodel_apply(p->m, &d->r, d->r.status);
+        tbbt_rec_free(&d->r);
+        g_free(d);
+        g_ptr_array_remove_index(p->deferred, i--);
+    }
+}
+
 /* Pre-plays record r (held as seq), which has its reply: predicts its
  * outcome and corrects a failure -- not on a name pass 2 made up
  * (TBBT_RF_NAME_SYNTH): the model's is the only say there -- and applies
@@ -1604,17 +1758,23 @@ static void judge(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
         r->op == TBBT_OP_READDIR || r->op == TBBT_OP_READDIRPLUS ? listing_as_named(p, r) : r;
     enum tbbt_oc pred = tbbt_oc_predict(p->m, v);
     enum tbbt_oc traced = tbbt_oc_traced(p->m, v);
+    uint64_t defer_after = 0, reapply = 0;
     if (traced == TBBT_OC_OTHER)
         p->st.unmodelled++;
     else if (pred != TBBT_OC_ANY && pred != traced && !(r->flags & TBBT_RF_NAME_SYNTH) &&
-             !withheld(p, r, pred, traced))
+             !withheld(p, r, pred, traced) && !concurrent(p, v, seq, traced, &defer_after, &reapply))
         correct_failure(p, r == v ? r : (struct tbbt_rec *)v, seq, pred, traced);
     if ((r->op == TBBT_OP_LOOKUP || r->op == TBBT_OP_READDIR || r->op == TBBT_OP_READDIRPLUS) &&
         names_await(p))
         resolve_lost(p, v);
     if ((r->op == TBBT_OP_LOOKUP || r->op == TBBT_OP_READDIRPLUS) && p->unbound_makes) bind_made(p, v);
     check_attrs(p, r, seq);
+    if (defer_after) {
+        defer_apply(p, v, defer_after);
+        return;
+    }
     tbbt_fsmodel_apply(p->m, v, r->status);
+    if (reapply) tbbt_fsmodel_apply(p->m, &p->ring[reapply % p->cap], p->ring[reapply % p->cap].status);
     remember_listed(p, v);
     if (names_await(p) && names_op(r->op)) forget_lost(p, r);
 }
@@ -1627,6 +1787,7 @@ static void preplay(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
     }
     if (r->op >= TBBT_OP_COUNT) return;
     if (p->attrfixes->len) settle_attrs(p, r);
+    note_alternatives(p, r, seq);
     tbbt_id named = 0;  /* the object (dir, name) holds before the record */
     tbbt_id victim = 0; /* the object a remove, rmdir or rename may take away */
     if (tbbt_rec_has(r, TBBT_F_NAME) && tbbt_rec_has(r, TBBT_F_DIR))
@@ -1661,6 +1822,7 @@ static void preplay(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
     learn_fileids(p, r, objs);
     learn_owner(p, r);
     note_shown(p, r, seq);
+    if (p->deferred->len) apply_deferred(p, seq);
 }
 
 /* Starts loading, for writing, a ring slot left a whole window ago (so
@@ -1669,6 +1831,14 @@ static void preplay(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
 static inline void prefetch_slot(const struct tbbt_rec *r) {
     for (size_t o = 0; o < sizeof(*r); o += 64)
         __builtin_prefetch((const char *)r + o, 1);
+}
+
+/* May the record after the last pre-played one be pre-played, now that
+ * in (seq) was put: every call made before its reply came has been put
+ * (explained_later), or LOOKAHEAD records have? */
+static int read_ahead_enough(const struct tbbt_pass2 *p, const struct tbbt_rec *in, uint64_t seq) {
+    const struct tbbt_rec *k = &p->ring[(p->played + 1) % p->cap];
+    return in->call_time >= touch_time(k) || seq - (p->played + 1) > LOOKAHEAD;
 }
 
 /* Contract in pass2.h. */
@@ -1685,8 +1855,9 @@ int tbbt_pass2_put(void *p2, const struct tbbt_rec *in) {
      * just written) */
     tbbt_fsmodel_prefetch(p->m, in);
     tbbt_rec_copy(r, in);
+    p->alts[seq % p->cap].n = 0;
     p->st.records_in++;
-    if (p->played + 1 < seq) {
+    while (p->played + 1 < seq && read_ahead_enough(p, in, seq)) {
         p->played++;
         preplay(p, &p->ring[p->played % p->cap], p->played);
     }
@@ -1755,6 +1926,11 @@ void tbbt_pass2_report(const struct tbbt_pass2 *p, FILE *out) {
             " traced errors outside the model, %" PRIu64 " RPC errors; %" PRIu64
             " inserted records placed at the window's edge\n",
             s->agreed, s->unmodelled, s->rpc_errors, s->late_inserts);
+    if (s->concurrent)
+        fprintf(out,
+                "Concurrent: %" PRIu64 " outcomes explained by an overlapping call of another client "
+                "(the server ran the two in the other order): not failures\n",
+                s->concurrent);
     if (s->failures || s->attr_initial)
         fprintf(out, "Per rule (a failure whose correction revealed a second one counts under both rules; "
                      "inserted records and their share of the trace):\n");
@@ -1779,13 +1955,14 @@ void tbbt_pass2_report(const struct tbbt_pass2 *p, FILE *out) {
 /* Contract in pass2.h. */
 void tbbt_pass2_report_json(const struct tbbt_pass2 *p, GString *o) {
     const struct tbbt_pass2_stats *s = &p->st;
-    g_string_append_printf(
-        o,
-        "{\"records\":%" PRIu64 ",\"records_out\":%" PRIu64 ",\"failures\":%" PRIu64 ",\"corrected\":%" PRIu64
-        ",\"unexplained\":%" PRIu64 ",\"inserted\":%" PRIu64 ",\"inserted_share\":%.6f,\"agreed\":%" PRIu64
-        ",\"unmodelled\":%" PRIu64 ",\"rpc_errors\":%" PRIu64 ",\"late_inserts\":%" PRIu64,
-        s->records_in, s->records_out, s->failures, s->corrected, s->unexplained, s->inserted,
-        share(p, s->inserted) / 100.0, s->agreed, s->unmodelled, s->rpc_errors, s->late_inserts);
+    g_string_append_printf(o,
+                           "{\"records\":%" PRIu64 ",\"records_out\":%" PRIu64 ",\"failures\":%" PRIu64
+                           ",\"corrected\":%" PRIu64 ",\"unexplained\":%" PRIu64 ",\"inserted\":%" PRIu64
+                           ",\"inserted_share\":%.6f,\"agreed\":%" PRIu64 ",\"unmodelled\":%" PRIu64
+                           ",\"rpc_errors\":%" PRIu64 ",\"late_inserts\":%" PRIu64 ",\"concurrent\":%" PRIu64,
+                           s->records_in, s->records_out, s->failures, s->corrected, s->unexplained,
+                           s->inserted, share(p, s->inserted) / 100.0, s->agreed, s->unmodelled,
+                           s->rpc_errors, s->late_inserts, s->concurrent);
     g_string_append_printf(o,
                            ",\"lost\":%" PRIu64 ",\"lost_by_model\":%" PRIu64 ",\"lost_by_later\":%" PRIu64
                            ",\"lost_unresolved\":%" PRIu64,

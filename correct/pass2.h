@@ -57,6 +57,15 @@
  * TBBT_FIX_SET_ATTRS); with no such record, the initial image takes the
  * new values (counted per rule).
  *
+ * Calls of several clients: two calls of different clients whose
+ * call-to-reply intervals overlap may have run in either order on the
+ * server. A record is pre-played once every call made before its reply
+ * came has been put (or LOOKAHEAD records have); a failure in call order
+ * that such a call explains -- the model predicts the traced outcome with
+ * a later one applied first (on a copy of the model), or as it stood
+ * before an earlier one was applied -- is no failure (counted as
+ * concurrent), and the model takes that order's end state.
+ *
  * Memory: the model (objects and names the trace names: a trace that
  * keeps touching the same files does not grow it) plus the window;
  * never the trace. */
@@ -96,6 +105,8 @@ struct tbbt_pass2_stats {
     uint64_t agreed;                 /* predicted/traced pairs a rule declares no failure (teaching) */
     uint64_t unmodelled;             /* traced errors the model does not predict (ACCES, NOSPC, ...) */
     uint64_t rpc_errors;             /* RPC-level errors: the call never ran, skipped */
+    uint64_t concurrent;             /* failures in call order that an overlapping call of another
+                                        client, run by the server in the other order, explains */
     uint64_t lost;                   /* reply-lost records */
     uint64_t lost_by_model;          /* resolved: the model knew the outcome */
     uint64_t lost_by_later;          /* resolved by a later record */
