@@ -1318,12 +1318,50 @@ static int restore_make(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t miss)
     return 1;
 }
 
+/* The permission bits a replay of object o has before a record, or -1
+ * when the model does not know them. */
+static int64_t mode_before(const struct tbbt_fsobj *o) {
+    if (o && (o->flags & TBBT_FSO_RMODE)) return o->rmode & 07777;
+    if (o && (o->flags & TBBT_FSO_ATTRS)) return o->attr.mode & 07777;
+    return -1;
+}
+
+/* Restores successful setattr r whose attributes to set the snaplen cut
+ * (maybe part way) from its reply's after-attributes: each of mode, owner,
+ * group and size is set to the value the reply shows where that differs
+ * from what the model held before (a size: also from the reply's
+ * before-size), or where the decoded part set it already; times are left
+ * as decoded. Without the change a replay keeps the old permissions and
+ * later calls get OK where the trace had ACCES, or the reverse. Returns
+ * 1, or 0 when the reply shows no attributes. */
+static int restore_setattr(struct tbbt_pass2 *p, struct tbbt_rec *r) {
+    if (!tbbt_rec_has(r, TBBT_F_TYPE) || !tbbt_rec_has(r, TBBT_F_OBJ)) return 0;
+    const struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, r->obj);
+    int attrs = o && (o->flags & TBBT_FSO_ATTRS);
+    int owner = attrs && !(o->flags & TBBT_FSO_OWNER_GUESSED);
+    int64_t mode = mode_before(o);
+    if (tbbt_rec_has(r, TBBT_F_MODE) &&
+        (tbbt_rec_has(r, TBBT_F_SET_MODE) || (mode >= 0 && (uint32_t)mode != (r->mode & 07777))))
+        tbbt_rec_set_u64(r, TBBT_F_SET_MODE, r->mode & 07777);
+    if (tbbt_rec_has(r, TBBT_F_UID) && (tbbt_rec_has(r, TBBT_F_SET_UID) || (owner && o->attr.uid != r->uid)))
+        tbbt_rec_set_u64(r, TBBT_F_SET_UID, r->uid);
+    if (tbbt_rec_has(r, TBBT_F_GID) && (tbbt_rec_has(r, TBBT_F_SET_GID) || (owner && o->attr.gid != r->gid)))
+        tbbt_rec_set_u64(r, TBBT_F_SET_GID, r->gid);
+    int sized = tbbt_rec_has(r, TBBT_F_PRE_SIZE)
+                    ? r->pre_size != r->size
+                    : attrs && o->attr.type == TBBT_FT_REG && o->attr.size != r->size;
+    if (tbbt_rec_has(r, TBBT_F_SIZE) && r->type == TBBT_FT_REG && (tbbt_rec_has(r, TBBT_F_SET_SIZE) || sized))
+        tbbt_rec_set_u64(r, TBBT_F_SET_SIZE, r->size);
+    p->st.cut_filled++;
+    return 1;
+}
+
 /* Restores r, whose call the snaplen cut (tbbt_cut_args), where the model
  * knows what was cut: a lookup's, make's or link's name through the
  * object its reply (or call) shows, a rename's target through the object
- * its source names, a make's attributes from its reply. Clears
+ * its source names, a make's or setattr's attributes from its reply. Clears
  * TBBT_RF_ARGS_CUT then and returns 1; else sets it and returns 0, with r
- * unchanged. A cut remove, rmdir, rename source or setattr, a failed or
+ * unchanged. A cut remove, rmdir, rename source, a failed or
  * unanswered call, a cut handle: unknowable. */
 static int restore_cut(struct tbbt_pass2 *p, struct tbbt_rec *r) {
     p->st.cut++;
@@ -1340,6 +1378,8 @@ static int restore_cut(struct tbbt_pass2 *p, struct tbbt_rec *r) {
         ok = restore_make(p, r, miss);
     } else if (r->op == TBBT_OP_LINK) {
         ok = miss == name && r->obj && put_synth(p, r, TBBT_F_NAME, r->dir, r->obj, 0);
+    } else if (r->op == TBBT_OP_SETATTR) {
+        ok = !miss && restore_setattr(p, r);
     } else if (r->op == TBBT_OP_RENAME && miss == name2) {
         tbbt_id src = 0;
         tbbt_fsmodel_name(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len, &src);
@@ -1916,7 +1956,8 @@ void tbbt_pass2_report(const struct tbbt_pass2 *p, FILE *out) {
         fprintf(out,
                 "Cut by the snaplen: %" PRIu64 " calls (%.3f%%) cut before an argument: %" PRIu64
                 " names restored through the object, %" PRIu64 " synthetic names, %" PRIu64
-                " makes' attributes from the reply, %" PRIu64 " left unreplayable (%.3f%%); %" PRIu64
+                " makes' and setattrs' attributes from the reply, %" PRIu64
+                " left unreplayable (%.3f%%); %" PRIu64
                 " whole names given the synthetic name the replay knows, %" PRIu64
                 " judgements withheld (a cut rename may have made the name)\n",
                 s->cut, share(p, s->cut), s->cut_restored, s->cut_synth, s->cut_filled, s->cut_unreplayable,

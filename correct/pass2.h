@@ -42,7 +42,10 @@
  * ("tbbt-cut-<ID>", flag TBBT_RF_NAME_SYNTH) that every later record
  * naming it in that directory gets too, and the model (so pass 3's map)
  * takes it; a make cut in its attributes gets them from the reply (mode;
- * unchecked create). Otherwise TBBT_RF_ARGS_CUT stays set (a cut remove
+ * unchecked create); a successful setattr cut in its attributes sets
+ * the mode, owner, group and size its reply shows where they differ from
+ * what the model held (or where the decoded part set them), times as
+ * decoded. Otherwise TBBT_RF_ARGS_CUT stays set (a cut remove
  * or rename: the reply does not show the object; a lookup that found
  * nothing), the model is not changed, and the player skips the record.
  * A listing that shows the real name of an object the model holds under
@@ -115,7 +118,8 @@ struct tbbt_pass2_stats {
     uint64_t cut;                    /* records whose call the snaplen cut before an argument (cut.h) */
     uint64_t cut_restored;           /* of which the name was learnt through the object's fileid/ID */
     uint64_t cut_synth;              /* of which the object got a synthetic name */
-    uint64_t cut_filled;             /* of which only attributes to set were filled from the reply */
+    uint64_t cut_filled;             /* of which only attributes to set were filled from the reply
+                                        (a make's, a successful setattr's) */
     uint64_t cut_unreplayable;       /* of which left TBBT_RF_ARGS_CUT: the player does not send them */
     uint64_t cut_aliased;            /* whole names renamed to the synthetic name the replay knows */
     uint64_t cut_withheld;           /* judgements withheld: a cut rename may have made the name */

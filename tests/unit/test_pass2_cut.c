@@ -282,6 +282,43 @@ static void test_cut_attributes_filled(void **s) {
     g_ptr_array_free(out, TRUE);
 }
 
+/* A successful setattr the snaplen cut in its attributes: it sets what
+ * its reply's after-attributes show changed against the model (a chmod:
+ * the mode; a truncate the decoded part kept: the size, with the mode
+ * left alone), times untouched, and is replayable; a failed one stays
+ * cut. A later read by another user is then denied on replay as in the
+ * trace. */
+static void test_cut_setattr_from_reply(void **s) {
+    (void)s;
+    static const char *const t[] = {
+        "getattr 0 T cred=1:1000:100 obj=10 " FILEA " fileid=110",
+        "setattr 0 TC cred=1:1000:100 obj=10 type=1 mode=384 nlink=1 uid=1000 gid=100 size=10 pre_size=10",
+        "setattr 0 TCK cred=1:1000:100 obj=10 set_size=0 type=1 mode=384 nlink=1 uid=1000 gid=100 size=0 "
+        "pre_size=10",
+        "setattr 1 TC cred=1:1001:1001 obj=10 type=1 mode=384 nlink=1 uid=1000 gid=100 size=0",
+        "read 13 T cred=1:1001:1001 obj=10 offset=0 count=4096",
+        NULL};
+    struct tbbt_pass2_stats st;
+    GPtrArray *out = run(t, &st);
+    const struct tbbt_rec *chmod = rec_of(out, 1), *trunc = rec_of(out, 2);
+    assert_false(chmod->flags & TBBT_RF_ARGS_CUT);
+    assert_true(tbbt_rec_has(chmod, TBBT_F_SET_MODE) && chmod->set_mode == 0600);
+    assert_false(tbbt_rec_has(chmod, TBBT_F_SET_UID) || tbbt_rec_has(chmod, TBBT_F_SET_GID) ||
+                 tbbt_rec_has(chmod, TBBT_F_SET_SIZE) || tbbt_rec_has(chmod, TBBT_F_SET_ATIME) ||
+                 tbbt_rec_has(chmod, TBBT_F_SET_MTIME));
+    assert_false(trunc->flags & TBBT_RF_ARGS_CUT);
+    assert_true(tbbt_rec_has(trunc, TBBT_F_SET_SIZE) && trunc->set_size == 0);
+    assert_false(tbbt_rec_has(trunc, TBBT_F_SET_MODE));
+    assert_true(rec_of(out, 3)->flags & TBBT_RF_ARGS_CUT);
+    assert_int_equal(st.cut, 3);
+    assert_int_equal(st.cut_filled, 2);
+    assert_int_equal(st.cut_unreplayable, 1);
+    assert_int_equal(st.failures, 0);
+    assert_int_equal(st.inserted, 0);
+    assert_int_equal(recheck(out), 0);
+    g_ptr_array_free(out, TRUE);
+}
+
 /* A rename the snaplen cut after its source (the target directory's
  * handle and name are missing): the object leaves its name; a later
  * lookup with the whole name shows where it went, and the held rename
@@ -436,6 +473,7 @@ int main(void) {
         cmocka_unit_test(test_cut_create_synthetic),
         cmocka_unit_test(test_cut_rename_target),
         cmocka_unit_test(test_cut_attributes_filled),
+        cmocka_unit_test(test_cut_setattr_from_reply),
         cmocka_unit_test(test_cut_rename_resolved_by_sighting),
         cmocka_unit_test(test_cut_rename_source_cut),
         cmocka_unit_test(test_cut_alias_of_whole_name),
