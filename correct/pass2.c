@@ -48,6 +48,33 @@ struct move {
     tbbt_id obj;  /* the object its source named (its name known), or 0 (its name cut) */
 };
 
+/* A name a held cut remove or rmdir may have removed (struct rmcut). */
+struct rmcand {
+    char *name; /* owned, NUL-terminated */
+    size_t len;
+    tbbt_id obj; /* the object the model held under it (0: not known) */
+    int used;    /* a later record named that object */
+    int left;    /* not ruled out yet */
+};
+
+/* A held successful remove or rmdir whose name the snaplen cut: the
+ * names of its directory it may have removed, until later records tell
+ * which (hold_remove). */
+struct rmcut {
+    uint64_t seq; /* the held record */
+    tbbt_id dir;
+    GArray *cands; /* struct rmcand */
+    int picked;    /* a later record showed that the one left is gone */
+};
+
+/* Frees a held cut removal. */
+static void rmcut_free(struct rmcut *c) {
+    for (guint i = 0; i < c->cands->len; i++)
+        g_free(g_array_index(c->cands, struct rmcand, i).name);
+    g_array_free(c->cands, TRUE);
+    g_free(c);
+}
+
 /* A lost chmod, chown or truncate a reply revealed, waiting until every
  * record that could have explained it has been met (settle_attrs): a
  * call made before that reply came (another client's setattr the server
@@ -122,6 +149,9 @@ struct tbbt_pass2 {
     int synth_seen;           /* a synthetic name was given or met (listing_as_named, rename_to_alias) */
     GHashTable *aliases;      /* "dir/name" -> the synthetic name the replay knows it by (learn_alias) */
     GArray *moves;            /* struct move: held cut renames whose target is not known (hold_move) */
+    GPtrArray *rmcuts;        /* struct rmcut *: held cut removes whose name is not known (hold_remove) */
+    GPtrArray *rm_ghosts;     /* struct rmcut *: cut removals gone out unnamed (rm_drop) */
+    GHashTable *rm_tainted;   /* directories of ghosts forgotten: names there may be gone */
     GPtrArray *attrfixes;     /* struct attrfix *: revealed changes waiting to be placed (settle_attrs) */
     struct tbbt_pass2_stats st;
     GString *listed; /* unexplained failures, text */
@@ -164,6 +194,9 @@ struct tbbt_pass2 *tbbt_pass2_new(const struct tbbt_pass2_opts *o, tbbt_p2_sink 
     tbbt_rec_init(&p->filtered);
     p->aliases = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     p->moves = g_array_new(FALSE, FALSE, sizeof(struct move));
+    p->rmcuts = g_ptr_array_new_with_free_func((GDestroyNotify)rmcut_free);
+    p->rm_ghosts = g_ptr_array_new_with_free_func((GDestroyNotify)rmcut_free);
+    p->rm_tainted = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     p->attrfixes = g_ptr_array_new();
     p->listed = g_string_new(NULL);
     G_STATIC_ASSERT(G_N_ELEMENTS(p->st.rule_failures) >= 32);
@@ -203,6 +236,9 @@ void tbbt_pass2_free(struct tbbt_pass2 *p) {
     tbbt_rec_free(&p->filtered);
     g_hash_table_destroy(p->aliases);
     g_array_free(p->moves, TRUE);
+    g_ptr_array_free(p->rmcuts, TRUE);
+    g_ptr_array_free(p->rm_ghosts, TRUE);
+    g_hash_table_destroy(p->rm_tainted);
     for (guint i = 0; i < p->attrfixes->len; i++)
         attrfix_free(p->attrfixes->pdata[i]);
     g_ptr_array_free(p->attrfixes, TRUE);
@@ -228,6 +264,8 @@ static void drop_move(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t s
         if (g_array_index(p->moves, struct move, i).seq == seq) g_array_remove_index(p->moves, i--);
 }
 
+static void rm_window_end(struct tbbt_pass2 *p, uint64_t seq);
+
 /* Gives the oldest held record to the sink, after the corrective records
  * that go before it. */
 static void out_oldest(struct tbbt_pass2 *p) {
@@ -241,6 +279,7 @@ static void out_oldest(struct tbbt_pass2 *p) {
         ins_free(p->pending->pdata[i]);
     if (k) g_ptr_array_remove_range(p->pending, 0, k);
     drop_move(p, &p->ring[s % p->cap], s);
+    if (p->rmcuts->len) rm_window_end(p, s);
     out_rec(p, &p->ring[s % p->cap]);
     p->head_seq++;
 }
@@ -1222,6 +1261,310 @@ static void sightings(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
                      r->entries[i].id);
 }
 
+/* ---- removes and rmdirs whose name the snaplen cut ---- */
+
+/* Cut removals gone out unnamed kept as ghosts (rm_drop), at most: an
+ * older one's directory is tainted instead. */
+#define RM_GHOSTS 256
+
+/* A cut removal in directory dir stayed unnamed and is forgotten: a name
+ * the model holds there may be the one it removed, so no later one is
+ * named there. */
+static void rm_taint(struct tbbt_pass2 *p, tbbt_id dir) {
+    tbbt_id *k = g_new(tbbt_id, 1);
+    *k = dir;
+    g_hash_table_add(p->rm_tainted, k);
+}
+
+static int rm_settle(struct tbbt_pass2 *p, guint i);
+
+/* Holds successful remove or rmdir r (held as seq), whose name the
+ * snaplen cut: its candidates are the names the model holds in its
+ * directory, of the right type (a directory for an rmdir, else not one).
+ * Later records tell which it removed (rm_evidence); the model keeps the
+ * names until then, and the record stays unreplayable unless one is
+ * found. One candidate alone, of names the model holds completely, is
+ * taken at once (rm_settle). */
+static void hold_remove(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
+    if (r->status != TBBT_NFS_OK || !tbbt_rec_has(r, TBBT_F_DIR)) return;
+    if (tbbt_rec_has(r, TBBT_F_NAME) || tbbt_cut_missing(r) != (1ull << TBBT_F_NAME)) {
+        rm_taint(p, r->dir);
+        return;
+    }
+    const struct tbbt_fsobj *d = tbbt_fsmodel_obj(p->m, r->dir);
+    struct rmcut *c = g_new0(struct rmcut, 1);
+    c->seq = seq;
+    c->dir = r->dir;
+    c->cands = g_array_new(FALSE, TRUE, sizeof(struct rmcand));
+    for (const struct tbbt_fsdent *e = d ? d->children : NULL; e; e = e->child_next) {
+        const struct tbbt_fsobj *o = e->obj ? tbbt_fsmodel_obj(p->m, e->obj) : NULL;
+        int isdir = (o && o->attr.type == TBBT_FT_DIR) || e->made_dir;
+        if (tbbt_dot_name(e->name, e->len) || (r->op == TBBT_OP_RMDIR ? !isdir : isdir)) continue;
+        if (r->op == TBBT_OP_RMDIR && o && o->nchildren) continue; /* not empty */
+        struct rmcand k = {g_strndup(e->name, e->len), e->len, e->obj, 0, 1};
+        g_array_append_val(c->cands, k);
+    }
+    g_ptr_array_add(p->rmcuts, c);
+    rm_settle(p, p->rmcuts->len - 1);
+}
+
+/* Candidates of c not ruled out yet; *last gets the index of one. */
+static unsigned rm_left(const struct rmcut *c, guint *last) {
+    unsigned n = 0;
+    for (guint i = 0; i < c->cands->len; i++)
+        if (g_array_index(c->cands, struct rmcand, i).left) {
+            n++;
+            *last = i;
+        }
+    return n;
+}
+
+/* Does the model hold every name held cut removal c may have removed:
+ * its directory was made by the trace (it began empty), no cut removal
+ * stayed unnamed there, no other is held there, and no cut rename's
+ * target is unknown? Only then does ruling the others
+ * out name it. */
+static int rm_complete(const struct tbbt_pass2 *p, const struct rmcut *c) {
+    if (p->moves->len || g_hash_table_contains(p->rm_tainted, &c->dir) ||
+        !tbbt_fsmodel_dir_fresh(p->m, c->dir))
+        return 0;
+    for (guint i = 0; i < p->rmcuts->len; i++) {
+        const struct rmcut *o = p->rmcuts->pdata[i];
+        if (o != c && o->dir == c->dir) return 0;
+    }
+    for (guint i = 0; i < p->rm_ghosts->len; i++)
+        if (((const struct rmcut *)p->rm_ghosts->pdata[i])->dir == c->dir) return 0;
+    return 1;
+}
+
+static struct rmcand *rm_cand(struct rmcut *c, const char *name, size_t len);
+
+/* Name (name, len) of directory dir was removed by a named cut removal:
+ * the other held ones and the ghosts there did not remove it. */
+static void rm_gone_elsewhere(struct tbbt_pass2 *p, tbbt_id dir, const char *name, size_t len) {
+    GPtrArray *lists[2] = {p->rmcuts, p->rm_ghosts};
+    for (int l = 0; l < 2; l++)
+        for (guint i = 0; i < lists[l]->len; i++) {
+            struct rmcut *o = lists[l]->pdata[i];
+            struct rmcand *x = o->dir == dir ? rm_cand(o, name, len) : NULL;
+            if (x) x->left = 0;
+        }
+}
+
+/* Gives held cut removal c (index i of p->rmcuts) candidate k's name: the
+ * record is whole again and the model removes the name now. */
+static void rm_resolve(struct tbbt_pass2 *p, guint i, guint k) {
+    struct rmcut *c = p->rmcuts->pdata[i];
+    const struct rmcand *x = &g_array_index(c->cands, struct rmcand, k);
+    struct tbbt_rec *r = &p->ring[c->seq % p->cap];
+    put_name(p, r, TBBT_F_NAME, x->name, x->len);
+    r->flags &= (uint16_t)~TBBT_RF_ARGS_CUT;
+    p->st.cut_unreplayable--;
+    tbbt_id victim = 0;
+    tbbt_fsmodel_name(p->m, r->dir, x->name, x->len, &victim);
+    tbbt_fsmodel_apply(p->m, r, TBBT_NFS_OK);
+    struct tbbt_fsobj *vo = victim ? tbbt_fsmodel_obj(p->m, victim) : NULL;
+    if (vo && (vo->flags & TBBT_FSO_GONE)) vo->user = c->seq;
+    g_ptr_array_remove_index(p->rmcuts, i);
+    rm_gone_elsewhere(p, r->dir, tbbt_rec_str(r, r->name), r->name.len);
+}
+
+/* Drops held cut removal i: it stays unreplayable, and becomes a ghost
+ * -- one of the names it still may have removed is gone, so a later
+ * record that shows one gone may not name another removal (rm_pick), nor
+ * may elimination in its directory (rm_complete) -- unless none is left
+ * (its name was not one the model held). */
+static void rm_drop(struct tbbt_pass2 *p, guint i) {
+    struct rmcut *c = g_ptr_array_steal_index(p->rmcuts, i);
+    guint k = 0;
+    if (!rm_left(c, &k)) {
+        rmcut_free(c);
+        return;
+    }
+    if (p->rm_ghosts->len >= RM_GHOSTS) {
+        rm_taint(p, ((struct rmcut *)p->rm_ghosts->pdata[0])->dir);
+        g_ptr_array_remove_index(p->rm_ghosts, 0);
+    }
+    g_ptr_array_add(p->rm_ghosts, c);
+}
+
+/* Held cut removal i after new evidence: named when the one candidate
+ * left was shown gone, or is the only one left of names the model holds
+ * completely (rm_complete); dropped when none is left. Returns whether it
+ * is gone from p->rmcuts. */
+static int rm_settle(struct tbbt_pass2 *p, guint i) {
+    struct rmcut *c = p->rmcuts->pdata[i];
+    guint k = 0;
+    unsigned n = rm_left(c, &k);
+    if (n == 1 && (c->picked || rm_complete(p, c))) {
+        p->st.cut_rm_named++;
+        rm_resolve(p, i, k);
+    } else if (n == 0) {
+        rm_drop(p, i);
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+/* Candidate of c named (name, len), or NULL. */
+static struct rmcand *rm_cand(struct rmcut *c, const char *name, size_t len) {
+    for (guint i = 0; i < c->cands->len; i++) {
+        struct rmcand *x = &g_array_index(c->cands, struct rmcand, i);
+        if (x->left && x->len == len && memcmp(x->name, name, len) == 0) return x;
+    }
+    return NULL;
+}
+
+/* Candidate of c that names object id, or NULL. */
+static struct rmcand *rm_cand_obj(struct rmcut *c, tbbt_id id) {
+    for (guint i = 0; id && i < c->cands->len; i++) {
+        struct rmcand *x = &g_array_index(c->cands, struct rmcand, i);
+        if (x->left && x->obj == id) return x;
+    }
+    return NULL;
+}
+
+/* What record r says of (dir, name) for a held cut removal: 1 the name
+ * was gone (a lookup, remove, rmdir or rename from it found nothing; a
+ * make that fails on an existing name succeeded), -1 it was there (those
+ * succeeded, or the make found it), 0 nothing. */
+static int rm_name_says(const struct tbbt_rec *r) {
+    int exclusive = r->op == TBBT_OP_MKDIR || r->op == TBBT_OP_SYMLINK || r->op == TBBT_OP_MKNOD ||
+                    r->op == TBBT_OP_LINK || (r->op == TBBT_OP_CREATE && r->createhow != 0);
+    if (exclusive) return r->status == TBBT_NFS_OK ? 1 : r->status == TBBT_NFSERR_EXIST ? -1 : 0;
+    if (r->op != TBBT_OP_LOOKUP && r->op != TBBT_OP_REMOVE && r->op != TBBT_OP_RMDIR &&
+        r->op != TBBT_OP_RENAME)
+        return 0;
+    return r->status == TBBT_NFSERR_NOENT ? 1 : r->status == TBBT_NFS_OK ? -1 : 0;
+}
+
+/* Does the model hold object id under one name only (so that a removed
+ * name leaves it gone: a use of its handle tells)? */
+static int single_link(const struct tbbt_fsmodel *m, tbbt_id id) {
+    const struct tbbt_fsobj *o = id ? tbbt_fsmodel_obj(m, id) : NULL;
+    return o && o->links && !o->links->link_next && o->attr.nlink <= 1;
+}
+
+/* A record made after them showed that the name (name, len) of directory
+ * dir (name NULL: the only name of object id) is gone: when no unnamed
+ * removal (a ghost) may have removed it, the first held cut removal that
+ * may have did (its other candidates are ruled out). Of several, any
+ * could have, and whichever did, the state after them all is the same:
+ * none of them left the name to a record in between (rm_rule_out). */
+static void rm_pick(struct tbbt_pass2 *p, uint64_t seq, tbbt_id dir, const char *name, size_t len,
+                    tbbt_id id) {
+    struct rmcut *only = NULL;
+    struct rmcand *x = NULL;
+    for (guint i = 0; i < p->rmcuts->len; i++) {
+        struct rmcut *c = p->rmcuts->pdata[i];
+        struct rmcand *y = c->seq >= seq ? NULL
+                           : name        ? (c->dir == dir ? rm_cand(c, name, len) : NULL)
+                                         : rm_cand_obj(c, id);
+        if (!y || only) continue;
+        only = c; /* of several, the first: after them all the state is the same */
+        x = y;
+    }
+    if (!only || g_hash_table_contains(p->rm_tainted, &only->dir)) return;
+    for (guint i = 0; i < p->rm_ghosts->len; i++) {
+        struct rmcut *g = p->rm_ghosts->pdata[i];
+        if (name ? g->dir == dir && rm_cand(g, name, len) : rm_cand_obj(g, id) != NULL)
+            return; /* an unnamed removal may have */
+    }
+    for (guint j = 0; j < only->cands->len; j++) {
+        struct rmcand *y = &g_array_index(only->cands, struct rmcand, j);
+        y->left = y == x;
+    }
+    only->picked = 1;
+}
+
+/* What record r (held as seq) shows of the candidates of held cut
+ * removal c (made before it): a candidate name it uses with success, or
+ * lists, or whose only object it uses with success, was not removed; an
+ * object it names is used (rm_window_end). */
+static void rm_rule_out(struct tbbt_pass2 *p, struct rmcut *c, const struct tbbt_rec *r) {
+    if (tbbt_rec_has(r, TBBT_F_DIR) && r->dir == c->dir && tbbt_rec_has(r, TBBT_F_NAME)) {
+        struct rmcand *x = rm_cand(c, tbbt_rec_str(r, r->name), r->name.len);
+        if (x && rm_name_says(r) < 0) x->left = 0;
+    }
+    if ((r->op == TBBT_OP_READDIR || r->op == TBBT_OP_READDIRPLUS) && r->status == TBBT_NFS_OK &&
+        r->obj == c->dir)
+        for (uint32_t e = 0; e < r->nentries; e++) {
+            struct rmcand *x = rm_cand(c, tbbt_rec_str(r, r->entries[e].name), r->entries[e].name.len);
+            if (x) x->left = 0;
+        }
+    tbbt_id ids[5];
+    record_objects(p->m, r, ids);
+    for (guint i = 0; i < c->cands->len; i++) {
+        struct rmcand *x = &g_array_index(c->cands, struct rmcand, i);
+        for (int k = 0; x->obj && k < 5; k++)
+            if (ids[k] == x->obj) x->used = 1;
+        if (x->obj && tbbt_rec_has(r, TBBT_F_OBJ) && r->obj == x->obj && r->status == TBBT_NFS_OK &&
+            single_link(p->m, x->obj))
+            x->left = 0;
+    }
+}
+
+/* Record r (held as seq, with its reply), before it is judged: what it
+ * shows of the names held cut removes may have removed -- gone (a name
+ * not found, a make that needs it absent, a stale handle of an object
+ * with one name: rm_pick) or still there (rm_rule_out) -- and an rmdir
+ * of their directory (every name in it went) narrow their candidates;
+ * a removal named so is applied to the model before r is judged. */
+static void rm_evidence(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
+    if (tbbt_rec_has(r, TBBT_F_DIR) && tbbt_rec_has(r, TBBT_F_NAME) && rm_name_says(r) > 0)
+        rm_pick(p, seq, r->dir, tbbt_rec_str(r, r->name), r->name.len, 0);
+    if (tbbt_rec_has(r, TBBT_F_OBJ) && r->status == TBBT_NFSERR_STALE && single_link(p->m, r->obj))
+        rm_pick(p, seq, 0, NULL, 0, r->obj);
+    tbbt_id gone = 0;
+    if (r->op == TBBT_OP_RMDIR && r->status == TBBT_NFS_OK && tbbt_rec_has(r, TBBT_F_NAME))
+        tbbt_fsmodel_name(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len, &gone);
+    for (guint i = 0; i < p->rmcuts->len; i++) {
+        struct rmcut *c = p->rmcuts->pdata[i];
+        if (seq <= c->seq) continue;
+        if (gone && gone == c->dir) { /* emptied: the window's end rule decides now */
+            rm_window_end(p, c->seq);
+            i--;
+            continue;
+        }
+        rm_rule_out(p, c, r);
+        if (rm_settle(p, i)) i--;
+    }
+    for (guint i = 0; i < p->rm_ghosts->len; i++) {
+        struct rmcut *g = p->rm_ghosts->pdata[i];
+        guint k = 0;
+        rm_rule_out(p, g, r);
+        if (!rm_left(g, &k)) g_ptr_array_remove_index(p->rm_ghosts, i--);
+    }
+}
+
+/* The held record seq goes out (or its directory is removed): a cut
+ * removal of it with several candidates left, where the model holds every
+ * name it may have removed (rm_complete), takes the only one whose object
+ * no later record in the window used (counted apart); with none, or
+ * several (any could be the one: a guess would remove a name the trace
+ * keeps), it stays unreplayable. */
+static void rm_window_end(struct tbbt_pass2 *p, uint64_t seq) {
+    for (guint i = 0; i < p->rmcuts->len; i++) {
+        struct rmcut *c = p->rmcuts->pdata[i];
+        if (c->seq != seq) continue;
+        int best = -1, n = 0;
+        for (guint k = 0; k < c->cands->len; k++) {
+            const struct rmcand *x = &g_array_index(c->cands, struct rmcand, k);
+            if (!x->left || x->used) continue;
+            best = (int)k;
+            n++;
+        }
+        if (n != 1 || !rm_complete(p, c)) {
+            rm_drop(p, i);
+        } else {
+            p->st.cut_rm_guessed++;
+            rm_resolve(p, i, (guint)best);
+        }
+        return;
+    }
+}
+
 /* Would correcting r's failure (predicted, traced) rest on a name a cut
  * rename may have made? While a cut rename's target is not known
  * (p->moves), a remove, rmdir, rename or link that found a name the
@@ -1839,9 +2182,12 @@ static void preplay(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
     int cut = tbbt_cut_args(r);
     if (cut && !restore_cut(p, r)) {
         if (r->op == TBBT_OP_RENAME && r->status == TBBT_NFS_OK) hold_move(p, r, seq);
+        if (r->op == TBBT_OP_REMOVE || r->op == TBBT_OP_RMDIR) hold_remove(p, r, seq);
         teach_cut(p, r);
+        if (p->rmcuts->len && !(r->flags & TBBT_RF_REPLY_LOST) && r->status >= 0) rm_evidence(p, r, seq);
     } else {
         if (!cut) rename_to_alias(p, r);
+        if (p->rmcuts->len && !(r->flags & TBBT_RF_REPLY_LOST) && r->status >= 0) rm_evidence(p, r, seq);
         if ((r->flags & TBBT_RF_REPLY_LOST) || r->status < 0)
             lost_reply(p, r, seq);
         else
@@ -1962,6 +2308,12 @@ void tbbt_pass2_report(const struct tbbt_pass2 *p, FILE *out) {
                 " judgements withheld (a cut rename may have made the name)\n",
                 s->cut, share(p, s->cut), s->cut_restored, s->cut_synth, s->cut_filled, s->cut_unreplayable,
                 share(p, s->cut_unreplayable), s->cut_aliased, s->cut_withheld);
+    if (s->cut_rm_named || s->cut_rm_guessed)
+        fprintf(out,
+                "Cut removes and rmdirs named from the records that follow: %" PRIu64
+                " (the only candidate left), %" PRIu64
+                " at the window's end (the candidate whose object no later record used)\n",
+                s->cut_rm_named, s->cut_rm_guessed);
     fprintf(out,
             "Not failures: %" PRIu64 " taught by a rule, %" PRIu64
             " traced errors outside the model, %" PRIu64 " RPC errors; %" PRIu64
@@ -2008,13 +2360,13 @@ void tbbt_pass2_report_json(const struct tbbt_pass2 *p, GString *o) {
                            ",\"lost\":%" PRIu64 ",\"lost_by_model\":%" PRIu64 ",\"lost_by_later\":%" PRIu64
                            ",\"lost_unresolved\":%" PRIu64,
                            s->lost, s->lost_by_model, s->lost_by_later, s->lost_unresolved);
-    g_string_append_printf(o,
-                           ",\"cut\":%" PRIu64 ",\"cut_restored\":%" PRIu64 ",\"cut_synth\":%" PRIu64
-                           ",\"cut_filled\":%" PRIu64 ",\"cut_unreplayable\":%" PRIu64
-                           ",\"cut_aliased\":%" PRIu64 ",\"cut_withheld\":%" PRIu64
-                           ",\"attr_initial\":%" PRIu64,
-                           s->cut, s->cut_restored, s->cut_synth, s->cut_filled, s->cut_unreplayable,
-                           s->cut_aliased, s->cut_withheld, s->attr_initial);
+    g_string_append_printf(
+        o,
+        ",\"cut\":%" PRIu64 ",\"cut_restored\":%" PRIu64 ",\"cut_synth\":%" PRIu64 ",\"cut_filled\":%" PRIu64
+        ",\"cut_unreplayable\":%" PRIu64 ",\"cut_aliased\":%" PRIu64 ",\"cut_withheld\":%" PRIu64
+        ",\"cut_rm_named\":%" PRIu64 ",\"cut_rm_guessed\":%" PRIu64 ",\"attr_initial\":%" PRIu64,
+        s->cut, s->cut_restored, s->cut_synth, s->cut_filled, s->cut_unreplayable, s->cut_aliased,
+        s->cut_withheld, s->cut_rm_named, s->cut_rm_guessed, s->attr_initial);
     g_string_append(o, ",\"rules\":{");
     int first = 1;
     for (unsigned i = 0; i < tbbt_nrules; i++) {

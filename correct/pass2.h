@@ -45,9 +45,12 @@
  * unchecked create); a successful setattr cut in its attributes sets
  * the mode, owner, group and size its reply shows where they differ from
  * what the model held (or where the decoded part set them), times as
- * decoded. Otherwise TBBT_RF_ARGS_CUT stays set (a cut remove
- * or rename: the reply does not show the object; a lookup that found
- * nothing), the model is not changed, and the player skips the record.
+ * decoded; a successful remove or rmdir cut in its name waits for later
+ * records to rule its candidates (the names the model holds in its
+ * directory) out or show one gone (hold_remove, rm_evidence in
+ * pass2.c). Otherwise TBBT_RF_ARGS_CUT stays set (a cut remove
+ * with several candidates, a cut rename no later record resolves: the
+ * reply does not show the object; a lookup that found nothing), the model is not changed, and the player skips the record.
  * A listing that shows the real name of an object the model holds under
  * a synthetic one in that directory does not teach that name.
  *
@@ -121,6 +124,8 @@ struct tbbt_pass2_stats {
     uint64_t cut_filled;             /* of which only attributes to set were filled from the reply
                                         (a make's, a successful setattr's) */
     uint64_t cut_unreplayable;       /* of which left TBBT_RF_ARGS_CUT: the player does not send them */
+    uint64_t cut_rm_named;           /* cut removes and rmdirs named by what later records showed */
+    uint64_t cut_rm_guessed;         /* ... named at the window's end: the candidate no later record used */
     uint64_t cut_aliased;            /* whole names renamed to the synthetic name the replay knows */
     uint64_t cut_withheld;           /* judgements withheld: a cut rename may have made the name */
     uint64_t rule_failures[64];      /* per row of tbbt_rules: failures found */
