@@ -55,6 +55,7 @@ struct rmcand {
     tbbt_id obj; /* the object the model held under it (0: not known) */
     int used;    /* a later record named that object */
     int left;    /* not ruled out yet */
+    int remade;  /* a later record made the name again: a use of it is no proof */
 };
 
 /* A held successful remove or rmdir whose name the snaplen cut: the
@@ -146,6 +147,7 @@ struct tbbt_pass2 {
     GHashTable *by_fileid;    /* fileid -> TBBT-ID, of objects whose attributes a reply showed */
     GHashTable *listed_names; /* struct listed_key -> the model's entry: plain readdir (remember_listed) */
     struct tbbt_rec filtered; /* a listing without the entries of synthetically named objects */
+    struct tbbt_rec unshown;  /* a record without attributes that may predate a change (stale_attrs) */
     int synth_seen;           /* a synthetic name was given or met (listing_as_named, rename_to_alias) */
     GHashTable *aliases;      /* "dir/name" -> the synthetic name the replay knows it by (learn_alias) */
     GArray *moves;            /* struct move: held cut renames whose target is not known (hold_move) */
@@ -192,6 +194,7 @@ struct tbbt_pass2 *tbbt_pass2_new(const struct tbbt_pass2_opts *o, tbbt_p2_sink 
     p->by_fileid = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     p->listed_names = g_hash_table_new_full(listed_hash, listed_eq, g_free, NULL);
     tbbt_rec_init(&p->filtered);
+    tbbt_rec_init(&p->unshown);
     p->aliases = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     p->moves = g_array_new(FALSE, FALSE, sizeof(struct move));
     p->rmcuts = g_ptr_array_new_with_free_func((GDestroyNotify)rmcut_free);
@@ -234,6 +237,7 @@ void tbbt_pass2_free(struct tbbt_pass2 *p) {
     g_hash_table_destroy(p->by_fileid);
     g_hash_table_destroy(p->listed_names);
     tbbt_rec_free(&p->filtered);
+    tbbt_rec_free(&p->unshown);
     g_hash_table_destroy(p->aliases);
     g_array_free(p->moves, TRUE);
     g_ptr_array_free(p->rmcuts, TRUE);
@@ -1301,7 +1305,7 @@ static void hold_remove(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t
         int isdir = (o && o->attr.type == TBBT_FT_DIR) || e->made_dir;
         if (tbbt_dot_name(e->name, e->len) || (r->op == TBBT_OP_RMDIR ? !isdir : isdir)) continue;
         if (r->op == TBBT_OP_RMDIR && o && o->nchildren) continue; /* not empty */
-        struct rmcand k = {g_strndup(e->name, e->len), e->len, e->obj, 0, 1};
+        struct rmcand k = {g_strndup(e->name, e->len), e->len, e->obj, 0, 1, 0};
         g_array_append_val(c->cands, k);
     }
     g_ptr_array_add(p->rmcuts, c);
@@ -1320,20 +1324,15 @@ static unsigned rm_left(const struct rmcut *c, guint *last) {
 }
 
 /* Does the model hold every name held cut removal c may have removed:
- * its directory was made by the trace (it began empty), no cut removal
- * stayed unnamed there, no other is held there, and no cut rename's
- * target is unknown? Only then does ruling the others
- * out name it. */
+ * its directory was made by the trace (it began empty), no unnamed cut
+ * removal there was forgotten, and no cut rename's target is unknown?
+ * Only then does ruling the others out name it. (Names other removals
+ * took away stay candidates -- they are never used again -- so they
+ * leave two, not a wrong one.) */
 static int rm_complete(const struct tbbt_pass2 *p, const struct rmcut *c) {
     if (p->moves->len || g_hash_table_contains(p->rm_tainted, &c->dir) ||
         !tbbt_fsmodel_dir_fresh(p->m, c->dir))
         return 0;
-    for (guint i = 0; i < p->rmcuts->len; i++) {
-        const struct rmcut *o = p->rmcuts->pdata[i];
-        if (o != c && o->dir == c->dir) return 0;
-    }
-    for (guint i = 0; i < p->rm_ghosts->len; i++)
-        if (((const struct rmcut *)p->rm_ghosts->pdata[i])->dir == c->dir) return 0;
     return 1;
 }
 
@@ -1439,6 +1438,17 @@ static int rm_name_says(const struct tbbt_rec *r) {
     return r->status == TBBT_NFSERR_NOENT ? 1 : r->status == TBBT_NFS_OK ? -1 : 0;
 }
 
+/* Did create r make a new object under a name the model holds for
+ * another (the reply shows it)? The other one's name was removed first. */
+static int made_anew(const struct tbbt_pass2 *p, const struct tbbt_rec *r) {
+    tbbt_id cur = 0;
+    if (r->op != TBBT_OP_CREATE || r->status != TBBT_NFS_OK || !tbbt_rec_has(r, TBBT_F_NEWOBJ) || !r->newobj)
+        return 0;
+    return tbbt_fsmodel_name(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len, &cur) ==
+               TBBT_NAME_PRESENT &&
+           cur && cur != r->newobj;
+}
+
 /* Does the model hold object id under one name only (so that a removed
  * name leaves it gone: a use of its handle tells)? */
 static int single_link(const struct tbbt_fsmodel *m, tbbt_id id) {
@@ -1478,20 +1488,39 @@ static void rm_pick(struct tbbt_pass2 *p, uint64_t seq, tbbt_id dir, const char 
     only->picked = 1;
 }
 
+/* Record r made a name of held cut removal c's directory anew (a make, a
+ * link, a rename's target): a later use of that name may be of the new
+ * object, so it no longer rules the candidate out. */
+static void rm_remade(struct rmcut *c, const struct tbbt_rec *r) {
+    if (r->status != TBBT_NFS_OK || r->op >= TBBT_OP_COUNT) return;
+    struct rmcand *x = NULL;
+    if ((tbbt_op_info(r->op)->flags & TBBT_OPF_CREATES) || r->op == TBBT_OP_LINK) {
+        if (tbbt_rec_has(r, TBBT_F_NAME) && r->dir == c->dir)
+            x = rm_cand(c, tbbt_rec_str(r, r->name), r->name.len);
+    } else if (r->op == TBBT_OP_RENAME && tbbt_rec_has(r, TBBT_F_NAME2) && r->dir2 == c->dir) {
+        x = rm_cand(c, tbbt_rec_str(r, r->name2), r->name2.len);
+    }
+    if (x) x->remade = 1;
+}
+
 /* What record r (held as seq) shows of the candidates of held cut
  * removal c (made before it): a candidate name it uses with success, or
  * lists, or whose only object it uses with success, was not removed; an
  * object it names is used (rm_window_end). */
 static void rm_rule_out(struct tbbt_pass2 *p, struct rmcut *c, const struct tbbt_rec *r) {
+    rm_remade(c, r);
     if (tbbt_rec_has(r, TBBT_F_DIR) && r->dir == c->dir && tbbt_rec_has(r, TBBT_F_NAME)) {
         struct rmcand *x = rm_cand(c, tbbt_rec_str(r, r->name), r->name.len);
-        if (x && rm_name_says(r) < 0) x->left = 0;
+        int same =
+            r->op == TBBT_OP_LOOKUP && x && x->obj && tbbt_rec_has(r, TBBT_F_NEWOBJ) && r->newobj == x->obj;
+        if (x && rm_name_says(r) < 0 && (!x->remade || same)) x->left = 0;
     }
     if ((r->op == TBBT_OP_READDIR || r->op == TBBT_OP_READDIRPLUS) && r->status == TBBT_NFS_OK &&
         r->obj == c->dir)
         for (uint32_t e = 0; e < r->nentries; e++) {
-            struct rmcand *x = rm_cand(c, tbbt_rec_str(r, r->entries[e].name), r->entries[e].name.len);
-            if (x) x->left = 0;
+            const struct tbbt_dirent *d = &r->entries[e];
+            struct rmcand *x = rm_cand(c, tbbt_rec_str(r, d->name), d->name.len);
+            if (x && (!x->remade || (x->obj && d->id == x->obj))) x->left = 0;
         }
     tbbt_id ids[5];
     record_objects(p->m, r, ids);
@@ -1507,12 +1536,13 @@ static void rm_rule_out(struct tbbt_pass2 *p, struct rmcut *c, const struct tbbt
 
 /* Record r (held as seq, with its reply), before it is judged: what it
  * shows of the names held cut removes may have removed -- gone (a name
- * not found, a make that needs it absent, a stale handle of an object
- * with one name: rm_pick) or still there (rm_rule_out) -- and an rmdir
+ * not found, a make that needs it absent or makes a new object under it,
+ * a stale handle of an object with one name: rm_pick) or still there (rm_rule_out) -- and an rmdir
  * of their directory (every name in it went) narrow their candidates;
  * a removal named so is applied to the model before r is judged. */
 static void rm_evidence(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
-    if (tbbt_rec_has(r, TBBT_F_DIR) && tbbt_rec_has(r, TBBT_F_NAME) && rm_name_says(r) > 0)
+    if (tbbt_rec_has(r, TBBT_F_DIR) && tbbt_rec_has(r, TBBT_F_NAME) &&
+        (rm_name_says(r) > 0 || made_anew(p, r)))
         rm_pick(p, seq, r->dir, tbbt_rec_str(r, r->name), r->name.len, 0);
     if (tbbt_rec_has(r, TBBT_F_OBJ) && r->status == TBBT_NFSERR_STALE && single_link(p->m, r->obj))
         rm_pick(p, seq, 0, NULL, 0, r->obj);
@@ -2130,6 +2160,29 @@ static void apply_deferred(struct tbbt_pass2 *p, uint64_t seq) {
     }
 }
 
+/* Record v (r held as seq) as the model may learn it: without the
+ * attributes its reply shows of its object when an earlier held call of
+ * another client that changes that object overlaps it -- the server may
+ * have run r first, so they may be the ones before that change, which the
+ * model, applying in call order, already has. Returns v, or a copy in
+ * p->unshown. */
+static const struct tbbt_rec *stale_attrs(struct tbbt_pass2 *p, const struct tbbt_rec *v, uint64_t seq) {
+    tbbt_id id = tbbt_rec_has(v, TBBT_F_TYPE) ? attrs_of(v) : 0;
+    const struct tbbt_fsobj *o = id ? tbbt_fsmodel_obj(p->m, id) : NULL;
+    if (!o || !in_flight(o, v)) return v;
+    int stale = 0;
+    for (uint64_t s = seq; s-- > p->head_seq && s + LOOKAHEAD >= seq && !stale;) {
+        const struct tbbt_rec *q = &p->ring[s % p->cap];
+        unsigned f = q->op < TBBT_OP_COUNT ? tbbt_op_info(q->op)->flags : 0;
+        stale = (f & TBBT_OPF_MODIFIES) && tbbt_rec_has(q, TBBT_F_OBJ) && q->obj == id && overlaps(q, v);
+    }
+    if (!stale) return v;
+    tbbt_rec_copy(&p->unshown, v);
+    p->unshown.has &= ~((1ull << TBBT_F_MODE) | (1ull << TBBT_F_UID) | (1ull << TBBT_F_GID) |
+                        (1ull << TBBT_F_SIZE) | (1ull << TBBT_F_NLINK));
+    return &p->unshown;
+}
+
 /* Pre-plays record r (held as seq), which has its reply: predicts its
  * outcome and corrects a failure -- not on a name pass 2 made up
  * (TBBT_RF_NAME_SYNTH): the model's is the only say there -- and applies
@@ -2156,7 +2209,7 @@ static void judge(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
         defer_apply(p, v, defer_after);
         return;
     }
-    tbbt_fsmodel_apply(p->m, v, r->status);
+    tbbt_fsmodel_apply(p->m, stale_attrs(p, v, seq), r->status);
     if (reapply) tbbt_fsmodel_apply(p->m, &p->ring[reapply % p->cap], p->ring[reapply % p->cap].status);
     remember_listed(p, v);
     if (names_await(p) && names_op(r->op)) forget_lost(p, r);

@@ -151,6 +151,28 @@ static void test_no_overlap_still_corrected(void **s) {
     }
 }
 
+/* B's read, called while A's truncate waited for its reply, ran first:
+ * its reply shows the size before the truncate. The model keeps the
+ * truncated size, so a later reply showing it reveals no "lost"
+ * truncate. */
+static void test_earlier_change_attrs_kept(void **s) {
+    (void)s;
+    static const struct line t[] = {
+        {100, 101, 801, "getattr 0 T cred=1:0:0 obj=10 " FILEA " fileid=110"},
+        {200, 260, 801,
+         "setattr 0 T cred=1:1000:100 obj=10 set_size=0 type=1 mode=420 nlink=1 uid=1000 gid=100 size=0 "
+         "pre_size=10"},
+        {210, 220, 802, "read 0 T cred=1:0:0 obj=10 offset=0 count=4096 rcount=10 eof=1 " FILEA},
+        {300, 301, 801, "getattr 0 T cred=1:0:0 obj=10 type=1 mode=420 nlink=1 uid=1000 gid=100 size=0"},
+        {0, 0, 0, NULL}};
+    struct tbbt_pass2 *p = run(t);
+    const struct tbbt_pass2_stats *st = tbbt_pass2_stats(p);
+    assert_int_equal(st->failures, 0);
+    assert_int_equal(st->inserted, 0);
+    assert_int_equal(tbbt_fsmodel_obj(tbbt_pass2_model(p), 10)->attr.size, 0);
+    tbbt_pass2_free(p);
+}
+
 /* The report says how many outcomes the other order explained. */
 static void test_concurrent_report(void **s) {
     (void)s;
@@ -179,7 +201,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_later_call_ran_first),       cmocka_unit_test(test_earlier_call_ran_after),
         cmocka_unit_test(test_earlier_remove_then_lookup), cmocka_unit_test(test_no_overlap_still_corrected),
-        cmocka_unit_test(test_concurrent_report),
+        cmocka_unit_test(test_earlier_change_attrs_kept),  cmocka_unit_test(test_concurrent_report),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

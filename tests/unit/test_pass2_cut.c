@@ -368,15 +368,19 @@ static void test_cut_remove_one_left(void **s) {
 }
 
 /* A later record shows a candidate gone -- a lookup or remove of it that
- * found nothing, an exclusive make of it that succeeded, its object's
- * handle stale -- which names the removal at once, even where the model
- * may not hold every name of the directory. */
+ * found nothing, an exclusive make of it that succeeded, a create that
+ * made another object under it, its object's handle stale -- which names the removal at once, even where the
+ * model may not hold every name of the directory. */
 static void test_cut_remove_picked(void **s) {
     (void)s;
     static const char *const noent[] = {RM_PREFIX, "lookup 2 T cred=1:0:0 dir=2 name=\"b\"", NULL};
     static const char *const made[] = {
         RM_PREFIX, "mkdir 0 T cred=1:0:0 dir=2 name=\"c\" set_mode=493 newobj=20 " DIRA " fileid=120", NULL};
     static const char *const stale[] = {RM_PREFIX, "getattr 70 T cred=1:0:0 obj=10", NULL};
+    static const char *const anew[] = {
+        RM_PREFIX,
+        "create 0 T cred=1:0:0 dir=2 name=\"b\" createhow=0 set_mode=420 newobj=20 " FILEA " fileid=120",
+        NULL};
     static const char *const initial_dir[] = {
         "lookup 0 T cred=1:0:0 dir=1 name=\"a\" newobj=10 " FILEA " fileid=110",
         "lookup 0 T cred=1:0:0 dir=1 name=\"b\" newobj=11 " FILEA " fileid=111",
@@ -388,7 +392,23 @@ static void test_cut_remove_picked(void **s) {
     check_rm(noent, "b", 1, 0);
     check_rm(made, "c", 1, 0);
     check_rm(stale, "a", 1, 0);
+    check_rm(anew, "b", 1, 0);
     check_rm(initial_dir, "a", 1, 0);
+}
+
+/* A name made anew after the removal (a rename onto it, here): a later
+ * lookup of it shows the new object, which proves nothing of the old
+ * one, so two candidates stay and the removal stays cut. */
+static void test_cut_remove_remade(void **s) {
+    (void)s;
+    static const char *const t[] = {
+        RM_PREFIX,
+        "create 0 T cred=1:0:0 dir=1 name=\"n\" createhow=0 set_mode=420 newobj=20 " FILEA " fileid=120",
+        "rename 0 T cred=1:0:0 dir=1 name=\"n\" dir2=2 name2=\"b\"",
+        "lookup 0 T cred=1:0:0 dir=2 name=\"b\" newobj=20 " FILEA " fileid=120",
+        "lookup 0 T cred=1:0:0 dir=2 name=\"a\" newobj=10 " FILEA " fileid=110",
+        NULL};
+    check_rm(t, NULL, 0, 0);
 }
 
 /* Several candidates left when the removal leaves the window (later
@@ -591,6 +611,7 @@ int main(void) {
         cmocka_unit_test(test_cut_setattr_from_reply),
         cmocka_unit_test(test_cut_remove_one_left),
         cmocka_unit_test(test_cut_remove_picked),
+        cmocka_unit_test(test_cut_remove_remade),
         cmocka_unit_test(test_cut_remove_window_end),
         cmocka_unit_test(test_cut_rmdir),
         cmocka_unit_test(test_cut_rename_resolved_by_sighting),
