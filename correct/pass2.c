@@ -1271,6 +1271,11 @@ static void sightings(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
  * older one's directory is tainted instead. */
 #define RM_GHOSTS 256
 
+/* Candidates a held cut removal follows, at most: every later record is
+ * checked against each one, so a removal in a larger directory stays
+ * unnamed (and taints it). */
+#define RM_CANDS 512
+
 /* A cut removal in directory dir stayed unnamed and is forgotten: a name
  * the model holds there may be the one it removed, so no later one is
  * named there. */
@@ -1287,8 +1292,9 @@ static int rm_settle(struct tbbt_pass2 *p, guint i);
  * directory, of the right type (a directory for an rmdir, else not one).
  * Later records tell which it removed (rm_evidence); the model keeps the
  * names until then, and the record stays unreplayable unless one is
- * found. One candidate alone, of names the model holds completely, is
- * taken at once (rm_settle). */
+ * found (or the directory holds more than RM_CANDS names). One
+ * candidate alone, of names the model holds completely, is taken at once
+ * (rm_settle). */
 static void hold_remove(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
     if (r->status != TBBT_NFS_OK || !tbbt_rec_has(r, TBBT_F_DIR)) return;
     if (tbbt_rec_has(r, TBBT_F_NAME) || tbbt_cut_missing(r) != (1ull << TBBT_F_NAME)) {
@@ -1307,6 +1313,11 @@ static void hold_remove(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t
         if (r->op == TBBT_OP_RMDIR && o && o->nchildren) continue; /* not empty */
         struct rmcand k = {g_strndup(e->name, e->len), e->len, e->obj, 0, 1, 0};
         g_array_append_val(c->cands, k);
+    }
+    if (c->cands->len > RM_CANDS) { /* too many to follow: any could be the one */
+        rmcut_free(c);
+        rm_taint(p, r->dir);
+        return;
     }
     g_ptr_array_add(p->rmcuts, c);
     rm_settle(p, p->rmcuts->len - 1);
