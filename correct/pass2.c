@@ -1460,6 +1460,22 @@ static int made_anew(const struct tbbt_pass2 *p, const struct tbbt_rec *r) {
            cur && cur != r->newobj;
 }
 
+/* Did make r get, as the new object, one the model holds under another
+ * name (a server that reuses a removed file's handle), with one link? The
+ * old names were removed first. */
+static int made_again(const struct tbbt_pass2 *p, const struct tbbt_rec *r) {
+    if (r->op >= TBBT_OP_COUNT || !(tbbt_op_info(r->op)->flags & TBBT_OPF_CREATES) ||
+        r->status != TBBT_NFS_OK || !tbbt_rec_has(r, TBBT_F_NEWOBJ) || !r->newobj ||
+        (r->op != TBBT_OP_MKDIR && (!tbbt_rec_has(r, TBBT_F_NLINK) || r->nlink != 1)))
+        return 0;
+    const struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, r->newobj);
+    for (const struct tbbt_fsdent *d = o ? o->links : NULL; d; d = d->link_next)
+        if (d->dir != r->dir || d->len != r->name.len ||
+            memcmp(d->name, tbbt_rec_str(r, r->name), d->len) != 0)
+            return 1;
+    return 0;
+}
+
 /* Does the model hold object id under one name only (so that a removed
  * name leaves it gone: a use of its handle tells)? */
 static int single_link(const struct tbbt_fsmodel *m, tbbt_id id) {
@@ -1548,7 +1564,8 @@ static void rm_rule_out(struct tbbt_pass2 *p, struct rmcut *c, const struct tbbt
 /* Record r (held as seq, with its reply), before it is judged: what it
  * shows of the names held cut removes may have removed -- gone (a name
  * not found, a make that needs it absent or makes a new object under it,
- * a stale handle of an object with one name: rm_pick) or still there (rm_rule_out) -- and an rmdir
+ * a stale handle of an object with one name, a make that gets a held
+ * object's handle anew: rm_pick) or still there (rm_rule_out) -- and an rmdir
  * of their directory (every name in it went) narrow their candidates;
  * a removal named so is applied to the model before r is judged. */
 static void rm_evidence(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
@@ -1557,6 +1574,7 @@ static void rm_evidence(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t
         rm_pick(p, seq, r->dir, tbbt_rec_str(r, r->name), r->name.len, 0);
     if (tbbt_rec_has(r, TBBT_F_OBJ) && r->status == TBBT_NFSERR_STALE && single_link(p->m, r->obj))
         rm_pick(p, seq, 0, NULL, 0, r->obj);
+    if (made_again(p, r)) rm_pick(p, seq, 0, NULL, 0, r->newobj);
     tbbt_id gone = 0;
     if (r->op == TBBT_OP_RMDIR && r->status == TBBT_NFS_OK && tbbt_rec_has(r, TBBT_F_NAME))
         tbbt_fsmodel_name(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len, &gone);

@@ -369,7 +369,8 @@ static void test_cut_remove_one_left(void **s) {
 
 /* A later record shows a candidate gone -- a lookup or remove of it that
  * found nothing, an exclusive make of it that succeeded, a create that
- * made another object under it, its object's handle stale -- which names the removal at once, even where the
+ * made another object under it, its object's handle stale or given to a
+ * new file (a server that reuses a removed file's handle) -- which names the removal at once, even where the
  * model may not hold every name of the directory. */
 static void test_cut_remove_picked(void **s) {
     (void)s;
@@ -377,6 +378,10 @@ static void test_cut_remove_picked(void **s) {
     static const char *const made[] = {
         RM_PREFIX, "mkdir 0 T cred=1:0:0 dir=2 name=\"c\" set_mode=493 newobj=20 " DIRA " fileid=120", NULL};
     static const char *const stale[] = {RM_PREFIX, "getattr 70 T cred=1:0:0 obj=10", NULL};
+    static const char *const reused[] = {
+        RM_PREFIX,
+        "create 0 T cred=1:0:0 dir=1 name=\"new\" createhow=0 set_mode=420 newobj=12 " FILEA " fileid=112",
+        NULL};
     static const char *const anew[] = {
         RM_PREFIX,
         "create 0 T cred=1:0:0 dir=2 name=\"b\" createhow=0 set_mode=420 newobj=20 " FILEA " fileid=120",
@@ -393,6 +398,7 @@ static void test_cut_remove_picked(void **s) {
     check_rm(made, "c", 1, 0);
     check_rm(stale, "a", 1, 0);
     check_rm(anew, "b", 1, 0);
+    check_rm(reused, "c", 1, 0);
     check_rm(initial_dir, "a", 1, 0);
 }
 
