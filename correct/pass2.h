@@ -50,9 +50,10 @@
  * directory) out or show one gone (hold_remove, rm_evidence in
  * pass2.c). Otherwise TBBT_RF_ARGS_CUT stays set (a cut remove
  * with several candidates, a cut rename no later record resolves: the
- * reply does not show the object; a lookup that found nothing), the model is not changed, and the player skips the record.
- * A listing that shows the real name of an object the model holds under
- * a synthetic one in that directory does not teach that name.
+ * reply does not show the object; a lookup that found nothing), the
+ * model is not changed, and the player skips the record. A listing that
+ * shows the real name of an object the model holds under a synthetic one
+ * in that directory does not teach that name.
  *
  * Changes a later reply reveals (issue 21): a reply showing a mode (not a
  * regular file's: the permission rows judge those), owner, group or
