@@ -2115,14 +2115,29 @@ static void note_alternatives(struct tbbt_pass2 *p, const struct tbbt_rec *q, ui
     }
 }
 
-/* Record r (held as seq), whose traced class is traced, failed in call
- * order: an earlier held record of another client, whose call overlaps
- * r's, before which the model predicted r's traced outcome
- * (note_alternatives). Returns its seq, or 0. */
-static uint64_t explained_earlier(struct tbbt_pass2 *p, uint64_t seq, enum tbbt_oc traced) {
+/* Does held record q still get its traced outcome when record v (with
+ * its traced status) ran before it? Asked of a copy of the model with v
+ * applied (q's own effect is in it already: a lookup that found nothing
+ * after one that found the name does not fit either order). */
+static int fits_after(struct tbbt_pass2 *p, const struct tbbt_rec *q, const struct tbbt_rec *v) {
+    struct tbbt_fsmodel *c = tbbt_fsmodel_clone(p->m);
+    tbbt_fsmodel_apply(c, v, v->status);
+    int ok = agrees(tbbt_oc_predict(c, q), tbbt_oc_traced(c, q));
+    tbbt_fsmodel_free(c);
+    return ok;
+}
+
+/* Record r (held as seq, v as judged), whose traced class is traced,
+ * failed in call order: an earlier held record of another client, whose
+ * call overlaps r's, before which the model predicted r's traced outcome
+ * (note_alternatives), and which gets its own after r (fits_after).
+ * Returns its seq, or 0. */
+static uint64_t explained_earlier(struct tbbt_pass2 *p, const struct tbbt_rec *v, uint64_t seq,
+                                  enum tbbt_oc traced) {
     const struct alt *a = &p->alts[seq % p->cap];
     for (unsigned i = 0; i < a->n; i++)
-        if (a->q[i] >= p->head_seq && a->q[i] + p->cap > seq && agrees((enum tbbt_oc)a->oc[i], traced))
+        if (a->q[i] >= p->head_seq && a->q[i] + p->cap > seq && agrees((enum tbbt_oc)a->oc[i], traced) &&
+            fits_after(p, &p->ring[a->q[i] % p->cap], v))
             return a->q[i];
     return 0;
 }
@@ -2157,7 +2172,7 @@ static uint64_t explained_later(struct tbbt_pass2 *p, const struct tbbt_rec *v, 
 static int concurrent(struct tbbt_pass2 *p, const struct tbbt_rec *v, uint64_t seq, enum tbbt_oc traced,
                       uint64_t *defer_after, uint64_t *reapply) {
     *defer_after = *reapply = 0;
-    uint64_t q = explained_earlier(p, seq, traced);
+    uint64_t q = explained_earlier(p, v, seq, traced);
     if (q)
         *reapply = q;
     else

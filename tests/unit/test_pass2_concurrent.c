@@ -173,6 +173,24 @@ static void test_earlier_change_attrs_kept(void **s) {
     tbbt_pass2_free(p);
 }
 
+/* A's lookup found nothing; B's overlapping lookup, called later, found
+ * the name. Neither order explains both without a lost create (a lookup
+ * changes nothing): B's failure is corrected. */
+static void test_other_order_must_fit_both(void **s) {
+    (void)s;
+    static const struct line t[] = {
+        {200, 260, 801, "lookup 2 T cred=1:0:0 dir=1 name=\"x\""},
+        {210, 220, 802, "lookup 0 T cred=1:0:0 dir=1 name=\"x\" newobj=10 " FILEA " fileid=110"},
+        {0, 0, 0, NULL}};
+    struct tbbt_pass2 *p = run(t);
+    const struct tbbt_pass2_stats *st = tbbt_pass2_stats(p);
+    assert_int_equal(st->concurrent, 0);
+    assert_int_equal(st->failures, 1);
+    assert_true(st->inserted > 0);
+    assert_x(p, 10);
+    tbbt_pass2_free(p);
+}
+
 /* The report says how many outcomes the other order explained. */
 static void test_concurrent_report(void **s) {
     (void)s;
@@ -201,7 +219,8 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_later_call_ran_first),       cmocka_unit_test(test_earlier_call_ran_after),
         cmocka_unit_test(test_earlier_remove_then_lookup), cmocka_unit_test(test_no_overlap_still_corrected),
-        cmocka_unit_test(test_earlier_change_attrs_kept),  cmocka_unit_test(test_concurrent_report),
+        cmocka_unit_test(test_earlier_change_attrs_kept),  cmocka_unit_test(test_other_order_must_fit_both),
+        cmocka_unit_test(test_concurrent_report),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
