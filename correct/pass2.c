@@ -48,6 +48,34 @@ struct move {
     tbbt_id obj;  /* the object its source named (its name known), or 0 (its name cut) */
 };
 
+/* A name a held cut remove or rmdir may have removed (struct rmcut). */
+struct rmcand {
+    char *name; /* owned, NUL-terminated */
+    size_t len;
+    tbbt_id obj; /* the object the model held under it (0: not known) */
+    int used;    /* a later record named that object */
+    int left;    /* not ruled out yet */
+    int remade;  /* a later record made the name again: a use of it is no proof */
+};
+
+/* A held successful remove or rmdir whose name the snaplen cut: the
+ * names of its directory it may have removed, until later records tell
+ * which (hold_remove). */
+struct rmcut {
+    uint64_t seq; /* the held record */
+    tbbt_id dir;
+    GArray *cands; /* struct rmcand */
+    int picked;    /* a later record showed that the one left is gone */
+};
+
+/* Frees a held cut removal. */
+static void rmcut_free(struct rmcut *c) {
+    for (guint i = 0; i < c->cands->len; i++)
+        g_free(g_array_index(c->cands, struct rmcand, i).name);
+    g_array_free(c->cands, TRUE);
+    g_free(c);
+}
+
 /* A lost chmod, chown or truncate a reply revealed, waiting until every
  * record that could have explained it has been met (settle_attrs): a
  * call made before that reply came (another client's setattr the server
@@ -59,6 +87,28 @@ struct attrfix {
     uint64_t lo_seq;     /* the last record that showed the old values (0: none held) */
     int64_t lo_time;     /* its reply time */
     struct tbbt_rec set; /* the object (obj) and the new values (mode, uid, gid, size) */
+};
+
+/* Records pass 2 reads ahead of the one it pre-plays, at most: the calls
+ * made before that record's reply came (another client's call the server
+ * may have run first, explained_later). */
+#define LOOKAHEAD 64
+
+/* Predictions of a held record made before an overlapping earlier call
+ * of another client was applied (note_alternatives): what the record
+ * would get had the server run it first. */
+#define ALT_MAX 4
+struct alt {
+    uint64_t q[ALT_MAX]; /* the earlier records */
+    uint8_t oc[ALT_MAX]; /* enum tbbt_oc predicted before each */
+    uint8_t n;
+};
+
+/* A record the server ran after a later call (explained_later): the
+ * model applies it once that call has been pre-played. */
+struct deferral {
+    uint64_t after; /* the later record */
+    struct tbbt_rec r;
 };
 
 /* Frees a waiting change. */
@@ -74,6 +124,8 @@ struct tbbt_pass2 {
     struct tbbt_fsmodel *m;
     GRand *rng;
     struct tbbt_rec *ring; /* held records; seq s lives in ring[s % cap] */
+    struct alt *alts;      /* per ring slot: its predictions under another order */
+    GPtrArray *deferred;   /* struct deferral *: records applied after a later call */
     uint32_t cap;
     uint64_t head_seq;  /* oldest held record */
     uint64_t next_seq;  /* sequence number of the next record put (from 1) */
@@ -95,9 +147,13 @@ struct tbbt_pass2 {
     GHashTable *by_fileid;    /* fileid -> TBBT-ID, of objects whose attributes a reply showed */
     GHashTable *listed_names; /* struct listed_key -> the model's entry: plain readdir (remember_listed) */
     struct tbbt_rec filtered; /* a listing without the entries of synthetically named objects */
+    struct tbbt_rec unshown;  /* a record without attributes that may predate a change (stale_attrs) */
     int synth_seen;           /* a synthetic name was given or met (listing_as_named, rename_to_alias) */
     GHashTable *aliases;      /* "dir/name" -> the synthetic name the replay knows it by (learn_alias) */
     GArray *moves;            /* struct move: held cut renames whose target is not known (hold_move) */
+    GPtrArray *rmcuts;        /* struct rmcut *: held cut removes whose name is not known (hold_remove) */
+    GPtrArray *rm_ghosts;     /* struct rmcut *: cut removals gone out unnamed (rm_drop) */
+    GHashTable *rm_tainted;   /* directories of ghosts forgotten: names there may be gone */
     GPtrArray *attrfixes;     /* struct attrfix *: revealed changes waiting to be placed (settle_attrs) */
     struct tbbt_pass2_stats st;
     GString *listed; /* unexplained failures, text */
@@ -123,8 +179,11 @@ struct tbbt_pass2 *tbbt_pass2_new(const struct tbbt_pass2_opts *o, tbbt_p2_sink 
     p->ctx = ctx;
     p->m = tbbt_fsmodel_new();
     p->rng = g_rand_new_with_seed((guint32)(p->o.seed ^ (p->o.seed >> 32)));
-    p->cap = p->o.window + 2; /* the window, the record being pre-played, the one just put */
+    /* the window, the record being pre-played, the ones read ahead */
+    p->cap = p->o.window + 2 + LOOKAHEAD;
     p->ring = g_new0(struct tbbt_rec, p->cap);
+    p->alts = g_new0(struct alt, p->cap);
+    p->deferred = g_ptr_array_new();
     for (uint32_t i = 0; i < p->cap; i++)
         tbbt_rec_init(&p->ring[i]);
     p->head_seq = p->next_seq = 1;
@@ -135,8 +194,12 @@ struct tbbt_pass2 *tbbt_pass2_new(const struct tbbt_pass2_opts *o, tbbt_p2_sink 
     p->by_fileid = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     p->listed_names = g_hash_table_new_full(listed_hash, listed_eq, g_free, NULL);
     tbbt_rec_init(&p->filtered);
+    tbbt_rec_init(&p->unshown);
     p->aliases = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     p->moves = g_array_new(FALSE, FALSE, sizeof(struct move));
+    p->rmcuts = g_ptr_array_new_with_free_func((GDestroyNotify)rmcut_free);
+    p->rm_ghosts = g_ptr_array_new_with_free_func((GDestroyNotify)rmcut_free);
+    p->rm_tainted = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     p->attrfixes = g_ptr_array_new();
     p->listed = g_string_new(NULL);
     G_STATIC_ASSERT(G_N_ELEMENTS(p->st.rule_failures) >= 32);
@@ -156,6 +219,13 @@ void tbbt_pass2_free(struct tbbt_pass2 *p) {
     for (uint32_t i = 0; i < p->cap; i++)
         tbbt_rec_free(&p->ring[i]);
     g_free(p->ring);
+    g_free(p->alts);
+    for (guint i = 0; i < p->deferred->len; i++) {
+        struct deferral *d = p->deferred->pdata[i];
+        tbbt_rec_free(&d->r);
+        g_free(d);
+    }
+    g_ptr_array_free(p->deferred, TRUE);
     for (guint i = 0; i < p->pending->len; i++)
         ins_free(p->pending->pdata[i]);
     for (guint i = 0; i < p->group->len; i++)
@@ -167,8 +237,12 @@ void tbbt_pass2_free(struct tbbt_pass2 *p) {
     g_hash_table_destroy(p->by_fileid);
     g_hash_table_destroy(p->listed_names);
     tbbt_rec_free(&p->filtered);
+    tbbt_rec_free(&p->unshown);
     g_hash_table_destroy(p->aliases);
     g_array_free(p->moves, TRUE);
+    g_ptr_array_free(p->rmcuts, TRUE);
+    g_ptr_array_free(p->rm_ghosts, TRUE);
+    g_hash_table_destroy(p->rm_tainted);
     for (guint i = 0; i < p->attrfixes->len; i++)
         attrfix_free(p->attrfixes->pdata[i]);
     g_ptr_array_free(p->attrfixes, TRUE);
@@ -194,6 +268,8 @@ static void drop_move(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t s
         if (g_array_index(p->moves, struct move, i).seq == seq) g_array_remove_index(p->moves, i--);
 }
 
+static void rm_window_end(struct tbbt_pass2 *p, uint64_t seq);
+
 /* Gives the oldest held record to the sink, after the corrective records
  * that go before it. */
 static void out_oldest(struct tbbt_pass2 *p) {
@@ -207,6 +283,7 @@ static void out_oldest(struct tbbt_pass2 *p) {
         ins_free(p->pending->pdata[i]);
     if (k) g_ptr_array_remove_range(p->pending, 0, k);
     drop_move(p, &p->ring[s % p->cap], s);
+    if (p->rmcuts->len) rm_window_end(p, s);
     out_rec(p, &p->ring[s % p->cap]);
     p->head_seq++;
 }
@@ -1188,6 +1265,365 @@ static void sightings(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
                      r->entries[i].id);
 }
 
+/* ---- removes and rmdirs whose name the snaplen cut ---- */
+
+/* Cut removals gone out unnamed kept as ghosts (rm_drop), at most: an
+ * older one's directory is tainted instead. */
+#define RM_GHOSTS 256
+
+/* Candidates a held cut removal follows, at most: every later record is
+ * checked against each one, so a removal in a larger directory stays
+ * unnamed (and taints it). */
+#define RM_CANDS 512
+
+/* A cut removal in directory dir stayed unnamed and is forgotten: a name
+ * the model holds there may be the one it removed, so no later one is
+ * named there. */
+static void rm_taint(struct tbbt_pass2 *p, tbbt_id dir) {
+    tbbt_id *k = g_new(tbbt_id, 1);
+    *k = dir;
+    g_hash_table_add(p->rm_tainted, k);
+}
+
+static int rm_settle(struct tbbt_pass2 *p, guint i);
+
+/* Holds successful remove or rmdir r (held as seq), whose name the
+ * snaplen cut: its candidates are the names the model holds in its
+ * directory, of the right type (a directory for an rmdir, else not one).
+ * Later records tell which it removed (rm_evidence); the model keeps the
+ * names until then, and the record stays unreplayable unless one is
+ * found (or the directory holds more than RM_CANDS names). One
+ * candidate alone, of names the model holds completely, is taken at once
+ * (rm_settle). */
+static void hold_remove(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
+    if (r->status != TBBT_NFS_OK || !tbbt_rec_has(r, TBBT_F_DIR)) return;
+    if (tbbt_rec_has(r, TBBT_F_NAME) || tbbt_cut_missing(r) != (1ull << TBBT_F_NAME)) {
+        rm_taint(p, r->dir);
+        return;
+    }
+    const struct tbbt_fsobj *d = tbbt_fsmodel_obj(p->m, r->dir);
+    struct rmcut *c = g_new0(struct rmcut, 1);
+    c->seq = seq;
+    c->dir = r->dir;
+    c->cands = g_array_new(FALSE, TRUE, sizeof(struct rmcand));
+    for (const struct tbbt_fsdent *e = d ? d->children : NULL; e; e = e->child_next) {
+        const struct tbbt_fsobj *o = e->obj ? tbbt_fsmodel_obj(p->m, e->obj) : NULL;
+        int isdir = (o && o->attr.type == TBBT_FT_DIR) || e->made_dir;
+        if (tbbt_dot_name(e->name, e->len) || (r->op == TBBT_OP_RMDIR ? !isdir : isdir)) continue;
+        if (r->op == TBBT_OP_RMDIR && o && o->nchildren) continue; /* not empty */
+        struct rmcand k = {g_strndup(e->name, e->len), e->len, e->obj, 0, 1, 0};
+        g_array_append_val(c->cands, k);
+    }
+    if (c->cands->len > RM_CANDS) { /* too many to follow: any could be the one */
+        rmcut_free(c);
+        rm_taint(p, r->dir);
+        return;
+    }
+    g_ptr_array_add(p->rmcuts, c);
+    rm_settle(p, p->rmcuts->len - 1);
+}
+
+/* Candidates of c not ruled out yet; *last gets the index of one. */
+static unsigned rm_left(const struct rmcut *c, guint *last) {
+    unsigned n = 0;
+    for (guint i = 0; i < c->cands->len; i++)
+        if (g_array_index(c->cands, struct rmcand, i).left) {
+            n++;
+            *last = i;
+        }
+    return n;
+}
+
+/* Does the model hold every name held cut removal c may have removed:
+ * its directory was made by the trace (it began empty), no unnamed cut
+ * removal there was forgotten, and no cut rename's target is unknown?
+ * Only then does ruling the others out name it. (Names other removals
+ * took away stay candidates -- they are never used again -- so they
+ * leave two, not a wrong one.) */
+static int rm_complete(const struct tbbt_pass2 *p, const struct rmcut *c) {
+    if (p->moves->len || g_hash_table_contains(p->rm_tainted, &c->dir) ||
+        !tbbt_fsmodel_dir_fresh(p->m, c->dir))
+        return 0;
+    return 1;
+}
+
+static struct rmcand *rm_cand(struct rmcut *c, const char *name, size_t len);
+
+/* Name (name, len) of directory dir was removed by a named cut removal:
+ * the other held ones and the ghosts there did not remove it. */
+static void rm_gone_elsewhere(struct tbbt_pass2 *p, tbbt_id dir, const char *name, size_t len) {
+    GPtrArray *lists[2] = {p->rmcuts, p->rm_ghosts};
+    for (int l = 0; l < 2; l++)
+        for (guint i = 0; i < lists[l]->len; i++) {
+            struct rmcut *o = lists[l]->pdata[i];
+            struct rmcand *x = o->dir == dir ? rm_cand(o, name, len) : NULL;
+            if (x) x->left = 0;
+        }
+}
+
+/* Gives held cut removal c (index i of p->rmcuts) candidate k's name: the
+ * record is whole again and the model removes the name now. */
+static void rm_resolve(struct tbbt_pass2 *p, guint i, guint k) {
+    struct rmcut *c = p->rmcuts->pdata[i];
+    const struct rmcand *x = &g_array_index(c->cands, struct rmcand, k);
+    struct tbbt_rec *r = &p->ring[c->seq % p->cap];
+    put_name(p, r, TBBT_F_NAME, x->name, x->len);
+    r->flags &= (uint16_t)~TBBT_RF_ARGS_CUT;
+    p->st.cut_unreplayable--;
+    tbbt_id victim = 0;
+    tbbt_fsmodel_name(p->m, r->dir, x->name, x->len, &victim);
+    tbbt_fsmodel_apply(p->m, r, TBBT_NFS_OK);
+    struct tbbt_fsobj *vo = victim ? tbbt_fsmodel_obj(p->m, victim) : NULL;
+    if (vo && (vo->flags & TBBT_FSO_GONE)) vo->user = c->seq;
+    g_ptr_array_remove_index(p->rmcuts, i);
+    rm_gone_elsewhere(p, r->dir, tbbt_rec_str(r, r->name), r->name.len);
+}
+
+/* Drops held cut removal i: it stays unreplayable, and becomes a ghost
+ * -- one of the names it still may have removed is gone, so a later
+ * record that shows one gone may not name another removal (rm_pick), nor
+ * may elimination in its directory (rm_complete) -- unless none is left
+ * (its name was not one the model held). */
+static void rm_drop(struct tbbt_pass2 *p, guint i) {
+    struct rmcut *c = g_ptr_array_steal_index(p->rmcuts, i);
+    guint k = 0;
+    if (!rm_left(c, &k)) {
+        rmcut_free(c);
+        return;
+    }
+    if (p->rm_ghosts->len >= RM_GHOSTS) {
+        rm_taint(p, ((struct rmcut *)p->rm_ghosts->pdata[0])->dir);
+        g_ptr_array_remove_index(p->rm_ghosts, 0);
+    }
+    g_ptr_array_add(p->rm_ghosts, c);
+}
+
+/* Held cut removal i after new evidence: named when the one candidate
+ * left was shown gone, or is the only one left of names the model holds
+ * completely (rm_complete); dropped when none is left. Returns whether it
+ * is gone from p->rmcuts. */
+static int rm_settle(struct tbbt_pass2 *p, guint i) {
+    struct rmcut *c = p->rmcuts->pdata[i];
+    guint k = 0;
+    unsigned n = rm_left(c, &k);
+    if (n == 1 && (c->picked || rm_complete(p, c))) {
+        p->st.cut_rm_named++;
+        rm_resolve(p, i, k);
+    } else if (n == 0) {
+        rm_drop(p, i);
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+/* Candidate of c named (name, len), or NULL. */
+static struct rmcand *rm_cand(struct rmcut *c, const char *name, size_t len) {
+    for (guint i = 0; i < c->cands->len; i++) {
+        struct rmcand *x = &g_array_index(c->cands, struct rmcand, i);
+        if (x->left && x->len == len && memcmp(x->name, name, len) == 0) return x;
+    }
+    return NULL;
+}
+
+/* Candidate of c that names object id, or NULL. */
+static struct rmcand *rm_cand_obj(struct rmcut *c, tbbt_id id) {
+    for (guint i = 0; id && i < c->cands->len; i++) {
+        struct rmcand *x = &g_array_index(c->cands, struct rmcand, i);
+        if (x->left && x->obj == id) return x;
+    }
+    return NULL;
+}
+
+/* What record r says of (dir, name) for a held cut removal: 1 the name
+ * was gone (a lookup, remove, rmdir or rename from it found nothing; a
+ * make that fails on an existing name succeeded), -1 it was there (those
+ * succeeded, or the make found it), 0 nothing. */
+static int rm_name_says(const struct tbbt_rec *r) {
+    int exclusive = r->op == TBBT_OP_MKDIR || r->op == TBBT_OP_SYMLINK || r->op == TBBT_OP_MKNOD ||
+                    r->op == TBBT_OP_LINK || (r->op == TBBT_OP_CREATE && r->createhow != 0);
+    if (exclusive) return r->status == TBBT_NFS_OK ? 1 : r->status == TBBT_NFSERR_EXIST ? -1 : 0;
+    if (r->op != TBBT_OP_LOOKUP && r->op != TBBT_OP_REMOVE && r->op != TBBT_OP_RMDIR &&
+        r->op != TBBT_OP_RENAME)
+        return 0;
+    return r->status == TBBT_NFSERR_NOENT ? 1 : r->status == TBBT_NFS_OK ? -1 : 0;
+}
+
+/* Did create r make a new object under a name the model holds for
+ * another (the reply shows it)? The other one's name was removed first. */
+static int made_anew(const struct tbbt_pass2 *p, const struct tbbt_rec *r) {
+    tbbt_id cur = 0;
+    if (r->op != TBBT_OP_CREATE || r->status != TBBT_NFS_OK || !tbbt_rec_has(r, TBBT_F_NEWOBJ) || !r->newobj)
+        return 0;
+    return tbbt_fsmodel_name(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len, &cur) ==
+               TBBT_NAME_PRESENT &&
+           cur && cur != r->newobj;
+}
+
+/* Did make r get, as the new object, one the model holds under another
+ * name (a server that reuses a removed file's handle), with one link? The
+ * old names were removed first. */
+static int made_again(const struct tbbt_pass2 *p, const struct tbbt_rec *r) {
+    if (r->op >= TBBT_OP_COUNT || !(tbbt_op_info(r->op)->flags & TBBT_OPF_CREATES) ||
+        r->status != TBBT_NFS_OK || !tbbt_rec_has(r, TBBT_F_NEWOBJ) || !r->newobj ||
+        (r->op != TBBT_OP_MKDIR && (!tbbt_rec_has(r, TBBT_F_NLINK) || r->nlink != 1)))
+        return 0;
+    const struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, r->newobj);
+    for (const struct tbbt_fsdent *d = o ? o->links : NULL; d; d = d->link_next)
+        if (d->dir != r->dir || d->len != r->name.len ||
+            memcmp(d->name, tbbt_rec_str(r, r->name), d->len) != 0)
+            return 1;
+    return 0;
+}
+
+/* Does the model hold object id under one name only (so that a removed
+ * name leaves it gone: a use of its handle tells)? */
+static int single_link(const struct tbbt_fsmodel *m, tbbt_id id) {
+    const struct tbbt_fsobj *o = id ? tbbt_fsmodel_obj(m, id) : NULL;
+    return o && o->links && !o->links->link_next && o->attr.nlink <= 1;
+}
+
+/* A record made after them showed that the name (name, len) of directory
+ * dir (name NULL: the only name of object id) is gone: when no unnamed
+ * removal (a ghost) may have removed it, the first held cut removal that
+ * may have did (its other candidates are ruled out). Of several, any
+ * could have, and whichever did, the state after them all is the same:
+ * none of them left the name to a record in between (rm_rule_out). */
+static void rm_pick(struct tbbt_pass2 *p, uint64_t seq, tbbt_id dir, const char *name, size_t len,
+                    tbbt_id id) {
+    struct rmcut *only = NULL;
+    struct rmcand *x = NULL;
+    for (guint i = 0; i < p->rmcuts->len; i++) {
+        struct rmcut *c = p->rmcuts->pdata[i];
+        struct rmcand *y = c->seq >= seq ? NULL
+                           : name        ? (c->dir == dir ? rm_cand(c, name, len) : NULL)
+                                         : rm_cand_obj(c, id);
+        if (!y || only) continue;
+        only = c; /* of several, the first: after them all the state is the same */
+        x = y;
+    }
+    if (!only || g_hash_table_contains(p->rm_tainted, &only->dir)) return;
+    for (guint i = 0; i < p->rm_ghosts->len; i++) {
+        struct rmcut *g = p->rm_ghosts->pdata[i];
+        if (name ? g->dir == dir && rm_cand(g, name, len) : rm_cand_obj(g, id) != NULL)
+            return; /* an unnamed removal may have */
+    }
+    for (guint j = 0; j < only->cands->len; j++) {
+        struct rmcand *y = &g_array_index(only->cands, struct rmcand, j);
+        y->left = y == x;
+    }
+    only->picked = 1;
+}
+
+/* Record r made a name of held cut removal c's directory anew (a make, a
+ * link, a rename's target): a later use of that name may be of the new
+ * object, so it no longer rules the candidate out. */
+static void rm_remade(struct rmcut *c, const struct tbbt_rec *r) {
+    if (r->status != TBBT_NFS_OK || r->op >= TBBT_OP_COUNT) return;
+    struct rmcand *x = NULL;
+    if ((tbbt_op_info(r->op)->flags & TBBT_OPF_CREATES) || r->op == TBBT_OP_LINK) {
+        if (tbbt_rec_has(r, TBBT_F_NAME) && r->dir == c->dir)
+            x = rm_cand(c, tbbt_rec_str(r, r->name), r->name.len);
+    } else if (r->op == TBBT_OP_RENAME && tbbt_rec_has(r, TBBT_F_NAME2) && r->dir2 == c->dir) {
+        x = rm_cand(c, tbbt_rec_str(r, r->name2), r->name2.len);
+    }
+    if (x) x->remade = 1;
+}
+
+/* What record r (held as seq) shows of the candidates of held cut
+ * removal c (made before it): a candidate name it uses with success, or
+ * lists, or whose only object it uses with success, was not removed; an
+ * object it names is used (rm_window_end). */
+static void rm_rule_out(struct tbbt_pass2 *p, struct rmcut *c, const struct tbbt_rec *r) {
+    rm_remade(c, r);
+    if (tbbt_rec_has(r, TBBT_F_DIR) && r->dir == c->dir && tbbt_rec_has(r, TBBT_F_NAME)) {
+        struct rmcand *x = rm_cand(c, tbbt_rec_str(r, r->name), r->name.len);
+        int same =
+            r->op == TBBT_OP_LOOKUP && x && x->obj && tbbt_rec_has(r, TBBT_F_NEWOBJ) && r->newobj == x->obj;
+        if (x && rm_name_says(r) < 0 && (!x->remade || same)) x->left = 0;
+    }
+    if ((r->op == TBBT_OP_READDIR || r->op == TBBT_OP_READDIRPLUS) && r->status == TBBT_NFS_OK &&
+        r->obj == c->dir)
+        for (uint32_t e = 0; e < r->nentries; e++) {
+            const struct tbbt_dirent *d = &r->entries[e];
+            struct rmcand *x = rm_cand(c, tbbt_rec_str(r, d->name), d->name.len);
+            if (x && (!x->remade || (x->obj && d->id == x->obj))) x->left = 0;
+        }
+    tbbt_id ids[5];
+    record_objects(p->m, r, ids);
+    for (guint i = 0; i < c->cands->len; i++) {
+        struct rmcand *x = &g_array_index(c->cands, struct rmcand, i);
+        for (int k = 0; x->obj && k < 5; k++)
+            if (ids[k] == x->obj) x->used = 1;
+        if (x->obj && tbbt_rec_has(r, TBBT_F_OBJ) && r->obj == x->obj && r->status == TBBT_NFS_OK &&
+            single_link(p->m, x->obj))
+            x->left = 0;
+    }
+}
+
+/* Record r (held as seq, with its reply), before it is judged: what it
+ * shows of the names held cut removes may have removed -- gone (a name
+ * not found, a make that needs it absent or makes a new object under it,
+ * a stale handle of an object with one name, a make that gets a held
+ * object's handle anew: rm_pick) or still there (rm_rule_out) -- and an rmdir
+ * of their directory (every name in it went) narrow their candidates;
+ * a removal named so is applied to the model before r is judged. */
+static void rm_evidence(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
+    if (tbbt_rec_has(r, TBBT_F_DIR) && tbbt_rec_has(r, TBBT_F_NAME) &&
+        (rm_name_says(r) > 0 || made_anew(p, r)))
+        rm_pick(p, seq, r->dir, tbbt_rec_str(r, r->name), r->name.len, 0);
+    if (tbbt_rec_has(r, TBBT_F_OBJ) && r->status == TBBT_NFSERR_STALE && single_link(p->m, r->obj))
+        rm_pick(p, seq, 0, NULL, 0, r->obj);
+    if (made_again(p, r)) rm_pick(p, seq, 0, NULL, 0, r->newobj);
+    tbbt_id gone = 0;
+    if (r->op == TBBT_OP_RMDIR && r->status == TBBT_NFS_OK && tbbt_rec_has(r, TBBT_F_NAME))
+        tbbt_fsmodel_name(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len, &gone);
+    for (guint i = 0; i < p->rmcuts->len; i++) {
+        struct rmcut *c = p->rmcuts->pdata[i];
+        if (seq <= c->seq) continue;
+        if (gone && gone == c->dir) { /* emptied: the window's end rule decides now */
+            rm_window_end(p, c->seq);
+            i--;
+            continue;
+        }
+        rm_rule_out(p, c, r);
+        if (rm_settle(p, i)) i--;
+    }
+    for (guint i = 0; i < p->rm_ghosts->len; i++) {
+        struct rmcut *g = p->rm_ghosts->pdata[i];
+        guint k = 0;
+        rm_rule_out(p, g, r);
+        if (!rm_left(g, &k)) g_ptr_array_remove_index(p->rm_ghosts, i--);
+    }
+}
+
+/* The held record seq goes out (or its directory is removed): a cut
+ * removal of it with several candidates left, where the model holds every
+ * name it may have removed (rm_complete), takes the only one whose object
+ * no later record in the window used (counted apart); with none, or
+ * several (any could be the one: a guess would remove a name the trace
+ * keeps), it stays unreplayable. */
+static void rm_window_end(struct tbbt_pass2 *p, uint64_t seq) {
+    for (guint i = 0; i < p->rmcuts->len; i++) {
+        struct rmcut *c = p->rmcuts->pdata[i];
+        if (c->seq != seq) continue;
+        int best = -1, n = 0;
+        for (guint k = 0; k < c->cands->len; k++) {
+            const struct rmcand *x = &g_array_index(c->cands, struct rmcand, k);
+            if (!x->left || x->used) continue;
+            best = (int)k;
+            n++;
+        }
+        if (n != 1 || !rm_complete(p, c)) {
+            rm_drop(p, i);
+        } else {
+            p->st.cut_rm_guessed++;
+            rm_resolve(p, i, (guint)best);
+        }
+        return;
+    }
+}
+
 /* Would correcting r's failure (predicted, traced) rest on a name a cut
  * rename may have made? While a cut rename's target is not known
  * (p->moves), a remove, rmdir, rename or link that found a name the
@@ -1284,12 +1720,50 @@ static int restore_make(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t miss)
     return 1;
 }
 
+/* The permission bits a replay of object o has before a record, or -1
+ * when the model does not know them. */
+static int64_t mode_before(const struct tbbt_fsobj *o) {
+    if (o && (o->flags & TBBT_FSO_RMODE)) return o->rmode & 07777;
+    if (o && (o->flags & TBBT_FSO_ATTRS)) return o->attr.mode & 07777;
+    return -1;
+}
+
+/* Restores successful setattr r whose attributes to set the snaplen cut
+ * (maybe part way) from its reply's after-attributes: each of mode, owner,
+ * group and size is set to the value the reply shows where that differs
+ * from what the model held before (a size: also from the reply's
+ * before-size), or where the decoded part set it already; times are left
+ * as decoded. Without the change a replay keeps the old permissions and
+ * later calls get OK where the trace had ACCES, or the reverse. Returns
+ * 1, or 0 when the reply shows no attributes. */
+static int restore_setattr(struct tbbt_pass2 *p, struct tbbt_rec *r) {
+    if (!tbbt_rec_has(r, TBBT_F_TYPE) || !tbbt_rec_has(r, TBBT_F_OBJ)) return 0;
+    const struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, r->obj);
+    int attrs = o && (o->flags & TBBT_FSO_ATTRS);
+    int owner = attrs && !(o->flags & TBBT_FSO_OWNER_GUESSED);
+    int64_t mode = mode_before(o);
+    if (tbbt_rec_has(r, TBBT_F_MODE) &&
+        (tbbt_rec_has(r, TBBT_F_SET_MODE) || (mode >= 0 && (uint32_t)mode != (r->mode & 07777))))
+        tbbt_rec_set_u64(r, TBBT_F_SET_MODE, r->mode & 07777);
+    if (tbbt_rec_has(r, TBBT_F_UID) && (tbbt_rec_has(r, TBBT_F_SET_UID) || (owner && o->attr.uid != r->uid)))
+        tbbt_rec_set_u64(r, TBBT_F_SET_UID, r->uid);
+    if (tbbt_rec_has(r, TBBT_F_GID) && (tbbt_rec_has(r, TBBT_F_SET_GID) || (owner && o->attr.gid != r->gid)))
+        tbbt_rec_set_u64(r, TBBT_F_SET_GID, r->gid);
+    int sized = tbbt_rec_has(r, TBBT_F_PRE_SIZE)
+                    ? r->pre_size != r->size
+                    : attrs && o->attr.type == TBBT_FT_REG && o->attr.size != r->size;
+    if (tbbt_rec_has(r, TBBT_F_SIZE) && r->type == TBBT_FT_REG && (tbbt_rec_has(r, TBBT_F_SET_SIZE) || sized))
+        tbbt_rec_set_u64(r, TBBT_F_SET_SIZE, r->size);
+    p->st.cut_filled++;
+    return 1;
+}
+
 /* Restores r, whose call the snaplen cut (tbbt_cut_args), where the model
  * knows what was cut: a lookup's, make's or link's name through the
  * object its reply (or call) shows, a rename's target through the object
- * its source names, a make's attributes from its reply. Clears
+ * its source names, a make's or setattr's attributes from its reply. Clears
  * TBBT_RF_ARGS_CUT then and returns 1; else sets it and returns 0, with r
- * unchanged. A cut remove, rmdir, rename source or setattr, a failed or
+ * unchanged. A cut remove, rmdir, rename source, a failed or
  * unanswered call, a cut handle: unknowable. */
 static int restore_cut(struct tbbt_pass2 *p, struct tbbt_rec *r) {
     p->st.cut++;
@@ -1306,6 +1780,8 @@ static int restore_cut(struct tbbt_pass2 *p, struct tbbt_rec *r) {
         ok = restore_make(p, r, miss);
     } else if (r->op == TBBT_OP_LINK) {
         ok = miss == name && r->obj && put_synth(p, r, TBBT_F_NAME, r->dir, r->obj, 0);
+    } else if (r->op == TBBT_OP_SETATTR) {
+        ok = !miss && restore_setattr(p, r);
     } else if (r->op == TBBT_OP_RENAME && miss == name2) {
         tbbt_id src = 0;
         tbbt_fsmodel_name(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len, &src);
@@ -1593,6 +2069,164 @@ static void note_shown(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t 
     }
 }
 
+/* ---- calls of other clients the server ran in the other order ---- */
+
+/* Are a and b calls of two clients whose call-to-reply intervals
+ * overlap (each call made before the other's reply), both whole and
+ * answered, so that the server may have run either one first? */
+static int overlaps(const struct tbbt_rec *a, const struct tbbt_rec *b) {
+    const unsigned skip = TBBT_RF_REPLY_LOST | TBBT_RF_RPC_ERROR | TBBT_RF_ARGS_CUT | TBBT_RF_INSERTED;
+    if ((a->flags & skip) || (b->flags & skip) || a->status < 0 || b->status < 0) return 0;
+    if (a->client.family == b->client.family && a->client.port == b->client.port &&
+        memcmp(a->client.addr, b->client.addr, sizeof(a->client.addr)) == 0)
+        return 0; /* one client: its calls are the trace's order */
+    return a->call_time < b->reply_time && b->call_time < a->reply_time;
+}
+
+/* Do a and b name a common object (handle, directory, new object, the
+ * object a name holds)? Only then can their order change an outcome. */
+static int share_object(const struct tbbt_fsmodel *m, const struct tbbt_rec *a, const struct tbbt_rec *b) {
+    tbbt_id x[5], y[5];
+    record_objects(m, a, x);
+    record_objects(m, b, y);
+    for (int i = 0; i < 5; i++)
+        for (int j = 0; x[i] && j < 5; j++)
+            if (x[i] == y[j]) return 1;
+    return 0;
+}
+
+/* Does predicted class c agree with traced class t (c unknown: any)? */
+static int agrees(enum tbbt_oc c, enum tbbt_oc t) {
+    return c == TBBT_OC_ANY || c == t;
+}
+
+/* Before held record q (seq qs) is applied: each later held record of
+ * another client whose call overlaps q's and that names an object q
+ * names gets the model's prediction now, as if the server ran it before
+ * q (explained_earlier). */
+static void note_alternatives(struct tbbt_pass2 *p, const struct tbbt_rec *q, uint64_t qs) {
+    for (uint64_t s = qs + 1; s < p->next_seq; s++) {
+        const struct tbbt_rec *r = &p->ring[s % p->cap];
+        if (r->call_time >= q->reply_time) break; /* in call order: no later one overlaps */
+        struct alt *a = &p->alts[s % p->cap];
+        if (a->n == ALT_MAX || !overlaps(q, r) || !share_object(p->m, q, r)) continue;
+        a->q[a->n] = qs;
+        a->oc[a->n++] = (uint8_t)tbbt_oc_predict(p->m, r);
+    }
+}
+
+/* Does held record q still get its traced outcome when record v (with
+ * its traced status) ran before it? Asked of a copy of the model with v
+ * applied (q's own effect is in it already: a lookup that found nothing
+ * after one that found the name does not fit either order). */
+static int fits_after(struct tbbt_pass2 *p, const struct tbbt_rec *q, const struct tbbt_rec *v) {
+    struct tbbt_fsmodel *c = tbbt_fsmodel_clone(p->m);
+    tbbt_fsmodel_apply(c, v, v->status);
+    int ok = agrees(tbbt_oc_predict(c, q), tbbt_oc_traced(c, q));
+    tbbt_fsmodel_free(c);
+    return ok;
+}
+
+/* Record r (held as seq, v as judged), whose traced class is traced,
+ * failed in call order: an earlier held record of another client, whose
+ * call overlaps r's, before which the model predicted r's traced outcome
+ * (note_alternatives), and which gets its own after r (fits_after).
+ * Returns its seq, or 0. */
+static uint64_t explained_earlier(struct tbbt_pass2 *p, const struct tbbt_rec *v, uint64_t seq,
+                                  enum tbbt_oc traced) {
+    const struct alt *a = &p->alts[seq % p->cap];
+    for (unsigned i = 0; i < a->n; i++)
+        if (a->q[i] >= p->head_seq && a->q[i] + p->cap > seq && agrees((enum tbbt_oc)a->oc[i], traced) &&
+            fits_after(p, &p->ring[a->q[i] % p->cap], v))
+            return a->q[i];
+    return 0;
+}
+
+/* Record r (held as seq, v as judged), whose traced class is traced,
+ * failed in call order: the first later held record of another client,
+ * whose call overlaps r's and names an object r names, after which (and
+ * after the overlapping ones before it) the model, on a copy, predicts
+ * r's traced outcome. Returns its seq, or 0. */
+static uint64_t explained_later(struct tbbt_pass2 *p, const struct tbbt_rec *v, uint64_t seq,
+                                enum tbbt_oc traced) {
+    struct tbbt_fsmodel *c = NULL;
+    uint64_t found = 0;
+    for (uint64_t s = seq + 1; s < p->next_seq && !found; s++) {
+        const struct tbbt_rec *q = &p->ring[s % p->cap];
+        if (q->call_time >= v->reply_time) break;
+        if (!overlaps(v, q) || !share_object(p->m, v, q)) continue;
+        if (!c) c = tbbt_fsmodel_clone(p->m);
+        tbbt_fsmodel_apply(c, q, q->status);
+        if (agrees(tbbt_oc_predict(c, v), traced)) found = s;
+    }
+    tbbt_fsmodel_free(c);
+    return found;
+}
+
+/* Record r (held as seq, v as judged) failed in call order: is the
+ * failure one the server's other order of an overlapping call of
+ * another client explains? Then it is no failure (counted), and the
+ * model ends as that order leaves it: r applied after the later call
+ * (its deferral, *defer_after gets that call), or the earlier call
+ * applied again after r. */
+static int concurrent(struct tbbt_pass2 *p, const struct tbbt_rec *v, uint64_t seq, enum tbbt_oc traced,
+                      uint64_t *defer_after, uint64_t *reapply) {
+    *defer_after = *reapply = 0;
+    uint64_t q = explained_earlier(p, v, seq, traced);
+    if (q)
+        *reapply = q;
+    else
+        q = *defer_after = explained_later(p, v, seq, traced);
+    if (q) p->st.concurrent++;
+    return q != 0;
+}
+
+/* Holds a copy of r to be applied once the held record after (a later
+ * call the server ran first) has been pre-played (apply_deferred). */
+static void defer_apply(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t after) {
+    struct deferral *d = g_new0(struct deferral, 1);
+    d->after = after;
+    tbbt_rec_init(&d->r);
+    tbbt_rec_copy(&d->r, r);
+    g_ptr_array_add(p->deferred, d);
+}
+
+/* After held record seq was pre-played: the records the server ran
+ * after it (defer_apply) change the model now. */
+static void apply_deferred(struct tbbt_pass2 *p, uint64_t seq) {
+    for (guint i = 0; i < p->deferred->len; i++) {
+        struct deferral *d = p->deferred->pdata[i];
+        if (d->after != seq) continue;
+        tbbt_fsmodel_apply(p->m, &d->r, d->r.status);
+        tbbt_rec_free(&d->r);
+        g_free(d);
+        g_ptr_array_remove_index(p->deferred, i--);
+    }
+}
+
+/* Record v (r held as seq) as the model may learn it: without the
+ * attributes its reply shows of its object when an earlier held call of
+ * another client that changes that object overlaps it -- the server may
+ * have run r first, so they may be the ones before that change, which the
+ * model, applying in call order, already has. Returns v, or a copy in
+ * p->unshown. */
+static const struct tbbt_rec *stale_attrs(struct tbbt_pass2 *p, const struct tbbt_rec *v, uint64_t seq) {
+    tbbt_id id = tbbt_rec_has(v, TBBT_F_TYPE) ? attrs_of(v) : 0;
+    const struct tbbt_fsobj *o = id ? tbbt_fsmodel_obj(p->m, id) : NULL;
+    if (!o || !in_flight(o, v)) return v;
+    int stale = 0;
+    for (uint64_t s = seq; s-- > p->head_seq && s + LOOKAHEAD >= seq && !stale;) {
+        const struct tbbt_rec *q = &p->ring[s % p->cap];
+        unsigned f = q->op < TBBT_OP_COUNT ? tbbt_op_info(q->op)->flags : 0;
+        stale = (f & TBBT_OPF_MODIFIES) && tbbt_rec_has(q, TBBT_F_OBJ) && q->obj == id && overlaps(q, v);
+    }
+    if (!stale) return v;
+    tbbt_rec_copy(&p->unshown, v);
+    p->unshown.has &= ~((1ull << TBBT_F_MODE) | (1ull << TBBT_F_UID) | (1ull << TBBT_F_GID) |
+                        (1ull << TBBT_F_SIZE) | (1ull << TBBT_F_NLINK));
+    return &p->unshown;
+}
+
 /* Pre-plays record r (held as seq), which has its reply: predicts its
  * outcome and corrects a failure -- not on a name pass 2 made up
  * (TBBT_RF_NAME_SYNTH): the model's is the only say there -- and applies
@@ -1604,17 +2238,23 @@ static void judge(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
         r->op == TBBT_OP_READDIR || r->op == TBBT_OP_READDIRPLUS ? listing_as_named(p, r) : r;
     enum tbbt_oc pred = tbbt_oc_predict(p->m, v);
     enum tbbt_oc traced = tbbt_oc_traced(p->m, v);
+    uint64_t defer_after = 0, reapply = 0;
     if (traced == TBBT_OC_OTHER)
         p->st.unmodelled++;
     else if (pred != TBBT_OC_ANY && pred != traced && !(r->flags & TBBT_RF_NAME_SYNTH) &&
-             !withheld(p, r, pred, traced))
+             !withheld(p, r, pred, traced) && !concurrent(p, v, seq, traced, &defer_after, &reapply))
         correct_failure(p, r == v ? r : (struct tbbt_rec *)v, seq, pred, traced);
     if ((r->op == TBBT_OP_LOOKUP || r->op == TBBT_OP_READDIR || r->op == TBBT_OP_READDIRPLUS) &&
         names_await(p))
         resolve_lost(p, v);
     if ((r->op == TBBT_OP_LOOKUP || r->op == TBBT_OP_READDIRPLUS) && p->unbound_makes) bind_made(p, v);
     check_attrs(p, r, seq);
-    tbbt_fsmodel_apply(p->m, v, r->status);
+    if (defer_after) {
+        defer_apply(p, v, defer_after);
+        return;
+    }
+    tbbt_fsmodel_apply(p->m, stale_attrs(p, v, seq), r->status);
+    if (reapply) tbbt_fsmodel_apply(p->m, &p->ring[reapply % p->cap], p->ring[reapply % p->cap].status);
     remember_listed(p, v);
     if (names_await(p) && names_op(r->op)) forget_lost(p, r);
 }
@@ -1627,6 +2267,7 @@ static void preplay(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
     }
     if (r->op >= TBBT_OP_COUNT) return;
     if (p->attrfixes->len) settle_attrs(p, r);
+    note_alternatives(p, r, seq);
     tbbt_id named = 0;  /* the object (dir, name) holds before the record */
     tbbt_id victim = 0; /* the object a remove, rmdir or rename may take away */
     if (tbbt_rec_has(r, TBBT_F_NAME) && tbbt_rec_has(r, TBBT_F_DIR))
@@ -1638,9 +2279,12 @@ static void preplay(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
     int cut = tbbt_cut_args(r);
     if (cut && !restore_cut(p, r)) {
         if (r->op == TBBT_OP_RENAME && r->status == TBBT_NFS_OK) hold_move(p, r, seq);
+        if (r->op == TBBT_OP_REMOVE || r->op == TBBT_OP_RMDIR) hold_remove(p, r, seq);
         teach_cut(p, r);
+        if (p->rmcuts->len && !(r->flags & TBBT_RF_REPLY_LOST) && r->status >= 0) rm_evidence(p, r, seq);
     } else {
         if (!cut) rename_to_alias(p, r);
+        if (p->rmcuts->len && !(r->flags & TBBT_RF_REPLY_LOST) && r->status >= 0) rm_evidence(p, r, seq);
         if ((r->flags & TBBT_RF_REPLY_LOST) || r->status < 0)
             lost_reply(p, r, seq);
         else
@@ -1661,6 +2305,7 @@ static void preplay(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
     learn_fileids(p, r, objs);
     learn_owner(p, r);
     note_shown(p, r, seq);
+    if (p->deferred->len) apply_deferred(p, seq);
 }
 
 /* Starts loading, for writing, a ring slot left a whole window ago (so
@@ -1669,6 +2314,14 @@ static void preplay(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
 static inline void prefetch_slot(const struct tbbt_rec *r) {
     for (size_t o = 0; o < sizeof(*r); o += 64)
         __builtin_prefetch((const char *)r + o, 1);
+}
+
+/* May the record after the last pre-played one be pre-played, now that
+ * in (seq) was put: every call made before its reply came has been put
+ * (explained_later), or LOOKAHEAD records have? */
+static int read_ahead_enough(const struct tbbt_pass2 *p, const struct tbbt_rec *in, uint64_t seq) {
+    const struct tbbt_rec *k = &p->ring[(p->played + 1) % p->cap];
+    return in->call_time >= touch_time(k) || seq - (p->played + 1) > LOOKAHEAD;
 }
 
 /* Contract in pass2.h. */
@@ -1685,8 +2338,9 @@ int tbbt_pass2_put(void *p2, const struct tbbt_rec *in) {
      * just written) */
     tbbt_fsmodel_prefetch(p->m, in);
     tbbt_rec_copy(r, in);
+    p->alts[seq % p->cap].n = 0;
     p->st.records_in++;
-    if (p->played + 1 < seq) {
+    while (p->played + 1 < seq && read_ahead_enough(p, in, seq)) {
         p->played++;
         preplay(p, &p->ring[p->played % p->cap], p->played);
     }
@@ -1745,16 +2399,28 @@ void tbbt_pass2_report(const struct tbbt_pass2 *p, FILE *out) {
         fprintf(out,
                 "Cut by the snaplen: %" PRIu64 " calls (%.3f%%) cut before an argument: %" PRIu64
                 " names restored through the object, %" PRIu64 " synthetic names, %" PRIu64
-                " makes' attributes from the reply, %" PRIu64 " left unreplayable (%.3f%%); %" PRIu64
+                " makes' and setattrs' attributes from the reply, %" PRIu64
+                " left unreplayable (%.3f%%); %" PRIu64
                 " whole names given the synthetic name the replay knows, %" PRIu64
                 " judgements withheld (a cut rename may have made the name)\n",
                 s->cut, share(p, s->cut), s->cut_restored, s->cut_synth, s->cut_filled, s->cut_unreplayable,
                 share(p, s->cut_unreplayable), s->cut_aliased, s->cut_withheld);
+    if (s->cut_rm_named || s->cut_rm_guessed)
+        fprintf(out,
+                "Cut removes and rmdirs named from the records that follow: %" PRIu64
+                " (the only candidate left), %" PRIu64
+                " at the window's end (the candidate whose object no later record used)\n",
+                s->cut_rm_named, s->cut_rm_guessed);
     fprintf(out,
             "Not failures: %" PRIu64 " taught by a rule, %" PRIu64
             " traced errors outside the model, %" PRIu64 " RPC errors; %" PRIu64
             " inserted records placed at the window's edge\n",
             s->agreed, s->unmodelled, s->rpc_errors, s->late_inserts);
+    if (s->concurrent)
+        fprintf(out,
+                "Concurrent: %" PRIu64 " outcomes explained by an overlapping call of another client "
+                "(the server ran the two in the other order): not failures\n",
+                s->concurrent);
     if (s->failures || s->attr_initial)
         fprintf(out, "Per rule (a failure whose correction revealed a second one counts under both rules; "
                      "inserted records and their share of the trace):\n");
@@ -1779,24 +2445,25 @@ void tbbt_pass2_report(const struct tbbt_pass2 *p, FILE *out) {
 /* Contract in pass2.h. */
 void tbbt_pass2_report_json(const struct tbbt_pass2 *p, GString *o) {
     const struct tbbt_pass2_stats *s = &p->st;
-    g_string_append_printf(
-        o,
-        "{\"records\":%" PRIu64 ",\"records_out\":%" PRIu64 ",\"failures\":%" PRIu64 ",\"corrected\":%" PRIu64
-        ",\"unexplained\":%" PRIu64 ",\"inserted\":%" PRIu64 ",\"inserted_share\":%.6f,\"agreed\":%" PRIu64
-        ",\"unmodelled\":%" PRIu64 ",\"rpc_errors\":%" PRIu64 ",\"late_inserts\":%" PRIu64,
-        s->records_in, s->records_out, s->failures, s->corrected, s->unexplained, s->inserted,
-        share(p, s->inserted) / 100.0, s->agreed, s->unmodelled, s->rpc_errors, s->late_inserts);
+    g_string_append_printf(o,
+                           "{\"records\":%" PRIu64 ",\"records_out\":%" PRIu64 ",\"failures\":%" PRIu64
+                           ",\"corrected\":%" PRIu64 ",\"unexplained\":%" PRIu64 ",\"inserted\":%" PRIu64
+                           ",\"inserted_share\":%.6f,\"agreed\":%" PRIu64 ",\"unmodelled\":%" PRIu64
+                           ",\"rpc_errors\":%" PRIu64 ",\"late_inserts\":%" PRIu64 ",\"concurrent\":%" PRIu64,
+                           s->records_in, s->records_out, s->failures, s->corrected, s->unexplained,
+                           s->inserted, share(p, s->inserted) / 100.0, s->agreed, s->unmodelled,
+                           s->rpc_errors, s->late_inserts, s->concurrent);
     g_string_append_printf(o,
                            ",\"lost\":%" PRIu64 ",\"lost_by_model\":%" PRIu64 ",\"lost_by_later\":%" PRIu64
                            ",\"lost_unresolved\":%" PRIu64,
                            s->lost, s->lost_by_model, s->lost_by_later, s->lost_unresolved);
-    g_string_append_printf(o,
-                           ",\"cut\":%" PRIu64 ",\"cut_restored\":%" PRIu64 ",\"cut_synth\":%" PRIu64
-                           ",\"cut_filled\":%" PRIu64 ",\"cut_unreplayable\":%" PRIu64
-                           ",\"cut_aliased\":%" PRIu64 ",\"cut_withheld\":%" PRIu64
-                           ",\"attr_initial\":%" PRIu64,
-                           s->cut, s->cut_restored, s->cut_synth, s->cut_filled, s->cut_unreplayable,
-                           s->cut_aliased, s->cut_withheld, s->attr_initial);
+    g_string_append_printf(
+        o,
+        ",\"cut\":%" PRIu64 ",\"cut_restored\":%" PRIu64 ",\"cut_synth\":%" PRIu64 ",\"cut_filled\":%" PRIu64
+        ",\"cut_unreplayable\":%" PRIu64 ",\"cut_aliased\":%" PRIu64 ",\"cut_withheld\":%" PRIu64
+        ",\"cut_rm_named\":%" PRIu64 ",\"cut_rm_guessed\":%" PRIu64 ",\"attr_initial\":%" PRIu64,
+        s->cut, s->cut_restored, s->cut_synth, s->cut_filled, s->cut_unreplayable, s->cut_aliased,
+        s->cut_withheld, s->cut_rm_named, s->cut_rm_guessed, s->attr_initial);
     g_string_append(o, ",\"rules\":{");
     int first = 1;
     for (unsigned i = 0; i < tbbt_nrules; i++) {

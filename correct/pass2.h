@@ -42,11 +42,18 @@
  * ("tbbt-cut-<ID>", flag TBBT_RF_NAME_SYNTH) that every later record
  * naming it in that directory gets too, and the model (so pass 3's map)
  * takes it; a make cut in its attributes gets them from the reply (mode;
- * unchecked create). Otherwise TBBT_RF_ARGS_CUT stays set (a cut remove
- * or rename: the reply does not show the object; a lookup that found
- * nothing), the model is not changed, and the player skips the record.
- * A listing that shows the real name of an object the model holds under
- * a synthetic one in that directory does not teach that name.
+ * unchecked create); a successful setattr cut in its attributes sets
+ * the mode, owner, group and size its reply shows where they differ from
+ * what the model held (or where the decoded part set them), times as
+ * decoded; a successful remove or rmdir cut in its name waits for later
+ * records to rule its candidates (the names the model holds in its
+ * directory) out or show one gone (hold_remove, rm_evidence in
+ * pass2.c). Otherwise TBBT_RF_ARGS_CUT stays set (a cut remove
+ * with several candidates, a cut rename no later record resolves: the
+ * reply does not show the object; a lookup that found nothing), the
+ * model is not changed, and the player skips the record. A listing that
+ * shows the real name of an object the model holds under a synthetic one
+ * in that directory does not teach that name.
  *
  * Changes a later reply reveals (issue 21): a reply showing a mode (not a
  * regular file's: the permission rows judge those), owner, group or
@@ -56,6 +63,15 @@
  * the last record that showed or set the old values (rules.h,
  * TBBT_FIX_SET_ATTRS); with no such record, the initial image takes the
  * new values (counted per rule).
+ *
+ * Calls of several clients: two calls of different clients whose
+ * call-to-reply intervals overlap may have run in either order on the
+ * server. A record is pre-played once every call made before its reply
+ * came has been put (or LOOKAHEAD records have); a failure in call order
+ * that such a call explains -- the model predicts the traced outcome with
+ * a later one applied first (on a copy of the model), or as it stood
+ * before an earlier one was applied -- is no failure (counted as
+ * concurrent), and the model takes that order's end state.
  *
  * Memory: the model (objects and names the trace names: a trace that
  * keeps touching the same files does not grow it) plus the window;
@@ -96,6 +112,8 @@ struct tbbt_pass2_stats {
     uint64_t agreed;                 /* predicted/traced pairs a rule declares no failure (teaching) */
     uint64_t unmodelled;             /* traced errors the model does not predict (ACCES, NOSPC, ...) */
     uint64_t rpc_errors;             /* RPC-level errors: the call never ran, skipped */
+    uint64_t concurrent;             /* failures in call order that an overlapping call of another
+                                        client, run by the server in the other order, explains */
     uint64_t lost;                   /* reply-lost records */
     uint64_t lost_by_model;          /* resolved: the model knew the outcome */
     uint64_t lost_by_later;          /* resolved by a later record */
@@ -104,8 +122,11 @@ struct tbbt_pass2_stats {
     uint64_t cut;                    /* records whose call the snaplen cut before an argument (cut.h) */
     uint64_t cut_restored;           /* of which the name was learnt through the object's fileid/ID */
     uint64_t cut_synth;              /* of which the object got a synthetic name */
-    uint64_t cut_filled;             /* of which only attributes to set were filled from the reply */
+    uint64_t cut_filled;             /* of which only attributes to set were filled from the reply
+                                        (a make's, a successful setattr's) */
     uint64_t cut_unreplayable;       /* of which left TBBT_RF_ARGS_CUT: the player does not send them */
+    uint64_t cut_rm_named;           /* cut removes and rmdirs named by what later records showed */
+    uint64_t cut_rm_guessed;         /* ... named at the window's end: the candidate no later record used */
     uint64_t cut_aliased;            /* whole names renamed to the synthetic name the replay knows */
     uint64_t cut_withheld;           /* judgements withheld: a cut rename may have made the name */
     uint64_t rule_failures[64];      /* per row of tbbt_rules: failures found */

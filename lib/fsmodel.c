@@ -936,3 +936,34 @@ const char *tbbt_fstype_name(uint32_t type) {
     static const char *const names[] = {"none", "reg", "dir", "blk", "chr", "lnk", "sock", "fifo"};
     return type < G_N_ELEMENTS(names) ? names[type] : "other";
 }
+
+/* Contract in fsmodel.h. */
+struct tbbt_fsmodel *tbbt_fsmodel_clone(const struct tbbt_fsmodel *m) {
+    struct tbbt_fsmodel *c = tbbt_fsmodel_new();
+    size_t pos = 0;
+    const struct tbbt_fsobj *o;
+    while ((o = tbbt_htab_next(&m->objs, &pos))) {
+        struct tbbt_fsobj *x = tbbt_fsmodel_obj_get(c, o->id);
+        *x = *o;
+        x->target = g_strdup(o->target);
+        x->links = x->children = NULL; /* rebuilt as the entries are attached */
+        x->nchildren = 0;
+    }
+    pos = 0;
+    const struct tbbt_fsdent *d;
+    while ((d = tbbt_htab_next(&m->dents, &pos))) {
+        int added;
+        struct tbbt_fsdent *y = dent_get(c, d->dir, d->name, d->len, &added);
+        y->state = d->state;
+        y->init = d->init;
+        y->made_dir = d->made_dir;
+        y->obj = d->obj;
+        y->init_obj = d->init_obj;
+        y->user = d->user;
+        if (y->state == TBBT_NAME_PRESENT) dent_attach(c, y);
+    }
+    pos = 0;
+    while ((o = tbbt_htab_next(&m->objs, &pos))) /* dent_attach set each latest parent anew */
+        tbbt_fsmodel_obj_get(c, o->id)->parent = o->parent;
+    return c;
+}

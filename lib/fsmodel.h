@@ -146,6 +146,11 @@ struct tbbt_fsmodel *tbbt_fsmodel_new(void);
 /* Frees the model, its objects and entries. NULL is allowed. */
 void tbbt_fsmodel_free(struct tbbt_fsmodel *m);
 
+/* Returns a copy of m (objects, entries, their lists), owned by the
+ * caller (free with tbbt_fsmodel_free): a trial that must not change m
+ * applies records to the copy. Costs a pass over the whole model. */
+struct tbbt_fsmodel *tbbt_fsmodel_clone(const struct tbbt_fsmodel *m);
+
 /* Returns the object with this ID, or NULL if the model has never seen it. */
 struct tbbt_fsobj *tbbt_fsmodel_obj(const struct tbbt_fsmodel *m, tbbt_id id);
 
