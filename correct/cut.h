@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "fsmodel.h"
 #include "record.h"
 
 /* Prefix of a synthetic name: "tbbt-cut-<TBBT-ID>". */
@@ -45,6 +46,42 @@ int tbbt_cut_name(char *buf, size_t len, tbbt_id id, unsigned n);
 static inline int tbbt_cut_is_synth(const char *name, size_t len) {
     size_t pl = sizeof(TBBT_CUT_PREFIX) - 1;
     return len > pl && memcmp(name, TBBT_CUT_PREFIX, pl) == 0;
+}
+
+/* Does object id have a synthetic name in directory dir? (Inline, as the
+ * listing filter below: pass 3 asks too.) */
+static inline int tbbt_cut_synth_in(const struct tbbt_fsmodel *m, tbbt_id dir, tbbt_id id) {
+    const struct tbbt_fsobj *o = id ? tbbt_fsmodel_obj(m, id) : NULL;
+    for (const struct tbbt_fsdent *d = o ? o->links : NULL; d; d = d->link_next)
+        if (d->dir == dir && tbbt_cut_is_synth(d->name, d->len)) return 1;
+    return 0;
+}
+
+/* Listing r as a model may learn it: without the entries of objects the
+ * model holds under a synthetic name in r's directory (their real name,
+ * which the snaplen cut from the calls, is not the name the replay makes:
+ * learnt, it would be a second name, or a create the capture "lost").
+ * id_of(ctx, e) gives an entry's object, 0 when unknown. Returns r, or
+ * scratch holding the filtered copy. */
+static inline const struct tbbt_rec *
+tbbt_cut_listing_as_named(const struct tbbt_fsmodel *m, const struct tbbt_rec *r,
+                          tbbt_id (*id_of)(void *ctx, const struct tbbt_dirent *e), void *ctx,
+                          struct tbbt_rec *scratch) {
+    struct tbbt_rec *c = NULL;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < r->nentries; i++) {
+        tbbt_id id = id_of(ctx, &r->entries[i]);
+        int drop = id && tbbt_cut_synth_in(m, r->obj, id);
+        if (drop && !c) {
+            c = scratch;
+            tbbt_rec_copy(c, r);
+            k = i;
+        }
+        if (c && !drop) c->entries[k++] = c->entries[i];
+    }
+    if (!c) return r;
+    c->nentries = k;
+    return c;
 }
 
 #endif

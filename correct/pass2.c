@@ -1824,37 +1824,17 @@ static void teach_cut(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
     }
 }
 
-/* Does object id have a synthetic name in directory dir? */
-static int synth_in(const struct tbbt_fsmodel *m, tbbt_id dir, tbbt_id id) {
-    const struct tbbt_fsobj *o = id ? tbbt_fsmodel_obj(m, id) : NULL;
-    for (const struct tbbt_fsdent *d = o ? o->links : NULL; d; d = d->link_next)
-        if (d->dir == dir && tbbt_cut_is_synth(d->name, d->len)) return 1;
-    return 0;
+/* An entry's object for the listing filter: its handle's, else the live
+ * object with its fileid. */
+static tbbt_id entry_obj(void *ctx, const struct tbbt_dirent *e) {
+    return e->id ? e->id : e->fileid ? live_by_fileid(ctx, e->fileid) : 0;
 }
 
-/* Listing r as the model may learn it: without the entries of objects the
- * model holds under a synthetic name in that directory (their real name,
- * which the snaplen cut from the calls, is not the name the replay made:
- * learnt, it would be a second name, or a create the capture "lost").
- * Returns r, or a filtered copy in p->filtered. */
+/* Listing r as the model may learn it (tbbt_cut_listing_as_named), in
+ * p->filtered. */
 static const struct tbbt_rec *listing_as_named(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
     if (!p->synth_seen || r->status != TBBT_NFS_OK || !r->nentries) return r;
-    struct tbbt_rec *c = NULL;
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < r->nentries; i++) {
-        const struct tbbt_dirent *e = &r->entries[i];
-        tbbt_id id = e->id ? e->id : e->fileid ? live_by_fileid(p, e->fileid) : 0;
-        int drop = id && synth_in(p->m, r->obj, id);
-        if (drop && !c) {
-            c = &p->filtered;
-            tbbt_rec_copy(c, r);
-            k = i;
-        }
-        if (c && !drop) c->entries[k++] = c->entries[i];
-    }
-    if (!c) return r;
-    c->nentries = k;
-    return c;
+    return tbbt_cut_listing_as_named(p->m, r, entry_obj, p, &p->filtered);
 }
 
 /* ---- state changes a later reply reveals (issue 21) ---- */

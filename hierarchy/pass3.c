@@ -235,35 +235,17 @@ static void after_rename(struct tbbt_pass3 *p, const struct tbbt_rec *r, size_t 
     }
 }
 
-/* Does object id have a synthetic name (pass 2's, for a name the snaplen
- * cut) in directory dir? */
-static int synth_in(const struct tbbt_fsmodel *m, tbbt_id dir, tbbt_id id) {
-    const struct tbbt_fsobj *o = id ? tbbt_fsmodel_obj(m, id) : NULL;
-    for (const struct tbbt_fsdent *d = o ? o->links : NULL; d; d = d->link_next)
-        if (d->dir == dir && tbbt_cut_is_synth(d->name, d->len)) return 1;
-    return 0;
+/* An entry's object for the listing filter: the one its handle names. */
+static tbbt_id entry_obj(void *ctx, const struct tbbt_dirent *e) {
+    (void)ctx;
+    return e->id;
 }
 
-/* Listing r as the model may learn it: without the entries of objects the
- * records name by a synthetic name in that directory (their real name is
- * not one the replay makes; pass 2 leaves it out the same way). Returns r,
- * or a filtered copy in p->listing. */
+/* Listing r as the model may learn it (tbbt_cut_listing_as_named: pass 2
+ * leaves the same entries out), in p->listing. */
 static const struct tbbt_rec *listing_as_named(struct tbbt_pass3 *p, const struct tbbt_rec *r) {
     if (!p->synth || !r->nentries || (r->op != TBBT_OP_READDIR && r->op != TBBT_OP_READDIRPLUS)) return r;
-    struct tbbt_rec *c = NULL;
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < r->nentries; i++) {
-        int drop = synth_in(p->m, r->obj, r->entries[i].id);
-        if (drop && !c) {
-            c = &p->listing;
-            tbbt_rec_copy(c, r);
-            k = i;
-        }
-        if (c && !drop) c->entries[k++] = c->entries[i];
-    }
-    if (!c) return r;
-    c->nentries = k;
-    return c;
+    return tbbt_cut_listing_as_named(p->m, r, entry_obj, p, &p->listing);
 }
 
 /* Applies r to the model and the map. Returns the record to pass on. */
