@@ -36,15 +36,7 @@
 
 #include <pcap/pcap.h>
 
-#ifndef DLT_LINUX_SLL2
-#define DLT_LINUX_SLL2 276
-#endif
-#ifndef DLT_IPV4
-#define DLT_IPV4 228
-#endif
-#ifndef DLT_IPV6
-#define DLT_IPV6 229
-#endif
+#include "linklayer.h"
 
 #define PD_MAX_PORTS 16
 #define PD_MAXSNAP 262144 /* libpcap's MAXIMUM_SNAPLEN, tcpdump's default */
@@ -415,33 +407,6 @@ struct pd_cap {
     int linktype, snapshot, precision;
 };
 
-/* Returns the IP header offset of a packet of linktype and sets *ethertype
- * (0 when it is to be read from the IP version), or -1 for other links and
- * non-IP frames. */
-static long pd_link(struct pd_rd *r, int linktype, uint32_t *ethertype) {
-    size_t off;
-    *ethertype = 0;
-    switch (linktype) {
-    case DLT_EN10MB:
-        off = 12;
-        *ethertype = pd_u16(r, off);
-        for (int tags = 0; tags < 4 && (*ethertype == 0x8100 || *ethertype == 0x88a8 || *ethertype == 0x9100);
-             tags++) {
-            off += 4;
-            *ethertype = pd_u16(r, off);
-        }
-        return (long)off + 2;
-    case DLT_LINUX_SLL: *ethertype = pd_u16(r, 14); return 16;
-    case DLT_LINUX_SLL2: *ethertype = pd_u16(r, 0); return 20;
-    case DLT_RAW:
-    case DLT_IPV4:
-    case DLT_IPV6: return 0;
-    case DLT_NULL:
-    case DLT_LOOP: return 4; /* the address family's byte order varies: trust the IP version */
-    default: return -1;
-    }
-}
-
 /* Reads the TCP or UDP header at l->l4 into l. */
 static void pd_l4(struct pd_rd *r, struct pd_lay *l) {
     l->sport = (uint16_t)pd_u16(r, l->l4);
@@ -511,14 +476,12 @@ static uint32_t pd_sum16(const u_char *b, uint32_t n) {
 static void pd_layout(struct pd_pkt *p, int linktype) {
     struct pd_rd r = {p->data, p->h.caplen, 0};
     struct pd_lay l;
-    uint32_t et;
+    size_t l3;
     memset(&l, 0, sizeof(l));
     memset(&p->l, 0, sizeof(p->l));
-    long l3 = pd_link(&r, linktype, &et);
-    if (l3 < 0 || r.bad) return;
+    int v = tbbt_link_ip(linktype, p->data, p->h.caplen, &l3); /* the decoder's own link layer */
+    if (v <= 0 || l3 >= p->h.caplen || (uint32_t)(pd_u8(&r, l3) >> 4) != (uint32_t)v) return;
     l.l3 = (uint32_t)l3;
-    uint32_t v = pd_u8(&r, l.l3) >> 4;
-    if ((et && et != 0x0800 && et != 0x86dd) || (et == 0x0800 && v != 4) || (et == 0x86dd && v != 6)) return;
     if (v == 4)
         pd_ip4(&r, &l);
     else if (v == 6)
