@@ -54,3 +54,36 @@ int tbbt_cut_name(char *buf, size_t len, tbbt_id id, unsigned n) {
     if (n > 1) return g_snprintf(buf, len, TBBT_CUT_PREFIX "%" PRIu64 ".%u", id, n);
     return g_snprintf(buf, len, TBBT_CUT_PREFIX "%" PRIu64, id);
 }
+
+/* Contract in cut.h. */
+int tbbt_cut_info_of(struct tbbt_cut_info *info, const struct tbbt_rec *r, tbbt_id dir) {
+    if (!tbbt_rec_has(r, TBBT_F_CUTLEN)) return 0;
+    size_t n = tbbt_rec_has(r, TBBT_F_CUTNAME) ? r->cutname.len : 0;
+    if (n > TBBT_CUT_PFX) n = TBBT_CUT_PFX;
+    info->dir = dir;
+    info->len = r->cutlen;
+    info->npfx = (uint32_t)n;
+    if (n) memcpy(info->pfx, tbbt_rec_str(r, r->cutname), n);
+    return 1;
+}
+
+/* Compares r's cut name with a name of length len whose first n bytes
+ * are pfx. */
+static enum tbbt_cut_match match(const struct tbbt_rec *r, const char *pfx, size_t n, size_t len) {
+    if (!tbbt_rec_has(r, TBBT_F_CUTLEN) || (len != TBBT_CUT_LEN_UNKNOWN && r->cutlen != len))
+        return TBBT_CUT_NO;
+    size_t k = tbbt_rec_has(r, TBBT_F_CUTNAME) ? r->cutname.len : 0;
+    if (k > n) k = n;
+    if (k && memcmp(tbbt_rec_str(r, r->cutname), pfx, k) != 0) return TBBT_CUT_NO;
+    return k >= TBBT_CUT_SURE_PFX ? TBBT_CUT_LIKELY : TBBT_CUT_MAYBE;
+}
+
+/* Contract in cut.h. */
+enum tbbt_cut_match tbbt_cut_match_name(const struct tbbt_rec *r, const char *name, size_t len) {
+    return match(r, name, len, len);
+}
+
+/* Contract in cut.h. */
+enum tbbt_cut_match tbbt_cut_match_info(const struct tbbt_rec *r, const struct tbbt_cut_info *info) {
+    return match(r, info->pfx, info->npfx, info->len);
+}

@@ -41,6 +41,34 @@ int tbbt_cut_args(const struct tbbt_rec *r);
  * Returns its length. */
 int tbbt_cut_name(char *buf, size_t len, tbbt_id id, unsigned n);
 
+/* What the capture kept of the real name of an object pass 2 named
+ * synthetically (a make whose name the snaplen cut): the name's first
+ * bytes, at most TBBT_CUT_PFX of them, and its whole length. A later call
+ * whose name was cut in the same directory is matched against it. */
+#define TBBT_CUT_PFX 48
+#define TBBT_CUT_LEN_UNKNOWN UINT32_MAX /* renamed since: its start is likely the same */
+struct tbbt_cut_info {
+    tbbt_id dir;
+    uint32_t len;  /* the whole name's length */
+    uint32_t npfx; /* bytes of pfx known */
+    char pfx[TBBT_CUT_PFX];
+};
+
+/* Fills info from r's cut name (TBBT_F_CUTNAME, TBBT_F_CUTLEN) in
+ * directory dir. Returns 0 when r kept nothing of it. */
+int tbbt_cut_info_of(struct tbbt_cut_info *info, const struct tbbt_rec *r, tbbt_id dir);
+
+/* How well does a name match r's cut name: TBBT_CUT_NO (the length or
+ * a kept byte differs), TBBT_CUT_LIKELY (the length and every kept byte
+ * agree, and at least TBBT_CUT_SURE_PFX bytes were kept: two names of a
+ * directory rarely share that much and their length), TBBT_CUT_MAYBE
+ * (they agree on too little to tell). The name is either real (name,
+ * len) or, info non-NULL, what is known of a synthetic name's real one. */
+enum tbbt_cut_match { TBBT_CUT_NO, TBBT_CUT_MAYBE, TBBT_CUT_LIKELY };
+#define TBBT_CUT_SURE_PFX 8
+enum tbbt_cut_match tbbt_cut_match_name(const struct tbbt_rec *r, const char *name, size_t len);
+enum tbbt_cut_match tbbt_cut_match_info(const struct tbbt_rec *r, const struct tbbt_cut_info *info);
+
 /* Is name (len bytes) a synthetic name? (Inline: pass 3 asks too, and
  * does not link pass 2.) */
 static inline int tbbt_cut_is_synth(const char *name, size_t len) {

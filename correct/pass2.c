@@ -43,9 +43,11 @@ static gboolean listed_eq(gconstpointer a, gconstpointer b) {
 /* A held rename the snaplen cut after its source directory: its target
  * (and maybe its source name) is not known yet (hold_move). */
 struct move {
-    uint64_t seq; /* the held rename */
-    tbbt_id dir;  /* its source directory */
+    uint64_t seq; /* the held rename (or link) */
+    tbbt_id dir;  /* its source directory (a link: 0) */
     tbbt_id obj;  /* the object its source named (its name known), or 0 (its name cut) */
+    int link;     /* a link whose directory the snaplen cut: the object keeps its names */
+    int placed;   /* the record went whole to a guessed place (place_held), until a record shows another */
 };
 
 /* A name a held cut remove or rmdir may have removed (struct rmcut). */
@@ -148,8 +150,11 @@ struct tbbt_pass2 {
     GHashTable *listed_names; /* struct listed_key -> the model's entry: plain readdir (remember_listed) */
     struct tbbt_rec filtered; /* a listing without the entries of synthetically named objects */
     struct tbbt_rec unshown;  /* a record without attributes that may predate a change (stale_attrs) */
+    struct tbbt_rec cut_undo; /* a cut record before a guess the model refutes (restore_failed) */
     int synth_seen;           /* a synthetic name was given or met (listing_as_named, rename_to_alias) */
     GHashTable *aliases;      /* "dir/name" -> the synthetic name the replay knows it by (learn_alias) */
+    GHashTable *cut_infos;    /* "dir/name" -> struct tbbt_cut_info: what the capture kept of the real
+                                 name of an object named synthetically (note_cut_info) */
     GArray *moves;            /* struct move: held cut renames whose target is not known (hold_move) */
     GPtrArray *rmcuts;        /* struct rmcut *: held cut removes whose name is not known (hold_remove) */
     GPtrArray *rm_ghosts;     /* struct rmcut *: cut removals gone out unnamed (rm_drop) */
@@ -195,7 +200,9 @@ struct tbbt_pass2 *tbbt_pass2_new(const struct tbbt_pass2_opts *o, tbbt_p2_sink 
     p->listed_names = g_hash_table_new_full(listed_hash, listed_eq, g_free, NULL);
     tbbt_rec_init(&p->filtered);
     tbbt_rec_init(&p->unshown);
+    tbbt_rec_init(&p->cut_undo);
     p->aliases = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    p->cut_infos = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     p->moves = g_array_new(FALSE, FALSE, sizeof(struct move));
     p->rmcuts = g_ptr_array_new_with_free_func((GDestroyNotify)rmcut_free);
     p->rm_ghosts = g_ptr_array_new_with_free_func((GDestroyNotify)rmcut_free);
@@ -238,7 +245,9 @@ void tbbt_pass2_free(struct tbbt_pass2 *p) {
     g_hash_table_destroy(p->listed_names);
     tbbt_rec_free(&p->filtered);
     tbbt_rec_free(&p->unshown);
+    tbbt_rec_free(&p->cut_undo);
     g_hash_table_destroy(p->aliases);
+    g_hash_table_destroy(p->cut_infos);
     g_array_free(p->moves, TRUE);
     g_ptr_array_free(p->rmcuts, TRUE);
     g_ptr_array_free(p->rm_ghosts, TRUE);
@@ -260,12 +269,16 @@ static void out_rec(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
     if (!p->failed && p->sink && p->sink(p->ctx, r) != 0) p->failed = 1;
 }
 
-/* The held record seq goes out: a cut rename of it that no record
- * resolved (resolve_move) no longer can. */
+/* The held record seq goes out: a cut rename or link of it that no record
+ * resolved (resolve_move) no longer can; one placed by a guess
+ * (place_held) stays there. */
 static void drop_move(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
-    if (r->op != TBBT_OP_RENAME || !(r->flags & TBBT_RF_ARGS_CUT)) return;
-    for (guint i = 0; i < p->moves->len; i++)
-        if (g_array_index(p->moves, struct move, i).seq == seq) g_array_remove_index(p->moves, i--);
+    if (r->op != TBBT_OP_RENAME && r->op != TBBT_OP_LINK) return;
+    for (guint i = 0; i < p->moves->len; i++) {
+        struct move mv = g_array_index(p->moves, struct move, i);
+        if (mv.seq != seq) continue;
+        g_array_remove_index(p->moves, i--);
+    }
 }
 
 static void rm_window_end(struct tbbt_pass2 *p, uint64_t seq);
@@ -1169,30 +1182,84 @@ static void rename_to_alias(struct tbbt_pass2 *p, struct tbbt_rec *r) {
     alias_field(p, r, TBBT_F_NAME2);
 }
 
+static void note_cut_info(struct tbbt_pass2 *p, const struct tbbt_rec *r, tbbt_id dir, struct tbbt_str name);
+static void move_cut_info(struct tbbt_pass2 *p, tbbt_id from, struct tbbt_str fname, const struct tbbt_rec *r,
+                          tbbt_id to, struct tbbt_str tname);
+
+/* Moves object x's name (from, fname) to (to, tname) in the model (from
+ * 0: adds the name), keeping its link count and life: a name the snaplen
+ * hid, placed or placed again, not a remove and a make. */
+static void move_obj(struct tbbt_pass2 *p, tbbt_id x, tbbt_id from, const char *fname, size_t flen,
+                     tbbt_id to, const char *tname, size_t tlen) {
+    struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, x);
+    if (!o) return;
+    uint32_t nl = o->attr.nlink, type = o->attr.type;
+    int gone = (o->flags & TBBT_FSO_GONE) != 0;
+    if (from) tbbt_fsmodel_unlink(p->m, from, fname, flen);
+    tbbt_fsmodel_link(p->m, to, tname, tlen, x, type);
+    o = tbbt_fsmodel_obj(p->m, x);
+    if (!gone) o->flags &= ~(uint32_t)TBBT_FSO_GONE;
+    if (nl) o->attr.nlink = nl;
+}
+
+/* Sends held cut rename or link r (hold_move, hold_link) of known object
+ * mv->obj whole to a guessed place -- a rename within its directory, a
+ * link in the object's directory, under its synthetic name: the trace's
+ * call succeeded and so does this one -- and the model follows. A later
+ * record that shows the object elsewhere moves it there (resolve_move).
+ * Without a place the record is not replayed, and the replay keeps a
+ * name the trace took away, or loses one it made (a remove of the other
+ * name then kills the file). */
+static void place_held(struct tbbt_pass2 *p, struct tbbt_rec *r, struct move *mv) {
+    const struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, mv->obj);
+    if (!o || (mv->link && !o->links)) return;
+    enum tbbt_field df = mv->link ? TBBT_F_DIR : TBBT_F_DIR2, nf = mv->link ? TBBT_F_NAME : TBBT_F_NAME2;
+    tbbt_id to = mv->link ? o->links->dir : mv->dir;
+    tbbt_rec_set_u64(r, df, to);
+    put_synth(p, r, nf, to, mv->obj, 0);
+    struct tbbt_str t = mv->link ? r->name : r->name2;
+    if (mv->link)
+        move_obj(p, mv->obj, 0, NULL, 0, to, tbbt_rec_str(r, t), t.len);
+    else
+        move_obj(p, mv->obj, r->dir, tbbt_rec_str(r, r->name), r->name.len, to, tbbt_rec_str(r, t), t.len);
+    if (mv->link && tbbt_rec_has(r, TBBT_F_NLINK)) tbbt_fsmodel_obj(p->m, mv->obj)->attr.nlink = r->nlink;
+    if (!mv->link) move_cut_info(p, r->dir, r->name, r, to, t);
+    r->flags &= (uint16_t)~TBBT_RF_ARGS_CUT;
+    p->st.cut_unreplayable--;
+    p->st.cut_moves_placed++;
+    mv->placed = 1;
+}
+
 /* A successful rename the snaplen cut after its source directory, held
  * as seq: its target is not known, nor, when it was cut too, its source
  * name. Where the source names a known object, the model takes the name
  * away and keeps the object (with no name there: the replay does not send
  * the rename unless a later record shows where the object went,
  * resolve_move). */
-static void hold_move(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
+static void hold_move(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
     if (!tbbt_rec_has(r, TBBT_F_DIR) || !r->dir) return;
-    struct move mv = {seq, r->dir, 0};
+    struct move mv = {seq, r->dir, 0, 0, 0};
     if (tbbt_rec_has(r, TBBT_F_NAME) &&
         tbbt_fsmodel_name(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len, &mv.obj) ==
             TBBT_NAME_PRESENT &&
         mv.obj) {
-        struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, mv.obj);
-        uint32_t nl = o->attr.nlink;
-        int gone = (o->flags & TBBT_FSO_GONE) != 0;
-        tbbt_fsmodel_unlink(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len);
-        o = tbbt_fsmodel_obj(p->m, mv.obj);
-        if (!gone) o->flags &= ~(uint32_t)TBBT_FSO_GONE; /* moved, not removed */
-        o->attr.nlink = nl;
+        place_held(p, r, &mv);
     } else if (tbbt_rec_has(r, TBBT_F_NAME)) {
         return; /* the source is not known: nothing to match a later record with */
     }
     g_array_append_val(p->moves, mv);
+}
+
+/* A successful link the snaplen cut after its object's handle, held as
+ * seq: the directory it made a name in is not known. A later record that
+ * shows the object in a directory where the model holds no name of it
+ * tells (resolve_move); else it goes out in the object's own directory
+ * (place_move). */
+static void hold_link(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
+    if (!tbbt_rec_has(r, TBBT_F_OBJ) || !r->obj || tbbt_rec_has(r, TBBT_F_DIR)) return;
+    struct move mv = {seq, 0, r->obj, 1, 0};
+    place_held(p, r, &mv);
+    if (mv.placed) g_array_append_val(p->moves, mv);
 }
 
 /* The open cut rename (hold_move) that moved object x: the one whose
@@ -1202,18 +1269,48 @@ static void hold_move(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t s
 static int move_of(struct tbbt_pass2 *p, tbbt_id x, const struct tbbt_fsdent **name_of) {
     int found = -1;
     *name_of = NULL;
-    for (guint i = 0; i < p->moves->len; i++)
+    for (guint i = p->moves->len; i-- > 0;) /* the latest: a sighting shows where x went last */
         if (g_array_index(p->moves, struct move, i).obj == x) return (int)i;
     const struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, x);
     if (!o || !o->links || o->links->link_next) return -1;
     for (guint i = 0; i < p->moves->len; i++) {
         const struct move *mv = &g_array_index(p->moves, struct move, i);
-        if (mv->obj || mv->dir != o->links->dir) continue;
+        if (mv->obj || mv->link || mv->dir != o->links->dir) continue;
         if (found >= 0) return -1; /* two could have: neither is known */
         found = (int)i;
     }
     *name_of = o->links;
     return found;
+}
+
+/* Held cut rename or link r, placed by a guess (place_held), made the
+ * name (dir, name) of its object (name NULL: a synthetic one), a later
+ * record shows: the record and the model move it there. Returns 1. */
+static int replace_held(struct tbbt_pass2 *p, struct tbbt_rec *r, const struct move *mv, tbbt_id dir,
+                        const char *name, size_t len) {
+    enum tbbt_field df = mv->link ? TBBT_F_DIR : TBBT_F_DIR2, nf = mv->link ? TBBT_F_NAME : TBBT_F_NAME2;
+    struct tbbt_str old = mv->link ? r->name : r->name2;
+    tbbt_id from = mv->link ? r->dir : r->dir2;
+    char *oname = g_strndup(tbbt_rec_str(r, old), old.len);
+    tbbt_rec_set_u64(r, df, dir);
+    if (name)
+        put_name(p, r, nf, name, len);
+    else
+        put_synth(p, r, nf, dir, mv->obj, 0);
+    struct tbbt_str t = mv->link ? r->name : r->name2;
+    move_obj(p, mv->obj, from, oname, strlen(oname), dir, tbbt_rec_str(r, t), t.len);
+    char *k = alias_key(from, oname, strlen(oname));
+    struct tbbt_cut_info *ci = g_hash_table_lookup(p->cut_infos, k);
+    if (ci) {
+        ci->dir = dir;
+        g_hash_table_insert(p->cut_infos, alias_key(dir, tbbt_rec_str(r, t), t.len),
+                            g_memdup2(ci, sizeof(*ci)));
+        g_hash_table_remove(p->cut_infos, k);
+    }
+    g_free(k);
+    g_free(oname);
+    p->st.cut_moves_placed--; /* counted as placed by a guess; now shown */
+    return 1;
 }
 
 /* A record shows object x as (dir, name) (name NULL: a call whose name
@@ -1234,6 +1331,7 @@ static int resolve_move(struct tbbt_pass2 *p, tbbt_id dir, const char *name, siz
         return 0;
     g_array_remove_index(p->moves, (guint)i);
     struct tbbt_rec *r = &p->ring[mv.seq % p->cap];
+    if (mv.placed) return replace_held(p, r, &mv, dir, name, len);
     if (src) put_name(p, r, TBBT_F_NAME, src->name, src->len);
     tbbt_rec_set_u64(r, TBBT_F_DIR2, dir);
     if (name)
@@ -1642,6 +1740,10 @@ static tbbt_id shown_obj(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
     return tbbt_rec_has(r, TBBT_F_FILEID) ? live_by_fileid(p, r->fileid) : 0;
 }
 
+enum cut_want { CUT_ANY, CUT_FILE, CUT_DIR };
+static const struct tbbt_fsdent *cut_likely(struct tbbt_pass2 *p, const struct tbbt_rec *r, tbbt_id dir,
+                                            enum cut_want want);
+
 /* The cut name of successful lookup r: the object's name the model
  * knows in the directory (also one a cut rename of it that this lookup
  * resolves gives it there: resolve_move), else a synthetic one where the object can have
@@ -1651,7 +1753,9 @@ static tbbt_id shown_obj(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
 static int restore_lookup(struct tbbt_pass2 *p, struct tbbt_rec *r) {
     tbbt_id x = r->status == TBBT_NFS_OK ? shown_obj(p, r) : 0;
     if (!x) return 0;
-    const struct tbbt_fsdent *d = known_name(p, r, r->dir, x);
+    const struct tbbt_fsdent *d = cut_likely(p, r, r->dir, CUT_ANY); /* of several names of x, its own */
+    if (d && d->obj == x) return put_name(p, r, TBBT_F_NAME, d->name, d->len);
+    d = known_name(p, r, r->dir, x);
     if (!d && p->moves->len && resolve_move(p, r->dir, NULL, 0, x)) d = name_in(p->m, r->dir, x);
     if (d) return put_name(p, r, TBBT_F_NAME, d->name, d->len);
     const struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, x);
@@ -1709,10 +1813,12 @@ static int restore_make(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t miss)
     if (!make_attrs_known(r) || ((miss & (1ull << TBBT_F_NAME)) && !x)) return 0;
     if (miss & (1ull << TBBT_F_NAME)) {
         const struct tbbt_fsdent *d = name_in(p->m, r->dir, x);
-        if (d)
+        if (d) {
             put_name(p, r, TBBT_F_NAME, d->name, d->len);
-        else
+        } else {
             put_synth(p, r, TBBT_F_NAME, r->dir, x, 0);
+            note_cut_info(p, r, r->dir, r->name);
+        }
         fill_make_attrs(r, p->m);
     } else if (fill_make_attrs(r, p->m)) {
         p->st.cut_filled++;
@@ -1758,6 +1864,238 @@ static int restore_setattr(struct tbbt_pass2 *p, struct tbbt_rec *r) {
     return 1;
 }
 
+/* ---- cut names matched by what the capture kept of them (cut.h) ---- */
+
+/* Remembers what the capture kept of make or link r's real name, whose
+ * object id pass 2 names synthetically in dir: a later call in dir whose
+ * name was cut too is matched against it (cut_likely). */
+static void note_cut_info(struct tbbt_pass2 *p, const struct tbbt_rec *r, tbbt_id dir, struct tbbt_str name) {
+    struct tbbt_cut_info info;
+    if (!tbbt_cut_info_of(&info, r, dir)) return;
+    g_hash_table_replace(p->cut_infos, alias_key(dir, tbbt_rec_str(r, name), name.len),
+                         g_memdup2(&info, sizeof(info)));
+}
+
+/* Cut rename r moved the name (from, fname) to the synthetic (to, tname):
+ * the new real name is not known, but a mail client's rename keeps the
+ * old one's start (a maildir flag changed), so what the capture kept of
+ * the old (or the old itself, when whole) is kept for the new, its length
+ * unknown. */
+static void move_cut_info(struct tbbt_pass2 *p, tbbt_id from, struct tbbt_str fname, const struct tbbt_rec *r,
+                          tbbt_id to, struct tbbt_str tname) {
+    const char *fn = tbbt_rec_str(r, fname);
+    char *k = alias_key(from, fn, fname.len);
+    struct tbbt_cut_info info, *old = g_hash_table_lookup(p->cut_infos, k);
+    if (old) {
+        info = *old;
+        g_hash_table_remove(p->cut_infos, k);
+    } else if (!tbbt_cut_is_synth(fn, fname.len)) {
+        info.npfx = fname.len < TBBT_CUT_PFX ? fname.len : TBBT_CUT_PFX;
+        memcpy(info.pfx, fn, info.npfx);
+    }
+    g_free(k);
+    if (!old && tbbt_cut_is_synth(fn, fname.len)) return;
+    info.dir = to;
+    info.len = TBBT_CUT_LEN_UNKNOWN;
+    g_hash_table_replace(p->cut_infos, alias_key(to, tbbt_rec_str(r, tname), tname.len),
+                         g_memdup2(&info, sizeof(info)));
+}
+
+/* How well name d of directory dir matches r's cut name: by the name
+ * itself, or for a synthetic one by what the capture kept of the real one
+ * (note_cut_info; nothing kept: it may be any). */
+static enum tbbt_cut_match cut_match_dent(struct tbbt_pass2 *p, const struct tbbt_rec *r, tbbt_id dir,
+                                          const struct tbbt_fsdent *d) {
+    if (!tbbt_cut_is_synth(d->name, d->len)) return tbbt_cut_match_name(r, d->name, d->len);
+    char *k = alias_key(dir, d->name, d->len);
+    const struct tbbt_cut_info *i = g_hash_table_lookup(p->cut_infos, k);
+    g_free(k);
+    return i ? tbbt_cut_match_info(r, i) : TBBT_CUT_MAYBE;
+}
+
+/* Is name d of the type a call wants: not a directory (a remove), a
+ * directory (an rmdir), or either? */
+static int cut_type_ok(const struct tbbt_pass2 *p, const struct tbbt_fsdent *d, enum cut_want want) {
+    if (want == CUT_ANY) return 1;
+    const struct tbbt_fsobj *o = d->obj ? tbbt_fsmodel_obj(p->m, d->obj) : NULL;
+    int isdir = (o && o->attr.type == TBBT_FT_DIR) || d->made_dir;
+    return want == CUT_DIR ? isdir : !isdir;
+}
+
+/* The one present name of directory dir that r's cut name likely is
+ * (TBBT_CUT_LIKELY: its length and at least TBBT_CUT_SURE_PFX kept bytes
+ * agree), of the type wanted; NULL when none or several are. */
+static const struct tbbt_fsdent *cut_likely(struct tbbt_pass2 *p, const struct tbbt_rec *r, tbbt_id dir,
+                                            enum cut_want want) {
+    const struct tbbt_fsobj *o = tbbt_rec_has(r, TBBT_F_CUTLEN) ? tbbt_fsmodel_obj(p->m, dir) : NULL;
+    const struct tbbt_fsdent *found = NULL;
+    for (const struct tbbt_fsdent *e = o ? o->children : NULL; e; e = e->child_next) {
+        if (e->state != TBBT_NAME_PRESENT || tbbt_dot_name(e->name, e->len) || !cut_type_ok(p, e, want))
+            continue;
+        if (cut_match_dent(p, r, dir, e) != TBBT_CUT_LIKELY) continue;
+        if (found) return NULL;
+        found = e;
+    }
+    return found;
+}
+
+/* A present name of directory dir for a cut call that failed on a name
+ * that was there (EXIST, or a permission refused on a name to take
+ * away): the one r's cut name likely is, else any of the type wanted --
+ * the call changes nothing and fails the same on any. NULL when the
+ * model holds none. */
+static const struct tbbt_fsdent *cut_present(struct tbbt_pass2 *p, const struct tbbt_rec *r, tbbt_id dir,
+                                             enum cut_want want) {
+    const struct tbbt_fsdent *d = cut_likely(p, r, dir, want);
+    const struct tbbt_fsobj *o = d ? NULL : tbbt_fsmodel_obj(p->m, dir);
+    for (const struct tbbt_fsdent *e = o ? o->children : NULL; e && !d; e = e->child_next)
+        if (e->state == TBBT_NAME_PRESENT && !tbbt_dot_name(e->name, e->len) && cut_type_ok(p, e, want))
+            d = e;
+    return d;
+}
+
+/* A name no directory holds: a cut call that failed for want of its name
+ * (NOENT) or on its directory's permission gets it, and fails the same.
+ * Synthetic (pass 2 never judges it), and never one a make gets. */
+#define CUT_ABSENT TBBT_CUT_PREFIX "absent"
+
+/* Attributes to set for a make that failed and whose call the snaplen
+ * cut before them: an unchecked create, mode 0644 (a mkdir 0755), a
+ * symlink's placeholder target. Nothing is made: only the request must be
+ * whole. */
+static void fill_failed_make(struct tbbt_rec *r) {
+    if (r->op == TBBT_OP_CREATE && r->vers == 3 && !tbbt_rec_has(r, TBBT_F_CREATEHOW))
+        tbbt_rec_set_u64(r, TBBT_F_CREATEHOW, 0);
+    if (r->op == TBBT_OP_CREATE && r->createhow == 2 && !tbbt_rec_has(r, TBBT_F_VERF))
+        tbbt_rec_set_u64(r, TBBT_F_VERF, r->xid);
+    if (!tbbt_rec_has(r, TBBT_F_SET_MODE) && !(r->op == TBBT_OP_CREATE && r->createhow == 2))
+        tbbt_rec_set_u64(r, TBBT_F_SET_MODE, r->op == TBBT_OP_MKDIR ? 0755 : 0644);
+    if (r->op == TBBT_OP_SYMLINK && !tbbt_rec_has(r, TBBT_F_TARGET))
+        tbbt_rec_set_str(r, TBBT_F_TARGET, TBBT_CUT_PREFIX "target", sizeof(TBBT_CUT_PREFIX "target") - 1);
+    if (r->op == TBBT_OP_MKNOD && !tbbt_rec_has(r, TBBT_F_NODETYPE)) tbbt_rec_set_u64(r, TBBT_F_NODETYPE, 7);
+}
+
+/* Failed setattr r whose attributes to set the snaplen cut: where none
+ * was decoded, one that fails the same way -- the mode it has (a change
+ * of mode by another user: PERM), else its size (a write without
+ * permission: ACCES). Returns whether it has one. */
+static int fill_failed_setattr(struct tbbt_pass2 *p, struct tbbt_rec *r) {
+    const uint64_t set = (1ull << TBBT_F_SET_MODE) | (1ull << TBBT_F_SET_UID) | (1ull << TBBT_F_SET_GID) |
+                         (1ull << TBBT_F_SET_SIZE) | (1ull << TBBT_F_SET_ATIME) | (1ull << TBBT_F_SET_MTIME);
+    if (r->has & set) return 1;
+    const struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, r->obj);
+    int64_t mode = tbbt_rec_has(r, TBBT_F_MODE) ? (int64_t)(r->mode & 07777) : mode_before(o);
+    if (r->status == TBBT_NFSERR_PERM && mode >= 0) {
+        tbbt_rec_set_u64(r, TBBT_F_SET_MODE, (uint64_t)mode);
+        return 1;
+    }
+    if (tbbt_rec_has(r, TBBT_F_SIZE) && r->status == TBBT_NFSERR_ACCES) {
+        tbbt_rec_set_u64(r, TBBT_F_SET_SIZE, r->size);
+        return 1;
+    }
+    return 0;
+}
+
+/* Gives failed call r, whose name the snaplen cut, a name that fails the
+ * same way on the replay's server when the model is right: a name no
+ * directory holds for NOENT, and for a permission refused on the
+ * directory (ACCES, PERM) when the call makes a name; a present name for
+ * EXIST, and for a permission refused on a name to take away. Returns 1
+ * when r is whole then. */
+static int restore_failed_guess(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t miss) {
+    uint64_t name = 1ull << TBBT_F_NAME, name2 = 1ull << TBBT_F_NAME2, dir2 = 1ull << TBBT_F_DIR2;
+    int st = r->status, denied = st == TBBT_NFSERR_ACCES || st == TBBT_NFSERR_PERM;
+    if (r->op == TBBT_OP_SETATTR) {
+        if (miss || !denied || !fill_failed_setattr(p, r)) return 0;
+        p->st.cut_errors++;
+        return 1;
+    }
+    if (miss & ~(name | (r->op == TBBT_OP_RENAME ? name2 | dir2 : 0))) return 0;
+    int makes = r->op == TBBT_OP_CREATE || r->op == TBBT_OP_MKDIR || r->op == TBBT_OP_SYMLINK ||
+                r->op == TBBT_OP_MKNOD || r->op == TBBT_OP_LINK;
+    if (!miss && makes) { /* only attributes to set were cut: any do for a make that failed */
+        fill_failed_make(r);
+        return 1;
+    }
+    if (!(miss & name) || !tbbt_rec_has(r, TBBT_F_DIR)) return 0;
+    int takes = r->op == TBBT_OP_REMOVE || r->op == TBBT_OP_RMDIR || r->op == TBBT_OP_RENAME;
+    enum cut_want want = r->op == TBBT_OP_RMDIR ? CUT_DIR : r->op == TBBT_OP_REMOVE ? CUT_FILE : CUT_ANY;
+    const struct tbbt_fsdent *d = NULL;
+    if ((st == TBBT_NFSERR_EXIST && makes) || (denied && takes)) {
+        if (!(d = cut_present(p, r, r->dir, want))) return 0;
+        put_name(p, r, TBBT_F_NAME, d->name, d->len);
+    } else if (st == TBBT_NFSERR_NOENT || (denied && (makes || r->op == TBBT_OP_LOOKUP))) {
+        put_name(p, r, TBBT_F_NAME, CUT_ABSENT, sizeof(CUT_ABSENT) - 1);
+    } else {
+        return 0;
+    }
+    if (r->op == TBBT_OP_RENAME) {
+        if (!tbbt_rec_has(r, TBBT_F_DIR2)) tbbt_rec_set_u64(r, TBBT_F_DIR2, r->dir);
+        if (!tbbt_rec_has(r, TBBT_F_NAME2))
+            tbbt_rec_set_str(r, TBBT_F_NAME2, CUT_ABSENT, sizeof(CUT_ABSENT) - 1);
+    }
+    if (makes) fill_failed_make(r);
+    p->st.cut_errors++;
+    return 1;
+}
+
+/* Does the model refute that failed call r, given a name by a guess,
+ * fails as traced? A refusal where the model lets the caller write the
+ * directory (a rename's cut target directory refused it, say); else an
+ * outcome the model predicts otherwise. */
+static int cut_guess_refuted(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
+    if (r->status == TBBT_NFSERR_ACCES || r->status == TBBT_NFSERR_PERM) {
+        int a = tbbt_fsmodel_predict_dir_access(p->m, r);
+        if (a != TBBT_PREDICT_ANY) return a == TBBT_NFS_OK;
+    }
+    enum tbbt_oc pred = tbbt_oc_predict(p->m, r), traced = tbbt_oc_traced(p->m, r);
+    return pred != TBBT_OC_ANY && traced != TBBT_OC_OTHER && pred != traced;
+}
+
+/* Gives failed cut call r a name that fails the same way
+ * (restore_failed_guess), where the model foresees that failure (or
+ * cannot tell): a refused rename's target directory, say, was cut, and
+ * the source's alone may allow it. Else r is left as it was. */
+static int restore_failed(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t miss) {
+    tbbt_rec_copy(&p->cut_undo, r);
+    uint64_t errors = p->st.cut_errors, synth = p->st.cut_synth, restored = p->st.cut_restored;
+    if (!restore_failed_guess(p, r, miss)) return 0;
+    if (!cut_guess_refuted(p, r)) return 1;
+    tbbt_rec_copy(r, &p->cut_undo);
+    p->st.cut_errors = errors;
+    p->st.cut_synth = synth;
+    p->st.cut_restored = restored;
+    return 0;
+}
+
+/* Names successful remove, rmdir or rename r, whose source name the
+ * snaplen cut, by the one name of its directory its kept bytes and
+ * length likely are (cut_likely). Returns whether it did. */
+static int restore_by_match(struct tbbt_pass2 *p, struct tbbt_rec *r) {
+    enum cut_want want = r->op == TBBT_OP_RMDIR ? CUT_DIR : r->op == TBBT_OP_REMOVE ? CUT_FILE : CUT_ANY;
+    const struct tbbt_fsdent *d = tbbt_rec_has(r, TBBT_F_DIR) ? cut_likely(p, r, r->dir, want) : NULL;
+    if (!d) return 0;
+    put_name(p, r, TBBT_F_NAME, d->name, d->len);
+    p->st.cut_matched++;
+    return 1;
+}
+
+/* Successful rename r whose source name the snaplen cut: its source by
+ * the name its kept bytes likely are (restore_by_match); its target, when
+ * its directory was kept but not its name, the moved object's synthetic
+ * name there. Returns 1 when whole; else a source found stays named and
+ * hold_move waits for a record that shows where the object went. */
+static int restore_rename_by_match(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t miss) {
+    if (!restore_by_match(p, r) || (miss & (1ull << TBBT_F_DIR2))) return 0;
+    if (!(miss & (1ull << TBBT_F_NAME2))) return 1;
+    tbbt_id src = 0;
+    tbbt_fsmodel_name(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len, &src);
+    if (!src) return 0;
+    put_synth(p, r, TBBT_F_NAME2, r->dir2, src, 0);
+    move_cut_info(p, r->dir, r->name, r, r->dir2, r->name2);
+    return 1;
+}
+
 /* Restores r, whose call the snaplen cut (tbbt_cut_args), where the model
  * knows what was cut: a lookup's, make's or link's name through the
  * object its reply (or call) shows, a rename's target through the object
@@ -1771,7 +2109,16 @@ static int restore_cut(struct tbbt_pass2 *p, struct tbbt_rec *r) {
     int ok = 0;
     uint64_t rebuilt =
         name | name2 | (r->op == TBBT_OP_MKNOD ? 1ull << TBBT_F_NODETYPE : 0); /* from the reply */
-    if ((r->flags & TBBT_RF_REPLY_LOST) || r->status != TBBT_NFS_OK || (miss & ~rebuilt)) {
+    if ((r->flags & TBBT_RF_REPLY_LOST) || r->status < 0) {
+        ok = 0;
+    } else if (r->status != TBBT_NFS_OK) {
+        ok = restore_failed(p, r, miss);
+    } else if ((r->op == TBBT_OP_REMOVE || r->op == TBBT_OP_RMDIR) && miss == name) {
+        ok = restore_by_match(p, r);
+    } else if (r->op == TBBT_OP_RENAME && (miss & name) &&
+               !(miss & ~(name | name2 | (1ull << TBBT_F_DIR2)))) {
+        ok = restore_rename_by_match(p, r, miss);
+    } else if (miss & ~rebuilt) {
         ok = 0;
     } else if (r->op == TBBT_OP_LOOKUP) {
         ok = miss == name && restore_lookup(p, r);
@@ -1780,6 +2127,7 @@ static int restore_cut(struct tbbt_pass2 *p, struct tbbt_rec *r) {
         ok = restore_make(p, r, miss);
     } else if (r->op == TBBT_OP_LINK) {
         ok = miss == name && r->obj && put_synth(p, r, TBBT_F_NAME, r->dir, r->obj, 0);
+        if (ok) note_cut_info(p, r, r->dir, r->name);
     } else if (r->op == TBBT_OP_SETATTR) {
         ok = !miss && restore_setattr(p, r);
     } else if (r->op == TBBT_OP_RENAME && miss == name2) {
@@ -2259,6 +2607,7 @@ static void preplay(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
     int cut = tbbt_cut_args(r);
     if (cut && !restore_cut(p, r)) {
         if (r->op == TBBT_OP_RENAME && r->status == TBBT_NFS_OK) hold_move(p, r, seq);
+        if (r->op == TBBT_OP_LINK && r->status == TBBT_NFS_OK) hold_link(p, r, seq);
         if (r->op == TBBT_OP_REMOVE || r->op == TBBT_OP_RMDIR) hold_remove(p, r, seq);
         teach_cut(p, r);
         if (p->rmcuts->len && !(r->flags & TBBT_RF_REPLY_LOST) && r->status >= 0) rm_evidence(p, r, seq);
@@ -2385,6 +2734,13 @@ void tbbt_pass2_report(const struct tbbt_pass2 *p, FILE *out) {
                 " judgements withheld (a cut rename may have made the name)\n",
                 s->cut, share(p, s->cut), s->cut_restored, s->cut_synth, s->cut_filled, s->cut_unreplayable,
                 share(p, s->cut_unreplayable), s->cut_aliased, s->cut_withheld);
+    if (s->cut_matched || s->cut_errors || s->cut_moves_placed)
+        fprintf(out,
+                "Cut names matched by the bytes and length kept: %" PRIu64
+                "; failed cut calls given a name that"
+                " fails the same way: %" PRIu64
+                "; cut renames no record placed, kept in their directory: %" PRIu64 "\n",
+                s->cut_matched, s->cut_errors, s->cut_moves_placed);
     if (s->cut_rm_named || s->cut_rm_guessed)
         fprintf(out,
                 "Cut removes and rmdirs named from the records that follow: %" PRIu64
@@ -2441,9 +2797,11 @@ void tbbt_pass2_report_json(const struct tbbt_pass2 *p, GString *o) {
         o,
         ",\"cut\":%" PRIu64 ",\"cut_restored\":%" PRIu64 ",\"cut_synth\":%" PRIu64 ",\"cut_filled\":%" PRIu64
         ",\"cut_unreplayable\":%" PRIu64 ",\"cut_aliased\":%" PRIu64 ",\"cut_withheld\":%" PRIu64
-        ",\"cut_rm_named\":%" PRIu64 ",\"cut_rm_guessed\":%" PRIu64 ",\"attr_initial\":%" PRIu64,
+        ",\"cut_rm_named\":%" PRIu64 ",\"cut_rm_guessed\":%" PRIu64 ",\"attr_initial\":%" PRIu64
+        ",\"cut_matched\":%" PRIu64 ",\"cut_errors\":%" PRIu64 ",\"cut_moves_placed\":%" PRIu64,
         s->cut, s->cut_restored, s->cut_synth, s->cut_filled, s->cut_unreplayable, s->cut_aliased,
-        s->cut_withheld, s->cut_rm_named, s->cut_rm_guessed, s->attr_initial);
+        s->cut_withheld, s->cut_rm_named, s->cut_rm_guessed, s->attr_initial, s->cut_matched, s->cut_errors,
+        s->cut_moves_placed);
     g_string_append(o, ",\"rules\":{");
     int first = 1;
     for (unsigned i = 0; i < tbbt_nrules; i++) {

@@ -127,6 +127,9 @@ struct tbbt_pass2_stats {
     uint64_t cut_unreplayable;       /* of which left TBBT_RF_ARGS_CUT: the player does not send them */
     uint64_t cut_rm_named;           /* cut removes and rmdirs named by what later records showed */
     uint64_t cut_rm_guessed;         /* ... named at the window's end: the candidate no later record used */
+    uint64_t cut_matched;            /* cut names matched by the bytes and length kept (cut.h) */
+    uint64_t cut_errors;             /* failed cut calls given a name that fails the same way */
+    uint64_t cut_moves_placed;       /* cut renames no record placed, kept in their directory */
     uint64_t cut_aliased;            /* whole names renamed to the synthetic name the replay knows */
     uint64_t cut_withheld;           /* judgements withheld: a cut rename may have made the name */
     uint64_t rule_failures[64];      /* per row of tbbt_rules: failures found */

@@ -150,10 +150,28 @@ static int data(struct dec *d, uint32_t max, uint32_t *len) {
     return skip(d, ((size_t)*len + 3) & ~(size_t)3);
 }
 
+/* A name argument the snaplen cut inside its bytes (its length, at
+ * offset at, was captured): the bytes kept and the length announced go to
+ * TBBT_F_CUTNAME and TBBT_F_CUTLEN, never to TBBT_F_NAME -- a prefix read
+ * as the name would be another name. Pass 2 matches names by them. */
+static void cut_name(struct dec *d, size_t at, uint32_t max) {
+    const struct tbbt_cursor *c = &d->c;
+    if (at > c->len || c->len - at < 4) return; /* the length itself was cut */
+    const uint8_t *q = c->p + at;
+    uint32_t len = (uint32_t)q[0] << 24 | (uint32_t)q[1] << 16 | (uint32_t)q[2] << 8 | q[3];
+    if (len > max) return;
+    size_t kept = c->len - at - 4;
+    if (kept >= len) return; /* whole: the cut came later */
+    tbbt_rec_set_str(d->r, TBBT_F_CUTNAME, (const char *)q + 4, kept);
+    SETF(d->r, TBBT_F_CUTLEN, cutlen, len);
+}
+
 /* A string stored as field f. */
 static int str(struct dec *d, enum tbbt_field f, uint32_t max) {
     uint32_t len;
+    size_t at = d->c.pos;
     const uint8_t *p = opaque(d, max, &len);
+    if (!p && d->c.trunc && f == TBBT_F_NAME) cut_name(d, at, max);
     if (!p) return -1;
     tbbt_rec_set_str(d->r, f, (const char *)p, len);
     return 0;

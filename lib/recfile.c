@@ -668,7 +668,8 @@ static int r_header(struct tbbt_recreader *rd) {
     if (mlen != size - 24) return r_fail(rd, 24, "bad header (meta length %u)", mlen);
     if (get_le32(h + 20 + mlen) != (uint32_t)crc32(0, h, 20 + mlen))
         return r_fail(rd, 0, "header checksum mismatch");
-    if (vers != TBBT_RECFILE_VERSION) return r_fail(rd, 16, "unsupported format version %u", vers);
+    if (vers < TBBT_RECFILE_VERSION_MIN || vers > TBBT_RECFILE_VERSION)
+        return r_fail(rd, 16, "unsupported format version %u", vers);
     if (nf > TBBT_F_COUNT_)
         return r_fail(rd, 20, "written by a newer tbbt (%u fields, this one knows %d)", nf, TBBT_F_COUNT_);
     rd->meta = g_strndup((const char *)h + 20, mlen);

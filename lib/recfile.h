@@ -4,7 +4,8 @@
  * stream (`zstd -dc NAME.tbbt` yields the raw record encoding):
  *
  *   header   zstd skippable frame (magic 0x184D2A50, u32 size) holding
- *            "TBBTREC1", u32 format version (2), u32 number of optional
+ *            "TBBTREC1", u32 format version (3; 2 is read:
+ *            it lacks the cut-name fields), u32 number of optional
  *            fields the writer knew (TBBT_F_COUNT_), u32 meta length, the
  *            meta bytes (writer-supplied JSON text), u32 crc32 of all the
  *            preceding header content
@@ -34,7 +35,8 @@
 
 #include "record.h"
 
-#define TBBT_RECFILE_VERSION 2u
+#define TBBT_RECFILE_VERSION 3u
+#define TBBT_RECFILE_VERSION_MIN 2u /* oldest read: later versions only appended fields */
 
 struct tbbt_recwriter;
 struct tbbt_recreader;

@@ -65,6 +65,8 @@ const struct tbbt_field_info tbbt_fields[TBBT_F_COUNT_] = {
     FLD(TBBT_F_VICTIM, "victim", TBBT_FT_ID, victim),
     FLD(TBBT_F_VICTIM2, "victim2", TBBT_FT_ID, victim2),
     FLD(TBBT_F_ENTRIES, "entries", TBBT_FT_ENTRIES, entries),
+    FLD(TBBT_F_CUTNAME, "cutname", TBBT_FT_STR, cutname),
+    FLD(TBBT_F_CUTLEN, "cutlen", TBBT_FT_U32, cutlen),
 };
 
 _Static_assert(TBBT_F_COUNT_ <= 64, "field mask is one uint64_t");

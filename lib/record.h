@@ -152,6 +152,10 @@ enum tbbt_field {
     TBBT_F_VICTIM,  /* id: object a remove/rmdir deletes, or rename moves */
     TBBT_F_VICTIM2, /* id: object a rename replaces */
     TBBT_F_ENTRIES, /* entries: readdir/readdirplus listing */
+    /* a name argument the snaplen cut (TBBT_F_NAME absent, TBBT_RF_ARGS_CUT
+     * set): what the capture kept of it, for pass 2 to match names by */
+    TBBT_F_CUTNAME, /* str: the name's first bytes the capture kept (maybe none) */
+    TBBT_F_CUTLEN,  /* u32: the name's whole length, as the call announced it */
     TBBT_F_COUNT_
 };
 
@@ -207,10 +211,10 @@ struct tbbt_rec {
     uint64_t has; /* bit (1 << f) set when field f is present */
 
     tbbt_id obj, dir, dir2, newobj, victim, victim2;
-    struct tbbt_str name, name2, target;
+    struct tbbt_str name, name2, target, cutname;
     uint64_t offset, verf, cookie, cookieverf, set_size, rdev;
     uint32_t count, stable, createhow, dircount, maxcount, access;
-    uint32_t set_mode, set_uid, set_gid, nodetype;
+    uint32_t set_mode, set_uid, set_gid, nodetype, cutlen;
     int64_t set_atime, set_mtime, guard;
     uint32_t rcount, eof, committed, raccess;
     uint64_t wverf, rcookieverf;

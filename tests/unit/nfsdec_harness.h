@@ -73,9 +73,18 @@ static void check_only(const struct tbbt_rec *r, uint64_t mask) {
 /* The record b (a decode of a prefix) holds a subset of full's fields,
  * with the same values, the same leading entries and handles. */
 static void check_prefix(const struct out *b, const struct out *full) {
-    assert_int_equal(b->r.has & ~full->r.has, 0);
+    const uint64_t cut = (1ull << TBBT_F_CUTNAME) | (1ull << TBBT_F_CUTLEN);
+    assert_int_equal(b->r.has & ~full->r.has & ~cut, 0);
+    if (b->r.has & cut) { /* a name cut inside its bytes: its length and first bytes, never the name */
+        assert_true(tbbt_rec_has(&b->r, TBBT_F_CUTLEN) && tbbt_rec_has(&b->r, TBBT_F_CUTNAME));
+        assert_false(tbbt_rec_has(&b->r, TBBT_F_NAME));
+        assert_int_equal(b->r.cutlen, full->r.name.len);
+        assert_true(b->r.cutname.len < full->r.name.len);
+        assert_memory_equal(tbbt_rec_str(&b->r, b->r.cutname), tbbt_rec_str(&full->r, full->r.name),
+                            b->r.cutname.len);
+    }
     for (int f = 0; f < TBBT_F_COUNT_; f++) {
-        if (!tbbt_rec_has(&b->r, f)) continue;
+        if (!tbbt_rec_has(&b->r, f) || ((cut >> f) & 1)) continue;
         enum tbbt_ftype t = tbbt_fields[f].type;
         if (t == TBBT_FT_STR) {
             struct tbbt_str s1 = *(const struct tbbt_str *)((const char *)&b->r + tbbt_fields[f].offset);
@@ -116,6 +125,7 @@ static void check_cuts(enum tbbt_op op, int reply, const struct msg *m, int part
     dec(&full, op, reply, m->b, m->n);
     assert_int_equal(full.rc, TBBT_DEC_OK);
     out_init(&prev, op);
+    int cut_names = 0; /* cuts inside the name: each keeps its length and first bytes */
     for (size_t cut = 0; cut < m->n; cut++) {
         struct out o;
         uint8_t *copy = malloc(cut ? cut : 1); /* exact size: over-reads show under ASan */
@@ -128,19 +138,23 @@ static void check_cuts(enum tbbt_op op, int reply, const struct msg *m, int part
             fail_msg("%s %s cut at %zu of %zu: rc %d", tbbt_op_info(op)->name, reply ? "reply" : "call", cut,
                      m->n, o.rc);
         check_prefix(&o, &full);
+        cut_names += tbbt_rec_has(&o.r, TBBT_F_CUTLEN);
+        const uint64_t cutf = (1ull << TBBT_F_CUTNAME) | (1ull << TBBT_F_CUTLEN);
         if (!reply) { /* a call missing an argument is marked cut; a whole one never */
-            int whole = o.r.has == full.r.has && o.fh.n == full.fh.n,
+            int whole = (o.r.has & ~cutf) == full.r.has && o.fh.n == full.fh.n,
                 flag = (o.r.flags & TBBT_RF_ARGS_CUT) != 0;
             if ((!whole && !flag) || (flag && o.rc != TBBT_DEC_TRUNC))
                 fail_msg("%s call cut at %zu of %zu: arguments-cut flag %d, whole %d", tbbt_op_info(op)->name,
                          cut, m->n, flag, whole);
         }
-        assert_int_equal(prev.r.has & ~o.r.has, 0); /* monotonic */
+        assert_int_equal(prev.r.has & ~o.r.has & ~cutf, 0); /* monotonic (a cut name gives way to the name) */
         assert_true(prev.r.nentries <= o.r.nentries);
         assert_true(prev.fh.n <= o.fh.n);
         out_free(&prev);
         prev = o;
     }
+    if (!reply && tbbt_rec_has(&full.r, TBBT_F_NAME)) /* every cut between its length and its end */
+        assert_int_equal(cut_names, full.r.name.len);
     out_free(&prev);
     out_free(&full);
 }

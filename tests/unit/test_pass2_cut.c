@@ -110,7 +110,9 @@ static void test_cut_names_never_corrected(void **s) {
         "mkdir 0 T cred=1:0:0 dir=1 name=\"new\" set_mode=493 newobj=2 " DIRA " fileid=102",
         "lookup 2 TC cred=1:0:0 dir=2", "lookup 0 TC cred=1:0:0 dir=2 newobj=10 " FILEA " fileid=110", NULL};
     const char *const *traces[] = {lookup_other, lookup_noent, rename_missing, lookup_absent};
-    const unsigned left[] = {0, 1, 2, 2}; /* records left unreplayable */
+    /* records left unreplayable: a cut lookup that found nothing gets a
+     * name no directory holds (it fails the same), a cut rename stays */
+    const unsigned left[] = {0, 0, 1, 1};
     for (unsigned t = 0; t < G_N_ELEMENTS(traces); t++) {
         struct tbbt_pass2_stats st;
         GPtrArray *out = run(traces[t], &st);
@@ -311,10 +313,14 @@ static void test_cut_setattr_from_reply(void **s) {
     assert_false(trunc->flags & TBBT_RF_ARGS_CUT);
     assert_true(tbbt_rec_has(trunc, TBBT_F_SET_SIZE) && trunc->set_size == 0);
     assert_false(tbbt_rec_has(trunc, TBBT_F_SET_MODE));
-    assert_true(rec_of(out, 3)->flags & TBBT_RF_ARGS_CUT);
+    /* another user's change of mode, refused: its attributes to set were
+     * cut, and any change of mode fails the same (the mode it has) */
+    assert_false(rec_of(out, 3)->flags & TBBT_RF_ARGS_CUT);
+    assert_true(tbbt_rec_has(rec_of(out, 3), TBBT_F_SET_MODE) && rec_of(out, 3)->set_mode == 0600);
     assert_int_equal(st.cut, 3);
     assert_int_equal(st.cut_filled, 2);
-    assert_int_equal(st.cut_unreplayable, 1);
+    assert_int_equal(st.cut_errors, 1);
+    assert_int_equal(st.cut_unreplayable, 0);
     assert_int_equal(st.failures, 0);
     assert_int_equal(st.inserted, 0);
     assert_int_equal(recheck(out), 0);
@@ -605,6 +611,114 @@ static void test_cut_report(void **s) {
     tbbt_pass2_free(p);
 }
 
+/* Failed calls whose name the snaplen cut get a name that fails the
+ * same way: a lookup that found nothing, and a create refused by its
+ * directory's mode, a name no directory holds; a mkdir that met a name,
+ * a name the directory holds -- checked against the model, and
+ * replayable. */
+static void test_cut_failed_calls_named(void **s) {
+    (void)s;
+    static const char *const trace[] = {
+        "mkdir 0 T cred=1:0:0 dir=1 name=\"d\" set_mode=493 newobj=2 " DIRA " fileid=102",
+        "create 0 T cred=1:0:0 dir=2 name=\"f\" createhow=0 set_mode=420 newobj=3 " FILEA " fileid=103",
+        "lookup 2 TCK cred=1:1000:100 dir=2 cutname=\"x\" cutlen=40",
+        "create 13 TCK cred=1:1000:100 dir=2 cutname=\"y\" cutlen=40",
+        "mkdir 17 TCK cred=1:0:0 dir=2 cutname=\"f\" cutlen=1",
+        NULL};
+    struct tbbt_pass2_stats st;
+    GPtrArray *out = run(trace, &st);
+    assert_int_equal(st.failures, 0);
+    assert_int_equal(st.inserted, 0);
+    assert_int_equal(st.cut_unreplayable, 0);
+    assert_int_equal(st.cut_errors, 3);
+    assert_name(rec_of(out, 2), TBBT_F_NAME, TBBT_CUT_PREFIX "absent");
+    assert_name(rec_of(out, 3), TBBT_F_NAME, TBBT_CUT_PREFIX "absent");
+    assert_true(tbbt_rec_has(rec_of(out, 3), TBBT_F_SET_MODE)); /* the request is whole */
+    assert_name(rec_of(out, 4), TBBT_F_NAME, "f");
+    for (int i = 2; i < 5; i++)
+        assert_true(tbbt_rec_replayable(rec_of(out, i)));
+    assert_int_equal(recheck(out), 0);
+    g_ptr_array_free(out, TRUE);
+}
+
+/* A refused remove whose name was cut, where the model lets the caller
+ * remove (the refusal came from what the capture lost): no name is
+ * guessed, the record stays unreplayable. */
+static void test_cut_failed_refuted(void **s) {
+    (void)s;
+    static const char *const trace[] = {
+        "mkdir 0 T cred=1:0:0 dir=1 name=\"d\" set_mode=511 newobj=2 type=2 mode=511 nlink=2 uid=0 gid=0 "
+        "size=4096 fileid=102",
+        "create 0 T cred=1:0:0 dir=2 name=\"f\" createhow=0 set_mode=420 newobj=3 " FILEA " fileid=103",
+        "remove 13 TCK cred=1:1000:100 dir=2 cutname=\"f\" cutlen=1", NULL};
+    struct tbbt_pass2_stats st;
+    GPtrArray *out = run(trace, &st);
+    assert_int_equal(st.cut_errors, 0);
+    assert_int_equal(st.cut_unreplayable, 1);
+    assert_false(tbbt_rec_replayable(rec_of(out, 2)));
+    g_ptr_array_free(out, TRUE);
+}
+
+/* Cut removes named by the bytes and length the capture kept: of two
+ * maildir names that share their time, the one whose kept start and
+ * length agree -- a real name, and a synthetic one through what its cut
+ * create kept. */
+static void test_cut_remove_by_kept_bytes(void **s) {
+    (void)s;
+    static const char *const trace[] = {
+        "create 0 T cred=1:0:0 dir=1 name=\"1764174001.M880768P302Q1.host,S=10\" createhow=0 set_mode=420 "
+        "newobj=10 " FILEA " fileid=110",
+        "create 0 T cred=1:0:0 dir=1 name=\"1764174001.M999999P302Q2.host,S=10\" createhow=0 set_mode=420 "
+        "newobj=11 " FILEA " fileid=111",
+        "create 0 TCK cred=1:0:0 dir=1 createhow=0 newobj=12 " FILEA " fileid=112 "
+        "cutname=\"1764174001.M555\" cutlen=60",
+        "create 0 TCK cred=1:0:0 dir=1 createhow=0 newobj=13 " FILEA " fileid=113 "
+        "cutname=\"1764174001.M556\" cutlen=60",
+        "remove 0 TCK cred=1:0:0 dir=1 cutname=\"1764174001.M999\" cutlen=34",
+        "remove 0 TCK cred=1:0:0 dir=1 cutname=\"1764174001.M556\" cutlen=60",
+        NULL};
+    struct tbbt_pass2_stats st;
+    GPtrArray *out = run(trace, &st);
+    assert_int_equal(st.inserted, 0);
+    assert_int_equal(st.cut_unreplayable, 0);
+    assert_int_equal(st.cut_matched, 2);
+    assert_name(rec_of(out, 4), TBBT_F_NAME, "1764174001.M999999P302Q2.host,S=10");
+    assert_name(rec_of(out, 5), TBBT_F_NAME, TBBT_CUT_PREFIX "13");
+    assert_int_equal(recheck(out), 0);
+    g_ptr_array_free(out, TRUE);
+}
+
+/* A link whose directory the snaplen cut goes out in its object's
+ * directory under a synthetic name, unless a later record shows the
+ * object in another directory: then there. Either way it replays, and a
+ * remove of the first name no longer leaves the object without one. */
+static void test_cut_link_placed(void **s) {
+    (void)s;
+    static const char *const trace[] = {
+        "mkdir 0 T cred=1:0:0 dir=1 name=\"d\" set_mode=493 newobj=2 " DIRA " fileid=102",
+        "create 0 T cred=1:0:0 dir=1 name=\"a\" createhow=0 set_mode=420 newobj=10 " FILEA " fileid=110",
+        "create 0 T cred=1:0:0 dir=1 name=\"b\" createhow=0 set_mode=420 newobj=11 " FILEA " fileid=111",
+        "link 0 TCK cred=1:0:0 obj=10 type=1 mode=420 nlink=2 uid=1000 gid=100 size=10 fileid=110",
+        "link 0 TCK cred=1:0:0 obj=11 type=1 mode=420 nlink=2 uid=1000 gid=100 size=10 fileid=111",
+        "lookup 0 TCK cred=1:0:0 dir=2 newobj=11 type=1 mode=420 nlink=2 uid=1000 gid=100 size=10 fileid=111 "
+        "cutname=\"hl\" cutlen=30",
+        "remove 0 T cred=1:0:0 dir=1 name=\"a\"",
+        "getattr 0 T cred=1:0:0 obj=10 type=1 mode=420 nlink=1 uid=1000 gid=100 size=10 fileid=110",
+        NULL};
+    struct tbbt_pass2_stats st;
+    GPtrArray *out = run(trace, &st);
+    assert_int_equal(st.failures, 0);
+    assert_int_equal(st.cut_unreplayable, 0);
+    const struct tbbt_rec *l1 = rec_of(out, 3), *l2 = rec_of(out, 4), *lk = rec_of(out, 5);
+    assert_int_equal(l1->dir, 1);
+    assert_name(l1, TBBT_F_NAME, TBBT_CUT_PREFIX "10");
+    assert_int_equal(l2->dir, 2); /* moved where the lookup showed it */
+    assert_name(l2, TBBT_F_NAME, TBBT_CUT_PREFIX "11");
+    assert_name(lk, TBBT_F_NAME, TBBT_CUT_PREFIX "11");
+    assert_int_equal(recheck(out), 0);
+    g_ptr_array_free(out, TRUE);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cut_names_never_corrected),
@@ -625,6 +739,10 @@ int main(void) {
         cmocka_unit_test(test_cut_alias_of_whole_name),
         cmocka_unit_test(test_cut_rename_withholds),
         cmocka_unit_test(test_cut_report),
+        cmocka_unit_test(test_cut_failed_calls_named),
+        cmocka_unit_test(test_cut_failed_refuted),
+        cmocka_unit_test(test_cut_remove_by_kept_bytes),
+        cmocka_unit_test(test_cut_link_placed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
