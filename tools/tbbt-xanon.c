@@ -637,6 +637,11 @@ static int xa_value(struct xa *x, struct xa_str k, struct xa_str v, GString *out
         tbbt_text_qstr(out, x->prefix->str, x->prefix->len);
         return 0;
     }
+    if (XA_KEY("cutname")) { /* a cut name's first bytes: kept, they would tell the name */
+        if (xa_quoted(x, v, &b) < 0) return xa_fail(x, "bad quoted string in cutname");
+        g_string_append(out, "\"\"");
+        return 0;
+    }
     if (XA_KEY("entries")) return xa_entries(x, v, out);
     if (XA_KEY("uid") || XA_KEY("set_uid") || XA_KEY("gid") || XA_KEY("set_gid")) {
         if (!xa_digits(v.p, v.n)) return xa_fail(x, "bad %.*s", (int)k.n, k.p);

@@ -274,4 +274,16 @@ subtest 'a directory of one-byte names: all different, or a failure' => sub {
     like($err, qr/^tbbt-anonymize: [^\n]*\n\z/, 'one line');
 };
 
+subtest 'a name the snaplen cut: what the capture kept of it is emptied, its length stays' => sub {
+    open(my $fh, '>', "$tmp/cut.txt") or die;
+    print $fh "1.000000000 1.000100000 10.0.0.5:801 10.0.0.1:2049 0x00000003 v3 remove 0 TCK cred=1:0:0 dir=2 "
+        . "cutname=\"1764174001.M880768P302\" cutlen=98\n";
+    close $fh;
+    my ($rc, $out, $err) = run("--key-string A -o '$tmp/cut-out.txt' '$tmp/cut.txt'");
+    is($rc, 0, 'exit 0') or diag $err;
+    my ($l) = lines("$tmp/cut-out.txt");
+    like($l, qr/ cutname="" cutlen=98$/, 'cutname emptied, cutlen kept');
+    unlike($l, qr/1764174001/, 'nothing of the name left');
+};
+
 done_testing();

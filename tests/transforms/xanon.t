@@ -135,6 +135,7 @@ my @quirks = (
     qq($H dir=1 name=".c"),
     qq($H dir=1 name="a.tar.gz" name2="b.123456789"),
     qq($H dir=1 name="." name2=".."),
+    qq($H dir=1 cutname="1764174001.M880" cutlen=98),         # a name the snaplen cut: its start emptied
     qq($H dir=1 name=""),
     qq($H target="/a//b/../c/" name="\\xff\\x00\\"q"),
     qq($H entries=[]),
