@@ -1262,6 +1262,16 @@ static void hold_link(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
     if (mv.placed) g_array_append_val(p->moves, mv);
 }
 
+/* Held cut renames whose target no record showed and that went to no
+ * guessed place either (their object was not known): a name the model
+ * lacks may be theirs. */
+static unsigned moves_unplaced(const struct tbbt_pass2 *p) {
+    unsigned n = 0;
+    for (guint i = 0; i < p->moves->len; i++)
+        n += !g_array_index(p->moves, struct move, i).placed;
+    return n;
+}
+
 /* The open cut rename (hold_move) that moved object x: the one whose
  * source named x; else, when x has a single name, in directory d, the
  * only one from d whose source name was cut (*name_of gets x's name
@@ -1384,6 +1394,8 @@ static void rm_taint(struct tbbt_pass2 *p, tbbt_id dir) {
 }
 
 static int rm_settle(struct tbbt_pass2 *p, guint i);
+static enum tbbt_cut_match cut_match_dent(struct tbbt_pass2 *p, const struct tbbt_rec *r, tbbt_id dir,
+                                          const struct tbbt_fsdent *d);
 
 /* Holds successful remove or rmdir r (held as seq), whose name the
  * snaplen cut: its candidates are the names the model holds in its
@@ -1409,6 +1421,8 @@ static void hold_remove(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t
         int isdir = (o && o->attr.type == TBBT_FT_DIR) || e->made_dir;
         if (tbbt_dot_name(e->name, e->len) || (r->op == TBBT_OP_RMDIR ? !isdir : isdir)) continue;
         if (r->op == TBBT_OP_RMDIR && o && o->nchildren) continue; /* not empty */
+        if (tbbt_rec_has(r, TBBT_F_CUTLEN) && cut_match_dent(p, r, r->dir, e) == TBBT_CUT_NO)
+            continue; /* its length or kept start differ */
         struct rmcand k = {g_strndup(e->name, e->len), e->len, e->obj, 0, 1, 0};
         g_array_append_val(c->cands, k);
     }
@@ -1439,7 +1453,7 @@ static unsigned rm_left(const struct rmcut *c, guint *last) {
  * took away stay candidates -- they are never used again -- so they
  * leave two, not a wrong one.) */
 static int rm_complete(const struct tbbt_pass2 *p, const struct rmcut *c) {
-    if (p->moves->len || g_hash_table_contains(p->rm_tainted, &c->dir) ||
+    if (moves_unplaced(p) || g_hash_table_contains(p->rm_tainted, &c->dir) ||
         !tbbt_fsmodel_dir_fresh(p->m, c->dir))
         return 0;
     return 1;
