@@ -148,11 +148,11 @@ static void print_args(FILE *f, const struct tbbt_lock_rule *rule, unsigned n,
     int any = 0;
     for (unsigned i = 0; i < n; i++)
         if (keep(&rule[i])) {
-            fprintf(f, "%s%s%s", any ? ", " : "", arg_name[rule[i].arg],
+            fprintf(f, "%s%s%s", any ? ", " : " ", arg_name[rule[i].arg],
                     rule[i].how == TBBT_LK_REVEAL ? " (1)" : "");
             any = 1;
         }
-    fputs(any ? " |" : "- |", f);
+    fputs(any ? " |" : " - |", f);
 }
 
 static int req_read(const struct tbbt_lock_rule *u) {
@@ -182,10 +182,11 @@ void tbbt_locks_print(FILE *f) {
         unsigned n;
         const struct tbbt_lock_rule *rule = tbbt_lock_rules(op, &n);
         fprintf(f, "| %s |", tbbt_op_info((enum tbbt_op)op)->name);
-        print_args(f, rule, n, req_read), fputc(' ', f);
-        print_args(f, rule, n, req_write), fputc(' ', f);
-        print_args(f, rule, n, reply_write), fputc(' ', f);
-        print_args(f, rule, n, poisons), fputc('\n', f);
+        print_args(f, rule, n, req_read);
+        print_args(f, rule, n, req_write);
+        print_args(f, rule, n, reply_write);
+        print_args(f, rule, n, poisons);
+        fputc('\n', f);
     }
     fputs("\n(1) A lookup reads its object, unless the object's handle is unknown when the lock is granted\n"
           "(not in the manifest, and no earlier reply showed it): then the lookup's reply reveals it, and\n"
