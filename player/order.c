@@ -152,7 +152,7 @@ static void touch_sum(struct touch *t) {
  * objects, then its (dir, name) and (dir2, name2) pairs. */
 static void touch_of(const struct tbbt_rec *r, struct touch *t) {
     struct tbbt_lock l[TBBT_MAX_LOCKS];
-    unsigned n = tbbt_sched_locks(r, TBBT_DEPS_REPLY, NULL, NULL, l);
+    unsigned n = tbbt_sched_locks(r, TBBT_DEPS_REPLY, l);
     t->n = 0;
     for (unsigned k = 0; k < n; k++)
         touch_put(t, l[k].obj, l[k].write ? TOUCH_W : 0);
@@ -302,10 +302,11 @@ const struct tbbt_sched_ops tbbt_sched_conservative = {
 
 struct objq;
 
-/* One lock in an object's queue. */
+/* One lock in an object's queue. reveal: a lookup's lock whose kind is
+ * decided when it is granted (lib/locks.h, TBBT_LK_REVEAL). */
 struct lockent {
     uint64_t seq;
-    uint8_t write, until_reply, granted, released;
+    uint8_t write, until_reply, granted, released, reveal;
     struct lockent *next;
 };
 
@@ -387,13 +388,24 @@ static void granted(struct fsdep *f, struct lockent *e) {
     if (q && --q->ungranted == 0) heap_push(&f->ready, (int64_t)q->seq, q->seq);
 }
 
+/* Is the handle of id known now (the options' known(); none: yes)? */
+static int handle_known(const struct fsdep *f, tbbt_id id) {
+    return !f->o.known || f->o.known(f->o.known_ctx, id);
+}
+
 /* Grants what can be granted in q, in order: a writer when nothing before
  * it is unreleased, a reader when no writer before it is; the first that
  * cannot be granted stops. Everything before it is granted or released,
  * so the counts of those held say what is unreleased before it, and the
  * walk starts there, not at the head: a busy directory's queue holds
  * hundreds of locks, and this runs on every lock added or released.
- * Released entries at the head go. */
+ * Released entries at the head go. A lookup's reveal lock is a reader
+ * when its object's handle is known by the time every lock before it is
+ * granted (the create before it replied, or the manifest has it), else a
+ * writer until the reply that reveals it. Decided here, not when the
+ * record entered the window: a larger window adds a lookup earlier,
+ * before its create's reply, and took it as a writer that serialised
+ * every reader of the new object behind it (issue 23). */
 static void advance(struct fsdep *f, struct objq *q) {
     while (q->head && q->head->released) {
         struct lockent *e = q->head;
@@ -405,7 +417,10 @@ static void advance(struct fsdep *f, struct objq *q) {
     if (!q->head) q->tail = NULL;
     for (struct lockent *e; (e = q->wait); q->wait = e->next) {
         if (e->released) continue;
-        if (e->write ? q->held : q->wheld) break;
+        int w = e->write || (e->reveal && !handle_known(f, q->id));
+        if (w ? q->held : q->wheld) break;
+        if (w && !e->write) e->write = 1, e->until_reply = 1;
+        e->reveal = 0;
         granted(f, e);
         q->held++, q->wheld += e->write;
     }
@@ -438,7 +453,7 @@ static struct objq *objq_get(struct fsdep *f, tbbt_id id) {
 static void fsdep_add(void *s, uint64_t seq, const struct tbbt_rec *r) {
     struct fsdep *f = s;
     struct tbbt_lock l[TBBT_MAX_LOCKS];
-    unsigned n = tbbt_sched_locks(r, f->o.deps, f->o.known, f->o.known_ctx, l);
+    unsigned n = tbbt_sched_locks(r, f->o.deps, l);
     struct req *q = &f->reqs[seq & f->mask];
     *q = (struct req){.seq = seq, .nlocks = (uint8_t)n, .ungranted = (uint8_t)n, .live = 1};
     for (unsigned i = 0; i < n; i++) {
@@ -448,7 +463,8 @@ static void fsdep_add(void *s, uint64_t seq, const struct tbbt_rec *r) {
         else
             e = g_new(struct lockent, 1);
         struct objq *oq = objq_get(f, l[i].obj);
-        *e = (struct lockent){.seq = seq, .write = l[i].write, .until_reply = l[i].until_reply};
+        *e = (struct lockent){
+            .seq = seq, .write = l[i].write, .until_reply = l[i].until_reply, .reveal = l[i].reveal};
         if (oq->tail)
             oq->tail->next = e;
         else

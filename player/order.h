@@ -19,7 +19,8 @@
  *                 handle, and a corrective record (pass 2), hold every
  *                 later record until their reply.
  *   fsdep         each record takes read or write locks on the objects it
- *                 touches (tbbt_sched_locks, lib/locks.h); one object's locks are granted
+ *                 touches (tbbt_sched_locks, lib/locks.h; `tbbt-play
+ *                 --list-locks` prints the table); one object's locks are granted
  *                 in trace order (a later reader never overtakes an earlier
  *                 writer). When they are released is the deps mode:
  *                   reply   every lock at the reply (the default). Servers
@@ -29,9 +30,10 @@
  *                           sends is not enough.
  *                   send    the paper's: at the send, except the new object's
  *                           lock of create, mkdir, symlink, mknod (and of a
- *                           lookup whose object's handle is not known yet:
- *                           the reply reveals it), held until the reply; for
- *                           servers that execute in order.
+ *                           lookup whose object's handle is not known when
+ *                           its lock is granted: the reply reveals it),
+ *                           held until the reply; for servers that execute
+ *                           in order.
  *                   strict  send, and every write lock until the reply
  *                           (design.md's --strict-deps).
  *                 A record whose reply the trace lost keeps its write locks

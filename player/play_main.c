@@ -16,6 +16,7 @@
 #include "outfile.h"
 #include "clones.h"
 #include "engine.h"
+#include "locks.h"
 #include "mpi_ranks.h"
 #include "simrun.h"
 #include "usage.h"
@@ -26,7 +27,7 @@ struct play_cli {
     gint window, max_out, connections, clone, clones, timeout, nfsport, mountport;
     gint64 limit, seed;
     gboolean strict, quiet, live, no_live, udp;
-    gboolean simulate;
+    gboolean simulate, list_locks;
     char *sim_latency, *sim_windows;
 };
 
@@ -85,6 +86,10 @@ static GOptionEntry play_entries[] = {
      NULL},
     {"no-live", 0, 0, G_OPTION_ARG_NONE, &cli.no_live, "No live progress line", NULL},
     {"quiet", 'q', 0, G_OPTION_ARG_NONE, &cli.quiet, "Print only errors", NULL},
+    {"list-locks", 0, 0, G_OPTION_ARG_NONE, &cli.list_locks,
+     "Print fsdep's lock table (what each procedure's request and reply read and write: the paper's Table 4, "
+     "extended) and exit",
+     NULL},
     {"simulate", 0, 0, G_OPTION_ARG_NONE, &cli.simulate,
      "No server: play TRACE against a simulated one (fixed latency per procedure) and print the throughput "
      "and concurrency each lookahead window allows",
@@ -184,6 +189,10 @@ int main(int argc, char **argv) {
     g_option_context_set_description(ctx, desc);
     tbbt_usage_parse(ctx, TBBT_PLAY_TOOL, TBBT_PLAY_SYNOPSIS, &argc, &argv);
     g_free(desc);
+    if (cli.list_locks) {
+        tbbt_locks_print(stdout);
+        return fflush(stdout) == 0 ? 0 : 1;
+    }
     if (cli.simulate)
         return tbbt_simrun_main(argc, argv,
                                 &(struct tbbt_simrun_args){cli.order, cli.deps, cli.strict, cli.sim_latency,

@@ -112,12 +112,14 @@ static void set_out(struct simw *w, uint64_t out) {
 /* Record seq is over (its reply came, or it never goes to the server). */
 static void finish_rec(struct simw *w, uint64_t seq, int ok) {
     struct sslot *s = &w->ring[seq & w->mask];
-    w->o->order->done(w->sched, seq, ok);
-    s->done = 1;
-    w->ndone++;
+    /* the handle first, as the engine learns it before done(): the locks
+     * done() grants ask known() */
     gpointer k = (gpointer)(uintptr_t)s->reveals;
     if (s->reveals && g_hash_table_lookup(w->made, k) == MADE_PENDING)
         g_hash_table_insert(w->made, k, MADE_REVEALED);
+    w->o->order->done(w->sched, seq, ok);
+    s->done = 1;
+    w->ndone++;
     while (w->head < w->next_add && w->ring[w->head & w->mask].done)
         w->head++;
 }
@@ -194,7 +196,7 @@ static int simw_feed(struct simw *w, const struct tbbt_rec *r, char *err, size_t
     uint64_t seq = w->next_add;
     struct sslot *s = &w->ring[seq & w->mask];
     *s = (struct sslot){.seq = seq, .lat = rec_latency(w->o, r)};
-    /* the lookup's lock depends on known(): ask before the create is noted */
+    /* the object it makes is pending from now until its reply (known()) */
     w->o->order->add(w->sched, seq, r);
     if (r->op < TBBT_OP_COUNT) s->reveals = note_reveal(w, r);
     w->next_add++;

@@ -16,6 +16,14 @@
  * come yet: the real player knows the initial image's handles from the
  * manifest and learns the others from replies.
  *
+ * Without a cap, a larger window never sends a record later: a record
+ * goes when it is in the window and its locks are granted, both of which
+ * depend only on when earlier records went, as long as which locks a
+ * record takes does not depend on when it entered the window. That is
+ * why fsdep decides a lookup's lock when it is granted (lib/locks.h,
+ * TBBT_LK_REVEAL; issue 23); tests/play/figure6.sh checks every trace we
+ * have. A cap can break it (list scheduling's anomalies).
+ *
  * One simulator runs several windows at once over one stream of records:
  * each record is fed to every window's simulation, which first advances
  * its own virtual time until its window has room. Memory is one slot per

@@ -7,12 +7,11 @@
 #      captured figures, and one row per default window (100 ... 10000) in
 #      order; --json has the same windows, every record done in each, peak
 #      outstanding within the window.
-#   2. fsdep's throughput does not fall as the window grows, within 5%: a
-#      bigger window can add a lookup before the create of its object
-#      replied, and the player then takes the lookup's write lock until its
-#      reply (order.h: the reply reveals the handle), which costs a little;
-#      the largest window is at least as fast as the smallest, and fsdep is
-#      at least as fast as conservative at every window.
+#   2. fsdep's throughput does not fall as the window grows: each window at
+#      least 98% of the best smaller one (issue 23; figure6.sh checks every
+#      trace in every deps mode); the largest window is at least as fast as
+#      the smallest, and fsdep is at least as fast as conservative at every
+#      window.
 #   3. Conservative keeps the trace's own concurrency: its peak never
 #      exceeds the captured peak. --max-outstanding 1: one at a time.
 #   4. Bad input: a bad --sim-latency spec, a bad window list, a server
@@ -67,9 +66,9 @@ awk -v n="$nrec" '$1 != "captured" && ($4 != n || $3 > $1 || $2 <= 0) {print "FA
     "$work/fsdep.fig" || fail=1
 [ "$(grep -vc captured "$work/fsdep.fig")" = 7 ] || bad "JSON windows: $(grep -vc captured "$work/fsdep.fig")"
 
-# 2. fsdep does not fall with the window (5%), grows overall
+# 2. fsdep does not fall with the window (98%), grows overall
 awk '$1 != "captured" {
-        if (best && $2 < 0.95 * best) {printf "FAIL: window %d: %.1f ops/s, below 95%% of %.1f at a smaller window\n", $1, $2, best; bad = 1}
+        if (best && $2 < 0.98 * best) {printf "FAIL: window %d: %.1f ops/s, below 98%% of %.1f at a smaller window\n", $1, $2, best; bad = 1}
         if ($2 > best) best = $2
         if (!first) first = $2
         last = $2

@@ -3,7 +3,8 @@
  * the trace's overlap where it is no race and serialising a conflicting
  * overlapping pair, per-object lock queues (a later reader never
  * overtakes an earlier writer), strict mode, lost replies holding what
- * depends on them in both orders, handles revealed by replies,
+ * depends on them in both orders, handles revealed by replies (a
+ * lookup's lock decided when it is granted: issue 23),
  * failed records' dependants skipped transitively, the lock table, and
  * the ID hash the player's tables compare instead of IDs. */
 #include <setjmp.h>
@@ -594,6 +595,122 @@ static void test_revealed_handle(void **st) {
     f->destroy(s);
 }
 
+/* The handles the player has learned, for known(): the test adds one as
+ * a reply would reveal it. */
+static tbbt_id learned[8];
+static unsigned nlearned;
+
+static int known_learned(void *ctx, tbbt_id id) {
+    (void)ctx;
+    for (unsigned i = 0; i < nlearned; i++)
+        if (learned[i] == id) return 1;
+    return id < 10; /* the manifest's objects */
+}
+
+/* Adds a lookup of (dir 1, "f") showing obj, as seq. */
+static void add_lookup(const struct tbbt_sched_ops *f, void *s, uint64_t seq, tbbt_id obj) {
+    struct tbbt_rec r;
+    tbbt_rec_init(&r);
+    mk(&r, TBBT_OP_LOOKUP, (int64_t)seq, (int64_t)seq + 1);
+    dirname(&r, 1, "f", 0);
+    tbbt_rec_set_u64(&r, TBBT_F_NEWOBJ, obj);
+    f->add(s, seq, &r);
+    tbbt_rec_free(&r);
+}
+
+/* Issue 23: a lookup's lock on its object is decided when it is granted,
+ * not when the record enters the window. create f (object 10), then
+ * lookup f, getattr 10, lookup f, all in the window before the create
+ * replied. The order kept: none of them goes before the create's reply.
+ * The concurrency allowed: once that reply showed the handle, the three
+ * go together (the lookups read); they used to take the write lock
+ * until their reply, each holding the records after it. In both deps
+ * modes that release locks at the reply and at the send. */
+static void test_reveal_after_create(void **st) {
+    (void)st;
+    const struct tbbt_sched_ops *f = &tbbt_sched_fsdep;
+    for (int deps = TBBT_DEPS_REPLY; deps <= TBBT_DEPS_SEND; deps++) {
+        nlearned = 0;
+        void *s = new_sched(f, deps, known_learned);
+        struct tbbt_rec r;
+        tbbt_rec_init(&r);
+        mk(&r, TBBT_OP_CREATE, 0, 1);
+        dirname(&r, 1, "f", 0);
+        tbbt_rec_set_u64(&r, TBBT_F_NEWOBJ, 10);
+        f->add(s, 0, &r);
+        add_lookup(f, s, 1, 10);
+        mk(&r, TBBT_OP_GETATTR, 2, 3);
+        tbbt_rec_set_u64(&r, TBBT_F_OBJ, 10);
+        f->add(s, 2, &r);
+        add_lookup(f, s, 3, 10);
+        tbbt_rec_free(&r);
+        assert_int_equal(nxt(f, s), 0);
+        f->sent(s, 0);
+        assert_int_equal(nxt(f, s), -1); /* the create's reply first */
+        learned[nlearned++] = 10;        /* its reply showed the handle */
+        f->done(s, 0, 1);
+        assert_int_equal(nxt(f, s), 1);
+        assert_int_equal(nxt(f, s), 2);
+        assert_int_equal(nxt(f, s), 3);
+        f->destroy(s);
+    }
+}
+
+/* A lookup that reveals a handle nothing showed before (the create's
+ * reply had none, or the object is not in the manifest) still takes the
+ * write lock until its reply: the getattr after it waits for the handle.
+ * The lookup after that one, granted once the handle is known, reads:
+ * it goes beside the getattr. */
+static void test_reveal_unknown(void **st) {
+    (void)st;
+    const struct tbbt_sched_ops *f = &tbbt_sched_fsdep;
+    for (int deps = TBBT_DEPS_REPLY; deps <= TBBT_DEPS_STRICT; deps++) {
+        nlearned = 0;
+        void *s = new_sched(f, deps, known_learned);
+        struct tbbt_rec r;
+        tbbt_rec_init(&r);
+        add_lookup(f, s, 0, 11);
+        mk(&r, TBBT_OP_GETATTR, 1, 2);
+        tbbt_rec_set_u64(&r, TBBT_F_OBJ, 11);
+        f->add(s, 1, &r);
+        add_lookup(f, s, 2, 11);
+        tbbt_rec_free(&r);
+        assert_int_equal(nxt(f, s), 0);
+        f->sent(s, 0);
+        assert_int_equal(nxt(f, s), -1); /* held until the reply, in every mode */
+        learned[nlearned++] = 11;
+        f->done(s, 0, 1);
+        assert_int_equal(nxt(f, s), 1);
+        assert_int_equal(nxt(f, s), 2);
+        f->destroy(s);
+    }
+    /* a create whose reply showed no handle: the lookup after it reveals
+     * it, and what uses the handle waits for the lookup */
+    nlearned = 0;
+    void *s = new_sched(f, TBBT_DEPS_REPLY, known_learned);
+    struct tbbt_rec r;
+    tbbt_rec_init(&r);
+    mk(&r, TBBT_OP_CREATE, 0, 1);
+    dirname(&r, 1, "f", 0);
+    tbbt_rec_set_u64(&r, TBBT_F_NEWOBJ, 12);
+    f->add(s, 0, &r);
+    add_lookup(f, s, 1, 12);
+    mk(&r, TBBT_OP_WRITE, 2, 3);
+    tbbt_rec_set_u64(&r, TBBT_F_OBJ, 12);
+    f->add(s, 2, &r);
+    tbbt_rec_free(&r);
+    assert_int_equal(nxt(f, s), 0);
+    f->sent(s, 0);
+    f->done(s, 0, 1); /* no handle learned */
+    assert_int_equal(nxt(f, s), 1);
+    f->sent(s, 1);
+    assert_int_equal(nxt(f, s), -1);
+    learned[nlearned++] = 12;
+    f->done(s, 1, 1);
+    assert_int_equal(nxt(f, s), 2);
+    f->destroy(s);
+}
+
 /* A failed create: the records on its object are skipped, transitively;
  * others go on; a later record that makes the object anew is not, and
  * clears the failure. */
@@ -720,24 +837,24 @@ static void test_locks(void **st) {
     tbbt_rec_set_u64(&r, TBBT_F_DIR2, 1); /* same directory: one lock */
     tbbt_rec_set_u64(&r, TBBT_F_VICTIM, 5);
     tbbt_rec_set_u64(&r, TBBT_F_VICTIM2, 6);
-    unsigned n = tbbt_sched_locks(&r, TBBT_DEPS_SEND, NULL, NULL, l);
+    unsigned n = tbbt_sched_locks(&r, TBBT_DEPS_SEND, l);
     assert_int_equal(n, 3);
     for (unsigned i = 0; i < n; i++)
         assert_true(l[i].write && !l[i].until_reply);
-    assert_int_equal(tbbt_sched_locks(&r, TBBT_DEPS_STRICT, NULL, NULL, l), 3);
+    assert_int_equal(tbbt_sched_locks(&r, TBBT_DEPS_STRICT, l), 3);
     assert_true(l[0].until_reply);
-    assert_int_equal(tbbt_sched_locks(&r, TBBT_DEPS_REPLY, NULL, NULL, l), 3);
+    assert_int_equal(tbbt_sched_locks(&r, TBBT_DEPS_REPLY, l), 3);
     for (unsigned i = 0; i < 3; i++)
         assert_true(l[i].until_reply);
     mk(&r, TBBT_OP_MKDIR, 0, 1);
     tbbt_rec_set_u64(&r, TBBT_F_DIR, 1);
     tbbt_rec_set_u64(&r, TBBT_F_NEWOBJ, 9);
-    n = tbbt_sched_locks(&r, TBBT_DEPS_SEND, NULL, NULL, l);
+    n = tbbt_sched_locks(&r, TBBT_DEPS_SEND, l);
     assert_int_equal(n, 2);
     assert_true(l[0].write && !l[0].until_reply && l[1].write && l[1].until_reply && l[1].principal);
     mk(&r, TBBT_OP_READDIRPLUS, 0, 1);
     tbbt_rec_set_u64(&r, TBBT_F_OBJ, 4);
-    n = tbbt_sched_locks(&r, TBBT_DEPS_SEND, NULL, NULL, l);
+    n = tbbt_sched_locks(&r, TBBT_DEPS_SEND, l);
     assert_int_equal(n, 1);
     assert_false(l[0].write);
     /* a lost reply: its write locks last until the reply in send mode
@@ -746,15 +863,29 @@ static void test_locks(void **st) {
     r.flags = TBBT_RF_REPLY_LOST, r.status = -1;
     tbbt_rec_set_u64(&r, TBBT_F_DIR, 1);
     tbbt_rec_set_u64(&r, TBBT_F_VICTIM, 5);
-    assert_int_equal(tbbt_sched_locks(&r, TBBT_DEPS_SEND, NULL, NULL, l), 2);
+    assert_int_equal(tbbt_sched_locks(&r, TBBT_DEPS_SEND, l), 2);
     assert_true(l[0].write && l[0].until_reply && l[1].write && l[1].until_reply);
     mk(&r, TBBT_OP_LOOKUP, 0, 0);
     r.flags = TBBT_RF_REPLY_LOST, r.status = -1;
     tbbt_rec_set_u64(&r, TBBT_F_DIR, 1);
-    assert_int_equal(tbbt_sched_locks(&r, TBBT_DEPS_SEND, NULL, NULL, l), 1);
+    assert_int_equal(tbbt_sched_locks(&r, TBBT_DEPS_SEND, l), 1);
     assert_true(!l[0].write && !l[0].until_reply);
+    /* an object named twice: one lock, the stronger; one the record also
+     * names as its directory is not made anew by it */
+    mk(&r, TBBT_OP_LOOKUP, 0, 1); /* "." */
+    tbbt_rec_set_u64(&r, TBBT_F_DIR, 4);
+    tbbt_rec_set_u64(&r, TBBT_F_NEWOBJ, 4);
+    assert_int_equal(tbbt_sched_locks(&r, TBBT_DEPS_SEND, l), 1);
+    assert_true(!l[0].write && l[0].reveal);
+    mk(&r, TBBT_OP_MKDIR, 0, 1);
+    tbbt_rec_set_u64(&r, TBBT_F_DIR, 4);
+    tbbt_rec_set_u64(&r, TBBT_F_NEWOBJ, 4);
+    assert_int_equal(tbbt_sched_locks(&r, TBBT_DEPS_SEND, l), 1);
+    assert_true(l[0].write && l[0].until_reply && l[0].principal && !l[0].creates && !l[0].reveal);
     mk(&r, TBBT_OP_NULL, 0, 1);
-    assert_int_equal(tbbt_sched_locks(&r, 0, NULL, NULL, l), 0);
+    assert_int_equal(tbbt_sched_locks(&r, 0, l), 0);
+    r.op = TBBT_OP_COUNT; /* out of range: no lock */
+    assert_int_equal(tbbt_sched_locks(&r, 0, l), 0);
     tbbt_rec_free(&r);
 }
 
@@ -766,22 +897,23 @@ static void test_lock_table_every_op(void **st) {
     (void)st;
     static const struct {
         enum tbbt_op op;
-        const char *want; /* "id:w|r[:u][:p]" per lock, in order (u: until the reply, p: principal) */
+        const char *want; /* "id:w|r[:u][:p][:c][:v]" per lock, in order (u: until the reply, p: principal,
+                             c: made anew, v: reveal, a write until the reply when the handle is unknown) */
     } t[] = {
         {TBBT_OP_NULL, ""},
         {TBBT_OP_GETATTR, "1:r"},
         {TBBT_OP_SETATTR, "1:w:p"},
         {TBBT_OP_ROOT, ""},
-        {TBBT_OP_LOOKUP, "2:r 4:r"},
+        {TBBT_OP_LOOKUP, "2:r 4:r:v"},
         {TBBT_OP_ACCESS, "1:r"},
         {TBBT_OP_READLINK, "1:r"},
         {TBBT_OP_READ, "1:r"},
         {TBBT_OP_WRITECACHE, ""},
         {TBBT_OP_WRITE, "1:w:p"},
-        {TBBT_OP_CREATE, "2:w 4:w:u:p"},
-        {TBBT_OP_MKDIR, "2:w 4:w:u:p"},
-        {TBBT_OP_SYMLINK, "2:w 4:w:u:p"},
-        {TBBT_OP_MKNOD, "2:w 4:w:u:p"},
+        {TBBT_OP_CREATE, "2:w 4:w:u:p:c"},
+        {TBBT_OP_MKDIR, "2:w 4:w:u:p:c"},
+        {TBBT_OP_SYMLINK, "2:w 4:w:u:p:c"},
+        {TBBT_OP_MKNOD, "2:w 4:w:u:p:c"},
         {TBBT_OP_REMOVE, "2:w 5:w:p"},
         {TBBT_OP_RMDIR, "2:w 5:w:p"},
         {TBBT_OP_RENAME, "2:w 3:w 5:w 6:w:p"},
@@ -806,16 +938,16 @@ static void test_lock_table_every_op(void **st) {
         tbbt_rec_set_u64(&r, TBBT_F_VICTIM, 5);
         tbbt_rec_set_u64(&r, TBBT_F_VICTIM2, 6);
         struct tbbt_lock l[TBBT_MAX_LOCKS];
-        unsigned n = tbbt_sched_locks(&r, TBBT_DEPS_SEND, NULL, NULL, l);
+        unsigned n = tbbt_sched_locks(&r, TBBT_DEPS_SEND, l);
         char got[128] = "";
         for (unsigned i = 0; i < n; i++)
-            snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%llu:%c%s%s", i ? " " : "",
+            snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%llu:%c%s%s%s%s", i ? " " : "",
                      (unsigned long long)l[i].obj, l[i].write ? 'w' : 'r', l[i].until_reply ? ":u" : "",
-                     l[i].principal ? ":p" : "");
+                     l[i].principal ? ":p" : "", l[i].creates ? ":c" : "", l[i].reveal ? ":v" : "");
         if (strcmp(got, t[k].want))
             fail_msg("%s: got '%s', want '%s'", tbbt_op_info(t[k].op)->name, got, t[k].want);
         /* reply mode: the same objects, every lock until the reply */
-        unsigned m = tbbt_sched_locks(&r, TBBT_DEPS_REPLY, NULL, NULL, l);
+        unsigned m = tbbt_sched_locks(&r, TBBT_DEPS_REPLY, l);
         assert_int_equal(m, n);
         for (unsigned i = 0; i < m; i++)
             assert_true(l[i].until_reply);
@@ -862,6 +994,8 @@ int main(void) {
         cmocka_unit_test(test_fsdep_lost_remove),
         cmocka_unit_test(test_object_queue),
         cmocka_unit_test(test_revealed_handle),
+        cmocka_unit_test(test_reveal_after_create),
+        cmocka_unit_test(test_reveal_unknown),
         cmocka_unit_test(test_failure_skips),
         cmocka_unit_test(test_failure_names),
         cmocka_unit_test(test_diverged),
