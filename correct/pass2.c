@@ -1771,7 +1771,12 @@ static int restore_lookup(struct tbbt_pass2 *p, struct tbbt_rec *r) {
     if (d && d->obj == x) return put_name(p, r, TBBT_F_NAME, d->name, d->len);
     d = known_name(p, r, r->dir, x);
     if (!d && p->moves->len && resolve_move(p, r->dir, NULL, 0, x)) d = name_in(p->m, r->dir, x);
-    if (d) return put_name(p, r, TBBT_F_NAME, d->name, d->len);
+    if (d) {
+        put_name(p, r, TBBT_F_NAME, d->name, d->len);
+        /* what the capture kept of the real name is now known: a later cut call matches it */
+        if (tbbt_cut_is_synth(d->name, d->len)) note_cut_info(p, r, r->dir, r->name);
+        return 1;
+    }
     const struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, x);
     if (o && (o->flags & (TBBT_FSO_CREATED | TBBT_FSO_INITIAL)) == TBBT_FSO_CREATED) return 0;
     if (tbbt_fsmodel_dir_fresh(p->m, r->dir)) return 0;
