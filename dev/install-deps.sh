@@ -1,15 +1,15 @@
 #!/bin/sh
-# scripts/install-deps.sh: install every Debian package tbbt needs to build,
+# dev/install-deps.sh: install every Debian package tbbt needs to build,
 # test (nfs-ganesha, tcpdump, tshark; e2fsprogs, xfsprogs and loop mounts for
 # the layout of an aged image; Open MPI for tbbt-play under mpirun), run
 # (ethtool: tbbt-capture's check of the interface's offloads),
 # benchmark (nfstrace, gnuplot, GNU time) and fuzz (clang and libFuzzer's
 # runtime, libclang-rt-N-dev for clang N, 14 on bookworm; editcap from
-# wireshark-common: scripts/fuzz.sh).
+# wireshark-common: dev/fuzz.sh).
 # Idempotent: installs only what is missing, runs apt-get update only when
 # something is missing, never asks a question (tshark's "may non-root
 # users capture?" is answered no). Runs as root, or through sudo.
-# Usage: scripts/install-deps.sh [--dry-run]   (exit 0 all present, 1 failed)
+# Usage: dev/install-deps.sh [--dry-run]   (exit 0 all present, 1 failed)
 set -eu
 
 PACKAGES="

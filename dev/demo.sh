@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/demo.sh -- the main job, end to end, on this machine alone.
+# dev/demo.sh -- the main job, end to end, on this machine alone.
 #
 # Installs what is needed, builds, then:
 #   1. runs tbbt-prep on the bundled real trace (traces/) and prints its
@@ -16,7 +16,7 @@
 #      order (tbbt-play), rebuilds the image and replays it again in
 #      conservative order at the trace's own pace, then replays the bundled
 #      trace on its augmented image built aged; prints every report;
-#   5. the decision itself: scripts/compare-demo.sh compares two local
+#   5. the decision itself: dev/compare-demo.sh compares two local
 #      filers that really differ (ext4 images on loop devices, one mounted
 #      -o sync) with tbbt-compare on the bundled trace and writes the HTML
 #      report (skipped, saying why, where loop devices cannot be used).
@@ -24,7 +24,7 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-scripts/install-deps.sh
+dev/install-deps.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$(nproc)" >/dev/null
 out=$top/build/demo
@@ -79,10 +79,10 @@ scripts/tbbt-report -q -o "$out/report" "$out/play-fsdep.json" "$out/play-conser
 echo "report of the two replays of step 4: $out/report/report.html"
 
 echo
-echo "== 5. two filers compared: scripts/compare-demo.sh"
+echo "== 5. two filers compared: dev/compare-demo.sh"
 trap - EXIT
 if losetup -f >/dev/null 2>&1; then
-    scripts/compare-demo.sh
+    dev/compare-demo.sh
 else
     echo "skipped: no loop device can be used here (compare-demo.sh needs two loop-mounted images)"
 fi
