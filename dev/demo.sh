@@ -45,7 +45,7 @@ tbbt_ganesha_usable
 trap 'tbbt_capture_stop >/dev/null 2>&1 || true; tbbt_ganesha_stop "$out/server" || true' EXIT
 tbbt_ganesha_start "$out/server"
 echo "nfs-ganesha on 127.0.0.1:$TBBT_NFS_PORT (mount $TBBT_MNT_PORT), export $TBBT_EXPORT"
-tbbt_capture_run "$out/fresh.pcap" 0 "$(tbbt_capture_nfs_filter)" build/tools/tbbt-workload --quiet \
+tbbt_capture_run "$out/fresh.pcap" 0 "$(tbbt_capture_nfs_filter)" build/tests/tools/tbbt-workload --quiet \
     --clients 3 --uids 0:0,1000:1000,1001:1001 --ops 5000 --seed 1 --dir demo "$TBBT_NFS_URL"
 tbbt_ganesha_stop "$out/server"
 build/transform/tbbt-prep --port "$TBBT_NFS_PORT" -o "$out/fresh.tbbt" "$out/fresh.pcap"
