@@ -76,8 +76,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-if [ ! -x "$build/hierarchy/tbbt-init" ] || [ ! -x "$build/tools/tbbt-plaincopy" ] ||
-    [ ! -x "$build/tools/tbbt-readtree" ] || [ ! -x "$build/hierarchy/tbbt-layout" ]; then
+if [ ! -x "$build/hierarchy/tbbt-init" ] || [ ! -x "$build/bench/tools/tbbt-plaincopy" ] ||
+    [ ! -x "$build/bench/tools/tbbt-readtree" ] || [ ! -x "$build/hierarchy/tbbt-layout" ]; then
     cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
     cmake --build "$build" -j2 --target tbbt-prep tbbt-augment tbbt-init tbbt-layout tbbt-plaincopy \
         tbbt-readtree >/dev/null
@@ -123,7 +123,7 @@ server_up() {
     tbbt_ganesha_start "$gdir" >/dev/null || { echo "bench/init: ganesha did not start" >&2; return 1; }
     url=$TBBT_NFS_URL
     for i in $(seq 1 50); do
-        "$build/tools/tbbt-readtree" -q --dir lost+found --timeout 5 "$url" 2>/dev/null && return 0
+        "$build/bench/tools/tbbt-readtree" -q --dir lost+found --timeout 5 "$url" 2>/dev/null && return 0
         sleep 0.2
     done
     echo "bench/init: ganesha at $url does not answer MOUNT" >&2
@@ -183,7 +183,7 @@ readtest() {
     local i
     for i in $(seq 1 "$runs"); do
         cold
-        timed "$1.read" "$build/tools/tbbt-readtree" --json "$BENCH_TMP/$1.read.json" --dir "$2" "$url"
+        timed "$1.read" "$build/bench/tools/tbbt-readtree" --json "$BENCH_TMP/$1.read.json" --dir "$2" "$url"
     done
 }
 
@@ -226,7 +226,7 @@ awk -v d="$data" -v b="$dblocks" -v f="$files" -v n="$dirs" -v s="$size" -v a="$
         s, f, n, d / 1e6, b * 4096 / 1e6, (f ? d / f / 1e3 : 0), a }'
 
 opts=(--appends-per-file "$appends" --json "$BENCH_TMP/init.json")
-variant plain tbbt-plain 1 "$build/tools/tbbt-plaincopy" --map "$map" --json "$BENCH_TMP/plain.json" @URL@
+variant plain tbbt-plain 1 "$build/bench/tools/tbbt-plaincopy" --map "$map" --json "$BENCH_TMP/plain.json" @URL@
 variant scope1 tbbt-run/clone.0 1 "$build/hierarchy/tbbt-init" -q --map "$map" --scope 1 "${opts[@]}" @URL@
 cp "$BENCH_TMP/init.json" "$BENCH_TMP/scope1.json"
 aged=(--scope 8192)

@@ -17,7 +17,7 @@ calls=${BENCH_CALLS:-1000000}
 cache=$here/cache
 mkdir -p "$cache"
 out=$cache/bench-$calls.pcap
-params="calls=$calls clients=4 uids=0:0,1000:1000,1001:1001 max-io=4096 seed=1 depth=16 gen=$(md5sum <"$build/tools/tbbt-workload" | cut -c1-12)"
+params="calls=$calls clients=4 uids=0:0,1000:1000,1001:1001 max-io=4096 seed=1 depth=16 gen=$(md5sum <"$build/tests/tools/tbbt-workload" | cut -c1-12)"
 if [ -s "$out" ] && [ "$(cat "$out.params" 2>/dev/null)" = "$params" ]; then
     echo "$out"
     exit 0
@@ -29,7 +29,7 @@ srv=$(mktemp -d /tmp/tbbt-bench-srv.XXXXXX)
 trap 'tbbt_capture_stop >/dev/null 2>&1 || true; tbbt_ganesha_stop "$srv" || true; rm -rf "$srv"' EXIT
 tbbt_ganesha_start "$srv" >&2
 echo "bench: capturing $calls calls from tbbt-workload (a few minutes)..." >&2
-tbbt_capture_run "$out.tmp" 0 "$(tbbt_capture_nfs_filter)" "$build/tools/tbbt-workload" --quiet --clients 4 \
+tbbt_capture_run "$out.tmp" 0 "$(tbbt_capture_nfs_filter)" "$build/tests/tools/tbbt-workload" --quiet --clients 4 \
     --uids 0:0,1000:1000,1001:1001 --max-io 4096 --seed 1 --ops "$calls" --dir bench "$TBBT_NFS_URL" >&2
 mv "$out.tmp" "$out"
 echo "$params" >"$out.params"

@@ -1,7 +1,7 @@
 #!/usr/bin/perl
 # bench/play-fakemanifest.pl MAP > MANIFEST
 #
-# A manifest for tbbt-play against tools/tbbt-nullserver (the minimal
+# A manifest for tbbt-play against tests/tools/tbbt-nullserver (the minimal
 # responder for benchmarks only), which has no MOUNT and no tree: every
 # object of the hierarchy map that exists before the trace starts (create
 # 0) is mapped, in clone 0, to a 16-byte handle that encodes its TBBT-ID

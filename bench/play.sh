@@ -12,7 +12,7 @@
 #      tbbt-play --order fsdep, tbbt-play --order conservative, and
 #      tbbt-asyncpeer: the same records' calls through libnfs's raw async
 #        API (rpc_nfs3_*_async) in trace order, the only dependency "a
-#        handle must be known" (tools/tbbt-asyncpeer.c).
+#        handle must be known" (bench/tools/tbbt-asyncpeer.c).
 #    In flight: BENCH_PLAY_DEPTH (default 64) for all three (tbbt-play
 #    --max-outstanding, tbbt-asyncpeer --depth): the capture was made by 4
 #    clients keeping at most 16 calls each in flight, so 64 is the trace's
@@ -30,9 +30,9 @@
 #    (GNU time's voluntary context switches / requests sent; the player
 #    has a send and a receive thread that each sleep, the peer one thread)
 #    and what one sleep and the wake-up that ends it cost here, across two
-#    CPUs and on one (tools/tbbt-wakecost).
+#    CPUs and on one (bench/tools/tbbt-wakecost).
 # 2. The player's ceiling: tbbt-play --order fsdep (its default window and
-#    cap) against tools/tbbt-nullserver, a MINIMAL RESPONDER FOR BENCHMARKS
+#    cap) against tests/tools/tbbt-nullserver, a MINIMAL RESPONDER FOR BENCHMARKS
 #    ONLY (answers every call NFS3_OK from memory), on the first
 #    BENCH_PLAY_CEIL_RECORDS (default 500000) records of the same trace,
 #    with every traced status set to 0 (the responder always says OK; a
@@ -46,7 +46,7 @@
 #    BENCH_PLAY_SECONDS (default 5), played with --speedup 1 against
 #    ganesha (an image of a root and a file); issue error (actual minus
 #    scheduled send) p50, p99, max from tbbt-play's JSON, beside
-#    tools/tbbt-timerloop at the same rate and duration (tbbt-play's own
+#    bench/tools/tbbt-timerloop at the same rate and duration (tbbt-play's own
 #    sleep method: a futex wait, then spinning the last 100 us; no
 #    work), in the same run, and tbbt-timerloop --method nanosleep: the
 #    issue's bare timer loop (sleeping until each deadline). Targets: p99
@@ -87,8 +87,8 @@ perl -MJSON::PP -e 1 2>/dev/null || skip "perl JSON::PP missing"
 
 progs="tbbt-prep tbbt-init tbbt-play tbbt-dump tbbt-asyncpeer tbbt-nullserver tbbt-timerloop tbbt-wakecost"
 PREP=$build/transform/tbbt-prep INIT=$build/hierarchy/tbbt-init PLAY=$build/player/tbbt-play
-DUMP=$build/tools/tbbt-dump PEER=$build/tools/tbbt-asyncpeer NULLSRV=$build/tools/tbbt-nullserver
-TLOOP=$build/tools/tbbt-timerloop WAKECOST=$build/tools/tbbt-wakecost
+DUMP=$build/tools/tbbt-dump PEER=$build/bench/tools/tbbt-asyncpeer NULLSRV=$build/tests/tools/tbbt-nullserver
+TLOOP=$build/bench/tools/tbbt-timerloop WAKECOST=$build/bench/tools/tbbt-wakecost
 for b in "$PREP" "$INIT" "$PLAY" "$DUMP" "$PEER" "$NULLSRV" "$TLOOP" "$WAKECOST"; do
     if [ ! -x "$b" ]; then
         cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

@@ -110,7 +110,7 @@ damaged() {
     shift 2
     out=$cache/$(basename "$in" .pcap)-$kind.pcap
     if [ ! -s "$out" ] || [ "$out" -ot "$in" ]; then
-        "$build/tools/tbbt-pcapdrop" --seed 7 "$@" "$in" "$out.tmp" >/dev/null && mv "$out.tmp" "$out"
+        "$build/tests/tools/tbbt-pcapdrop" --seed 7 "$@" "$in" "$out.tmp" >/dev/null && mv "$out.tmp" "$out"
     fi
     echo "$out"
 }

@@ -1,5 +1,5 @@
 /* rpc_seeds.c -- writes the RPC messages of a capture in fuzz_rpc's input
- * form (see fuzz_rpc.c), for its seed corpus (scripts/fuzz-seeds.sh):
+ * form (see fuzz_rpc.c), for its seed corpus (dev/fuzz-seeds.sh):
  * the first client and server seen become client 0 and the server, other
  * clients 1-3 by order of appearance (then 3 for all the rest).
  * Usage: fuzz-rpc-seeds CAPTURE OUT   (exit 0, or 1 with a message) */

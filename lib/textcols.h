@@ -6,7 +6,7 @@
  * transforms are more lenient: they check the header columns' shapes only
  * and take every other token as it is, so a trace with a procedure or a
  * field this build does not know still passes through them. Their C
- * helpers (tools/tbbt-xsummary, tools/tbbt-xmerge) must accept and refuse
+ * helpers (libexec/tbbt-xsummary, libexec/tbbt-xmerge) must accept and refuse
  * exactly what the Perl scripts do, with the same "column N: ..."
  * messages: this module is that reader, written once.
  *

@@ -138,15 +138,25 @@ static int read_lines(FILE *f, const char *name, tbbt_rec_sink sink, void *ctx, 
     return rc;
 }
 
-/* The importer to run: $TBBT_ELLARD, else the sources' copy, else PATH. */
-static const char *importer(void) {
+/* The importer to run (g_free it): $TBBT_ELLARD, else tbbt-ellard beside
+ * this program (installed: both in BINDIR; in a build tree CMake links the
+ * sources' copy beside tbbt-prep), else the first on PATH, else the bare
+ * name (the error then comes from perl). No path is compiled in, so an
+ * installed tbbt-prep never reaches into a source tree. */
+static char *importer(void) {
     const char *e = getenv("TBBT_ELLARD");
-    if (e && *e) return e;
-#ifdef TBBT_SOURCE_DIR
-    if (access(TBBT_SOURCE_DIR "/scripts/tbbt-ellard", R_OK) == 0)
-        return TBBT_SOURCE_DIR "/scripts/tbbt-ellard";
-#endif
-    return "tbbt-ellard";
+    if (e && *e) return g_strdup(e);
+    char *self = g_file_read_link("/proc/self/exe", NULL);
+    if (self) {
+        char *dir = g_path_get_dirname(self);
+        char *beside = g_build_filename(dir, "tbbt-ellard", NULL);
+        g_free(dir);
+        g_free(self);
+        if (access(beside, R_OK) == 0) return beside;
+        g_free(beside);
+    }
+    char *found = g_find_program_in_path("tbbt-ellard");
+    return found ? found : g_strdup("tbbt-ellard");
 }
 
 /* The importer's last non-empty stderr line, without its program prefix. */
@@ -180,7 +190,8 @@ static int run_ellard(const char *path, const struct tbbt_textin_opts *o, tbbt_r
     g_snprintf(rt, sizeof(rt), "%g", o->reply_timeout);
     g_snprintf(st, sizeof(st), "%g", o->step_threshold);
     g_snprintf(mw, sizeof(mw), "%d", o->max_warnings);
-    const char *args[] = {"perl",           importer(), "--reply-timeout", rt, "--step-threshold", st,
+    char *script = importer();
+    const char *args[] = {"perl",           script, "--reply-timeout", rt, "--step-threshold", st,
                           "--max-warnings", mw};
     GPtrArray *argv = g_ptr_array_new();
     for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++)
@@ -196,6 +207,7 @@ static int run_ellard(const char *path, const struct tbbt_textin_opts *o, tbbt_r
                                            G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_SEARCH_PATH, NULL, NULL, &pid,
                                            NULL, &out_fd, &err_fd, &ge);
     g_ptr_array_free(argv, TRUE);
+    g_free(script);
     if (!spawned) {
         g_snprintf(err, errlen, "%s: cannot run the Ellard importer: %s", path, ge->message);
         g_error_free(ge);

@@ -40,7 +40,7 @@ struct tbbt_textin_opts {
 /* Streams the records of a text input (kind TBBT_IN_ELLARD or
  * TBBT_IN_RECTEXT) to sink, in the input's order; *n gets the count.
  * Ellard: runs `perl tbbt-ellard` (found through $TBBT_ELLARD, else beside
- * the sources, else on PATH) and reads its output; its warnings go to
+ * the running program, else on PATH) and reads its output; its warnings go to
  * stderr. Returns 0, or -1 with "FILE:LINE: ..." (or why the importer
  * failed) in err. */
 int tbbt_textin_run(const char *path, int kind, const struct tbbt_textin_opts *o, tbbt_rec_sink sink,

@@ -22,8 +22,8 @@ SEED=${TBBT_E2E_SEED:-5}
 e2e_require tcpdump
 PREP=$BUILD/transform/tbbt-prep
 CHECK=$BUILD/tools/tbbt-check
-WL=$BUILD/tools/tbbt-workload
-DROP=$BUILD/tools/tbbt-pcapdrop
+WL=$BUILD/tests/tools/tbbt-workload
+DROP=$BUILD/tests/tools/tbbt-pcapdrop
 [ -x "$PREP" ] && [ -x "$CHECK" ] || { echo "SKIP: tbbt-prep or tbbt-check not built"; exit 77; }
 
 e2e_begin correct-loss

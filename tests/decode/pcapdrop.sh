@@ -30,7 +30,7 @@ SRC=${2:?usage: pcapdrop.sh BUILD_DIR SRC_DIR}
 for b in tshark capinfos zstd perl; do
     command -v $b >/dev/null || { echo "SKIP: $b not installed"; exit 77; }
 done
-D=$BUILD/tools/tbbt-pcapdrop
+D=$BUILD/tests/tools/tbbt-pcapdrop
 PREP=$BUILD/transform/tbbt-prep
 DUMP=$BUILD/tools/tbbt-dump
 for b in "$D" "$PREP" "$DUMP"; do [ -x "$b" ] || { echo "SKIP: no $b"; exit 77; }; done

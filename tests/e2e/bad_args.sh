@@ -226,7 +226,7 @@ for m in "num:20:column 6" "short:25:column 6: missing" "noend:$((nlines + 1)):i
         check "map $k.hmap, $name: no output left" eval '[ -z "$(ls -A "$RUN")" ]'
         rm -rf "${RUN:?}"/* 2>/dev/null
     done
-    for path in C Perl; do # tbbt-anonymize's C helper (tools/tbbt-xanon) and its Perl reference
+    for path in C Perl; do # tbbt-anonymize's C helper (libexec/tbbt-xanon) and its Perl reference
         TBBT_PERL_ONLY=$([ $path = Perl ] && echo 1) \
             run_f "$S/tbbt-anonymize" --key-string k --map "$mf" --map-out "$RUN/out.hmap" -o "$RUN/out.txt" "$IN/t.txt"
         if [ $k = noend ]; then # it says so at the end of the file, not at a line

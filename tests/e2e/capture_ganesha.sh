@@ -28,7 +28,7 @@ CLIENTS=3
 . "$SRC/tests/lib/e2e.sh"
 
 e2e_require tcpdump zstd perl
-WL=$BUILD/tools/tbbt-workload
+WL=$BUILD/tests/tools/tbbt-workload
 PREP=$BUILD/transform/tbbt-prep
 DUMP=$BUILD/tools/tbbt-dump
 CAPTURE=$SRC/scripts/tbbt-capture

@@ -26,8 +26,8 @@ SEED=${TBBT_E2E_SEED:-7}
 e2e_require tcpdump tshark
 PREP=$BUILD/transform/tbbt-prep
 DUMP=$BUILD/tools/tbbt-dump
-WL=$BUILD/tools/tbbt-workload
-DROP=$BUILD/tools/tbbt-pcapdrop
+WL=$BUILD/tests/tools/tbbt-workload
+DROP=$BUILD/tests/tools/tbbt-pcapdrop
 CMP="perl $SRC/tests/decode/tshark-compare.pl --build $BUILD"
 
 e2e_begin prep

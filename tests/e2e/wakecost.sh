@@ -1,5 +1,5 @@
 #!/bin/bash
-# tools/tbbt-wakecost, whose figures bench/play.sh prints beside the
+# bench/tools/tbbt-wakecost, whose figures bench/play.sh prints beside the
 # player's CPU per request: the counts it reports are the hand-offs it was
 # asked for, the JSON says what the lines say, and bad usage or an output
 # it cannot write is one line and an exit status, not a figure.
@@ -11,7 +11,7 @@
 #   4. --json into a missing directory: exit 1, one line naming it.
 set -euo pipefail
 build=$1
-wc=$build/tools/tbbt-wakecost
+wc=$build/bench/tools/tbbt-wakecost
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }

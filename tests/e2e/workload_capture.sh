@@ -24,7 +24,7 @@ SEED=${TBBT_E2E_SEED:-42}
 MOPS=${TBBT_E2E_MULTI_OPS:-10000}
 MULTI=(--names maildir --shared 2 --umask 022,002,077)
 UMASKS=(022 002 077)
-# The last commit of tools/tbbt-workload.c before --names/--shared/--umask:
+# The last commit of tbbt-workload.c (then tools/, now tests/tools/) before --names/--shared/--umask:
 # its default run is the reference for ours.
 OLD_WL_REV=affb77c
 
@@ -33,8 +33,8 @@ OLD_WL_REV=affb77c
 . "$SRC/tests/lib/e2e.sh"
 
 e2e_require tcpdump tshark
-WL=$BUILD/tools/tbbt-workload
-DROP=$BUILD/tools/tbbt-pcapdrop
+WL=$BUILD/tests/tools/tbbt-workload
+DROP=$BUILD/tests/tools/tbbt-pcapdrop
 for t in "$WL" "$DROP"; do
     [ -x "$t" ] || { echo "FAIL: $t not built"; exit 1; }
 done

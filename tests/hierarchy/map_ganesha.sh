@@ -38,7 +38,7 @@ SRC=${2:?usage: map_ganesha.sh BUILD_DIR SRC_DIR}
 e2e_require tcpdump perl
 PREP=$BUILD/transform/tbbt-prep
 DUMP=$BUILD/tools/tbbt-dump
-NSC=$BUILD/tools/tbbt-nfsscript
+NSC=$BUILD/tests/tools/tbbt-nfsscript
 TREE="perl $SRC/tests/hierarchy/map_tree.pl"
 for b in "$PREP" "$DUMP" "$NSC"; do
     [ -x "$b" ] || { echo "SKIP: $b not built"; exit 77; }

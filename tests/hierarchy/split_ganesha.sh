@@ -38,8 +38,8 @@ INIT=$BUILD/hierarchy/tbbt-init
 SPLIT=$BUILD/hierarchy/tbbt-split
 PLAY=$BUILD/player/tbbt-play
 DUMP=$BUILD/tools/tbbt-dump
-WL=$BUILD/tools/tbbt-workload
-NSC=$BUILD/tools/tbbt-nfsscript
+WL=$BUILD/tests/tools/tbbt-workload
+NSC=$BUILD/tests/tools/tbbt-nfsscript
 ICHECK=(perl "$SRC/tests/hierarchy/init_check.pl")
 for b in "$PREP" "$INIT" "$SPLIT" "$PLAY" "$DUMP" "$WL" "$NSC"; do
     [ -x "$b" ] || { echo "SKIP: $b not built"; exit 77; }

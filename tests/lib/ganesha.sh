@@ -70,7 +70,7 @@ tbbt_ganesha_usable() {
     local b
     for b in ganesha.nfsd rpcinfo rpcbind ss; do
         if ! command -v "$b" >/dev/null 2>&1 && [ ! -x "/usr/sbin/$b" ]; then
-            _tbbt_g_msg "$b not installed (scripts/install-deps.sh)"
+            _tbbt_g_msg "$b not installed (dev/install-deps.sh)"
             return 1
         fi
     done

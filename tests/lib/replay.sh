@@ -28,8 +28,8 @@ replay_setup() {
     INIT=$BUILD/hierarchy/tbbt-init
     PLAY=$BUILD/player/tbbt-play
     DUMP=$BUILD/tools/tbbt-dump
-    WL=$BUILD/tools/tbbt-workload
-    DROP=$BUILD/tools/tbbt-pcapdrop
+    WL=$BUILD/tests/tools/tbbt-workload
+    DROP=$BUILD/tests/tools/tbbt-pcapdrop
     TREE=(perl "$SRC/tests/play/tree_compare.pl")
     local b
     for b in "$PREP" "$INIT" "$PLAY" "$DUMP" "$WL" "$DROP"; do

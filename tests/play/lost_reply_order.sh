@@ -5,7 +5,7 @@
 # A hand-made trace (tbbt-dump's text form, below): a REMOVE of "journal"
 # whose reply the capture lost, a GETATTR of another file, a LOOKUP of
 # "journal" (traced NOENT), a CREATE of it again and a GETATTR of the new
-# file. The server is tools/tbbt-nullserver --names (from memory: a REMOVE
+# file. The server is tests/tools/tbbt-nullserver --names (from memory: a REMOVE
 # takes effect when its reply goes, a LOOKUP of a removed name answers
 # NOENT); with --delay-proc remove --delay-ms 300 it sends the remove's
 # reply 300 ms late and answers the calls after it at once, as nfs-ganesha
@@ -25,7 +25,7 @@ set -u
 BUILD=${1:?usage: lost_reply_order.sh BUILD_DIR SRC_DIR}
 PLAY=${TBBT_PLAY:-$BUILD/player/tbbt-play}
 DUMP=$BUILD/tools/tbbt-dump
-NULLSRV=$BUILD/tools/tbbt-nullserver
+NULLSRV=$BUILD/tests/tools/tbbt-nullserver
 work=$(mktemp -d /tmp/tbbt-lostorder.XXXXXX)
 nspid=
 trap '[ -n "$nspid" ] && kill "$nspid" 2>/dev/null; rm -rf "$work"' EXIT

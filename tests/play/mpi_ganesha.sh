@@ -44,7 +44,7 @@ PREP=$BUILD/transform/tbbt-prep
 INIT=$BUILD/hierarchy/tbbt-init
 PLAY=$BUILD/player/tbbt-play
 DUMP=$BUILD/tools/tbbt-dump
-WL=$BUILD/tools/tbbt-workload
+WL=$BUILD/tests/tools/tbbt-workload
 TREE=(perl "$SRC/tests/play/tree_compare.pl")
 for b in "$PREP" "$INIT" "$PLAY" "$DUMP" "$WL"; do
     [ -x "$b" ] || { echo "SKIP: $b not built"; exit 77; }
@@ -105,7 +105,7 @@ check "mpi: tbbt-init --clones 2 built the image" [ $? = 0 ]
 t=$EPOCHREALTIME
 # under AddressSanitizer: the full stack of every allocation, so that the
 # leaks Open MPI leaves at exit reach its libraries, which
-# scripts/lsan.supp names (its plugins are unloaded by then)
+# dev/lsan.supp names (its plugins are unloaded by then)
 [ -n "${ASAN_OPTIONS:-}" ] && export ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0"
 "$MPIRUN" "${MPIOPTS[@]}" -np 2 "$PLAY" --no-live --speedup 1 --nfs-port "$TBBT_NFS_PORT" --json "$TMP/merged.json" \
     --json-rank "$TMP/rank.json" "$TMP/wl.tbbt" "127.0.0.1:$TBBT_EXPORT" >"$TMP/mpi.out" 2>"$TMP/mpi.err"

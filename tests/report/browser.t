@@ -35,8 +35,8 @@ sub which {
 }
 
 my $CHROMIUM = which(qw(chromium chromium-browser));
-plan skip_all => 'chromium not installed (scripts/install-deps.sh)' unless $CHROMIUM;
-plan skip_all => 'gnuplot not installed (scripts/install-deps.sh)' unless which('gnuplot');
+plan skip_all => 'chromium not installed (dev/install-deps.sh)' unless $CHROMIUM;
+plan skip_all => 'gnuplot not installed (dev/install-deps.sh)' unless which('gnuplot');
 
 my $BASE = $ENV{TBBT_REPORT_TEST_DIR}
   // ($ENV{TBBT_BUILD} ? "$ENV{TBBT_BUILD}/report-test" : tempdir(CLEANUP => 0) . '/report-test');

@@ -28,7 +28,7 @@ SPEEDUP=${6:-0.1}
 PREP=$BUILD/transform/tbbt-prep
 INIT=$BUILD/hierarchy/tbbt-init
 PLAY=$BUILD/player/tbbt-play
-WL=$BUILD/tools/tbbt-workload
+WL=$BUILD/tests/tools/tbbt-workload
 for b in "$PREP" "$INIT" "$PLAY" "$WL"; do
     [ -x "$b" ] || { echo "make-results: $b not built" >&2; exit 77; }
 done

@@ -20,7 +20,7 @@ my $tool  = "$src/scripts/tbbt-merge";
 my $prep  = "$build/transform/tbbt-prep";
 my $dump  = "$build/tools/tbbt-dump";
 my $tmp   = tempdir(CLEANUP => 1);
-plan skip_all => 'mergecap not installed (scripts/install-deps.sh)' if system('command -v mergecap >/dev/null') != 0;
+plan skip_all => 'mergecap not installed (dev/install-deps.sh)' if system('command -v mergecap >/dev/null') != 0;
 plan skip_all => "$prep not built" unless -x $prep;
 
 # run(ARGS...): the tool (120 s limit); returns (exit code, stderr).

@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# xanon.t -- scripts/tbbt-anonymize's C helper (tools/tbbt-xanon.c) is a
+# xanon.t -- scripts/tbbt-anonymize's C helper (libexec/tbbt-xanon.c) is a
 # faster copy of its Perl path, nothing else: for every input here both
 # paths (the helper, and TBBT_PERL_ONLY=1, the reference) give the same
 # output bytes, the same map, the same summary or the same one-line error
@@ -24,7 +24,7 @@ use TBBTTest qw(run_script);
 my $src   = $ENV{TBBT_SRC} // abs_path(dirname(__FILE__) . '/../..');
 my $build = $ENV{TBBT_BUILD} // "$src/build";
 my $tool  = "$src/scripts/tbbt-anonymize";
-my $xanon = "$build/tools/tbbt-xanon";
+my $xanon = "$build/libexec/tbbt-xanon";
 my $prep  = "$build/transform/tbbt-prep";
 my $dump  = "$build/tools/tbbt-dump";
 my $tmp   = tempdir(CLEANUP => 1);
@@ -238,9 +238,9 @@ subtest 'the key does not appear on the helper\'s command line' => sub {
     # A build directory whose tbbt-xanon records its arguments, then runs
     # the real one.
     mkdir "$tmp/fb";
-    mkdir "$tmp/fb/tools";
-    spit("$tmp/fb/tools/tbbt-xanon", "#!/bin/sh\nprintf '%s\\n' \"\$@\" >'$tmp/argv'\nexec '$xanon' \"\$@\"\n");
-    chmod 0755, "$tmp/fb/tools/tbbt-xanon";
+    mkdir "$tmp/fb/libexec";
+    spit("$tmp/fb/libexec/tbbt-xanon", "#!/bin/sh\nprintf '%s\\n' \"\$@\" >'$tmp/argv'\nexec '$xanon' \"\$@\"\n");
+    chmod 0755, "$tmp/fb/libexec/tbbt-xanon";
     my $out = `TBBT_BUILD='$tmp/fb' perl '$tool' -q --key-string SECRETKEY123 '$data/xform2-suricata.txt'`;
     is($? >> 8, 0, 'exit 0');
     is($out, run1(1, "-q --key-string SECRETKEY123 '$data/xform2-suricata.txt'", 'k')->{stdout}, 'the same output');

@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# xmerge.t -- tbbt-merge's C loop (tools/tbbt-xmerge) against its Perl
+# xmerge.t -- tbbt-merge's C loop (libexec/tbbt-xmerge) against its Perl
 # reference (TBBT_PERL_ONLY=1), byte for byte: every fixture of tests/data
 # that is a sorted record text, the bundled capture's records (traces/) and
 # ../shared/captures when present, each split in two interleaved pieces
@@ -22,7 +22,7 @@ my $tool  = "$src/scripts/tbbt-merge";
 my $dump  = "$build/tools/tbbt-dump";
 my $prep  = "$build/transform/tbbt-prep";
 my $tmp   = tempdir(CLEANUP => 1);
-plan skip_all => 'tbbt-xmerge not built' unless -x "$build/tools/tbbt-xmerge";
+plan skip_all => 'tbbt-xmerge not built' unless -x "$build/libexec/tbbt-xmerge";
 
 # run(PERL_ONLY, SHELL-ARGS): (exit code, stdout, stderr) of the tool.
 sub run {

@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# xsummary.t -- tbbt-summary's C hot loop (tools/tbbt-xsummary) against its
+# xsummary.t -- tbbt-summary's C hot loop (libexec/tbbt-xsummary) against its
 # Perl reference (TBBT_PERL_ONLY=1), byte for byte: text and --json on
 # every fixture of tests/data, on the records of the bundled capture
 # (traces/) and of ../shared/captures when present; bad lines: the same
@@ -20,7 +20,7 @@ my $tool   = "$src/scripts/tbbt-summary";
 my $dump   = "$build/tools/tbbt-dump";
 my $prep   = "$build/transform/tbbt-prep";
 my $tmp    = tempdir(CLEANUP => 1);
-plan skip_all => 'tbbt-xsummary not built' unless -x "$build/tools/tbbt-xsummary";
+plan skip_all => 'tbbt-xsummary not built' unless -x "$build/libexec/tbbt-xsummary";
 
 # run(PERL_ONLY, SHELL-ARGS): (exit code, stdout, stderr) of the tool.
 sub run {

@@ -9,7 +9,7 @@ package TBBT::Dump;
 # line after it ("tbbt-summary: t.tbbt: tbbt-dump failed (exit 1)"): two
 # lines for one fault, the second saying less. Now they add nothing then;
 # any other end of tbbt-dump (a signal, another exit code, a read error)
-# still gets the command's line. The C helpers (tools/tbbt-xmerge.c) do
+# still gets the command's line. The C helpers (libexec/tbbt-xmerge.c) do
 # the same.
 
 use strict;
@@ -28,7 +28,7 @@ sub dump_failure {
     my ($name) = @_;
     return "$name: read error: $!" if $!;
     return undef if ($? & 127) == 0 && ($? >> 8) == 1;
-    return "$name: tbbt-dump failed (exit " . ($? >> 8) . ')';    # as tools/tbbt-xmerge.c words it
+    return "$name: tbbt-dump failed (exit " . ($? >> 8) . ')';    # as libexec/tbbt-xmerge.c words it
 }
 
 1;

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# scripts/compare-demo.sh -- "which filer is faster?" on this machine alone,
+# dev/compare-demo.sh -- "which filer is faster?" on this machine alone,
 # with tbbt-compare, in a few minutes.
 #
-# Installs what is needed (scripts/install-deps.sh), builds, then starts two
+# Installs what is needed (dev/install-deps.sh), builds, then starts two
 # local nfs-ganesha "filers" that really differ:
 #   A  exports an ext4 image on a loop device, mounted normally;
 #   B  exports an ext4 image on a loop device mounted -o sync (every write
@@ -23,7 +23,7 @@ cd "$top"
 build=${TBBT_BUILD:-$top/build}
 started=$SECONDS
 
-scripts/install-deps.sh
+dev/install-deps.sh
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" -j"$(nproc)" --target tbbt-prep tbbt-augment tbbt-init tbbt-play >/dev/null
 export TBBT_BUILD=$build

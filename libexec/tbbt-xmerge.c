@@ -326,7 +326,7 @@ int main(int argc, char **argv) {
     g_option_context_add_main_entries(ctx, opt_table, NULL);
     if (!g_option_context_parse(ctx, &argc, &argv, &gerr) || !opt_window || parse_window(opt_window) < 0 ||
         (n = open_inputs(argv + 1, argc - 1, &in)) < 0 || !(M.out = fdopen(opt_out_fd, "w"))) {
-        fprintf(stderr, "tbbt-xmerge: %s\n", gerr ? gerr->message : "usage: see tools/tbbt-xmerge.c");
+        fprintf(stderr, "tbbt-xmerge: %s\n", gerr ? gerr->message : "usage: see libexec/tbbt-xmerge.c");
         return 2;
     }
     g_option_context_free(ctx);

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# scripts/fuzz.sh -- builds the libFuzzer targets (clang, AddressSanitizer
+# dev/fuzz.sh -- builds the libFuzzer targets (clang, AddressSanitizer
 # and UndefinedBehaviorSanitizer, into build-fuzz), builds their seed
-# corpora (scripts/fuzz-seeds.sh), and runs each target for a bounded time,
+# corpora (dev/fuzz-seeds.sh), and runs each target for a bounded time,
 # one after another (one process: the CI machine has 2 shared cores).
 # Fails when any target finds a crash, a leak, undefined behaviour, a hang
 # (-timeout) or runs out of memory (-rss_limit_mb); the input is then in
 # build-fuzz/fuzz-crashes/ (keep it as tests/fuzz/regress/TARGET/NAME once
 # fixed). The corpus each run grows is kept in build-fuzz/fuzz-work/TARGET
 # and reused by the next run.
-# Usage: scripts/fuzz.sh [TARGET...]   (default: every fuzz/fuzz_*.c)
+# Usage: dev/fuzz.sh [TARGET...]   (default: every fuzz/fuzz_*.c)
 #   FUZZ_SECONDS   seconds per target (default 60)
 #   FUZZ_SEED      libFuzzer's -seed (default 1, so a CI run explores the same
 #                  way each time and a change is not failed by a finding in
@@ -31,10 +31,10 @@ for t in "${targets[@]}"; do
     [ -f "fuzz/fuzz_$t.c" ] || { echo "fuzz.sh: no target '$t' (fuzz/fuzz_$t.c)" >&2; exit 2; }
 done
 
-scripts/install-deps.sh >/dev/null
+dev/install-deps.sh >/dev/null
 CC=clang cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTBBT_WERROR=ON -DTBBT_FUZZ=ON >/dev/null
 cmake --build "$build" -j"$(nproc)" --target tbbt-prep tbbt-dump fuzz-rpc-seeds "${targets[@]/#/fuzz_}" >/dev/null
-scripts/fuzz-seeds.sh "$build"
+dev/fuzz-seeds.sh "$build"
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}

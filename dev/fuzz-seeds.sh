@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/fuzz-seeds.sh -- builds the fuzz targets' seed corpora into a
+# dev/fuzz-seeds.sh -- builds the fuzz targets' seed corpora into a
 # build directory (never into the sources): BUILD/fuzz-corpus/TARGET/.
 # Inputs: the captures of tests/data and, when present, ../shared/captures
 # (skipped quietly when absent), cut into small pieces (a fuzzer explores a
@@ -8,7 +8,7 @@
 # pieces by the build's own tbbt-prep, tbbt-dump and fuzz-rpc-seeds; the
 # text fixtures of tests/data; the committed seeds of fuzz/seeds/TARGET.
 # Needs editcap (wireshark-common).
-# Usage: scripts/fuzz-seeds.sh BUILD_DIR
+# Usage: dev/fuzz-seeds.sh BUILD_DIR
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 [ $# -eq 1 ] || { echo "usage: $0 BUILD_DIR" >&2; exit 2; }
@@ -19,7 +19,7 @@ dump=$build/tools/tbbt-dump
 rpcseeds=$build/fuzz/fuzz-rpc-seeds
 [ -x "$prep" ] && [ -x "$dump" ] && [ -x "$rpcseeds" ] ||
     { echo "fuzz-seeds: build tbbt-prep, tbbt-dump and fuzz-rpc-seeds in $build first" >&2; exit 1; }
-command -v editcap >/dev/null || { echo "fuzz-seeds: editcap not found (scripts/install-deps.sh)" >&2; exit 1; }
+command -v editcap >/dev/null || { echo "fuzz-seeds: editcap not found (dev/install-deps.sh)" >&2; exit 1; }
 rm -rf "$out"
 mkdir -p "$out"/{capture,packets,rpc,recfile,rectext,hmap}
 tmp=$(mktemp -d)

@@ -1,15 +1,16 @@
 #!/bin/sh
-# scripts/install-deps.sh: install every Debian package tbbt needs to build,
+# dev/install-deps.sh: install every Debian package tbbt needs to build,
 # test (nfs-ganesha, tcpdump, tshark; e2fsprogs, xfsprogs and loop mounts for
 # the layout of an aged image; Open MPI for tbbt-play under mpirun), run
 # (ethtool: tbbt-capture's check of the interface's offloads),
-# benchmark (nfstrace, gnuplot, GNU time) and fuzz (clang and libFuzzer's
+# benchmark (nfstrace, gnuplot, GNU time), fuzz (clang and libFuzzer's
 # runtime, libclang-rt-N-dev for clang N, 14 on bookworm; editcap from
-# wireshark-common: scripts/fuzz.sh).
+# wireshark-common: dev/fuzz.sh) and package (dpkg-dev's dpkg-shlibdeps for
+# cpack -G DEB; man-db to render the man pages: tests/install).
 # Idempotent: installs only what is missing, runs apt-get update only when
 # something is missing, never asks a question (tshark's "may non-root
 # users capture?" is answered no). Runs as root, or through sudo.
-# Usage: scripts/install-deps.sh [--dry-run]   (exit 0 all present, 1 failed)
+# Usage: dev/install-deps.sh [--dry-run]   (exit 0 all present, 1 failed)
 set -eu
 
 PACKAGES="
@@ -20,6 +21,7 @@ perl libjson-pp-perl python3 time
 tshark wireshark-common tcpdump nfstrace gnuplot-nox chromium
 nfs-ganesha nfs-ganesha-vfs rpcbind iproute2 procps ethtool
 e2fsprogs xfsprogs util-linux mount
+dpkg-dev man-db
 "
 
 DRY=0

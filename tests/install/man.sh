@@ -1,0 +1,86 @@
+#!/bin/bash
+# tests/install/man.sh -- the man pages, as installed: `cmake --install` of
+# the build into a fresh prefix P, then for every command in P/bin:
+#   - P/share/man/man1/NAME.1 exists, and `man --warnings -l` renders it
+#     with no warning from groff;
+#   - its OPTIONS section lists exactly the options the command accepts:
+#     for a C command, the options `NAME --help` prints; for a Perl command,
+#     the option specs its Getopt::Long call is given (TbbtGetoptSpy.pm);
+#     nothing missing, nothing else;
+# and no page is installed for a command that is not in P/bin.
+# Usage (ctest): bash man.sh BUILD_DIR SRC_DIR
+BUILD=${1:?usage: man.sh BUILD_DIR SRC_DIR}
+SRC=${2:?usage: man.sh BUILD_DIR SRC_DIR}
+BUILD=$(cd "$BUILD" && pwd)
+SRC=$(cd "$SRC" && pwd)
+. "$SRC/tests/lib/e2e.sh"
+
+command -v man >/dev/null || { echo "SKIP: man not installed (apt-get install man-db)"; exit 77; }
+TMP=$(mktemp -d /tmp/tbbt-man.XXXXXX)
+FAILS=0
+trap '[ "$FAILS" = 0 ] && [ -z "${TBBT_KEEP:-}" ] && rm -rf "$TMP" || echo "kept $TMP"' EXIT
+P=$TMP/prefix
+cmake --install "$BUILD" --prefix "$P" >"$TMP/install.log" 2>&1 ||
+    { cat "$TMP/install.log"; echo "FAIL cmake --install"; exit 1; }
+
+# opts_help: the options a C command's --help declares, one a line, sorted:
+# those of its option lines ("  -o, --output=FILE   what it does": the
+# part before the gap of two or more spaces), not those its prose names.
+opts_help() {
+    "$1" --help 2>&1 | perl -ne '
+        next unless /^\s+((?:-[A-Za-z0-9], )?--?[A-Za-z0-9][\w-]*(?:[= ]\S+)?)(?:\s{2,}|\s*$)/;
+        print "$_\n" for $1 =~ /(?<![\w-])(--[a-z0-9][a-z0-9-]*|-[A-Za-z0-9])(?![A-Za-z0-9-])/g' | sort -u
+}
+
+# opts_spec: the options a Perl command's Getopt::Long call accepts.
+opts_spec() {
+    perl -I"$SRC/tests/install" -MTbbtGetoptSpy "$1" 2>/dev/null | perl -ne '
+        chomp;
+        my $neg = /!$/;    # negatable: --no-NAME too
+        s/[=:!+].*//;
+        for my $n (split /\|/) { print length($n) == 1 ? "-$n\n" : "--$n\n"; print "--no-$n\n" if $neg && length $n > 1 }' | sort -u
+}
+
+# opts_page: the options the rendered page's OPTIONS section lists: on
+# each line that starts with "-" (an item, or a line of a verbatim option
+# table), the options before the first gap of two or more spaces.
+opts_page() {
+    MANWIDTH=200 man -l "$1" 2>/dev/null | perl -ne '
+        if (/^(\S.*)$/) { $in = $1 eq "OPTIONS"; next }
+        next unless $in && /^\s+(-.*?)(?:\s{2,}|\s*$)/;
+        print "$_\n" for $1 =~ /(?<![\w-])(--[a-z0-9][a-z0-9-]*|-[A-Za-z0-9])(?![A-Za-z0-9-])/g' | sort -u
+}
+
+# same_opts ACCEPTED PAGE: 0 when both list the same options, and some.
+same_opts() {
+    [ -s "$1" ] && cmp -s "$1" "$2"
+}
+
+n=0
+for cmd in "$P"/bin/*; do
+    name=$(basename "$cmd")
+    page=$P/share/man/man1/$name.1
+    n=$((n + 1))
+    check "$name: man page installed" [ -f "$page" ]
+    [ -f "$page" ] || continue
+    MANWIDTH=80 man --warnings -l "$page" >"$TMP/$name.txt" 2>"$TMP/$name.warn"
+    check "$name: man -l renders it without warnings" [ -s "$TMP/$name.txt" -a ! -s "$TMP/$name.warn" ]
+    [ -s "$TMP/$name.warn" ] && sed 's/^/    /' "$TMP/$name.warn"
+    if head -c 4 "$cmd" | grep -q ELF; then
+        opts_help "$cmd" >"$TMP/$name.accepted"
+        from="--help"
+    else
+        opts_spec "$cmd" >"$TMP/$name.accepted"
+        from="its option specs"
+    fi
+    opts_page "$page" >"$TMP/$name.page"
+    check "$name: the page lists exactly the options of $from ($(wc -l <"$TMP/$name.accepted"))" \
+        same_opts "$TMP/$name.accepted" "$TMP/$name.page"
+    cmp -s "$TMP/$name.accepted" "$TMP/$name.page" ||
+        diff "$TMP/$name.accepted" "$TMP/$name.page" | sed -n 's/^< /    accepted, not in the page: /p; s/^> /    in the page, not accepted: /p'
+done
+check "commands installed in bin: $n" [ "$n" -ge 17 ]
+for page in "$P"/share/man/man1/*.1; do
+    check "$(basename "$page"): its command is installed" [ -x "$P/bin/$(basename "$page" .1)" ]
+done
+e2e_end
