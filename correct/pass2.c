@@ -2029,10 +2029,11 @@ static int restore_failed_guess(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64
         p->st.cut_errors++;
         return 1;
     }
-    if (miss & ~(name | (r->op == TBBT_OP_RENAME ? name2 | dir2 : 0))) return 0;
+    uint64_t nodetype = r->op == TBBT_OP_MKNOD ? 1ull << TBBT_F_NODETYPE : 0; /* fill_failed_make */
+    if (miss & ~(name | nodetype | (r->op == TBBT_OP_RENAME ? name2 | dir2 : 0))) return 0;
     int makes = r->op == TBBT_OP_CREATE || r->op == TBBT_OP_MKDIR || r->op == TBBT_OP_SYMLINK ||
                 r->op == TBBT_OP_MKNOD || r->op == TBBT_OP_LINK;
-    if (!miss && makes) { /* only attributes to set were cut: any do for a make that failed */
+    if (!(miss & ~nodetype) && makes) { /* only attributes to set were cut: any do for a make that failed */
         fill_failed_make(r);
         return 1;
     }
