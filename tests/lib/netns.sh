@@ -30,8 +30,8 @@
 #                           pids: TERM, then KILL after 5 s), deletes them,
 #                           their veths and the bridge; 0 always, safe to
 #                           call twice or from a trap
-# The subnet is chosen and the bridge made under a lock
-# (/tmp/tbbt-netns.lock), so runs at once get different subnets.
+# The subnet is chosen and the bridge made under a lock (flock on /tmp
+# itself: no lock file is left), so runs at once get different subnets.
 
 TBBT_NETNS_LIB_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 TBBT_NETNS_BR=
@@ -88,8 +88,8 @@ _tbbt_n_free_net() {
 # under the lock. 0 or 1.
 _tbbt_n_bridge() {
     local l
-    exec {_tbbt_n_lock}>/tmp/tbbt-netns.lock || return 1
-    flock -w 30 "$_tbbt_n_lock" || { _tbbt_n_msg "lock /tmp/tbbt-netns.lock held for 30 s"; exec {_tbbt_n_lock}>&-; return 1; }
+    exec {_tbbt_n_lock}</tmp || return 1
+    flock -w 30 "$_tbbt_n_lock" || { _tbbt_n_msg "the lock on /tmp was held for 30 s"; exec {_tbbt_n_lock}<&-; return 1; }
     if l=$(_tbbt_n_free_net); then
         TBBT_NETNS_BR=tbbr$$
         ip link add "$TBBT_NETNS_BR" type bridge &&
@@ -99,7 +99,7 @@ _tbbt_n_bridge() {
         _tbbt_n_msg "no free subnet in 10.77.0.0/16"
         l=
     fi
-    exec {_tbbt_n_lock}>&-
+    exec {_tbbt_n_lock}<&-
     [ -n "$l" ] || return 1
     TBBT_NETNS_NET=10.77.$l.0/24
     TBBT_NETNS_SERVER=10.77.$l.1
