@@ -12,7 +12,8 @@
 
 #include "stats_wire.h"
 
-static char host[64]; /* MPI's processor name */
+static char host[64];      /* MPI's processor name */
+static char *rank_logs[2]; /* this rank's --send-log and --fail-log names */
 #endif
 
 static int my_rank, my_size = 1, in_job; /* in_job: MPI_Init was called */
@@ -65,6 +66,15 @@ static void finalize(void) {
     int done = 0;
     MPI_Finalized(&done);
     if (!done) MPI_Finalize();
+    g_free(rank_logs[0]), g_free(rank_logs[1]);
+}
+
+/* FILE -> FILE.RANK, kept in *keep: every rank writes its own log, as
+ * --json-rank does, so that ranks sharing a directory (one host, or a
+ * shared file system) do not write over each other's. NULL stays NULL. */
+static const char *rank_log(const char *file, char **keep) {
+    if (!file) return NULL;
+    return *keep = g_strdup_printf("%s.%d", file, my_rank);
 }
 
 int tbbt_mpi_init(int *argc, char ***argv, char *err, size_t errlen) {
@@ -216,6 +226,8 @@ int tbbt_mpi_setup(struct tbbt_play_opts *o, char *err, size_t errlen) {
     o->clone = start, o->clones = count, share_count = count;
 #ifdef TBBT_HAVE_MPI
     o->ready = ready, o->ready_ctx = NULL;
+    o->send_log = rank_log(o->send_log, &rank_logs[0]);
+    o->fail_log = rank_log(o->fail_log, &rank_logs[1]);
 #endif
     if (my_rank) o->live = 0;
     return 0;

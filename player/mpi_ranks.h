@@ -52,8 +52,10 @@ const char *tbbt_mpi_tag(void);
 
 /* Fits o to this rank: o->clone and o->clones become its share of the
  * clones asked (o->clones 0: one per rank; alone: 1), the start barrier
- * becomes o->ready, and only rank 0 keeps the live line. Returns 0, or -1
- * with err when the clones cannot be shared out. */
+ * becomes o->ready, o->send_log and o->fail_log FILE become FILE.RANK (as
+ * --json-rank: ranks sharing a directory keep their own; the names live
+ * until exit), and only rank 0 keeps the live line. Returns 0, or -1 with
+ * err when the clones cannot be shared out. */
 int tbbt_mpi_setup(struct tbbt_play_opts *o, char *err, size_t errlen);
 
 /* Collective, at the end of every rank's run (rc: its tbbt_play_run

@@ -8,7 +8,7 @@
 #
 # Sourced (bash):   . tests/lib/capture.sh
 #   tbbt_capture_start FILE FILTER [SNAPLEN]
-#         starts tcpdump -i lo -w FILE -s SNAPLEN (default 0 = whole packets)
+#         starts tcpdump -i lo (or TBBT_CAPTURE_IF) -w FILE -s SNAPLEN (default 0 = whole packets)
 #         with the BPF FILTER; returns 0 once it is capturing (sets
 #         TBBT_CAPTURE_PID, TBBT_CAPTURE_FILE), 1 on failure (stderr says why)
 #   tbbt_capture_stop
@@ -24,6 +24,7 @@
 #         (FILTER defaults to the NFS and MOUNT ports from the environment)
 # TBBT_CAPTURE_SETTLE (seconds, default 0.3) is waited after CMD ends and
 # before SIGINT, so the last replies are through the loopback.
+# TBBT_CAPTURE_IF (default lo) is the interface captured, e.g. a bridge.
 # TBBT_CAPTURE_BUFFER_KIB (default 262144 = 256 MiB) is tcpdump's -B: a
 # 100k-call tbbt-workload run writes ~1 GB in ~9 s, and 128 MiB was seen to
 # drop packets at that rate.
@@ -56,7 +57,7 @@ tbbt_capture_start() {
     TBBT_CAPTURE_ERR="$file.tcpdump.log"
     rm -f "$file" "$TBBT_CAPTURE_ERR"
     # -Z root: stay root so a root-only directory is writable
-    tcpdump -i lo -n -U --immediate-mode -B "${TBBT_CAPTURE_BUFFER_KIB:-262144}" -Z root -s "$snap" -w "$file" "$filter" \
+    tcpdump -i "${TBBT_CAPTURE_IF:-lo}" -n -U --immediate-mode -B "${TBBT_CAPTURE_BUFFER_KIB:-262144}" -Z root -s "$snap" -w "$file" "$filter" \
         </dev/null >/dev/null 2>"$TBBT_CAPTURE_ERR" &
     TBBT_CAPTURE_PID=$!
     for i in $(seq 1 100); do

@@ -1,7 +1,8 @@
 #!/bin/bash
 # tests/lib/ganesha.sh: start and stop a private nfs-ganesha (VFS FSAL, NFSv3)
-# on 127.0.0.1, on free non-standard ports, with its config, export directory,
-# log, pid file and recovery state all under one directory DIR.
+# on 127.0.0.1 (or TBBT_GANESHA_ADDR), on free non-standard ports, with its
+# config, export directory, log, pid file and recovery state all under one
+# directory DIR.
 #
 # Sourced (bash):   . tests/lib/ganesha.sh
 #   tbbt_ganesha_usable              0 if a server can be started here, else 1
@@ -16,17 +17,20 @@
 #   them in DIR/env.sh as well.
 #
 # Exported after a successful start (also written to DIR/env.sh):
-#   TBBT_NFS_PORT     NFS (100003 v3) port, TCP and UDP, on 127.0.0.1
+#   TBBT_NFS_ADDR     the address it listens on (TBBT_GANESHA_ADDR, default 127.0.0.1)
+#   TBBT_NFS_PORT     NFS (100003 v3) port, TCP and UDP, on TBBT_NFS_ADDR
 #   TBBT_MNT_PORT     MOUNT (100005 v3) port, TCP and UDP
 #   TBBT_EXPORT       export path as clients name it (absolute, = Pseudo)
 #   TBBT_EXPORT_DIR   the local directory behind it (same path here), mode 0777
-#   TBBT_NFS_URL      nfs://127.0.0.1EXPORT?nfsport=..&mountport=..&version=3
+#   TBBT_NFS_URL      nfs://ADDREXPORT?nfsport=..&mountport=..&version=3
 #   TBBT_GANESHA_PID  pid of ganesha.nfsd
 #   TBBT_GANESHA_DIR  DIR (absolute)
 # Files in DIR: ganesha.conf ganesha.log ganesha.pid ganesha.out env.sh
 # export/ recovery/ and rpcbind.started when this script had to start rpcbind.
 #
 # Environment knobs: TBBT_GANESHA_PORT=N fixes the NFS port (MOUNT = N+1);
+# TBBT_GANESHA_ADDR=A listens on local address A instead of 127.0.0.1 (one
+# address: e.g. a bridge's, for clients in other network namespaces);
 # TBBT_GANESHA_TIMEOUT (seconds to wait for the server, default 30).
 # ganesha 4.3 needs: root (VFS uses open_by_handle_at), rpcbind running (it
 # registers NFS/MOUNT and dies if it cannot), no systemd; D-Bus is optional
@@ -114,13 +118,28 @@ _tbbt_g_rpcbind() {
     return 1
 }
 
+# _tbbt_g_addr: the address the server listens on.
+_tbbt_g_addr() {
+    echo "${TBBT_GANESHA_ADDR:-127.0.0.1}"
+}
+
 # _tbbt_g_write_conf DIR BASE: fill the template into DIR/ganesha.conf.
 _tbbt_g_write_conf() {
     local dir=$1 base=$2
     sed -e "s|@NFS_PORT@|$base|g" -e "s|@MNT_PORT@|$((base + 1))|g" \
         -e "s|@NLM_PORT@|$((base + 2))|g" -e "s|@RQUOTA_PORT@|$((base + 3))|g" \
-        -e "s|@DIR@|$dir|g" -e "s|@EXPORT_DIR@|$dir/export|g" \
+        -e "s|@BIND_ADDR@|$(_tbbt_g_addr)|g" -e "s|@DIR@|$dir|g" -e "s|@EXPORT_DIR@|$dir/export|g" \
         "$TBBT_GANESHA_LIB_DIR/ganesha.conf.in" >"$dir/ganesha.conf"
+}
+
+# _tbbt_g_ping PORT PROG: 0 when program PROG version 3 answers its NULL
+# procedure over TCP on this server's address and PORT. By universal address
+# (rpcinfo -a), not -n PORT: libtirpc's rpcinfo asks rpcbind for the port
+# despite -n, and rpcbind holds whichever server registered last (every
+# server on this machine registers NFS and MOUNT v3 with the one rpcbind).
+_tbbt_g_ping() {
+    local port=$1 prog=$2
+    timeout 3 rpcinfo -a "$(_tbbt_g_addr).$((port / 256)).$((port % 256))" -T tcp "$prog" 3 >/dev/null 2>&1
 }
 
 # _tbbt_g_wait_ready PID NFSPORT MNTPORT: 0 once NFS v3 and MOUNT v3 answer
@@ -130,8 +149,7 @@ _tbbt_g_wait_ready() {
     deadline=$((SECONDS + ${TBBT_GANESHA_TIMEOUT:-30}))
     while [ $SECONDS -lt $deadline ]; do
         kill -0 "$pid" 2>/dev/null || return 1
-        if timeout 3 rpcinfo -n "$nport" -t 127.0.0.1 100003 3 >/dev/null 2>&1 &&
-            timeout 3 rpcinfo -n "$mport" -t 127.0.0.1 100005 3 >/dev/null 2>&1; then
+        if _tbbt_g_ping "$nport" 100003 && _tbbt_g_ping "$mport" 100005; then
             return 0
         fi
         sleep 0.2
@@ -142,12 +160,14 @@ _tbbt_g_wait_ready() {
 # _tbbt_g_export_vars DIR BASE PID: set, export and save the caller's variables.
 _tbbt_g_export_vars() {
     local dir=$1 base=$2 pid=$3
+    export TBBT_NFS_ADDR
+    TBBT_NFS_ADDR=$(_tbbt_g_addr)
     export TBBT_NFS_PORT=$base TBBT_MNT_PORT=$((base + 1))
     export TBBT_EXPORT="$dir/export" TBBT_EXPORT_DIR="$dir/export"
-    export TBBT_NFS_URL="nfs://127.0.0.1$dir/export?nfsport=$base&mountport=$((base + 1))&version=3"
+    export TBBT_NFS_URL="nfs://$TBBT_NFS_ADDR$dir/export?nfsport=$base&mountport=$((base + 1))&version=3"
     export TBBT_GANESHA_PID=$pid TBBT_GANESHA_DIR="$dir"
     local v
-    for v in TBBT_NFS_PORT TBBT_MNT_PORT TBBT_EXPORT TBBT_EXPORT_DIR TBBT_NFS_URL \
+    for v in TBBT_NFS_ADDR TBBT_NFS_PORT TBBT_MNT_PORT TBBT_EXPORT TBBT_EXPORT_DIR TBBT_NFS_URL \
         TBBT_GANESHA_PID TBBT_GANESHA_DIR; do
         printf "%s='%s'\n" "$v" "${!v}"
     done >"$dir/env.sh"
