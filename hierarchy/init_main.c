@@ -110,7 +110,9 @@ static const struct tbbt_ws_trace *take_map(const struct tbbt_ws *ws) {
     if (!t) usage("%s", err);
     if (tbbt_ws_check_trace(t, err, sizeof(err)) < 0) fail(err);
     cli.map = g_strdup(t->map);
-    if (!cli.quiet) fprintf(stderr, "tbbt-init: map: %s (the workspace's trace %s)\n", t->map, t->records);
+    if (!cli.quiet)
+        fprintf(stderr, "tbbt-init: map: %s (the %s trace %s)\n", t->map,
+                ws->exists ? "workspace's" : "directory's only", t->records);
     return t;
 }
 

@@ -53,7 +53,7 @@ static void allowed(const struct tbbt_opt *o, char *buf, size_t n) {
         break;
     case TBBT_OPT_DOUBLE:
         if (o->dlo || o->dhi)
-            g_snprintf(buf, n, "a number from %g to %g", o->dlo, o->dhi);
+            g_snprintf(buf, n, "a number from %.15g to %.15g", o->dlo, o->dhi);
         else
             g_snprintf(buf, n, "a number");
         break;
@@ -156,8 +156,11 @@ static gboolean on_option(const gchar *name, const gchar *value, gpointer data, 
     if (set_value(o, value) < 0) {
         char a[200];
         allowed(o, a, sizeof(a));
-        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--%s %s: must be %s", o->name, value,
-                    *a ? a : "a value");
+        /* "--parts (-k) x" when typed short: the name the user typed and the one --help shows */
+        char typed[8] = "";
+        if (name[1] != '-') g_snprintf(typed, sizeof(typed), " (%s)", name);
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--%s%s %s: must be %s", o->name, typed,
+                    value, *a ? a : "a value");
         return FALSE;
     }
     given[i] = TRUE;

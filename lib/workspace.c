@@ -133,6 +133,36 @@ static int parse_line(struct tbbt_ws *ws, char *line, int ln, char *why, size_t 
     return rc;
 }
 
+/* g_ptr_array_sort's comparison of two strings (it passes their addresses). */
+static gint by_name(gconstpointer a, gconstpointer b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* No workspace file: the directory's traces as design.md has them, every
+ * NAME.tbbt that has its NAME.hmap beside it, in name order. Returns ws. */
+static struct tbbt_ws *scan(struct tbbt_ws *ws) {
+    GDir *d = g_dir_open(".", 0, NULL);
+    const char *n;
+    GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+    while (d && (n = g_dir_read_name(d)))
+        if (g_str_has_suffix(n, ".tbbt") && strlen(n) > 5) g_ptr_array_add(names, g_strdup(n));
+    if (d) g_dir_close(d);
+    g_ptr_array_sort(names, by_name);
+    for (guint i = 0; i < names->len; i++) {
+        const char *name = names->pdata[i];
+        char *map = g_strdup_printf("%.*s.hmap", (int)strlen(name) - 5, name);
+        if (g_file_test(name, G_FILE_TEST_IS_REGULAR) && g_file_test(map, G_FILE_TEST_IS_REGULAR)) {
+            struct tbbt_ws_trace *t = g_new0(struct tbbt_ws_trace, 1);
+            t->records = g_strdup(name), t->map = map;
+            g_ptr_array_add(ws->traces, t);
+        } else {
+            g_free(map);
+        }
+    }
+    g_ptr_array_free(names, TRUE);
+    return ws;
+}
+
 /* Contract in workspace.h. */
 struct tbbt_ws *tbbt_ws_load(char *err, size_t errlen) {
     struct tbbt_ws *ws = ws_new();
@@ -140,7 +170,7 @@ struct tbbt_ws *tbbt_ws_load(char *err, size_t errlen) {
     gsize len = 0;
     GError *ge = NULL;
     struct stat sb;
-    if (stat(TBBT_WS_FILE, &sb) != 0 && errno == ENOENT) return ws;
+    if (stat(TBBT_WS_FILE, &sb) != 0 && errno == ENOENT) return scan(ws);
     if (stat(TBBT_WS_FILE, &sb) == 0 && (!S_ISREG(sb.st_mode) || sb.st_size > WS_MAX_BYTES)) {
         g_snprintf(err, errlen, "%s: not a workspace file (%s)", TBBT_WS_FILE,
                    S_ISREG(sb.st_mode) ? "too large" : "not a regular file");
@@ -256,6 +286,7 @@ int tbbt_ws_add_server(struct tbbt_ws *ws, const struct tbbt_ws_server *s, char 
 
 /* Contract in workspace.h. */
 const struct tbbt_ws_trace *tbbt_ws_find_trace(const struct tbbt_ws *ws, const char *path) {
+    if (!ws->exists) return NULL; /* only a workspace's file makes a named trace its own */
     for (guint i = 0; i < ws->traces->len; i++) {
         const struct tbbt_ws_trace *t = ws->traces->pdata[i];
         if (tbbt_ws_same_path(t->records, path) || tbbt_ws_same_path(t->map, path)) return t;
@@ -267,10 +298,10 @@ const struct tbbt_ws_trace *tbbt_ws_find_trace(const struct tbbt_ws *ws, const c
 const struct tbbt_ws_trace *tbbt_ws_pick_trace(const struct tbbt_ws *ws, const char *choose, char *err,
                                                size_t errlen) {
     if (ws->traces->len == 1) return ws->traces->pdata[0];
-    if (!ws->exists) {
+    if (!ws->exists && ws->traces->len == 0) {
         g_snprintf(err, errlen,
-                   "no trace given, and no workspace here (no %s in the current directory): "
-                   "run tbbt-prep CAPTURE here first, or %s",
+                   "no trace given, and no workspace here (no %s, no NAME.tbbt with its NAME.hmap in the "
+                   "current directory): run tbbt-prep CAPTURE here first, or %s",
                    TBBT_WS_FILE, choose);
     } else if (ws->traces->len == 0) {
         g_snprintf(err, errlen, "no trace yet in this workspace (%s): run tbbt-prep CAPTURE first, or %s",
@@ -280,8 +311,8 @@ const struct tbbt_ws_trace *tbbt_ws_pick_trace(const struct tbbt_ws *ws, const c
         for (guint i = 0; i < ws->traces->len; i++)
             g_string_append_printf(s, "%s%s", i ? ", " : "",
                                    ((struct tbbt_ws_trace *)ws->traces->pdata[i])->records);
-        g_snprintf(err, errlen, "%u traces in this workspace (%s): %s; %s", ws->traces->len, TBBT_WS_FILE,
-                   s->str, choose);
+        g_snprintf(err, errlen, "%u traces in this %s: %s; %s", ws->traces->len,
+                   ws->exists ? "workspace (" TBBT_WS_FILE ")" : "directory", s->str, choose);
         g_string_free(s, TRUE);
     }
     return NULL;

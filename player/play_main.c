@@ -171,7 +171,7 @@ static void take_trace(struct target *t, const char *given) {
     if (!w) usage(err);
     if (tbbt_ws_check_trace(w, err, sizeof(err)) < 0) fail(err);
     t->trace = g_strdup(w->records);
-    took("trace", w->records, "the workspace's");
+    took("trace", w->records, t->ws->exists ? "the workspace's" : "the only NAME.tbbt with its .hmap here");
 }
 
 /* The server: the operand, else the one the workspace's trace was

@@ -27,7 +27,8 @@
 #      and --json writes there only and takes nothing from the workspace;
 #      tbbt-init --map of a map that is not the workspace's records nothing;
 #   6. two traces: tbbt-init and tbbt-play name both and the option to
-#      choose (exit 2);
+#      choose (exit 2); with no workspace file, the directory's one
+#      NAME.tbbt with its NAME.hmap is taken (design.md), two are named;
 #   7. a corrupt workspace file (bad line, binary data, another version) and
 #      one naming a missing file: one line naming the file and line, exit 1,
 #      for tbbt-prep, tbbt-init and tbbt-play.
@@ -173,6 +174,14 @@ check "tbbt-init: exit 2, names both traces and --map" \
 run two-play tbbt-play
 check "tbbt-play: exit 2, names both traces and how to choose" \
     eval '[ $RC = 2 ] && has two-play "2 traces in this workspace .*trace.tbbt, second.tbbt; name the trace: tbbt-play TRACE.tbbt"'
+
+mkdir "$TMP/plain" && cd "$TMP/plain" && cp "$TMP/ws/trace.tbbt" "$TMP/ws/trace.hmap" . || exit 1
+run plain1 tbbt-play --simulate --sim-windows 100
+check "no workspace file, one NAME.tbbt with its .hmap: tbbt-play --simulate takes it, says so" \
+    eval '[ $RC = 0 ] && has plain1 "^tbbt-play: trace: trace.tbbt \(the only NAME.tbbt with its .hmap here\)"'
+cp trace.tbbt b.tbbt && cp trace.hmap b.hmap
+run plain2 tbbt-play --simulate
+check "... two of them: exit 2, names both" eval '[ $RC = 2 ] && has plain2 "2 traces in this directory: b.tbbt, trace.tbbt"'
 
 echo "== 7. a corrupt workspace file, one naming a missing file"
 mkdir "$TMP/bad" && cd "$TMP/bad" || exit 1
