@@ -329,10 +329,14 @@ int main(int argc, char **argv) {
     if (cli.simulate) {
         char *sargv[] = {argv[0], t.trace, NULL};
         int max_out = tbbt_opt_given(&cmd, &cli.max_out) ? cli.max_out : 0; /* not given: no cap */
-        return tbbt_simrun_main(2, sargv,
-                                &(struct tbbt_simrun_args){cli.order, cli.deps, cli.strict, cli.sim_latency,
-                                                           cli.sim_windows, cli.json, max_out, cli.limit,
-                                                           cli.speedup, cli.quiet});
+        int src = tbbt_simrun_main(2, sargv,
+                                   &(struct tbbt_simrun_args){cli.order, cli.deps, cli.strict,
+                                                              cli.sim_latency, cli.sim_windows, cli.json,
+                                                              max_out, cli.limit, cli.speedup, cli.quiet});
+        g_free(t.trace);
+        tbbt_ws_free(t.ws);
+        g_free(play_desc);
+        return src;
     }
     struct tbbt_play_opts o;
     check(&t, &o);
