@@ -142,7 +142,10 @@ static G_GNUC_NORETURN void fail(const char *what) {
 
 /* Says on stderr what the command took that it was not given. */
 static void took(const char *what, const char *value, const char *from) {
-    if (!cli.quiet) fprintf(stderr, "tbbt-play: %s: %s (%s)\n", what, value, from);
+    /* under mpirun every rank takes the same: rank 0 says it (MPI is not up yet: the launchers' variables) */
+    const char *rank = getenv("OMPI_COMM_WORLD_RANK") ? getenv("OMPI_COMM_WORLD_RANK") : getenv("PMI_RANK");
+    if (!cli.quiet && (!rank || !strcmp(rank, "0")))
+        fprintf(stderr, "tbbt-play: %s: %s (%s)\n", what, value, from);
 }
 
 /* SIGINT, SIGTERM: stop sending, finish, report, exit 3. */
