@@ -207,8 +207,8 @@ static void take_server(struct target *t, const char *given) {
     took("server", s[0]->server, "the workspace's, initialised by tbbt-init");
 }
 
-/* The ports, manifest and result file not given: the workspace line's,
- * else the defaults of old (the trace's name with .manifest, no JSON). */
+/* The ports and manifest not given: the workspace line's, else the
+ * defaults of old (the portmapper, the trace's name with .manifest). */
 static void take_rest(struct target *t) {
     char err[1024];
     const struct tbbt_ws_server *e = t->entry;
@@ -234,10 +234,15 @@ static void take_rest(struct target *t) {
         if (n > 5 && g_str_has_suffix(t->trace, ".tbbt")) n -= 5;
         t->manifest = g_strdup_printf("%.*s.manifest", (int)n, t->trace);
     }
-    if (cli.json || !tbbt_ws_find_trace(t->ws, t->trace)) {
-        t->json = g_strdup(cli.json);
-        return;
-    }
+    t->json = g_strdup(cli.json);
+}
+
+/* No --json, a trace of the workspace: the run's own result file there
+ * (its directory made), said on stderr. After every check: a usage error
+ * makes nothing. */
+static void take_result(struct target *t) {
+    char err[1024];
+    if (t->json || !tbbt_ws_find_trace(t->ws, t->trace)) return;
     t->json = tbbt_ws_result_name(t->trace, t->server, cli.nfsport, cli.order, cli.speedup, err, sizeof(err));
     if (!t->json) fail(err);
     took("results", t->json, "the workspace's, one file per run");
@@ -247,10 +252,10 @@ static void take_rest(struct target *t) {
  * [TRACE.tbbt] [SERVER:/EXPORT] (with --simulate, [TRACE.tbbt]). */
 static void resolve(int argc, char **argv, struct target *t) {
     char err[1024];
-    if (!(t->ws = tbbt_ws_load(err, sizeof(err)))) fail(err);
     if (argc > 3 || (cli.simulate && argc > 2))
         usage(cli.simulate ? "--simulate takes TRACE.tbbt only (no server)"
                            : "expected [TRACE.tbbt] [SERVER:/EXPORT] only");
+    if (!(t->ws = tbbt_ws_load(err, sizeof(err)))) fail(err);
     const char *trace = NULL, *server = NULL;
     if (argc == 3) trace = argv[1], server = argv[2];
     if (argc == 2 && !cli.simulate && is_server(argv[1]))
@@ -343,6 +348,7 @@ int main(int argc, char **argv) {
     }
     struct tbbt_play_opts o;
     check(&t, &o);
+    take_result(&t);
     char err[600];
     if (tbbt_mpi_init(&argc, &argv, err, sizeof(err)) < 0 || tbbt_mpi_setup(&o, err, sizeof(err)) < 0)
         usage(err);
