@@ -18,9 +18,10 @@
 #include "augment.h"
 #include "rectext.h"
 #include "interrupt.h"
+#include "opttab.h"
 #include "usage.h"
+#include "version.h"
 
-#define TBBT_VERSION "0.1.0"
 #define TOOL "tbbt-augment"
 /* The forms of the command line, for usage errors (lib/usage.h); --help has the options. */
 #define SYNOPSIS "tbbt-augment [-o OUT.hmap] (--total-size BYTES | --total-objects N) [OPTION...] IN.hmap"
@@ -39,41 +40,61 @@ struct aug_opts {
     gboolean quiet;
 };
 
-static struct aug_opts opt = {.dir_ratio = 0.1, .distortion = 0.5, .merge = 0.5, .seed = 1};
+static struct aug_opts opt;
 
-/* The options, declared once: parsing and --help both come from here. */
-static GOptionEntry aug_entries[] = {
-    {"output", 'o', 0, G_OPTION_ARG_FILENAME, &opt.output,
-     "Augmented map to write (default: IN with .hmap replaced by .aug.hmap)", "FILE"},
-    {"total-size", 's', 0, G_OPTION_ARG_STRING, &opt.total_size,
-     "Target bytes of regular files in the whole initial image, extracted + synthetic (k/M/G/T = powers of "
-     "1024)",
-     "BYTES"},
-    {"total-objects", 'n', 0, G_OPTION_ARG_STRING, &opt.total_objects,
-     "Target number of objects (distinct IDs) in the whole initial image; with --total-size, the first "
-     "target reached stops",
-     "N"},
-    {"size-dist", 0, 0, G_OPTION_ARG_STRING, &opt.size_dist,
-     "File size distribution: trace (default: resample the extracted files' sizes; specsfs when fewer than "
-     "20), specsfs (SPEC SFS 2.0's table), lognormal:MU,SIGMA (of ln bytes), table:SIZE:WEIGHT,...",
-     "LAW"},
-    {"dir-ratio", 0, 0, G_OPTION_ARG_DOUBLE, &opt.dir_ratio,
-     "Synthetic directories per synthetic file (default 0.1: about ten files a directory)", "R"},
-    {"distortion", 0, 0, G_OPTION_ARG_DOUBLE, &opt.distortion,
-     "Imbalance among directories, 0..1: directory weights U^-D (Zipf exponent D) for fan-out, and D = the "
-     "directory's share of the variance of its files' size ranks (default 0.5)",
-     "D"},
-    {"merge", 0, 0, G_OPTION_ARG_DOUBLE, &opt.merge,
-     "Share of synthetic files (and directories) placed directly in extracted directories, 0..1; 0 = "
-     "extracted and synthetic never share a directory but the root (default 0.5)",
-     "M"},
-    {"seed", 0, 0, G_OPTION_ARG_INT64, &opt.seed, "Random seed: same input and seed, same output (default 1)",
-     "N"},
-    {"owner", 0, 0, G_OPTION_ARG_STRING, &opt.owner,
-     "uid:gid of the synthetic objects (default: the most common owner of the extracted objects)", "UID:GID"},
-    {"json", 0, 0, G_OPTION_ARG_FILENAME, &opt.json, "Also write the summary as JSON to FILE", "FILE"},
-    {"quiet", 'q', 0, G_OPTION_ARG_NONE, &opt.quiet, "Print only errors", NULL},
-    {NULL, 0, 0, 0, NULL, NULL, NULL}};
+/* The options, declared once (lib/opttab.h). */
+static const struct tbbt_opt aug_opts[] = {
+    {"output", 'o', TBBT_OPT_FILE, &opt.output, "FILE", .defhelp = "IN with .hmap replaced by .aug.hmap",
+     .help = "Augmented map to write"},
+    {"total-size", 's', TBBT_OPT_STRING, &opt.total_size, "BYTES",
+     .help =
+         "Target bytes of regular files in the whole initial image, extracted + synthetic (k/M/G/T = powers "
+         "of 1024)"},
+    {"total-objects", 'n', TBBT_OPT_STRING, &opt.total_objects, "N",
+     .help =
+         "Target number of objects (distinct IDs) in the whole initial image; with --total-size, the first "
+         "target reached stops"},
+    {"size-dist", 0, TBBT_OPT_STRING, &opt.size_dist, "LAW", "trace",
+     .help =
+         "File size distribution: trace (resample the extracted files' sizes; specsfs when fewer than 20), "
+         "specsfs (SPEC SFS 2.0's table), lognormal:MU,SIGMA (of ln bytes), table:SIZE:WEIGHT,..."},
+    {"dir-ratio", 0, TBBT_OPT_DOUBLE, &opt.dir_ratio, "R", "0.1", .dlo = 0, .dhi = 1000,
+     .help = "Synthetic directories per synthetic file (0.1: about ten files a directory)"},
+    {"distortion", 0, TBBT_OPT_DOUBLE, &opt.distortion, "D", "0.5", .dlo = 0, .dhi = 1,
+     .help = "Imbalance among directories: directory weights U^-D (Zipf exponent D) for fan-out, and D = the "
+             "directory's share of the variance of its files' size ranks"},
+    {"merge", 0, TBBT_OPT_DOUBLE, &opt.merge, "M", "0.5", .dlo = 0, .dhi = 1,
+     .help = "Share of synthetic files (and directories) placed directly in extracted directories; 0 = "
+             "extracted and synthetic never share a directory but the root"},
+    {"seed", 0, TBBT_OPT_INT64, &opt.seed, "N", "1", 0, INT64_MAX,
+     .help = "Random seed: same input and seed, same output"},
+    {"owner", 0, TBBT_OPT_STRING, &opt.owner, "UID:GID",
+     .defhelp = "the most common owner of the extracted objects", .help = "uid:gid of the synthetic objects"},
+    {"json", 0, TBBT_OPT_FILE, &opt.json, "FILE", .help = "Also write the summary as JSON to FILE"},
+    {"quiet", 'q', TBBT_OPT_FLAG, &opt.quiet, .help = "Print only errors"},
+    {NULL}};
+
+static const struct tbbt_cmd aug_cmd = {
+    TOOL, SYNOPSIS, "IN.hmap - add synthetic objects to a hierarchy map",
+    "Adds synthetic objects (origin s, existing before the trace, never deleted) to the map's initial "
+    "image\n"
+    "until --total-size and/or --total-objects is reached (the first reached stops).\n"
+    "  --size-dist: the synthetic files' sizes are i.i.d. from this law whatever the other parameters.\n"
+    "  --dir-ratio: synthetic directories = round(R x synthetic files); 0.1 = about ten files a "
+    "directory,\n"
+    "    the order of magnitude of the mean directory size in file-system content studies (Douceur and\n"
+    "    Bolosky 1999, Agrawal et al. 2007); the summary shows the extracted image's own ratio.\n"
+    "  --distortion D: each directory's weight is U^-D (U uniform): files choose directories, and new\n"
+    "    directories their parents, in proportion to it (D = 0: all alike; D = 1: Zipf's law); D is "
+    "also\n"
+    "    the share of the variance of a file's size rank (normal scores) that is its directory's.\n"
+    "  --merge M: each synthetic file and directory goes directly into an extracted directory with\n"
+    "    probability M; the others go into a synthetic tree under <root>/tbbt-synthetic. Directories "
+    "the\n"
+    "    trace removes, renames away or creates, and the orphans placeholder, never get synthetic "
+    "objects.\n"
+    "Exit: 0 done, 1 failed (no output left behind), 2 usage.",
+    aug_opts};
 
 /* A usage error (lib/usage.h): the message, the synopsis, exit 2. */
 #define usage_error(...) tbbt_usage_error(TOOL, SYNOPSIS, __VA_ARGS__)
@@ -103,46 +124,20 @@ static void make_params(struct tbbt_aug_params *p, struct tbbt_aug_dist **distp)
         usage_error("--total-objects %s: not a positive number", opt.total_objects);
     p->total_objects = opt.total_objects ? n : 0;
     if (!p->total_size && !p->total_objects) usage_error("give --total-size and/or --total-objects");
-    if (opt.seed < 0) usage_error("--seed must not be negative");
     p->seed = (uint64_t)opt.seed;
     p->dir_ratio = opt.dir_ratio, p->distortion = opt.distortion, p->merge = opt.merge;
     if (opt.owner && parse_owner(opt.owner, p) < 0) usage_error("--owner %s: expected UID:GID", opt.owner);
     char err[512];
-    *distp = tbbt_aug_dist_parse(opt.size_dist ? opt.size_dist : "trace", err, sizeof(err));
-    if (!*distp) usage_error("--size-dist: %s", err);
-    p->dist = *distp;
-    /* The library checks these too; checked here they are usage errors. */
-    if (!(p->dir_ratio >= 0 && p->dir_ratio <= 1000)) usage_error("--dir-ratio must be between 0 and 1000");
-    if (!(p->distortion >= 0 && p->distortion <= 1)) usage_error("--distortion must be between 0 and 1");
-    if (!(p->merge >= 0 && p->merge <= 1)) usage_error("--merge must be between 0 and 1");
+    *distp = tbbt_aug_dist_parse(opt.size_dist, err, sizeof(err));
+    if (!*distp) usage_error("--size-dist %s: %s", opt.size_dist, err);
+    p->dist =
+        *distp; /* --dir-ratio, --distortion, --merge: the table's bounds (the library checks them too) */
 }
 
 /* Parses the command line; returns the input map's path. */
 static const char *parse_args(int argc, char **argv, struct tbbt_aug_params *p,
                               struct tbbt_aug_dist **distp) {
-    GOptionContext *ctx = g_option_context_new("IN.hmap - add synthetic objects to a hierarchy map");
-    g_option_context_add_main_entries(ctx, aug_entries, NULL);
-    g_option_context_set_description(
-        ctx,
-        "Adds synthetic objects (origin s, existing before the trace, never deleted) to the map's initial "
-        "image\n"
-        "until --total-size and/or --total-objects is reached (the first reached stops).\n"
-        "  --size-dist: the synthetic files' sizes are i.i.d. from this law whatever the other parameters.\n"
-        "  --dir-ratio: synthetic directories = round(R x synthetic files); 0.1 = about ten files a "
-        "directory,\n"
-        "    the order of magnitude of the mean directory size in file-system content studies (Douceur and\n"
-        "    Bolosky 1999, Agrawal et al. 2007); the summary shows the extracted image's own ratio.\n"
-        "  --distortion D: each directory's weight is U^-D (U uniform): files choose directories, and new\n"
-        "    directories their parents, in proportion to it (D = 0: all alike; D = 1: Zipf's law); D is "
-        "also\n"
-        "    the share of the variance of a file's size rank (normal scores) that is its directory's.\n"
-        "  --merge M: each synthetic file and directory goes directly into an extracted directory with\n"
-        "    probability M; the others go into a synthetic tree under <root>/tbbt-synthetic. Directories "
-        "the\n"
-        "    trace removes, renames away or creates, and the orphans placeholder, never get synthetic "
-        "objects.\n"
-        "Exit: 0 done, 1 failed (no output left behind), 2 usage.");
-    tbbt_usage_parse(ctx, TOOL, SYNOPSIS, &argc, &argv);
+    tbbt_opt_parse(&aug_cmd, &argc, &argv);
     if (argc < 2) usage_error("no input map given");
     if (argc > 2) usage_error("one input map only, got %d operands", argc - 1);
     make_params(p, distp);

@@ -29,16 +29,16 @@
 
 void tbbt_init_opts_default(struct tbbt_init_opts *o) {
     memset(o, 0, sizeof(*o));
-    o->run = "tbbt-run";
-    o->clones = 1;
-    o->scope = 1;
-    o->appends_per_file = 1;
+    o->run = TBBT_INIT_RUN;
+    o->clones = TBBT_INIT_CLONES;
+    o->scope = TBBT_INIT_SCOPE;
+    o->appends_per_file = TBBT_INIT_APPENDS;
     o->fullness = -1;
-    o->filler_size = 1 << 20;
-    o->seed = 1;
-    o->depth = 64;
-    o->connections = 1;
-    o->timeout = 60;
+    o->filler_size = TBBT_INIT_FILLER_SIZE;
+    o->seed = TBBT_INIT_SEED;
+    o->depth = TBBT_INIT_DEPTH;
+    o->connections = TBBT_INIT_CONNECTIONS;
+    o->timeout = TBBT_INIT_TIMEOUT;
 }
 
 /* One object of the initial image (one map line with create 0). */

@@ -50,6 +50,19 @@ struct tbbt_init_opts {
     int quiet;         /* no progress lines */
 };
 
+/* tbbt-init's defaults, written once: tbbt_init_opts_default sets them and
+ * tbbt-init's option table (init_main.c) shows and parses them. */
+#define TBBT_INIT_RUN "tbbt-run"
+#define TBBT_INIT_CLONES 1
+#define TBBT_INIT_SCOPE 1
+#define TBBT_INIT_APPENDS 1
+#define TBBT_INIT_FILLER_SIZE 1048576
+#define TBBT_INIT_SEED 1
+#define TBBT_INIT_DEPTH 64
+#define TBBT_INIT_CONNECTIONS 1
+#define TBBT_INIT_TIMEOUT 60
+
+/* Sets o to the defaults above (no fullness: no fillers). */
 void tbbt_init_opts_default(struct tbbt_init_opts *o);
 
 struct tbbt_init_stats {

@@ -1,7 +1,11 @@
 /* init_main.c -- tbbt-init: build a hierarchy map's initial image on an
  * NFS server, aged (init.h says what it does and what it never touches).
  *
- *   tbbt-init [options] --map TRACE.hmap SERVER:/EXPORT
+ *   tbbt-init [options] [--map TRACE.hmap] SERVER:/EXPORT
+ *
+ * Without --map, the workspace's one trace (lib/workspace.h); with a map
+ * that is the workspace's, the server is recorded there after the run,
+ * with its own manifest (TRACE.SERVER.manifest), for tbbt-play.
  *
  * Exit: 0 done, 1 failed (the message names the server or the path),
  * 2 bad usage, 3 interrupted (SIGINT, SIGTERM). A run that did not finish
@@ -16,11 +20,12 @@
 
 #include "outfile.h"
 #include "init.h"
-#include "usage.h"
+#include "opttab.h"
+#include "workspace.h"
 
 #define TOOL "tbbt-init"
 /* The forms of the command line, for usage errors (lib/usage.h); --help has the options. */
-#define SYNOPSIS "tbbt-init --map TRACE.hmap [OPTION...] SERVER:/EXPORT"
+#define SYNOPSIS "tbbt-init [--map TRACE.hmap] [OPTION...] SERVER:/EXPORT"
 
 struct init_cli {
     char *map, *run, *manifest, *json;
@@ -31,93 +36,132 @@ struct init_cli {
     char *cred;
 };
 
-static struct init_cli cli = {.clones = 1,
-                              .depth = 64,
-                              .connections = 1,
-                              .timeout = 60,
-                              .scope = 1,
-                              .appends = 1,
-                              .seed = 1,
-                              .filler_size = 1 << 20,
-                              .fullness = -1};
+static struct init_cli cli;
 
-/* The options, declared once: parsing and --help both come from here. */
-static GOptionEntry init_entries[] = {
-    {"map", 'm', 0, G_OPTION_ARG_FILENAME, &cli.map, "The hierarchy map (tbbt-prep's NAME.hmap; required)",
-     "FILE"},
-    {"run-dir", 'r', 0, G_OPTION_ARG_STRING, &cli.run,
-     "Run directory in the export, the only place written (default tbbt-run)", "NAME"},
-    {"replace", 0, 0, G_OPTION_ARG_NONE, &cli.replace,
-     "Empty a run directory tbbt-init made before and build anew (never one it did not make)", NULL},
-    {"clones", 'c', 0, G_OPTION_ARG_INT, &cli.clones,
-     "Copies of the image side by side, RUN/clone.N (default 1)", "N"},
-    {"scope", 's', 0, G_OPTION_ARG_INT64, &cli.scope,
-     "Interleaving scope: total size of the files appended concurrently, in 4 KiB blocks (default 1: none; "
-     "8192 = 32 MiB)",
-     "BLOCKS"},
-    {"appends-per-file", 'a', 0, G_OPTION_ARG_INT64, &cli.appends,
-     "Appends that build one file, each its own write-and-commit (default 1)", "N"},
-    {"interleave-dirs", 0, 0, G_OPTION_ARG_NONE, &cli.interleave_dirs,
-     "Interleave files of different directories (default: a directory's files join the scope together)",
-     NULL},
-    {"fullness", 'f', 0, G_OPTION_ARG_DOUBLE, &cli.fullness,
-     "Utilization of the export to leave (FSSTAT), 0..1: filler files fill it while aging and the excess is "
-     "removed at the end, fragmenting free space (default: no fillers)",
-     "F"},
-    {"filler-size", 0, 0, G_OPTION_ARG_INT64, &cli.filler_size, "Bytes per filler file (default 1 MiB)",
-     "BYTES"},
-    {"seed", 0, 0, G_OPTION_ARG_INT64, &cli.seed, "Seed of the append schedule (default 1)", "N"},
-    {"depth", 'd', 0, G_OPTION_ARG_INT, &cli.depth, "NFS calls in flight (default 64)", "N"},
-    {"connections", 0, 0, G_OPTION_ARG_INT, &cli.connections, "TCP connections to the server (default 1)",
-     "N"},
-    {"nfs-port", 0, 0, G_OPTION_ARG_INT, &cli.nfsport, "NFS port (default: ask the portmapper)", "PORT"},
-    {"mount-port", 0, 0, G_OPTION_ARG_INT, &cli.mountport, "MOUNT port (default: ask the portmapper)",
-     "PORT"},
-    {"cred", 0, 0, G_OPTION_ARG_STRING, &cli.cred, "AUTH_SYS uid:gid of tbbt-init's calls (default 0:0)",
-     "UID:GID"},
-    {"timeout", 0, 0, G_OPTION_ARG_INT, &cli.timeout,
-     "Seconds without any reply before giving up (default 60)", "SEC"},
-    {"manifest", 0, 0, G_OPTION_ARG_FILENAME, &cli.manifest,
-     "Where to write the manifest locally (default: the map's name with .manifest)", "FILE"},
-    {"json", 0, 0, G_OPTION_ARG_FILENAME, &cli.json, "Also write the summary as JSON to FILE", "FILE"},
-    {"quiet", 'q', 0, G_OPTION_ARG_NONE, &cli.quiet, "Print only errors", NULL},
-    {NULL, 0, 0, 0, NULL, NULL, NULL}};
+/* The options, declared once (lib/opttab.h); the defaults are init.h's. */
+static const struct tbbt_opt init_opts[] = {
+    {"map", 'm', TBBT_OPT_FILE, &cli.map, "FILE", .defhelp = "the workspace's trace's",
+     .help = "The hierarchy map (tbbt-prep's NAME.hmap)"},
+    {"run-dir", 'r', TBBT_OPT_STRING, &cli.run, "NAME", TBBT_INIT_RUN,
+     .help = "Run directory in the export, the only place written (one plain name)"},
+    {"replace", 0, TBBT_OPT_FLAG, &cli.replace,
+     .help = "Empty a run directory tbbt-init made before and build anew (never one it did not make)"},
+    {"clones", 'c', TBBT_OPT_INT, &cli.clones, "N", G_STRINGIFY(TBBT_INIT_CLONES), 1, 10000,
+     .help = "Copies of the image side by side, RUN/clone.N"},
+    {"scope", 's', TBBT_OPT_INT64, &cli.scope, "BLOCKS", G_STRINGIFY(TBBT_INIT_SCOPE), 1, INT64_C(1) << 40,
+     .help = "Interleaving scope: total size of the files appended concurrently, in 4 KiB blocks (1: none; "
+             "8192 = 32 MiB)"},
+    {"appends-per-file", 'a', TBBT_OPT_INT64, &cli.appends, "N", G_STRINGIFY(TBBT_INIT_APPENDS), 1,
+     UINT32_MAX, .help = "Appends that build one file, each its own write-and-commit"},
+    {"interleave-dirs", 0, TBBT_OPT_FLAG, &cli.interleave_dirs,
+     .help = "Interleave files of different directories (default: a directory's files join the scope "
+             "together)"},
+    {"fullness", 'f', TBBT_OPT_DOUBLE, &cli.fullness, "F", .dlo = 0, .dhi = 0.99, .defhelp = "no fillers",
+     .help =
+         "Utilization of the export to leave (FSSTAT): filler files fill it while aging and the excess is "
+         "removed at the end, fragmenting free space"},
+    {"filler-size", 0, TBBT_OPT_INT64, &cli.filler_size, "BYTES", G_STRINGIFY(TBBT_INIT_FILLER_SIZE), 4096,
+     INT64_C(1) << 40, .help = "Bytes per filler file"},
+    {"seed", 0, TBBT_OPT_INT64, &cli.seed, "N", G_STRINGIFY(TBBT_INIT_SEED), 0, INT64_MAX,
+     .help = "Seed of the append schedule"},
+    {"depth", 'd', TBBT_OPT_INT, &cli.depth, "N", G_STRINGIFY(TBBT_INIT_DEPTH), 1, 65536,
+     .help = "NFS calls in flight"},
+    {"connections", 0, TBBT_OPT_INT, &cli.connections, "N", G_STRINGIFY(TBBT_INIT_CONNECTIONS), 1, 64,
+     .help = "TCP connections to the server"},
+    {"nfs-port", 0, TBBT_OPT_INT, &cli.nfsport, "PORT", NULL, 1, 65535, .defhelp = "the portmapper's",
+     .help = "NFS port"},
+    {"mount-port", 0, TBBT_OPT_INT, &cli.mountport, "PORT", NULL, 1, 65535, .defhelp = "the portmapper's",
+     .help = "MOUNT port"},
+    {"cred", 0, TBBT_OPT_STRING, &cli.cred, "UID:GID", "0:0",
+     .help = "AUTH_SYS uid:gid of tbbt-init's calls"},
+    {"timeout", 0, TBBT_OPT_INT, &cli.timeout, "SEC", G_STRINGIFY(TBBT_INIT_TIMEOUT), 1, 86400,
+     .help = "Seconds without any reply before giving up"},
+    {"manifest", 0, TBBT_OPT_FILE, &cli.manifest, "FILE",
+     .defhelp = "in a workspace, TRACE.SERVER.manifest there; else the map's name with .manifest",
+     .help = "Where to write the manifest locally"},
+    {"json", 0, TBBT_OPT_FILE, &cli.json, "FILE", .help = "Also write the summary as JSON to FILE"},
+    {"quiet", 'q', TBBT_OPT_FLAG, &cli.quiet, .help = "Print only errors"},
+    {NULL}};
+
+static const struct tbbt_cmd init_cmd = {
+    TOOL, SYNOPSIS, "SERVER:/EXPORT - build a trace's initial image on an NFS server, aged",
+    "Writes only inside RUN (see --run-dir). With no --map, the workspace's trace (the current "
+    "directory's " TBBT_WS_FILE
+    ", docs/workspace.md); the server is then recorded there, with its manifest, for tbbt-play.\n"
+    "Exit: 0 done, 1 failed, 2 usage, 3 interrupted.",
+    init_opts};
 
 /* A usage error (lib/usage.h): the message, the synopsis, exit 2. */
-static G_GNUC_NORETURN void usage(const char *what) {
-    tbbt_usage_error(TOOL, SYNOPSIS, "%s", what);
+#define usage(...) tbbt_opt_usage(&init_cmd, __VA_ARGS__)
+
+/* A failure before the run: one line, exit 1. */
+static G_GNUC_NORETURN void fail(const char *what) {
+    fprintf(stderr, "tbbt-init: %s\n", what);
+    exit(1);
 }
 
-/* Checks the options' values and fills o. Exits 2 on a bad one. */
+/* The map: --map, else the workspace's one trace's (said on stderr).
+ * Returns the workspace's trace line of the map, or NULL when the map is
+ * not the workspace's (nothing is then recorded). */
+static const struct tbbt_ws_trace *take_map(const struct tbbt_ws *ws) {
+    char err[1024];
+    if (cli.map) return tbbt_ws_find_trace(ws, cli.map);
+    const struct tbbt_ws_trace *t = tbbt_ws_pick_trace(ws, "name its map with --map FILE", err, sizeof(err));
+    if (!t) usage("%s", err);
+    if (tbbt_ws_check_trace(t, err, sizeof(err)) < 0) fail(err);
+    cli.map = g_strdup(t->map);
+    if (!cli.quiet)
+        fprintf(stderr, "tbbt-init: map: %s (the %s trace %s)\n", t->map,
+                ws->exists ? "workspace's" : "directory's only", t->records);
+    return t;
+}
+
+/* Checks the options' values and fills o (single options' bounds are the
+ * table's; what is checked here is operands and forms). Exits 2 on a bad
+ * one. */
 static void check(int argc, char **argv, struct tbbt_init_opts *o) {
     tbbt_init_opts_default(o);
     if (argc != 2)
         usage(argc < 2 ? "no server given (HOST:/EXPORT or nfs://HOST/EXPORT)"
                        : "expected one server, HOST:/EXPORT or nfs://HOST/EXPORT");
-    if (!cli.map) usage("--map is required");
-    if (cli.clones < 1 || cli.clones > 10000) usage("--clones must be 1..10000");
-    if (cli.scope < 1 || cli.appends < 1 || cli.depth < 1 || cli.connections < 1 || cli.connections > 64 ||
-        cli.timeout < 1 || cli.filler_size < 4096)
-        usage("--scope, --appends-per-file, --depth, --connections (<= 64), --timeout must be positive, "
-              "--filler-size at least 4096");
-    if (cli.fullness != -1 && (cli.fullness < 0 || cli.fullness > 0.99)) usage("--fullness must be 0..0.99");
-    if (cli.nfsport < 0 || cli.nfsport > 65535 || cli.mountport < 0 || cli.mountport > 65535)
-        usage("ports must be 1..65535");
-    if (cli.run && (!*cli.run || strchr(cli.run, '/') || !strcmp(cli.run, ".") || !strcmp(cli.run, "..")))
-        usage("--run-dir must be one plain name (no '/', not . or ..)");
+    if (!*cli.run || strchr(cli.run, '/') || !strcmp(cli.run, ".") || !strcmp(cli.run, ".."))
+        usage("--run-dir %s: must be one plain name (no '/', not . or ..)", cli.run);
     unsigned uid = 0, gid = 0;
     char extra;
-    if (cli.cred && sscanf(cli.cred, "%u:%u%c", &uid, &gid, &extra) != 2) usage("--cred must be UID:GID");
+    if (sscanf(cli.cred, "%u:%u%c", &uid, &gid, &extra) != 2)
+        usage("--cred %s: must be UID:GID (two numbers)", cli.cred);
     char err[512];
     if (tbbt_nfs_server_parse(argv[1], cli.nfsport, cli.mountport, &o->server, err, sizeof(err)) < 0)
-        usage(err);
+        usage("%s", err);
     o->map = cli.map, o->manifest = cli.manifest, o->clones = cli.clones, o->replace = cli.replace;
-    if (cli.run) o->run = cli.run;
+    o->run = cli.run;
     o->scope = (uint64_t)cli.scope, o->appends_per_file = (uint32_t)cli.appends;
-    o->interleave_dirs = cli.interleave_dirs, o->fullness = cli.fullness;
+    o->interleave_dirs = cli.interleave_dirs;
+    o->fullness = tbbt_opt_given(&init_cmd, &cli.fullness) ? cli.fullness : -1; /* -1: no fillers */
     o->filler_size = (uint64_t)cli.filler_size, o->seed = (uint64_t)cli.seed;
     o->depth = cli.depth, o->connections = cli.connections, o->timeout = cli.timeout;
     o->uid = uid, o->gid = gid, o->quiet = cli.quiet;
+}
+
+/* Records the server the image was built on in the workspace, for
+ * tbbt-play. Returns 0, or -1 (said). */
+static int record(struct tbbt_ws *ws, const struct tbbt_ws_trace *t, const char *server,
+                  const struct tbbt_init_opts *o) {
+    struct tbbt_ws_server s = {(char *)t->records,
+                               (char *)server,
+                               (char *)o->run,
+                               (char *)o->manifest,
+                               cli.nfsport,
+                               cli.mountport,
+                               0};
+    char err[1024];
+    if (tbbt_ws_add_server(ws, &s, err, sizeof(err)) < 0 || tbbt_ws_save(ws, err, sizeof(err)) < 0) {
+        fprintf(stderr, "tbbt-init: %s\n", err);
+        return -1;
+    }
+    if (!cli.quiet)
+        fprintf(stderr, "tbbt-init: recorded %s (manifest %s) in %s\n", server, o->manifest, TBBT_WS_FILE);
+    return 0;
 }
 
 /* SIGINT, SIGTERM: the run stops at its next wait (init.h). */
@@ -136,22 +180,27 @@ static int write_json(const struct tbbt_init_opts *o, const struct tbbt_init_sta
 }
 
 int main(int argc, char **argv) {
-    GOptionContext *ctx =
-        g_option_context_new("SERVER:/EXPORT - build a trace's initial image on an NFS server, aged");
-    g_option_context_add_main_entries(ctx, init_entries, NULL);
-    g_option_context_set_description(
-        ctx, "Writes only inside RUN (see --run-dir). Exit: 0 done, 1 failed, 2 usage, 3 interrupted.");
-    tbbt_usage_parse(ctx, TOOL, SYNOPSIS, &argc, &argv);
+    tbbt_opt_parse(&init_cmd, &argc, &argv);
+    char err[1024];
+    struct tbbt_ws *ws = tbbt_ws_load(err, sizeof(err));
+    if (!ws) fail(err);
+    const struct tbbt_ws_trace *wt = take_map(ws);
     struct tbbt_init_opts o;
     check(argc, argv, &o);
+    if (wt && !cli.manifest) { /* one manifest per server, so that a second server keeps the first's */
+        o.manifest = cli.manifest = tbbt_ws_manifest_name(wt->records, argv[1], cli.nfsport);
+        if (!cli.quiet)
+            fprintf(stderr, "tbbt-init: manifest: %s (the workspace's, one per server)\n", o.manifest);
+    }
     struct tbbt_init_stats st;
-    char err[600];
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     int failed = tbbt_init_run(&o, &st, err, sizeof(err)) < 0;
     if (failed) fprintf(stderr, "tbbt-init: %s\n", err);
     if (!failed && !o.quiet) tbbt_init_report(&o, &st, stdout);
-    if (cli.json && write_json(&o, &st, failed ? err : NULL) < 0) return 1;
-    if (failed) return tbbt_init_interrupted ? 3 : 1;
-    return 0;
+    int rc = failed ? (tbbt_init_interrupted ? 3 : 1) : 0;
+    if (cli.json && write_json(&o, &st, failed ? err : NULL) < 0 && !rc) rc = 1;
+    if (!failed && wt && record(ws, wt, argv[1], &o) < 0) rc = 1;
+    tbbt_ws_free(ws);
+    return rc;
 }

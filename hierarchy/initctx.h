@@ -10,9 +10,10 @@
 #include "initnfs.h"
 #include "nfsconn.h"
 #include "nfsq.h"
+#include "version.h"
 
 #define TBBT_INIT_MARKER ".tbbt-run"
-#define TBBT_INIT_VERSION "0.1.0"
+#define TBBT_INIT_VERSION TBBT_VERSION /* lib/version.h */
 
 struct init {
     const struct tbbt_init_opts *o;

@@ -17,9 +17,10 @@
 #include "outfile.h"
 #include "layout.h"
 #include "interrupt.h"
+#include "opttab.h"
 #include "usage.h"
+#include "version.h"
 
-#define TBBT_VERSION "0.1.0"
 #define TOOL "tbbt-layout"
 /* The forms of the command line, for usage errors (lib/usage.h); --help has the options. */
 #define SYNOPSIS "tbbt-layout [--device DEV|auto] [--json FILE] [OPTION...] PATH"
@@ -33,42 +34,42 @@ struct layout_opts {
 
 static struct layout_opts opt;
 
-/* The options, declared once: parsing and --help both come from here. */
-static GOptionEntry layout_entries[] = {
-    {"device", 'd', 0, G_OPTION_ARG_FILENAME, &opt.device,
-     "The file system's block device or image file, for the free-space histogram (e2freefrag, xfs_db) and "
-     "the inode distance (dumpe2fs); it must hold PATH's file system; auto = the block device PATH is on",
-     "DEV|auto"},
-    {"json", 'j', 0, G_OPTION_ARG_FILENAME, &opt.json,
-     "Also write the figures as JSON to FILE (- = standard output; the text report then goes to standard "
-     "error)",
-     "FILE"},
-    {"files", 'f', 0, G_OPTION_ARG_NONE, &opt.files, "Also list every file's figures (text and JSON)", NULL},
-    {"quiet", 'q', 0, G_OPTION_ARG_NONE, &opt.quiet, "No text report (errors only; with --json)", NULL},
-    {NULL, 0, 0, 0, NULL, NULL, NULL}};
+/* The options, declared once (lib/opttab.h). */
+static const struct tbbt_opt layout_opts[] = {
+    {"device", 'd', TBBT_OPT_FILE, &opt.device, "DEV|auto",
+     .help =
+         "The file system's block device or image file, for the free-space histogram (e2freefrag, xfs_db) "
+         "and the inode distance (dumpe2fs); it must hold PATH's file system; auto = the block device PATH "
+         "is on"},
+    {"json", 'j', TBBT_OPT_FILE, &opt.json, "FILE",
+     .help = "Also write the figures as JSON to FILE (- = standard output; the text report then goes to "
+             "standard error)"},
+    {"files", 'f', TBBT_OPT_FLAG, &opt.files, .help = "Also list every file's figures (text and JSON)"},
+    {"quiet", 'q', TBBT_OPT_FLAG, &opt.quiet, .help = "No text report (errors only; with --json)"},
+    {NULL}};
+
+static const struct tbbt_cmd layout_cmd = {
+    TOOL, SYNOPSIS, "PATH - measure how aged a file system's layout is",
+    "Per size bucket and in all, over the regular files under PATH (one file system, symbolic links\n"
+    "not followed), in file-system blocks:\n"
+    "  layout      Smith's layout score: the share of blocks (but each file's first) that follow\n"
+    "              their predecessor on disk; 1 = no fragmentation\n"
+    "  blk-dist    average block distance |p(next) - p(prev) - 1| over pairs of adjacent blocks\n"
+    "  frag-size   average fragment (contiguous run) size, blocks per fragment\n"
+    "  frag-dist   average distance between adjacent fragments of a file\n"
+    "  inode-dist  |first data block - block of the inode| (ext2/3/4, needs --device)\n"
+    "  parent-dist |first data block - first block of its directory|\n"
+    "and the free-space fragments (needs --device). Averages are over blocks or fragments,\n"
+    "so big files weigh more (TBBT paper 3.3.1). Files are synced (FIEMAP_FLAG_SYNC), never written.\n"
+    "Exit: 0 done, 1 failed, 2 usage.",
+    layout_opts};
 
 /* A usage error (lib/usage.h): the message, the synopsis, exit 2. */
 #define usage_error(...) tbbt_usage_error(TOOL, SYNOPSIS, __VA_ARGS__)
 
 /* Parses the command line; returns PATH. Exits 2 on bad usage. */
 static const char *parse_args(int argc, char **argv) {
-    GOptionContext *ctx = g_option_context_new("PATH - measure how aged a file system's layout is");
-    g_option_context_add_main_entries(ctx, layout_entries, NULL);
-    g_option_context_set_description(
-        ctx,
-        "Per size bucket and in all, over the regular files under PATH (one file system, symbolic links\n"
-        "not followed), in file-system blocks:\n"
-        "  layout      Smith's layout score: the share of blocks (but each file's first) that follow\n"
-        "              their predecessor on disk; 1 = no fragmentation\n"
-        "  blk-dist    average block distance |p(next) - p(prev) - 1| over pairs of adjacent blocks\n"
-        "  frag-size   average fragment (contiguous run) size, blocks per fragment\n"
-        "  frag-dist   average distance between adjacent fragments of a file\n"
-        "  inode-dist  |first data block - block of the inode| (ext2/3/4, needs --device)\n"
-        "  parent-dist |first data block - first block of its directory|\n"
-        "and the free-space fragments (needs --device). Averages are over blocks or fragments,\n"
-        "so big files weigh more (TBBT paper 3.3.1). Files are synced (FIEMAP_FLAG_SYNC), never written.\n"
-        "Exit: 0 done, 1 failed, 2 usage.");
-    tbbt_usage_parse(ctx, TOOL, SYNOPSIS, &argc, &argv);
+    tbbt_opt_parse(&layout_cmd, &argc, &argv);
     if (argc < 2) usage_error("no PATH given");
     if (argc > 2) usage_error("one PATH only, got %d operands", argc - 1);
     if (opt.quiet && !opt.json) usage_error("--quiet without --json would print nothing");

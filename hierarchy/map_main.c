@@ -19,6 +19,7 @@
 #include "pass3.h"
 #include "recfile.h"
 #include "interrupt.h"
+#include "opttab.h"
 #include "usage.h"
 
 #define TOOL "tbbt-map"
@@ -29,14 +30,18 @@ static char *opt_map, *opt_write, *opt_json;
 static char **opt_roots;
 static gboolean opt_quiet;
 
-static GOptionEntry map_entries[] = {
-    {"map", 'm', 0, G_OPTION_ARG_FILENAME, &opt_map, "Map to write (default: IN with .hmap)", "FILE"},
-    {"write", 'w', 0, G_OPTION_ARG_FILENAME, &opt_write, "Also write the records, with victim IDs, to FILE",
-     "FILE"},
-    {"root", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_roots, "TBBT-ID of the export root (repeatable)", "ID"},
-    {"json", 0, 0, G_OPTION_ARG_FILENAME, &opt_json, "Also write the report as JSON to FILE", "FILE"},
-    {"quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet, "Print only errors", NULL},
-    {NULL, 0, 0, 0, NULL, NULL, NULL}};
+static const struct tbbt_opt map_opts[] = {
+    {"map", 'm', TBBT_OPT_FILE, &opt_map, "FILE", .defhelp = "IN with .hmap", .help = "Map to write"},
+    {"write", 'w', TBBT_OPT_FILE, &opt_write, "FILE",
+     .help = "Also write the records, with victim IDs, to FILE"},
+    {"root", 0, TBBT_OPT_LIST, &opt_roots, "ID", .help = "TBBT-ID of the export root (repeatable)"},
+    {"json", 0, TBBT_OPT_FILE, &opt_json, "FILE", .help = "Also write the report as JSON to FILE"},
+    {"quiet", 'q', TBBT_OPT_FLAG, &opt_quiet, .help = "Print only errors"},
+    {NULL}};
+
+static const struct tbbt_cmd map_cmd = {TOOL, SYNOPSIS,
+                                        "IN.tbbt - pass 3: the hierarchy map of a record file",
+                                        "Exit: 0 done, 1 failed, 2 usage.", map_opts};
 
 /* Sink into the record writer. */
 static int write_sink(void *ctx, const struct tbbt_rec *r) {
@@ -45,16 +50,13 @@ static int write_sink(void *ctx, const struct tbbt_rec *r) {
 
 /* Parses the options; exits 2 on bad usage. Returns the input path. */
 static const char *parse(int argc, char **argv) {
-    GOptionContext *ctx = g_option_context_new("IN.tbbt - pass 3: the hierarchy map of a record file");
-    g_option_context_add_main_entries(ctx, map_entries, NULL);
-    g_option_context_set_description(ctx, "Exit: 0 done, 1 failed, 2 usage.");
-    tbbt_usage_parse(ctx, TOOL, SYNOPSIS, &argc, &argv);
+    tbbt_opt_parse(&map_cmd, &argc, &argv);
     if (argc < 2) tbbt_usage_error(TOOL, SYNOPSIS, "no record file given");
     if (argc > 2) tbbt_usage_error(TOOL, SYNOPSIS, "one record file only, got %d operands", argc - 1);
     for (char **r = opt_roots; r && *r; r++) {
         char *end;
         if (!**r || strtoull(*r, &end, 10) == 0 || *end)
-            tbbt_usage_error(TOOL, SYNOPSIS, "--root %s: not a TBBT-ID", *r);
+            tbbt_usage_error(TOOL, SYNOPSIS, "--root %s: must be a TBBT-ID (a positive integer)", *r);
     }
     return argv[1];
 }

@@ -28,6 +28,7 @@
 #include "recfile.h"
 #include "split.h"
 #include "submap.h"
+#include "opttab.h"
 #include "usage.h"
 
 #define TOOL "tbbt-split"
@@ -42,23 +43,26 @@ struct split_cli {
     gboolean force, quiet;
 };
 
-static struct split_cli cli = {.parts = 2};
+static struct split_cli cli;
 
-/* The options, declared once: parsing and --help both come from here. */
-static GOptionEntry split_entries[] = {
-    {"parts", 'k', 0, G_OPTION_ARG_INT, &cli.parts, "Parts to make, 2 to 64 (default 2)", "K"},
-    {"select", 's', 0, G_OPTION_ARG_STRING, &cli.select,
-     "Write only these parts, together as one trace (comma-separated part numbers)", "LIST"},
-    {"shared", 0, 0, G_OPTION_ARG_STRING_ARRAY, &cli.shared,
-     "Treat the directory at PATH of the map (\".\": the image root) as a shared ancestor even though "
-     "records "
-     "change it (those records then cross parts; repeatable)",
-     "PATH"},
-    {"force", 'f', 0, G_OPTION_ARG_NONE, &cli.force, "Split even when a dependency crosses parts", NULL},
-    {"output", 'o', 0, G_OPTION_ARG_FILENAME, &cli.prefix, "Output prefix (default: TRACE without .tbbt)",
-     "PREFIX"},
-    {"quiet", 'q', 0, G_OPTION_ARG_NONE, &cli.quiet, "Print only errors", NULL},
-    {NULL, 0, 0, 0, NULL, NULL, NULL}};
+/* The options, declared once (lib/opttab.h). */
+static const struct tbbt_opt split_opts[] = {
+    {"parts", 'k', TBBT_OPT_INT, &cli.parts, "K", "2", 2, TBBT_SPLIT_MAX_PARTS, .help = "Parts to make"},
+    {"select", 's', TBBT_OPT_STRING, &cli.select, "LIST",
+     .help = "Write only these parts, together as one trace (comma-separated part numbers)"},
+    {"shared", 0, TBBT_OPT_LIST, &cli.shared, "PATH",
+     .help =
+         "Treat the directory at PATH of the map (\".\": the image root) as a shared ancestor even though "
+         "records change it (those records then cross parts; repeatable)"},
+    {"force", 'f', TBBT_OPT_FLAG, &cli.force, .help = "Split even when a dependency crosses parts"},
+    {"output", 'o', TBBT_OPT_FILE, &cli.prefix, "PREFIX", .defhelp = "TRACE without .tbbt",
+     .help = "Output prefix"},
+    {"quiet", 'q', TBBT_OPT_FLAG, &cli.quiet, .help = "Print only errors"},
+    {NULL}};
+
+static const struct tbbt_cmd split_cmd = {
+    TOOL, SYNOPSIS, "TRACE.tbbt [TRACE.hmap] - divide a trace into parts that touch disjoint objects",
+    "Exit: 0 done, 1 failed or refused, 2 usage, 3 interrupted.", split_opts};
 
 static volatile sig_atomic_t interrupted;
 
@@ -110,13 +114,8 @@ static char *unit_name(const struct job *j, int u, int parts) {
 
 /* Checks the options and arguments and fills j; exits 2 on bad usage. */
 static void parse(int argc, char **argv, struct job *j) {
-    GOptionContext *ctx = g_option_context_new(
-        "TRACE.tbbt [TRACE.hmap] - divide a trace into parts that touch disjoint objects");
-    g_option_context_add_main_entries(ctx, split_entries, NULL);
-    g_option_context_set_description(ctx, "Exit: 0 done, 1 failed or refused, 2 usage, 3 interrupted.");
-    tbbt_usage_parse(ctx, TOOL, SYNOPSIS, &argc, &argv);
+    tbbt_opt_parse(&split_cmd, &argc, &argv);
     if (argc < 2 || argc > 3) usage("expected TRACE.tbbt and optionally its map");
-    if (cli.parts < 2 || cli.parts > TBBT_SPLIT_MAX_PARTS) usage("--parts must be 2 to 64");
     j->trace = argv[1];
     struct stat sb;
     if (stat(j->trace, &sb) == 0 && !S_ISREG(sb.st_mode)) {

@@ -54,11 +54,11 @@ void tbbt_play_interrupt(void) {
 void tbbt_play_opts_default(struct tbbt_play_opts *o) {
     memset(o, 0, sizeof(*o));
     o->order = &tbbt_sched_fsdep;
-    o->window = 4096;
+    o->window = TBBT_PLAY_WINDOW;
     o->clones = 1;
-    o->max_outstanding = 1024;
-    o->timeout_s = 30;
-    o->seed = 1;
+    o->max_outstanding = TBBT_PLAY_MAX_OUT;
+    o->timeout_s = TBBT_PLAY_TIMEOUT;
+    o->seed = TBBT_PLAY_SEED;
 }
 
 /* One record of the window. */

@@ -55,6 +55,16 @@ struct tbbt_play_opts {
     void *ready_ctx;
 };
 
+/* The player's defaults, written once: tbbt_play_opts_default sets them and
+ * tbbt-play's option table (play_main.c) shows and parses them. Plain
+ * numbers, so that the table can quote them (G_STRINGIFY). */
+#define TBBT_PLAY_WINDOW 4096          /* lookahead window, records */
+#define TBBT_PLAY_MAX_OUT 1024         /* requests out at most */
+#define TBBT_PLAY_TIMEOUT 30           /* seconds a request may wait */
+#define TBBT_PLAY_SEED 1               /* write payload and verifiers */
+#define TBBT_PLAY_WINDOW_MAX 268435456 /* 2^28: window x clones at most */
+
+/* Sets o to the defaults above (fsdep order, full speed, one clone). */
 void tbbt_play_opts_default(struct tbbt_play_opts *o);
 
 /* Replays the trace; fills st (tbbt_pstats_init'ed by the caller).

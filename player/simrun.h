@@ -43,7 +43,7 @@ int tbbt_simrun_parse_windows(const char *spec, uint32_t *w, char *err, size_t e
  * shared by the replay and --simulate. */
 #define TBBT_PLAY_TOOL "tbbt-play"
 #define TBBT_PLAY_SYNOPSIS                                                                                   \
-    "tbbt-play [OPTION...] TRACE.tbbt SERVER:/EXPORT\ntbbt-play --simulate [OPTION...] TRACE.tbbt"
+    "tbbt-play [OPTION...] [TRACE.tbbt] [SERVER:/EXPORT]\ntbbt-play --simulate [OPTION...] [TRACE.tbbt]"
 
 /* The whole of --simulate: argv holds the program and TRACE.tbbt only.
  * Prints the report on stdout (unless quiet), writes the JSON. Returns

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "rectext.h"
+#include "version.h"
 
 void tbbt_pstats_init(struct tbbt_play_stats *s) {
     memset(s, 0, sizeof(*s));
@@ -268,7 +269,7 @@ void tbbt_pstats_json(const struct tbbt_play_stats *s, GString *o) {
     g_string_append_printf(o, "\"clones\":%u,", s->clones ? s->clones : 1); /* from clone on */
     g_string_append_printf(o,
                            "\"init_params\":%s,\"speedup\":%g,\"window\":%u,\"clone\":%d,\"connections\":%d,"
-                           "\"seed\":%llu,\"tool\":\"tbbt-play 0.1.0\",\"partial\":%s},",
+                           "\"seed\":%llu,\"tool\":\"tbbt-play " TBBT_VERSION "\",\"partial\":%s},",
                            s->params ? s->params : "null", s->speedup, s->window, s->clone, s->connections,
                            (unsigned long long)s->seed, s->partial ? "true" : "false");
     if (s->ranks) { /* MPI: "ranks":n in the metadata */

@@ -12,6 +12,7 @@
  *       Reads and writes the records with no pass in between (the floor
  *       bench/correct.sh measures pass 2 against). */
 #include <glib.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -19,6 +20,7 @@
 #include "pass2.h"
 #include "recfile.h"
 #include "interrupt.h"
+#include "opttab.h"
 #include "usage.h"
 
 #define TOOL "tbbt-check"
@@ -28,21 +30,27 @@
     "tbbt-check --write OUT.tbbt --copy FILE.tbbt"
 
 static char *opt_json, *opt_write;
-static gint64 opt_seed = 1;
-static gint opt_window = -1;
+static gint64 opt_seed;
+static gint opt_window;
 static gboolean opt_quiet, opt_all, opt_copy;
 
-static GOptionEntry check_entries[] = {
-    {"json", 0, 0, G_OPTION_ARG_FILENAME, &opt_json, "Also write the report as JSON to FILE", "FILE"},
-    {"write", 'w', 0, G_OPTION_ARG_FILENAME, &opt_write, "Write the corrected records to FILE", "FILE"},
-    {"seed", 0, 0, G_OPTION_ARG_INT64, &opt_seed, "Seed of the inserted records' times (default 1)", "N"},
-    {"window", 0, 0, G_OPTION_ARG_INT, &opt_window, "Records held back for placing insertions (default 4096)",
-     "N"},
-    {"copy", 0, 0, G_OPTION_ARG_NONE, &opt_copy,
-     "With --write: copy the records without the pre-play (the benchmark's floor)", NULL},
-    {"list-all", 0, 0, G_OPTION_ARG_NONE, &opt_all, "List corrected failures too, with their rule", NULL},
-    {"quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet, "Print only the summary line and errors", NULL},
-    {NULL, 0, 0, 0, NULL, NULL, NULL}};
+/* The options, declared once (lib/opttab.h). */
+static const struct tbbt_opt check_opts[] = {
+    {"json", 0, TBBT_OPT_FILE, &opt_json, "FILE", .help = "Also write the report as JSON to FILE"},
+    {"write", 'w', TBBT_OPT_FILE, &opt_write, "FILE", .help = "Write the corrected records to FILE"},
+    {"seed", 0, TBBT_OPT_INT64, &opt_seed, "N", "1", 0, INT64_MAX,
+     .help = "Seed of the inserted records' times"},
+    {"window", 0, TBBT_OPT_INT, &opt_window, "N", NULL, 0, INT_MAX, .defhelp = "pass 2's",
+     .help = "Records held back for placing insertions"},
+    {"copy", 0, TBBT_OPT_FLAG, &opt_copy,
+     .help = "With --write: copy the records without the pre-play (the benchmark's floor)"},
+    {"list-all", 0, TBBT_OPT_FLAG, &opt_all, .help = "List corrected failures too, with their rule"},
+    {"quiet", 'q', TBBT_OPT_FLAG, &opt_quiet, .help = "Print only the summary line and errors"},
+    {NULL}};
+
+static const struct tbbt_cmd check_cmd = {
+    TOOL, SYNOPSIS, "FILE.tbbt - pre-play records and report replay failures",
+    "Exit: 0 no replay failure (with --write: all corrected), 1 failures or error, 2 usage.", check_opts};
 
 /* Sink into the record writer. */
 static int write_sink(void *ctx, const struct tbbt_rec *r) {
@@ -109,15 +117,9 @@ static int run(struct tbbt_recreader *rd, struct tbbt_pass2 *p, const char *path
 /* Parses the options, runs the pre-play (or the copy) and reports; exit codes above. */
 int main(int argc, char **argv) {
     tbbt_interrupt_on_signal("tbbt-check"); /* SIGINT, SIGTERM: temporaries removed, exit 3 */
-    GOptionContext *ctx = g_option_context_new("FILE.tbbt - pre-play records and report replay failures");
-    g_option_context_add_main_entries(ctx, check_entries, NULL);
-    g_option_context_set_description(ctx,
-                                     "Exit: 0 no replay failure (with --write: all corrected), 1 failures "
-                                     "or error, 2 usage.");
-    tbbt_usage_parse(ctx, TOOL, SYNOPSIS, &argc, &argv);
+    tbbt_opt_parse(&check_cmd, &argc, &argv);
     if (argc < 2) tbbt_usage_error(TOOL, SYNOPSIS, "no record file given");
     if (argc > 2) tbbt_usage_error(TOOL, SYNOPSIS, "one record file only, got %d operands", argc - 1);
-    if (opt_window < -1) tbbt_usage_error(TOOL, SYNOPSIS, "--window %d: must be 0 or more", opt_window);
     if (opt_copy && !opt_write) tbbt_usage_error(TOOL, SYNOPSIS, "--copy needs --write");
     char err[512];
     struct tbbt_recreader *rd = tbbt_recr_open(argv[1], err, sizeof(err));
@@ -139,7 +141,7 @@ int main(int argc, char **argv) {
     struct tbbt_pass2_opts o;
     tbbt_pass2_opts_default(&o);
     o.seed = (uint64_t)opt_seed;
-    if (opt_window >= 0) o.window = (uint32_t)opt_window;
+    if (tbbt_opt_given(&check_cmd, &opt_window)) o.window = (uint32_t)opt_window;
     if (opt_all) {
         o.list_corrected = 1;
         o.max_listed = 1000000;

@@ -17,6 +17,7 @@
 #include "recfile.h"
 #include "rectext.h"
 #include "interrupt.h"
+#include "opttab.h"
 #include "usage.h"
 
 #define TOOL "tbbt-dump"
@@ -36,17 +37,21 @@ struct opts {
 
 static struct opts o;
 
-static const GOptionEntry entries[] = {
-    {"jsonl", 'j', 0, G_OPTION_ARG_NONE, &o.jsonl, "Print JSON lines instead of the text form", NULL},
-    {"text-in", 't', 0, G_OPTION_ARG_NONE, &o.text_in,
-     "Read the text form (FILE or -) and write a record file to -o", NULL},
-    {"output", 'o', 0, G_OPTION_ARG_FILENAME, &o.out,
-     "Write to OUT (default stdout; required with --text-in)", "OUT"},
-    {"meta", 'm', 0, G_OPTION_ARG_NONE, &o.meta, "Print the file's metadata (JSON text) and exit", NULL},
-    {"set-meta", 0, 0, G_OPTION_ARG_STRING, &o.set_meta,
-     "With --text-in: metadata to store (default names the input)", "JSON"},
-    {NULL, 0, 0, 0, NULL, NULL, NULL},
-};
+/* The options, declared once (lib/opttab.h). */
+static const struct tbbt_opt dump_opts[] = {
+    {"jsonl", 'j', TBBT_OPT_FLAG, &o.jsonl, .help = "Print JSON lines instead of the text form"},
+    {"text-in", 't', TBBT_OPT_FLAG, &o.text_in,
+     .help = "Read the text form (FILE or -) and write a record file to -o"},
+    {"output", 'o', TBBT_OPT_FILE, &o.out, "OUT", .defhelp = "standard output",
+     .help = "Write to OUT (required with --text-in)"},
+    {"meta", 'm', TBBT_OPT_FLAG, &o.meta, .help = "Print the file's metadata (JSON text) and exit"},
+    {"set-meta", 0, TBBT_OPT_STRING, &o.set_meta, "JSON", .defhelp = "names the input",
+     .help = "With --text-in: metadata to store"},
+    {NULL}};
+
+static const struct tbbt_cmd dump_cmd = {
+    TOOL, SYNOPSIS, "FILE - print a record file as text or JSON lines, or turn the text form back into one",
+    "Exit: 0 done, 1 failed (one line naming the file and line or offset), 2 usage.", dump_opts};
 
 /* Writes buf to f and empties it. Returns 0 or -1 (message printed). */
 static int flush_out(GString *buf, FILE *f, const char *name) {
@@ -186,12 +191,7 @@ static int undump(const char *path) {
 
 /* Parses the command line into o; exits 2 on bad usage (lib/usage.h). */
 static void parse_args(int *argc, char ***argv) {
-    GOptionContext *ctx = g_option_context_new("FILE");
-    g_option_context_set_summary(ctx,
-                                 "Print a tbbt record file as text (default) or JSON lines, or convert the\n"
-                                 "text form back into a record file (--text-in).");
-    g_option_context_add_main_entries(ctx, entries, NULL);
-    tbbt_usage_parse(ctx, TOOL, SYNOPSIS, argc, argv);
+    tbbt_opt_parse(&dump_cmd, argc, argv);
     if (*argc < 2) tbbt_usage_error(TOOL, SYNOPSIS, "no FILE given");
     if (*argc > 2) tbbt_usage_error(TOOL, SYNOPSIS, "one FILE only, got %d operands", *argc - 1);
     if (o.text_in && (!o.out || o.jsonl || o.meta))

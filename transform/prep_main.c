@@ -5,6 +5,7 @@
  * at -o), and print the summary. Exit codes as in design.md: 0 done
  * (warnings may have been printed), 1 failed, 2 bad usage. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,9 +27,11 @@
 #include "summary.h"
 #include "textin.h"
 #include "interrupt.h"
+#include "opttab.h"
 #include "usage.h"
+#include "version.h"
+#include "workspace.h"
 
-#define TBBT_VERSION "0.1.0"
 #define TOOL "tbbt-prep"
 /* The forms of the command line, for usage errors (lib/usage.h); --help has the options. */
 #define SYNOPSIS                                                                                             \
@@ -50,40 +53,45 @@ struct prep_opts {
     gint64 seed;
 };
 
-static struct prep_opts opt = {.reply_timeout = 30, .step_threshold = 1, .max_warnings = 10, .seed = 1};
+static struct prep_opts opt;
 
-/* The options, declared once: parsing and --help both come from here. */
-static GOptionEntry prep_entries[] = {
-    {"output", 'o', 0, G_OPTION_ARG_FILENAME, &opt.output,
-     "Record file to write (default: NAME.tbbt beside the capture)", "FILE"},
-    {"port", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &opt.ports,
-     "Also treat this TCP/UDP port as NFS (NFS is found by RPC program on any port; repeatable)", "PORT"},
-    {"reply-timeout", 0, 0, G_OPTION_ARG_DOUBLE, &opt.reply_timeout,
-     "Seconds after which a call with no reply is kept as reply-lost (default 30)", "SEC"},
-    {"step-threshold", 0, 0, G_OPTION_ARG_DOUBLE, &opt.step_threshold,
-     "A backward clock step larger than this many seconds is repaired (default 1)", "SEC"},
-    {"summary-json", 0, 0, G_OPTION_ARG_FILENAME, &opt.summary_json, "Also write the summary as JSON to FILE",
-     "FILE"},
-    {"quiet", 'q', 0, G_OPTION_ARG_NONE, &opt.quiet, "Print only warnings and errors", NULL},
-    {"no-correct", 0, 0, G_OPTION_ARG_NONE, &opt.no_correct,
-     "Pass 1 only: write the records as captured, without pass 2's pre-play and corrections", NULL},
-    {"format", 'f', 0, G_OPTION_ARG_STRING, &opt.format,
-     "What the input is: capture, ellard (nfsdump text), text (records' text form), or auto (default: "
-     "found from its first bytes)",
-     "KIND"},
-    {"map", 'm', 0, G_OPTION_ARG_FILENAME, &opt.map,
-     "Hierarchy map to write (default: NAME.hmap beside the records; beside the capture when -o is /dev/null "
-     "or a FIFO)",
-     "FILE"},
-    {"no-map", 0, 0, G_OPTION_ARG_NONE, &opt.no_map,
-     "Skip pass 3: no hierarchy map, and no victim IDs in remove, rmdir and rename records", NULL},
-    {"seed", 0, 0, G_OPTION_ARG_INT64, &opt.seed, "Seed of the corrective records' timestamps (default 1)",
-     "N"},
-    {"max-warnings", 0, 0, G_OPTION_ARG_INT, &opt.max_warnings,
-     "Print at most N per-packet warnings (malformed packets, lost framing), then only their count (default "
-     "10)",
-     "N"},
-    {NULL, 0, 0, 0, NULL, NULL, NULL}};
+/* The options, declared once (lib/opttab.h): defaults, bounds, parsing and --help. */
+static const struct tbbt_opt prep_opts[] = {
+    {"output", 'o', TBBT_OPT_FILE, &opt.output, "FILE", .defhelp = "NAME.tbbt beside the capture",
+     .help = "Record file to write"},
+    {"port", 'p', TBBT_OPT_LIST, &opt.ports, "PORT",
+     .help = "Also treat this TCP/UDP port as NFS (NFS is found by RPC program on any port; repeatable)"},
+    {"reply-timeout", 0, TBBT_OPT_DOUBLE, &opt.reply_timeout, "SEC", "30", .dlo = 0.001, .dhi = 1e6,
+     .help = "Seconds after which a call with no reply is kept as reply-lost"},
+    {"step-threshold", 0, TBBT_OPT_DOUBLE, &opt.step_threshold, "SEC", "1", .dlo = 0.001, .dhi = 1e6,
+     .help = "A backward clock step larger than this many seconds is repaired"},
+    {"summary-json", 0, TBBT_OPT_FILE, &opt.summary_json, "FILE",
+     .help = "Also write the summary as JSON to FILE"},
+    {"quiet", 'q', TBBT_OPT_FLAG, &opt.quiet, .help = "Print only warnings and errors"},
+    {"no-correct", 0, TBBT_OPT_FLAG, &opt.no_correct,
+     .help = "Pass 1 only: write the records as captured, without pass 2's pre-play and corrections"},
+    {"format", 'f', TBBT_OPT_STRING, &opt.format, "KIND", "auto", .choices = "capture|ellard|text|auto",
+     .help = "What the input is: capture, ellard (nfsdump text), text (records' text form), or auto (found "
+             "from its first bytes)"},
+    {"map", 'm', TBBT_OPT_FILE, &opt.map, "FILE",
+     .defhelp = "NAME.hmap beside the records; beside the capture when -o is /dev/null or a FIFO",
+     .help = "Hierarchy map to write"},
+    {"no-map", 0, TBBT_OPT_FLAG, &opt.no_map,
+     .help = "Skip pass 3: no hierarchy map, and no victim IDs in remove, rmdir and rename records"},
+    {"seed", 0, TBBT_OPT_INT64, &opt.seed, "N", "1", 0, INT64_MAX,
+     .help = "Seed of the corrective records' timestamps"},
+    {"max-warnings", 0, TBBT_OPT_INT, &opt.max_warnings, "N", "10", 0, INT_MAX,
+     .help = "Print at most N per-packet warnings (malformed packets, lost framing), then only their count"},
+    {NULL}};
+
+static const struct tbbt_cmd prep_cmd = {
+    TOOL, SYNOPSIS, "INPUT - decode an NFS capture or trace into replay records",
+    "Reads pcap/pcapng captures, Ellard's nfsdump text traces and the records' text form (also .gz, .zst). "
+    "INPUT - (standard input), a pipe or a FIFO is read once as a capture (plain or .zst; --format for "
+    "another kind), and needs -o. The records and map are recorded as the trace of the workspace (the "
+    "current directory's " TBBT_WS_FILE ", docs/workspace.md) unless -o writes them elsewhere and there is "
+    "no workspace here. Exit: 0 done, 1 failed, 2 usage, 3 interrupted.",
+    prep_opts};
 
 struct prep {
     const char *in;
@@ -97,6 +105,7 @@ struct prep {
     struct tbbt_recwriter *w;
     struct tbbt_summary sum;
     struct tbbt_quality quality; /* the capture's verdict, once it is read */
+    struct tbbt_ws *ws;          /* the current directory's workspace */
     char err[512];
 };
 
@@ -299,44 +308,39 @@ static int write_summary_json(const char *path, struct prep *p, double wall, dou
     return tbbt_out_put("tbbt-prep", path, j);
 }
 
-/* The --format option as an input kind (0 = auto); exits 2 if unknown. */
+/* The --format option as an input kind (0 = auto; the table allows no other). */
 static int forced_kind(void) {
-    if (!opt.format || !strcmp(opt.format, "auto")) return 0;
     if (!strcmp(opt.format, "capture")) return TBBT_IN_CAPTURE;
     if (!strcmp(opt.format, "ellard")) return TBBT_IN_ELLARD;
     if (!strcmp(opt.format, "text")) return TBBT_IN_RECTEXT;
-    tbbt_usage_error(TOOL, SYNOPSIS, "--format %s: not capture, ellard, text or auto", opt.format);
+    return 0;
 }
 
 /* Parses and checks every option before touching a file (bad usage exits
  * 2 whatever the file), then finds what the input holds and, for a
  * capture, opens it (exit 1 if it cannot). Returns the input path. */
 static const char *parse_args(int argc, char **argv, struct prep *p) {
-    GOptionContext *ctx = g_option_context_new("INPUT - decode an NFS capture or trace into replay records");
-    g_option_context_add_main_entries(ctx, prep_entries, NULL);
-    g_option_context_set_description(
-        ctx, "Reads pcap/pcapng captures, Ellard's nfsdump text traces and the records' "
-             "text form (also .gz, .zst). INPUT - (standard input), a pipe or a FIFO is read "
-             "once as a capture (plain or .zst; --format for another kind), and needs -o. "
-             "Exit: 0 done, 1 failed, 2 usage, 3 interrupted.");
-    tbbt_usage_parse(ctx, TOOL, SYNOPSIS, &argc, &argv);
-    if (argc < 2) tbbt_usage_error(TOOL, SYNOPSIS, "no INPUT given");
-    if (argc > 2) tbbt_usage_error(TOOL, SYNOPSIS, "one INPUT only, got %d operands", argc - 1);
-    if (opt.reply_timeout <= 0 || opt.step_threshold <= 0 || opt.max_warnings < 0)
-        tbbt_usage_error(TOOL, SYNOPSIS, "timeouts and counts must be positive");
+    tbbt_opt_parse(&prep_cmd, &argc, &argv);
+    if (argc < 2) tbbt_opt_usage(&prep_cmd, "no INPUT given");
+    if (argc > 2) tbbt_opt_usage(&prep_cmd, "one INPUT only, got %d operands", argc - 1);
     if (strcmp(argv[1], "-") == 0 && !opt.output)
-        tbbt_usage_error(TOOL, SYNOPSIS, "reading standard input (-) needs -o OUT.tbbt");
+        tbbt_opt_usage(&prep_cmd, "reading standard input (-) needs -o OUT.tbbt");
     int kind = forced_kind();
     uint16_t ports[64];
     unsigned nports = 0;
     for (char **s = opt.ports; s && *s; s++) {
         char *end;
         long v = strtol(*s, &end, 10);
-        if (*end || v <= 0 || v > 65535 || nports == 64)
-            tbbt_usage_error(TOOL, SYNOPSIS, "--port %s: not a port number, or too many ports", *s);
+        if (!**s || *end || v <= 0 || v > 65535)
+            tbbt_opt_usage(&prep_cmd, "--port %s: must be a port number from 1 to 65535", *s);
+        if (nports == 64) tbbt_opt_usage(&prep_cmd, "--port %s: 64 ports at most", *s);
         ports[nports++] = (uint16_t)v;
     }
-    char err[512];
+    char err[1024];
+    if (!(p->ws = tbbt_ws_load(err, sizeof(err)))) { /* a broken workspace is said before any work */
+        fprintf(stderr, "tbbt-prep: %s\n", err);
+        exit(1);
+    }
     if (!kind && (kind = tbbt_input_kind(argv[1], err, sizeof(err))) < 0) {
         fprintf(stderr, "tbbt-prep: %s\n", err);
         exit(1);
@@ -351,6 +355,28 @@ static const char *parse_args(int argc, char **argv, struct prep *p) {
     for (unsigned i = 0; i < nports; i++)
         tbbt_capture_add_port(p->cap, ports[i]);
     return argv[1];
+}
+
+/* Records the trace just written in the workspace of the current
+ * directory, so that tbbt-init and tbbt-play find it: when there is a
+ * workspace here already, or the records are here or in their default
+ * place (no -o). Not for records or a map that are not regular files
+ * (/dev/null, a FIFO) or with --no-map. Returns 0, or -1 (said). */
+static int record_trace(struct prep *p, const char *outpath, const char *mappath) {
+    if (!p->p3 || !tbbt_out_replaceable(outpath) || !tbbt_out_replaceable(mappath)) return 0;
+    char *dir = g_path_get_dirname(outpath);
+    gboolean here = tbbt_ws_same_path(dir, ".");
+    g_free(dir);
+    if (!p->ws->exists && opt.output && !here) return 0;
+    char err[1024];
+    if (tbbt_ws_add_trace(p->ws, outpath, mappath, err, sizeof(err)) < 0 ||
+        tbbt_ws_save(p->ws, err, sizeof(err)) < 0) {
+        fprintf(stderr, "tbbt-prep: %s\n", err);
+        return -1;
+    }
+    if (!opt.quiet)
+        fprintf(stderr, "tbbt-prep: recorded %s (map %s) in %s\n", outpath, mappath, TBBT_WS_FILE);
+    return 0;
 }
 
 /* The record file's metadata: the source and the passes it went through. */
@@ -450,6 +476,7 @@ static int finish(struct prep *p, char *outpath, char *mappath, char *meta, int 
     if (p->p2) tbbt_pass2_free(p->p2);
     tbbt_pass3_free(p->p3);
     if (p->cap) tbbt_capture_close(p->cap);
+    tbbt_ws_free(p->ws);
     g_free(mappath), g_free(outpath), g_free(meta);
     return rc;
 }
@@ -514,5 +541,6 @@ int main(int argc, char **argv) {
         if (p.p3) printf("Wrote the hierarchy map to %s\n", mappath);
     }
     if (opt.summary_json && write_summary_json(opt.summary_json, &p, wall, cpu) != 0) rc = 1;
+    if (record_trace(&p, outpath, mappath) != 0) rc = 1;
     return finish(&p, outpath, mappath, meta, rc);
 }

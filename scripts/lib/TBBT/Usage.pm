@@ -14,10 +14,11 @@ use strict;
 use warnings;
 
 use Exporter qw(import);
+use FindBin;
 use Getopt::Long qw(GetOptionsFromArray);
 use Pod::Usage qw(pod2usage);
 
-our @EXPORT_OK = qw(usage_error get_options);
+our @EXPORT_OK = qw(usage_error get_options version);
 
 # usage_error(PROG, MSG): prints "PROG: MSG" (MSG made one line: its own
 # lines joined with "; ") and the synopsis of the running script ($0's
@@ -32,8 +33,34 @@ sub usage_error {
     pod2usage(-verbose => 0, -exitval => 2, -output => \*STDERR);
 }
 
+# version(): tbbt's version, from TBBT::Version, which CMake makes from
+# project(tbbt VERSION ...) (lib/CMakeLists.txt), as it makes the C
+# commands' lib/version.h: looked for in @INC (installed beside this
+# module), then in the build tree ($TBBT_BUILD, then ../build beside the
+# script, as TBBT::Tool finds the C programs). undef when not built.
+sub version {
+    my @build = ((defined $ENV{TBBT_BUILD} && $ENV{TBBT_BUILD} ne '' ? ("$ENV{TBBT_BUILD}/scripts/lib") : ()),
+        "$FindBin::Bin/../build/scripts/lib");
+    local @INC = (@INC, @build);
+    return eval { require TBBT::Version; $TBBT::Version::VERSION };
+}
+
+# print_version(PROG): "PROG (tbbt) VERSION" on stdout, exit 0 (1 with a
+# line on stderr when TBBT::Version was not built): --version, the same as
+# the C commands' (lib/opttab.h).
+sub print_version {
+    my ($prog) = @_;
+    my $v = version();
+    unless (defined $v) {
+        print STDERR "$prog: the version is not known: TBBT::Version was not built (cmake)\n";
+        exit 1;
+    }
+    print "$prog (tbbt) $v\n";
+    exit 0;
+}
+
 # get_options(PROG, ARGV, SPEC...): GetOptionsFromArray(ARGV, SPEC...),
-# returning true; when it fails, the complaints Getopt::Long warns
+# with --version added (print_version); returning true; when it fails, the complaints Getopt::Long warns
 # ("Unknown option: x", 'Value "abc" invalid for option n (number
 # expected)', "Option o requires an argument") become one usage error,
 # named after PROG rather than left as bare warnings.
@@ -42,7 +69,7 @@ sub get_options {
     my @why;
     my $ok = do {
         local $SIG{__WARN__} = sub { push @why, $_[0] };
-        GetOptionsFromArray($argv, @spec);
+        GetOptionsFromArray($argv, @spec, 'version' => sub { print_version($prog) });
     };
     usage_error($prog, @why ? join('', @why) : 'bad option') unless $ok;
     return 1;
