@@ -21,12 +21,9 @@
 #      mount namespace can be made (unshare -m), with the source and build
 #      trees hidden under empty tmpfs mounts, so a command that reached
 #      into them would fail.
-#      The servers listen on private ports, so every init and play also
-#      gets --nfs-port/--mount-port. Until the workspace (issue 22 point 1)
-#      lands, the steps also name what the workspace will remember: the
-#      map, the trace, the server and the result file (the EXPLICIT_*
-#      arrays below); with it, empty those arrays and the steps are the
-#      README's exactly.
+#      The servers listen on private ports, so tbbt-init also gets
+#      --nfs-port/--mount-port (the workspace remembers them for
+#      tbbt-play); otherwise the steps are the README's as typed.
 # Knobs: TBBT_INSTALL_MODE=apt|extract (default: apt where it can).
 # Usage (ctest): bash quickstart.sh BUILD_DIR SRC_DIR; exit 77 = skipped.
 BUILD=${1:?usage: quickstart.sh BUILD_DIR SRC_DIR}
@@ -157,33 +154,23 @@ check "tbbt-prep is the installed one" as_user sh -c "test \"\$(command -v tbbt-
 step "prep" tbbt-prep trace.pcap
 check "trace.tbbt and trace.hmap beside the capture" [ -s "$WS/trace.tbbt" -a -s "$WS/trace.hmap" ]
 
-# Beside the quick start, the installed commands that run others: the Perl
-# transforms run tbbt-dump (bin) and their C loops (libexec/tbbt),
-# tbbt-prep runs tbbt-ellard (bin) on an Ellard text trace.
-step "summary" tbbt-summary trace.tbbt
-check "summary: the trace's 1582 records counted" grep -q '^records 1582 ' "$TMP/step.out"
-cp "$SRC/tests/data/ellard-quirks.txt" "$WS/ellard.txt"
-step "Ellard text" tbbt-prep -q -o ellard.tbbt ellard.txt
-check "Ellard text: records written" [ -s "$WS/ellard.tbbt" ]
-
-# What the workspace will remember (empty these when it does).
-EXPLICIT_INIT=(--map trace.hmap)
-EXPLICIT_REPORT=(A.json)
-
+# The README's quick start, as typed, in the workspace (docs/workspace.md):
+# tbbt-init takes the map, tbbt-play the trace, the server and the result
+# file (tbbt-results/), tbbt-report and tbbt-compare the runs.
 # server S: start nfs-ganesha S, build the image, replay, stop it.
 server() {
-    local s=$1
+    local s=$1 name=$2
     tbbt_ganesha_start "$TMP/srv$s" || { check "ganesha $s started" false; return 1; }
     local srv="127.0.0.1:$TBBT_EXPORT"
     local ports=(--nfs-port "$TBBT_NFS_PORT" --mount-port "$TBBT_MNT_PORT")
-    local explicit_play=(--json "$s.json" trace.tbbt "$srv")
-    local init=(tbbt-init --scope 8192 "${ports[@]}" "${EXPLICIT_INIT[@]}" "$srv")
+    local init=(tbbt-init --scope 8192 "${ports[@]}" "$srv")
     # a just-started server may hang up the first MOUNT: one retry
     as_user "${init[@]}" || { sleep 1 && as_user "${init[@]}" --replace; }
     local rc=$?
     check "init $s: ${init[*]} (exit $rc)" [ $rc = 0 ]
     [ $rc = 0 ] || sed 's/^/    /' "$TMP/step.out" | tail -15
-    step "play $s" tbbt-play --order fsdep --speedup 6 "${ports[@]}" "${explicit_play[@]}"
+    # the second server must be named: the workspace holds two
+    step "play $s" tbbt-play --order fsdep --speedup 6 ${name:+"$srv"}
     rc=$?
     [ $rc = 0 ] && sed -n 's/^/    /; /[Rr]eplayed\|matched/p' "$TMP/step.out" | head -3
     tbbt_ganesha_stop "$TMP/srv$s"
@@ -196,17 +183,29 @@ matched() {
 }
 
 if server A; then
-    read -r n m <<<"$(matched "$WS/A.json")"
+    res=$(ls "$WS"/tbbt-results/*.json 2>/dev/null)
+    check "play A: one result in tbbt-results/ ($res)" [ "$(echo "$res" | grep -c .)" = 1 ]
+    read -r n m <<<"$(matched "$res")"
     check "play A: every one of the $n records matched ($m)" [ "${n:-0}" -gt 1000 -a "$m" = "$n" ]
-    step "report A" tbbt-report -o report-A "${EXPLICIT_REPORT[@]}"
-    check "report A: text and HTML written" [ -s "$WS/report-A/report.txt" -a -s "$WS/report-A/report.html" ]
+    step "report A" tbbt-report
+    check "report A: text and HTML written" [ -s "$WS/tbbt-report/report.txt" -a -s "$WS/tbbt-report/report.html" ]
 fi
-if server B; then
-    EXPLICIT_REPORT=(A.json B.json)
-    step "compare" tbbt-report -o report-AB "${EXPLICIT_REPORT[@]}"
-    check "comparison: both servers in the report" \
-        grep -q "$TMP/srvA.*$TMP/srvB\|$TMP/srvB.*$TMP/srvA" <(tr '\n' ' ' <"$WS/report-AB/report.txt")
+if server B named; then
+    check "play B: two results in tbbt-results/" [ "$(ls "$WS"/tbbt-results/*.json | wc -l)" = 2 ]
+    step "compare" tbbt-compare
+    check "comparison: written" [ -s "$WS/tbbt-compare/report.txt" -a -s "$WS/tbbt-compare/report.html" ]
 fi
+
+# Beside the quick start, the installed commands that run others: the Perl
+# transforms run tbbt-dump (bin) and their C loops (libexec/tbbt),
+# tbbt-prep runs tbbt-ellard (bin) on an Ellard text trace (in a directory
+# of its own: a second trace in the workspace would need naming).
+step "summary" tbbt-summary trace.tbbt
+check "summary: the trace's 1582 records counted" grep -q '^records 1582 ' "$TMP/step.out"
+mkdir -p "$WS/ellard"
+cp "$SRC/tests/data/ellard-quirks.txt" "$WS/ellard/ellard.txt"
+step "Ellard text" tbbt-prep -q -o ellard/ellard.tbbt ellard/ellard.txt
+check "Ellard text: records written" [ -s "$WS/ellard/ellard.tbbt" ]
 remove_pkg
 if [ "$mode" = apt ]; then
     check "apt-get remove tbbt: nothing of it left in /usr/bin" [ ! -e /usr/bin/tbbt-prep ]
