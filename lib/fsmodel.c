@@ -847,7 +847,9 @@ void tbbt_fsmodel_apply(struct tbbt_fsmodel *m, const struct tbbt_rec *r, int st
     case TBBT_OP_MKNOD:
     case TBBT_OP_LINK:
         apply_make(m, r, status, n);
-        if (status == TBBT_NFS_OK) tbbt_fsmodel_learn_attrs(m, r->op == TBBT_OP_LINK ? r->obj : r->newobj, r);
+        /* a link's reply shows its object's attributes, failed or not */
+        if (status == TBBT_NFS_OK || r->op == TBBT_OP_LINK)
+            tbbt_fsmodel_learn_attrs(m, r->op == TBBT_OP_LINK ? r->obj : r->newobj, r);
         break;
     case TBBT_OP_REMOVE:
     case TBBT_OP_RMDIR: apply_remove(m, r, status, n); break;
