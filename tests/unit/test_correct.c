@@ -272,6 +272,34 @@ static void test_lookup_other_object(void **s) {
     expect(t, 2, "lookup-other-object", w, 2);
 }
 
+/* lookup found, under a name the model holds, an object the model holds
+ * under one other name: the rename of that name onto it was lost (a
+ * mail delivery's tmp -> new), and is inserted. */
+static void test_lookup_other_object_renamed(void **s) {
+    (void)s;
+    struct step t[] = {CR(ROOT, "a", 10), CR(ROOT, "tmp", 11), LK(0, ROOT, "a", 11, 1)};
+    struct want w[] = {{TBBT_OP_RENAME, ROOT, "tmp", 1, 2}};
+    expect(t, 3, "lookup-other-object", w, 1);
+}
+
+/* A readdirplus shows, under a name the model holds, another object
+ * than the model's: the rename of the object's other name onto it was
+ * lost (inserted before the listing); when the listing still shows that
+ * other name, the name was removed and made a link of the object. */
+static void test_listing_other_object(void **s) {
+    (void)s;
+    struct step t[] = {CR(ROOT, "a", 10), CR(ROOT, "tmp", 11), LS(TBBT_OP_READDIRPLUS, ROOT)};
+    const char *const l[] = {NULL, NULL, "a:11:1"};
+    struct want w[] = {{TBBT_OP_RENAME, ROOT, "tmp", 1, 2}};
+    listings = l;
+    expect(t, 3, "readdirplus-lists-other-object", w, 1);
+    const char *const l2[] = {NULL, NULL, "a:11:1,tmp:11:1"};
+    struct want w2[] = {{TBBT_OP_REMOVE, ROOT, "a", 1, 2}, {TBBT_OP_LINK, ROOT, "a", 1, 2}};
+    listings = l2;
+    expect(t, 3, "readdirplus-lists-other-object", w2, 2);
+    listings = NULL;
+}
+
 /* guarded create succeeded on an existing name: remove inserted. */
 static void test_create_exists(void **s) {
     (void)s;
@@ -455,6 +483,17 @@ static void test_handle_stale_live(void **s) {
     struct step t[] = {CR(ROOT, "a", 10), GA(70, 10)};
     struct want w[] = {{TBBT_OP_REMOVE, ROOT, "a", 0, 1}};
     expect(t, 2, "handle-stale-live", w, 1);
+}
+
+/* A read of a file whose mode (0600, another user's) the model holds
+ * was stale, not denied: a server checks the handle first, so the file
+ * was gone -- its removal was lost and is inserted. */
+static void test_denied_stale_live(void **s) {
+    (void)s;
+    struct step t[] = {{TBBT_OP_CREATE, 0, 0, ROOT, "a", 0, NULL, 10, 1, 0, 0, 1001, 0, 0600},
+                       {TBBT_OP_READ, 70, 10, 0, NULL, 0, NULL, 0, 0, -1, 0, 1000, 0, 0}};
+    struct want w[] = {{TBBT_OP_REMOVE, ROOT, "a", 0, 1}};
+    expect(t, 2, "denied-stale-live", w, 1);
 }
 
 /* An object used after the record that removed it: that name is renamed
@@ -1230,6 +1269,70 @@ static void test_reply_shows_smaller_size(void **s) {
     tweak = NULL;
 }
 
+/* Link counts of step i (tweak): 2 where nlinks[i] says so. */
+static const uint32_t *nlinks;
+static void set_nlinks(struct tbbt_rec *r, int i) {
+    if (tbbt_rec_has(r, TBBT_F_TYPE) && nlinks[i]) tbbt_rec_set_u64(r, TBBT_F_NLINK, nlinks[i]);
+}
+
+/* A reply shows two links to a file the trace made under one name: a
+ * link was lost; it is inserted (as root) under a made-up name after the
+ * record that showed one link, so that removing the file's known name
+ * leaves it alive on replay as in the trace. A later lookup that shows
+ * the link's real name renames the made-up one to it. */
+static void test_reply_shows_more_links(void **s) {
+    (void)s;
+    struct step t[] = {CR(ROOT, "a", 10), GA(0, 10), RM(0, ROOT, "a"), GA(0, 10)};
+    t[1].type = t[3].type = 1;
+    static const uint32_t n[] = {0, 2, 0, 1};
+    nlinks = n;
+    tweak = set_nlinks;
+    struct want w[] = {{TBBT_OP_LINK, ROOT, ".tbbt-link-10-1", 0, 1}};
+    expect(t, 4, "reply-shows-more-links", w, 1);
+    /* the real name shows up: the made-up one becomes it */
+    struct step u[] = {CR(ROOT, "a", 10), GA(0, 10), LK(0, ROOT, "h", 10, 1)};
+    u[1].type = 1;
+    static const uint32_t nu[] = {0, 2, 2};
+    nlinks = nu;
+    struct tbbt_pass2_stats st;
+    GPtrArray *out = run(u, 3, &st);
+    assert_int_equal(st.unexplained, 0);
+    assert_int_equal(st.inserted, 2);
+    const struct tbbt_rec *x = out->pdata[3];
+    assert_true(x->flags & TBBT_RF_INSERTED);
+    assert_int_equal(x->op, TBBT_OP_RENAME);
+    assert_true(x->name2.len == 1 && !memcmp(tbbt_rec_str(x, x->name2), "h", 1));
+    assert_int_equal(recheck(out), 0);
+    g_ptr_array_free(out, TRUE);
+    tweak = NULL;
+}
+
+/* A read of an object no record showed is stale: the object was made
+ * and removed where the capture lost it. Its make and removal (as root,
+ * in a directory there before the trace) are inserted, so the replay
+ * holds a stale handle for the read. A lost read of it before: it saw
+ * the object gone too, and both go before it. */
+static void test_handle_stale_unknown(void **s) {
+    (void)s;
+    struct step t[] = {LK(0, ROOT, "d", 5, 2),
+                       {TBBT_OP_READ, 70, 20, 0, NULL, 0, NULL, 0, 0, -1, 0, 0, 0, 0}};
+    struct want w[] = {{TBBT_OP_CREATE, ROOT, ".tbbt-gone-20", 0, 1},
+                       {TBBT_OP_REMOVE, ROOT, ".tbbt-gone-20", 0, 1}};
+    expect(t, 2, "handle-stale-unknown", w, 2);
+    struct step u[] = {LK(0, ROOT, "d", 5, 2),
+                       {TBBT_OP_READ, 0, 20, 0, NULL, 0, NULL, 0, 0, -1, 1, 0, 0, 0},
+                       {TBBT_OP_READ, 70, 20, 0, NULL, 0, NULL, 0, 0, -1, 0, 0, 0, 0}};
+    struct want wu[] = {{TBBT_OP_CREATE, ROOT, ".tbbt-gone-20", 0, 1},
+                        {TBBT_OP_REMOVE, ROOT, ".tbbt-gone-20", 0, 1}};
+    expect(u, 3, "handle-stale-unknown", wu, 2);
+    struct tbbt_pass2_stats st;
+    GPtrArray *out = run(u, 3, &st);
+    const struct tbbt_rec *lost = out->pdata[3];
+    assert_true(lost->flags & TBBT_RF_REPLY_LOST);
+    assert_int_equal(lost->status, TBBT_NFSERR_STALE);
+    g_ptr_array_free(out, TRUE);
+}
+
 /* Step 2 of test_concurrent_chmod: a chmod by another client, made
  * before step 1's reply came (which shows its effect already). */
 static void concurrent_chmod(struct tbbt_rec *r, int i) {
@@ -1430,6 +1533,8 @@ int main(void) {
         cmocka_unit_test(test_lookup_unknown_name_made_object),
         cmocka_unit_test(test_lookup_noent_present),
         cmocka_unit_test(test_lookup_other_object),
+        cmocka_unit_test(test_lookup_other_object_renamed),
+        cmocka_unit_test(test_listing_other_object),
         cmocka_unit_test(test_create_exists),
         cmocka_unit_test(test_create_eexist_absent),
         cmocka_unit_test(test_create_other_object),
@@ -1447,6 +1552,7 @@ int main(void) {
         cmocka_unit_test(test_rename_unknown_entries),
         cmocka_unit_test(test_rename_noent_nonempty),
         cmocka_unit_test(test_handle_stale_live),
+        cmocka_unit_test(test_denied_stale_live),
         cmocka_unit_test(test_used_after_removal),
         cmocka_unit_test(test_dir_after_removal),
         cmocka_unit_test(test_denied_after_removal),
@@ -1474,6 +1580,8 @@ int main(void) {
         cmocka_unit_test(test_reply_shows_other_mode),
         cmocka_unit_test(test_reply_shows_other_owner),
         cmocka_unit_test(test_reply_shows_smaller_size),
+        cmocka_unit_test(test_reply_shows_more_links),
+        cmocka_unit_test(test_handle_stale_unknown),
         cmocka_unit_test(test_concurrent_chmod),
         cmocka_unit_test(test_write_in_flight),
         cmocka_unit_test(test_lost_chmod_then_other_mode),
