@@ -335,13 +335,67 @@ static void test_made_mode_fits_denial(void **s) {
     tbbt_pass2_free(p);
 }
 
+/* Writes by a user to a file whose mode and owner no reply showed: the
+ * first was denied; the next, its reply lost, is denied too (nothing
+ * changed the file's mode or owner between). Another user's lost write
+ * stays assumed to succeed, and so does one after a chmod. */
+static void test_lost_write_after_denial(void **s) {
+    (void)s;
+    static const struct line t[] = {
+        {100, 101, 801, "write 13 T cred=1:1001:1001 obj=10 offset=0 count=10 stable=0"},
+        {110, -1, 801, "write - LT cred=1:1001:1001 obj=10 offset=10 count=10 stable=0"},
+        {120, -1, 802, "write - LT cred=1:1000:1000 obj=10 offset=20 count=10 stable=0"},
+        {130, 131, 802, "setattr 0 T cred=1:0:0 obj=10 set_mode=438"},
+        {140, -1, 801, "write - LT cred=1:1001:1001 obj=10 offset=30 count=10 stable=0"},
+        {0, 0, 0, NULL}};
+    GPtrArray *out;
+    struct tbbt_pass2 *p = run(t, &out);
+    assert_int_equal(((const struct tbbt_rec *)out->pdata[at(out, 110)])->status, TBBT_NFSERR_ACCES);
+    assert_int_not_equal(((const struct tbbt_rec *)out->pdata[at(out, 120)])->status, TBBT_NFSERR_ACCES);
+    assert_int_not_equal(((const struct tbbt_rec *)out->pdata[at(out, 140)])->status, TBBT_NFSERR_ACCES);
+    g_ptr_array_free(out, TRUE);
+    tbbt_pass2_free(p);
+}
+
+/* A plain readdir of a directory the trace made lists a name no record
+ * made: its make is inserted as a file (the entry shows no type); a
+ * lookup then shows a symlink there, and the inserted make becomes a
+ * symlink (a readlink of a file would be refused on replay). */
+static void test_listed_make_retyped(void **s) {
+    (void)s;
+    static const struct line t[] = {
+        {100, 101, 801, "mkdir 0 T cred=1:0:0 dir=1 name=\"d\" set_mode=511 newobj=10 " DIRA},
+        {200, 201, 801,
+         "readdir 0 T cred=1:0:0 obj=10 cookie=0 cookieverf=0 maxcount=4096 rcount=1 eof=1 "
+         "entries=[111:1:0:0:0:\"l\"]"},
+        {300, 301, 801,
+         "lookup 0 T cred=1:0:0 dir=10 name=\"l\" newobj=11 type=5 mode=511 nlink=1 uid=0 gid=0 size=1"},
+        {310, 311, 801,
+         "readlink 0 T cred=1:0:0 obj=11 target=\"x\" type=5 mode=511 nlink=1 uid=0 gid=0 size=1"},
+        {0, 0, 0, NULL}};
+    GPtrArray *out;
+    struct tbbt_pass2 *p = run(t, &out);
+    assert_int_equal(tbbt_pass2_stats(p)->inserted, 1);
+    guint k = 0;
+    while (k < out->len && !(((const struct tbbt_rec *)out->pdata[k])->flags & TBBT_RF_INSERTED))
+        k++;
+    const struct tbbt_rec *x = out->pdata[k];
+    assert_int_equal(x->op, TBBT_OP_SYMLINK);
+    assert_true(tbbt_rec_has(x, TBBT_F_NEWOBJ) && x->newobj == 11);
+    assert_true(tbbt_rec_has(x, TBBT_F_TARGET));
+    assert_false(tbbt_rec_has(x, TBBT_F_CREATEHOW));
+    g_ptr_array_free(out, TRUE);
+    tbbt_pass2_free(p);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_later_remove_ran_first), cmocka_unit_test(test_earlier_remove_ran_after),
         cmocka_unit_test(test_reorder_blocked),        cmocka_unit_test(test_denied_before_removal),
         cmocka_unit_test(test_listing_overlaps_mkdir), cmocka_unit_test(test_lost_lookup_outcome),
-        cmocka_unit_test(test_lost_lookup_denied),     cmocka_unit_test(test_chmod_after_last_use),
-        cmocka_unit_test(test_lost_mkdir_then_attrs),  cmocka_unit_test(test_made_mode_fits_denial),
+        cmocka_unit_test(test_lost_lookup_denied),     cmocka_unit_test(test_lost_write_after_denial),
+        cmocka_unit_test(test_chmod_after_last_use),   cmocka_unit_test(test_lost_mkdir_then_attrs),
+        cmocka_unit_test(test_made_mode_fits_denial),  cmocka_unit_test(test_listed_make_retyped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
