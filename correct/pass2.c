@@ -1074,6 +1074,64 @@ static int same_call_outcome(const struct tbbt_pass2 *p, const struct tbbt_rec *
     return TBBT_PREDICT_ANY;
 }
 
+/* Would the mode and owner make mk gave its file (its attributes to
+ * set, else the model's mode and mk's caller) deny lost call q (a read,
+ * write or truncate by another than root and that owner)? */
+static int make_denies(const struct tbbt_pass2 *p, const struct tbbt_rec *mk, const struct tbbt_rec *q) {
+    uint32_t need = tbbt_fsmodel_access_need(q);
+    const struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, q->obj);
+    if (!need || q->cred.flavor != TBBT_AUTH_SYS || q->cred.uid == 0 || mk->op != TBBT_OP_CREATE ||
+        (mk->cred.flavor != TBBT_AUTH_SYS && !tbbt_rec_has(mk, TBBT_F_SET_UID)))
+        return 0;
+    uint32_t mode;
+    if (tbbt_rec_has(mk, TBBT_F_SET_MODE))
+        mode = (uint32_t)mk->set_mode;
+    else if (o && (o->flags & TBBT_FSO_RMODE))
+        mode = o->rmode;
+    else
+        return 0;
+    struct tbbt_fsattr a = {.type = TBBT_FT_REG};
+    a.uid = tbbt_rec_has(mk, TBBT_F_SET_UID) ? (uint32_t)mk->set_uid : mk->cred.uid;
+    a.gid = tbbt_rec_has(mk, TBBT_F_SET_GID) ? (uint32_t)mk->set_gid : mk->cred.gid;
+    return a.uid != q->cred.uid && !((mode >> tbbt_fsmodel_mode_shift(&a, &q->cred)) & need);
+}
+
+/* The create of obj held before seq, or waiting to go out (inserted), or
+ * NULL. */
+static const struct tbbt_rec *create_of(const struct tbbt_pass2 *p, tbbt_id obj, uint64_t seq) {
+    for (uint64_t s = seq; s-- > p->head_seq;) {
+        const struct tbbt_rec *q = &p->ring[s % p->cap];
+        if (q->op == TBBT_OP_CREATE && tbbt_rec_has(q, TBBT_F_NEWOBJ) && q->newobj == obj) return q;
+    }
+    for (guint i = 0; i < p->pending->len; i++) {
+        const struct tbbt_rec *x = &((const struct ins *)p->pending->pdata[i])->r;
+        if (x->op == TBBT_OP_CREATE && tbbt_rec_has(x, TBBT_F_NEWOBJ) && x->newobj == obj) return x;
+    }
+    return NULL;
+}
+
+/* Lost make mk (held as s) made obj, which the model learnt only now:
+ * the lost reads, writes and truncates of obj held since, which the
+ * model could not judge then (it knew neither mode nor owner) and took as
+ * successes or left unresolved, were denied where mk's mode and owner deny them -- until a
+ * setattr of the object, which may have changed them. */
+static void rejudge_lost_uses(struct tbbt_pass2 *p, uint64_t s, tbbt_id obj) {
+    const struct tbbt_rec *mk = &p->ring[s % p->cap];
+    for (uint64_t k = s + 1; k <= p->played && k < p->next_seq; k++) {
+        struct tbbt_rec *q = &p->ring[k % p->cap];
+        if (!tbbt_rec_has(q, TBBT_F_OBJ) || q->obj != obj) continue;
+        if (q->op == TBBT_OP_SETATTR && !tbbt_fsmodel_access_need(q)) return;
+        if (!(q->flags & TBBT_RF_REPLY_LOST) || (q->status != TBBT_NFS_OK && q->status >= 0) ||
+            !make_denies(p, mk, q))
+            continue;
+        if (q->status < 0) { /* it was left unresolved */
+            p->st.lost_unresolved -= p->st.lost_unresolved > 0;
+            p->st.lost_by_model++;
+        }
+        q->status = TBBT_NFSERR_ACCES;
+    }
+}
+
 /* A reply-lost lookup goes out unresolved (the model did not know the
  * name when it was made, and a lookup changes nothing): the name was
  * then as it was before the trace, which the model may have learnt since
@@ -1104,10 +1162,14 @@ static void lost_reply(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
     /* so is a chmod, chown or utimes by another than the owner */
     if (pred == TBBT_NFS_OK && tbbt_fsmodel_predict_owner(p->m, r) == TBBT_NFSERR_PERM)
         pred = TBBT_NFSERR_PERM;
-    /* and a read or write the same user was denied just before */
+    /* and a read or write the same user was denied just before, or that
+     * the mode and owner the file's create gave deny (one whose lost
+     * create the model learns later: rejudge_lost_uses) */
     if (pred == TBBT_NFS_OK && tbbt_fsmodel_access_need(r) &&
         tbbt_fsmodel_predict_access(p->m, r) == TBBT_PREDICT_ANY) {
         int same = same_call_outcome(p, r, seq);
+        const struct tbbt_rec *mk = same == TBBT_PREDICT_ANY ? create_of(p, r->obj, seq) : NULL;
+        if (mk && make_denies(p, mk, r)) same = TBBT_NFSERR_ACCES;
         if (same != TBBT_PREDICT_ANY) pred = same;
     }
     /* and a lookup or listing the directory's mode denies */
@@ -1162,6 +1224,7 @@ static void resolve_name(struct tbbt_pass2 *p, tbbt_id dir, const char *name, si
         if (binds && present && obj && d->state == TBBT_NAME_PRESENT) {
             made_by_lost(p, s, obj);
             tbbt_rec_set_u64(l, TBBT_F_NEWOBJ, obj);
+            rejudge_lost_uses(p, s, obj);
             mark_made_empty(p->m, l);
             p->unbound_lost -= p->unbound_lost > 0;
         } else if (binds && present && d->state == TBBT_NAME_PRESENT) {
@@ -1174,6 +1237,7 @@ static void resolve_name(struct tbbt_pass2 *p, tbbt_id dir, const char *name, si
         if (binds && obj) {
             made_by_lost(p, s, obj);
             tbbt_rec_set_u64(l, TBBT_F_NEWOBJ, obj);
+            rejudge_lost_uses(p, s, obj);
             mark_made_empty(p->m, l); /* as the model does when r binds it (dent_bind) */
         } else if (binds) {
             /* a plain readdir shows the name, not the object: a record

@@ -357,6 +357,37 @@ static void test_lost_write_after_denial(void **s) {
     tbbt_pass2_free(p);
 }
 
+/* A create (0664) and another user's write to the file, both replies
+ * lost: the write was denied by the mode and owner the create gave --
+ * whether a lookup showed which object the create made before the write
+ * or only after it. The owner's own lost write was not. */
+static void test_lost_write_to_lost_create(void **s) {
+    (void)s;
+    static const struct line before[] = {
+        {100, 101, 801, "mkdir 0 T cred=1:0:0 dir=1 name=\"d\" set_mode=511 newobj=5 " DIRA},
+        {200, -1, 801, "create - LT cred=1:1000:1000 dir=5 name=\"f\" createhow=0 set_mode=436"},
+        {210, 211, 801, "lookup 0 T cred=1:1000:1000 dir=5 name=\"f\" newobj=10"},
+        {220, -1, 802, "write - LT cred=1:1001:1001 obj=10 offset=0 count=10 stable=0"},
+        {230, -1, 801, "write - LT cred=1:1000:1000 obj=10 offset=0 count=10 stable=0"},
+        {0, 0, 0, NULL}};
+    static const struct line after[] = {
+        {100, 101, 801, "mkdir 0 T cred=1:0:0 dir=1 name=\"d\" set_mode=511 newobj=5 " DIRA},
+        {200, -1, 801, "create - LT cred=1:1000:1000 dir=5 name=\"f\" createhow=0 set_mode=436"},
+        {220, -1, 802, "write - LT cred=1:1001:1001 obj=10 offset=0 count=10 stable=0"},
+        {230, -1, 801, "write - LT cred=1:1000:1000 obj=10 offset=0 count=10 stable=0"},
+        {300, 301, 801, "lookup 0 T cred=1:1000:1000 dir=5 name=\"f\" newobj=10"},
+        {0, 0, 0, NULL}};
+    const struct line *traces[] = {before, after};
+    for (unsigned i = 0; i < G_N_ELEMENTS(traces); i++) {
+        GPtrArray *out;
+        struct tbbt_pass2 *p = run(traces[i], &out);
+        assert_int_equal(((const struct tbbt_rec *)out->pdata[at(out, 220)])->status, TBBT_NFSERR_ACCES);
+        assert_int_not_equal(((const struct tbbt_rec *)out->pdata[at(out, 230)])->status, TBBT_NFSERR_ACCES);
+        g_ptr_array_free(out, TRUE);
+        tbbt_pass2_free(p);
+    }
+}
+
 /* A plain readdir of a directory the trace made lists a name no record
  * made: its make is inserted as a file (the entry shows no type); a
  * lookup then shows a symlink there, and the inserted make becomes a
@@ -390,12 +421,13 @@ static void test_listed_make_retyped(void **s) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_later_remove_ran_first), cmocka_unit_test(test_earlier_remove_ran_after),
-        cmocka_unit_test(test_reorder_blocked),        cmocka_unit_test(test_denied_before_removal),
-        cmocka_unit_test(test_listing_overlaps_mkdir), cmocka_unit_test(test_lost_lookup_outcome),
-        cmocka_unit_test(test_lost_lookup_denied),     cmocka_unit_test(test_lost_write_after_denial),
-        cmocka_unit_test(test_chmod_after_last_use),   cmocka_unit_test(test_lost_mkdir_then_attrs),
-        cmocka_unit_test(test_made_mode_fits_denial),  cmocka_unit_test(test_listed_make_retyped),
+        cmocka_unit_test(test_later_remove_ran_first),    cmocka_unit_test(test_earlier_remove_ran_after),
+        cmocka_unit_test(test_reorder_blocked),           cmocka_unit_test(test_denied_before_removal),
+        cmocka_unit_test(test_listing_overlaps_mkdir),    cmocka_unit_test(test_lost_lookup_outcome),
+        cmocka_unit_test(test_lost_lookup_denied),        cmocka_unit_test(test_lost_write_after_denial),
+        cmocka_unit_test(test_lost_write_to_lost_create), cmocka_unit_test(test_chmod_after_last_use),
+        cmocka_unit_test(test_lost_mkdir_then_attrs),     cmocka_unit_test(test_made_mode_fits_denial),
+        cmocka_unit_test(test_listed_make_retyped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
