@@ -661,19 +661,40 @@ static int keep_obj(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
     return 2;
 }
 
+/* The last held record before seq that names (dir, name) (as its name
+ * or a rename's target), or 0. */
+static uint64_t last_named(const struct tbbt_pass2 *p, tbbt_id dir, const char *name, size_t len,
+                           uint64_t seq) {
+    for (uint64_t s = seq; s-- > p->head_seq;) {
+        const struct tbbt_rec *q = &p->ring[s % p->cap];
+        if ((tbbt_rec_has(q, TBBT_F_DIR) && q->dir == dir && q->name.len == len &&
+             !memcmp(tbbt_rec_str(q, q->name), name, len)) ||
+            (tbbt_rec_has(q, TBBT_F_DIR2) && q->dir2 == dir && q->name2.len == len &&
+             !memcmp(tbbt_rec_str(q, q->name2), name, len)))
+            return s;
+    }
+    return 0;
+}
+
 /* The held record before which a correction that makes (r->dir, r->name)
  * as r->newobj must go, when that object was used before r revealed it:
  * its first use, if the object was never named nor made, the name never
- * met, and the directory made by the trace (so it began empty) before
- * that use -- then the call that made it was lost, and it went before the
- * object's first use. Returns that record's seq, or 0 (place as usual). */
+ * met (or met absent, before that use, and not since), and the directory
+ * made by the trace (so it began empty) before that use -- then the call
+ * that made it was lost, and it went before the object's first use (and
+ * after the record that found the name absent). Returns that record's
+ * seq, or 0 (place as usual). */
 static uint64_t made_before_use(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
     if (!tbbt_rec_has(r, TBBT_F_NEWOBJ) || !r->newobj || !tbbt_rec_has(r, TBBT_F_NAME)) return 0;
     const struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, r->newobj);
     const struct tbbt_fsobj *d = tbbt_fsmodel_obj(p->m, r->dir);
     if (!o || !d || o->links || (o->flags & TBBT_FSO_CREATED) || o->first_seq >= seq ||
-        o->first_seq < p->head_seq || !tbbt_fsmodel_dir_fresh(p->m, r->dir) || d->first_seq >= o->first_seq ||
-        tbbt_fsmodel_dent(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len))
+        o->first_seq < p->head_seq || !tbbt_fsmodel_dir_fresh(p->m, r->dir) || d->first_seq >= o->first_seq)
+        return 0;
+    /* the name never met, or met only absent before that use */
+    const struct tbbt_fsdent *n = tbbt_fsmodel_dent(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len);
+    if (n && (n->state != TBBT_NAME_ABSENT ||
+              last_named(p, r->dir, tbbt_rec_str(r, r->name), r->name.len, seq) >= o->first_seq))
         return 0;
     return o->first_seq;
 }
@@ -738,8 +759,11 @@ static int fix_place(struct tbbt_pass2 *p, enum tbbt_fix_act act, const struct t
     }
     k = (int)p->group->len;
     if (early) {
-        /* after the directory was made, before the object's first use */
+        /* after the directory was made (and the last record that found
+         * the name absent), before the object's first use */
         uint64_t made = tbbt_fsmodel_obj(p->m, r->dir)->first_seq;
+        uint64_t absent = last_named(p, r->dir, tbbt_rec_str(r, r->name), r->name.len, early);
+        if (absent > made) made = absent;
         p->group_after = made >= p->head_seq ? made : 0;
         p->group_lo = made >= p->head_seq ? touch_time(&p->ring[made % p->cap]) : 0;
         group_place(p, early, p->ring[early % p->cap].call_time);

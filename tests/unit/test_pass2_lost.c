@@ -307,6 +307,34 @@ static void test_lost_mkdir_then_attrs(void **s) {
     tbbt_pass2_free(p);
 }
 
+/* A lookup found no s0; a chmod of a directory then shows it, and a
+ * lookup of s0 finds that directory: its mkdir was lost. It goes after
+ * the lookup that found nothing and before the chmod, and the directory
+ * began empty (not one of the image's, which the chmod's attributes had
+ * made it seem). */
+static void test_lost_mkdir_after_noent(void **s) {
+    (void)s;
+    static const struct line t[] = {
+        {100, 101, 801, "mkdir 0 T cred=1:0:0 dir=1 name=\"shared\" set_mode=511 newobj=4 " DIRA},
+        {110, 111, 801, "lookup 2 T cred=1:0:0 dir=4 name=\"s0\""},
+        {120, 121, 801, "setattr 0 T cred=1:0:0 obj=5 set_mode=511 " DIRA},
+        {130, 131, 802, "lookup 0 T cred=1:0:0 dir=4 name=\"s0\" newobj=5 " DIRA},
+        {0, 0, 0, NULL}};
+    GPtrArray *out;
+    struct tbbt_pass2 *p = run(t, &out);
+    assert_int_equal(tbbt_pass2_stats(p)->inserted, 1);
+    guint k = 0;
+    while (k < out->len && !(((const struct tbbt_rec *)out->pdata[k])->flags & TBBT_RF_INSERTED))
+        k++;
+    const struct tbbt_rec *x = out->pdata[k];
+    assert_int_equal(x->op, TBBT_OP_MKDIR);
+    assert_true(k > at(out, 110) && k < at(out, 120));
+    assert_true(x->flags & TBBT_RF_MADE_EMPTY);
+    assert_true(tbbt_fsmodel_dir_fresh(tbbt_pass2_model(p), 5));
+    g_ptr_array_free(out, TRUE);
+    tbbt_pass2_free(p);
+}
+
 /* A file in a directory the trace made, read by another user who was
  * denied, then listed (its create was lost): the create goes before the
  * read, with a mode that denies that user reading. */
@@ -388,6 +416,28 @@ static void test_lost_write_to_lost_create(void **s) {
     }
 }
 
+/* A chgrp by the file's owner, its reply lost: to a group the owner is
+ * not a member of (by the call's credential) it was refused; to one it
+ * is a member of, or its own, it went through. */
+static void test_lost_chgrp(void **s) {
+    (void)s;
+    static const struct line t[] = {
+        {100, 101, 801,
+         "create 0 T cred=1:1000:1000 dir=1 name=\"f\" createhow=0 set_mode=420 newobj=10 type=1 mode=420 "
+         "nlink=1 uid=1000 gid=1000 size=0"},
+        {200, -1, 801, "setattr - LT cred=1:1000:1000 obj=10 set_gid=0"},
+        {210, -1, 801, "setattr - LT cred=1:1000:1000:0,5 obj=10 set_gid=0"},
+        {220, -1, 801, "setattr - LT cred=1:1000:1000 obj=10 set_gid=1000"},
+        {0, 0, 0, NULL}};
+    GPtrArray *out;
+    struct tbbt_pass2 *p = run(t, &out);
+    assert_int_equal(((const struct tbbt_rec *)out->pdata[at(out, 200)])->status, TBBT_NFSERR_PERM);
+    assert_int_equal(((const struct tbbt_rec *)out->pdata[at(out, 210)])->status, TBBT_NFS_OK);
+    assert_int_equal(((const struct tbbt_rec *)out->pdata[at(out, 220)])->status, TBBT_NFS_OK);
+    g_ptr_array_free(out, TRUE);
+    tbbt_pass2_free(p);
+}
+
 /* A plain readdir of a directory the trace made lists a name no record
  * made: its make is inserted as a file (the entry shows no type); a
  * lookup then shows a symlink there, and the inserted make becomes a
@@ -421,12 +471,20 @@ static void test_listed_make_retyped(void **s) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_later_remove_ran_first),    cmocka_unit_test(test_earlier_remove_ran_after),
-        cmocka_unit_test(test_reorder_blocked),           cmocka_unit_test(test_denied_before_removal),
-        cmocka_unit_test(test_listing_overlaps_mkdir),    cmocka_unit_test(test_lost_lookup_outcome),
-        cmocka_unit_test(test_lost_lookup_denied),        cmocka_unit_test(test_lost_write_after_denial),
-        cmocka_unit_test(test_lost_write_to_lost_create), cmocka_unit_test(test_chmod_after_last_use),
-        cmocka_unit_test(test_lost_mkdir_then_attrs),     cmocka_unit_test(test_made_mode_fits_denial),
+        cmocka_unit_test(test_later_remove_ran_first),
+        cmocka_unit_test(test_earlier_remove_ran_after),
+        cmocka_unit_test(test_reorder_blocked),
+        cmocka_unit_test(test_denied_before_removal),
+        cmocka_unit_test(test_listing_overlaps_mkdir),
+        cmocka_unit_test(test_lost_lookup_outcome),
+        cmocka_unit_test(test_lost_lookup_denied),
+        cmocka_unit_test(test_lost_write_after_denial),
+        cmocka_unit_test(test_lost_chgrp),
+        cmocka_unit_test(test_lost_write_to_lost_create),
+        cmocka_unit_test(test_chmod_after_last_use),
+        cmocka_unit_test(test_lost_mkdir_then_attrs),
+        cmocka_unit_test(test_lost_mkdir_after_noent),
+        cmocka_unit_test(test_made_mode_fits_denial),
         cmocka_unit_test(test_listed_make_retyped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
