@@ -1300,6 +1300,21 @@ static void retype_make(struct tbbt_rec *x, uint32_t type) {
     if (!tbbt_rec_has(x, TBBT_F_TARGET)) tbbt_rec_set_str(x, TBBT_F_TARGET, "tbbt-inserted", 13);
 }
 
+/* Inserted make x, made with no object (its owner a guess, its mode the
+ * usual one), now makes obj: the owner and mode a reply showed of obj are
+ * the make's; with none shown yet, the next reply that shows them mends
+ * it (mend_owner). */
+static void made_as_shown(struct tbbt_pass2 *p, struct tbbt_rec *x, tbbt_id obj) {
+    struct tbbt_fsobj *o = tbbt_fsmodel_obj_get(p->m, obj);
+    if (!(o->flags & TBBT_FSO_ATTRS)) {
+        o->flags |= TBBT_FSO_OWNER_GUESSED;
+        return;
+    }
+    tbbt_rec_set_u64(x, TBBT_F_SET_UID, o->attr.uid);
+    tbbt_rec_set_u64(x, TBBT_F_SET_GID, o->attr.gid);
+    if (x->op != TBBT_OP_SYMLINK && o->attr.mode) tbbt_rec_set_u64(x, TBBT_F_SET_MODE, o->attr.mode & 07777);
+}
+
 /* A record shows obj as (dir, name): the latest inserted make of that
  * name still waiting to go out with no object (unbound_make) made it,
  * and now says so. Without it the replay makes the name but never learns
@@ -1319,6 +1334,7 @@ static void mend_made(struct tbbt_pass2 *p, tbbt_id dir, const char *name, size_
             retype_make(x, type);
             tbbt_rec_set_u64(x, TBBT_F_NEWOBJ, obj);
             mark_made_empty(p->m, x);
+            made_as_shown(p, x, obj);
             done = 1;
         } else {
             left++;
@@ -1359,7 +1375,7 @@ static void resolve_lost(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
 
 /* The owner r's reply shows for object id, made by a corrective record
  * that had to guess it: the corrective record, if still waiting to go
- * out, gets it. */
+ * out, gets it, and the mode r shows (the model's too). */
 static void mend_owner(struct tbbt_pass2 *p, const struct tbbt_rec *r, tbbt_id id) {
     struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, id);
     if (!o || !(o->flags & TBBT_FSO_OWNER_GUESSED)) return;
@@ -1369,6 +1385,13 @@ static void mend_owner(struct tbbt_pass2 *p, const struct tbbt_rec *r, tbbt_id i
         if (x->op == TBBT_OP_LINK || !tbbt_rec_has(x, TBBT_F_NEWOBJ) || x->newobj != id) continue;
         tbbt_rec_set_u64(x, TBBT_F_SET_UID, r->uid);
         tbbt_rec_set_u64(x, TBBT_F_SET_GID, r->gid);
+        /* the mode too: with no reply that showed the owner, none showed
+         * the mode the make took (make_name's usual one) */
+        if (x->op != TBBT_OP_SYMLINK && tbbt_rec_has(r, TBBT_F_MODE)) {
+            tbbt_rec_set_u64(x, TBBT_F_SET_MODE, r->mode & 07777);
+            o->rmode = r->mode & 07777;
+            o->flags |= TBBT_FSO_RMODE;
+        }
     }
 }
 
