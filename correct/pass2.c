@@ -2973,6 +2973,19 @@ static void judge(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
     if (names_await(p) && names_op(r->op)) forget_lost(p, r);
 }
 
+/* Rename r replaces, at its target, object victim (the model's, before
+ * r), other than the one it moves (named): r says so (TBBT_F_VICTIM2),
+ * so that fsdep orders it after the records on that object. Pass 3 fills
+ * the victims it does not have, but its model, which learns a listing as
+ * the trace has it, may hold the moved object at the target already (a
+ * listing the server ran after the rename, called before it). */
+static void name_replaced(struct tbbt_rec *r, tbbt_id named, tbbt_id victim) {
+    if (r->op != TBBT_OP_RENAME || !victim || victim == named || tbbt_rec_has(r, TBBT_F_VICTIM2) ||
+        (r->status != TBBT_NFS_OK && !(r->flags & TBBT_RF_REPLY_LOST)))
+        return;
+    tbbt_rec_set_u64(r, TBBT_F_VICTIM2, victim);
+}
+
 /* Pre-plays the held record seq. */
 static void preplay(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
     if (r->flags & TBBT_RF_RPC_ERROR) {
@@ -2991,6 +3004,7 @@ static void preplay(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
     else if (r->op == TBBT_OP_RENAME)
         tbbt_fsmodel_name(p->m, r->dir2, tbbt_rec_str(r, r->name2), r->name2.len, &victim);
     int cut = tbbt_cut_args(r);
+    if (!cut) name_replaced(r, named, victim);
     if (cut && !restore_cut(p, r)) {
         if (r->op == TBBT_OP_RENAME && r->status == TBBT_NFS_OK) hold_move(p, r, seq);
         if (r->op == TBBT_OP_REMOVE || r->op == TBBT_OP_RMDIR) hold_remove(p, r, seq);

@@ -307,6 +307,30 @@ static void test_lost_mkdir_then_attrs(void **s) {
     tbbt_pass2_free(p);
 }
 
+/* A rename over a name that holds another file says which (victim2), so
+ * that fsdep holds it behind the records on that file -- also when an
+ * overlapping listing, called before the rename and run after it, shows
+ * the moved file there already. */
+static void test_rename_names_replaced(void **s) {
+    (void)s;
+    static const struct line t[] = {
+        {100, 101, 801, "create 0 T cred=1:0:0 dir=1 name=\"a\" createhow=0 set_mode=420 newobj=10 " FILEA},
+        {110, 111, 801, "create 0 T cred=1:0:0 dir=1 name=\"b\" createhow=0 set_mode=420 newobj=11 " FILEA},
+        {120, 121, 801, "getattr 0 T cred=1:0:0 obj=10 " FILEA},
+        {200, 260, 802,
+         "readdirplus 0 T cred=1:0:0 obj=1 cookie=0 cookieverf=0 dircount=4096 maxcount=32768 rcount=1 eof=1 "
+         "entries=[111:1:11:1:10:\"a\"]"},
+        {210, 220, 801, "rename 0 T cred=1:0:0 dir=1 name=\"b\" dir2=1 name2=\"a\""},
+        {0, 0, 0, NULL}};
+    GPtrArray *out;
+    struct tbbt_pass2 *p = run(t, &out);
+    const struct tbbt_rec *rn = out->pdata[at(out, 210)];
+    assert_true(tbbt_rec_has(rn, TBBT_F_VICTIM2));
+    assert_int_equal(rn->victim2, 10);
+    g_ptr_array_free(out, TRUE);
+    tbbt_pass2_free(p);
+}
+
 /* A lookup found no s0; a chmod of a directory then shows it, and a
  * lookup of s0 finds that directory: its mkdir was lost. It goes after
  * the lookup that found nothing and before the chmod, and the directory
@@ -486,6 +510,7 @@ int main(void) {
         cmocka_unit_test(test_lost_mkdir_after_noent),
         cmocka_unit_test(test_made_mode_fits_denial),
         cmocka_unit_test(test_listed_make_retyped),
+        cmocka_unit_test(test_rename_names_replaced),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
