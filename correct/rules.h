@@ -29,7 +29,8 @@ enum tbbt_oc {
     TBBT_OC_NOTEMPTY,
     TBBT_OC_STALE, /* STALE, BADHANDLE */
     TBBT_OC_NOTDIR,
-    TBBT_OC_ACCES, /* ACCES, PERM: only where the model judges permission */
+    TBBT_OC_ACCES, /* ACCES, PERM: only where the model judges permission (a read, write or truncate
+                      of a file; predicted: a change of names in a directory too) */
     TBBT_OC_OTHER, /* traced: an error the model does not model (ACCES, NOSPC, ...) */
     /* traced: success, and the reply shows of an object it names ... */
     TBBT_OC_OK_MODE,  /* ... permission bits no record of the trace set */
@@ -72,6 +73,9 @@ enum tbbt_fix_act {
     TBBT_FIX_MAKE_GONE,     /* make a file ".tbbt-gone-ID" in dir as obj and remove it: the replay
                                gets a handle of an object that is gone (pass 2 gives r the
                                directory, one that exists wherever the records go) */
+    TBBT_FIX_SET_DIR_MODE,  /* setattr (as root) of the mode of r's directory whose mode denies r, a
+                               successful change of names in it: write and search set for r's
+                               caller's class */
     TBBT_FIX_COUNT_
 };
 
