@@ -2404,6 +2404,18 @@ static int in_flight(const struct tbbt_fsobj *o, const struct tbbt_rec *r) {
     return o->last_time > r->call_time;
 }
 
+/* Is a link of object id, held before seq, one the snaplen cut (the
+ * model has not its name: a link the trace has, not a lost one)? */
+static int link_cut(const struct tbbt_pass2 *p, tbbt_id id, uint64_t seq) {
+    for (uint64_t s = p->head_seq; s < seq; s++) {
+        const struct tbbt_rec *q = &p->ring[s % p->cap];
+        if (q->op == TBBT_OP_LINK && tbbt_rec_has(q, TBBT_F_OBJ) && q->obj == id &&
+            ((q->flags & TBBT_RF_ARGS_CUT) || tbbt_cut_args(q)))
+            return 1;
+    }
+    return 0;
+}
+
 /* Do links of object id a reply revealed wait to be placed
  * (settle_attrs)? */
 static int links_waiting(const struct tbbt_pass2 *p, tbbt_id id) {
@@ -2426,7 +2438,9 @@ static void check_attrs(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t
     int known = o && (o->flags & (TBBT_FSO_ATTRS | TBBT_FSO_RMODE)) && !in_flight(o, r);
     int row = known ? attrs_changed(o, r, x) : -1;
     if (row >= 0) attrs_reveal(p, o, r, seq, row, x);
-    row = o && !in_flight(o, r) && !links_waiting(p, o->id) ? links_changed(o, r, x) : -1;
+    row = o && !in_flight(o, r) && !links_waiting(p, o->id) && !link_cut(p, o->id, seq)
+              ? links_changed(o, r, x)
+              : -1;
     if (row >= 0) attrs_reveal(p, o, r, seq, row, x);
     for (uint32_t i = 0; r->op == TBBT_OP_READDIRPLUS && i < r->nentries; i++) {
         const struct tbbt_dirent *e = &r->entries[i];
