@@ -737,6 +737,78 @@ static void fit_made_mode(struct tbbt_pass2 *p, tbbt_id id, uint64_t early, uint
     o->rmode = mode;
 }
 
+/* The type a held readdirplus of dir shows (name, len) as, else a
+ * regular file. */
+static uint32_t listed_type(const struct tbbt_pass2 *p, tbbt_id dir, const char *name, size_t len) {
+    for (uint64_t s = p->head_seq; s <= p->played && s < p->next_seq; s++) {
+        const struct tbbt_rec *q = &p->ring[s % p->cap];
+        if (q->op != TBBT_OP_READDIRPLUS || !tbbt_rec_has(q, TBBT_F_OBJ) || q->obj != dir) continue;
+        for (uint32_t i = 0; i < q->nentries; i++)
+            if (q->entries[i].type && q->entries[i].name.len == len &&
+                !memcmp(tbbt_rec_str(q, q->entries[i].name), name, len))
+                return q->entries[i].type;
+    }
+    return TBBT_FT_REG;
+}
+
+/* An early mkdir (fix_place) made directory id before records that
+ * listed or found names in it, which the model took as there before the
+ * trace: they were made since, by calls the capture lost (a directory
+ * made in the trace began empty). Each is made as the lookup that shows
+ * it would be, right after the mkdir (before the directory's first use),
+ * and the directory began empty; a directory among them, with its names
+ * (depth: of the recursion). Returns the records added. */
+static int remake_names(struct tbbt_pass2 *p, tbbt_id id, uint64_t early, unsigned depth) {
+    struct tbbt_rec *mk = pending_make(p, id);
+    struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, id);
+    if (!mk || mk->op != TBBT_OP_MKDIR || !o || depth > 16) return 0;
+    GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+    GArray *objs = g_array_new(FALSE, FALSE, sizeof(tbbt_id));
+    for (const struct tbbt_fsdent *d = o->children; d; d = d->child_next) {
+        if (d->init != TBBT_NAME_PRESENT) continue;
+        g_ptr_array_add(names, g_strndup(d->name, d->len));
+        g_array_append_val(objs, d->obj);
+    }
+    o->flags = (o->flags & ~(uint32_t)TBBT_FSO_INIT_NAMES) | TBBT_FSO_MADE_EMPTY;
+    mk->flags |= TBBT_RF_MADE_EMPTY;
+    int64_t lo = mk->call_time;
+    int n = 0;
+    for (guint i = 0; i < names->len; i++) {
+        const char *name = names->pdata[i];
+        size_t len = strlen(name);
+        tbbt_id obj = g_array_index(objs, tbbt_id, i);
+        /* not there before the trace: the make puts it there */
+        tbbt_fsmodel_unlink(p->m, id, name, len);
+        struct tbbt_fsdent *d = tbbt_fsmodel_dent(p->m, id, name, len);
+        if (d) d->init = TBBT_NAME_ABSENT;
+        struct tbbt_fsobj *c = obj ? tbbt_fsmodel_obj(p->m, obj) : NULL;
+        if (c) c->flags &= ~(uint32_t)(TBBT_FSO_INITIAL | TBBT_FSO_INIT_ATTRS);
+        struct tbbt_rec *x = &p->look;
+        tbbt_rec_clear(x);
+        x->client = mk->client, x->server = mk->server, x->vers = mk->vers, x->cred = mk->cred;
+        x->flags = mk->flags & TBBT_RF_TCP;
+        x->op = TBBT_OP_LOOKUP;
+        x->status = TBBT_NFS_OK;
+        tbbt_rec_set_u64(x, TBBT_F_DIR, id);
+        tbbt_rec_set_str(x, TBBT_F_NAME, name, len);
+        if (obj) tbbt_rec_set_u64(x, TBBT_F_NEWOBJ, obj);
+        uint32_t type = c && c->attr.type   ? c->attr.type
+                        : c && c->nchildren ? TBBT_FT_DIR
+                                            : listed_type(p, id, name, len);
+        tbbt_rec_set_u64(x, TBBT_F_TYPE, type);
+        struct tbbt_fix_out fo = {p->m, group_emit, p, &p->scratch};
+        p->group_lo = lo;
+        p->group_after = 0;
+        if (tbbt_fix_run(TBBT_FIX_MAKE_BY_REPLY, x, &fo) < 0 || !p->group->len) continue;
+        n += (int)p->group->len;
+        group_place(p, early, p->ring[early % p->cap].call_time);
+        if (type == TBBT_FT_DIR && obj) n += remake_names(p, obj, early, depth + 1); /* its names too */
+    }
+    g_ptr_array_free(names, TRUE);
+    g_array_free(objs, TRUE);
+    return n;
+}
+
 /* Builds the records of action act for record r and places them: before
  * the failing record seq, or, for a name made as an object used before r
  * revealed it, before that use (made_before_use). Returns the number of
@@ -768,6 +840,7 @@ static int fix_place(struct tbbt_pass2 *p, enum tbbt_fix_act act, const struct t
         p->group_lo = made >= p->head_seq ? touch_time(&p->ring[made % p->cap]) : 0;
         group_place(p, early, p->ring[early % p->cap].call_time);
         if (!tbbt_rec_has(r, TBBT_F_MODE)) fit_made_mode(p, r->newobj, early, seq);
+        k += remake_names(p, r->newobj, early, 0);
     } else {
         group_place(p, seq, r->call_time);
     }

@@ -359,6 +359,48 @@ static void test_lost_mkdir_after_noent(void **s) {
     tbbt_pass2_free(p);
 }
 
+/* A directory is used (a getattr) and listed (a file and a directory in
+ * it) before a listing of its parent, a directory the trace made, shows
+ * it: its mkdir was lost and goes before its first use -- and the names
+ * listed in it were made since too (not there before the trace, where
+ * the replay could not reach them): their makes follow the mkdir. */
+static void test_lost_mkdir_names_remade(void **s) {
+    (void)s;
+    static const struct line t[] = {
+        {100, 101, 801, "mkdir 0 T cred=1:0:0 dir=1 name=\"top\" set_mode=511 newobj=5 " DIRA},
+        {200, 201, 801, "getattr 0 T cred=1:0:0 obj=10 " DIRA},
+        {210, 211, 801,
+         "readdirplus 0 T cred=1:0:0 obj=10 cookie=0 cookieverf=0 dircount=4096 maxcount=32768 rcount=2 "
+         "eof=1 "
+         "entries=[111:1:11:1:0:\"f\",112:2:12:2:4096:\"sub\"]"},
+        {300, 301, 801,
+         "readdirplus 0 T cred=1:0:0 obj=5 cookie=0 cookieverf=0 dircount=4096 maxcount=32768 rcount=1 eof=1 "
+         "entries=[110:1:10:2:4096:\"d\"]"},
+        {310, 311, 801, "lookup 0 T cred=1:0:0 dir=10 name=\"f\" newobj=11 " FILEA},
+        {0, 0, 0, NULL}};
+    GPtrArray *out;
+    struct tbbt_pass2 *p = run(t, &out);
+    int ops[3] = {0, 0, 0};
+    guint last = 0;
+    for (guint k = 0; k < out->len; k++) {
+        const struct tbbt_rec *x = out->pdata[k];
+        if (!(x->flags & TBBT_RF_INSERTED)) continue;
+        assert_true(k < at(out, 200));
+        last = k;
+        if (x->op == TBBT_OP_MKDIR && x->dir == 5) ops[0]++;
+        if (x->op == TBBT_OP_CREATE && x->dir == 10) ops[1]++;
+        if (x->op == TBBT_OP_MKDIR && x->dir == 10) ops[2]++;
+    }
+    assert_int_equal(ops[0], 1);
+    assert_int_equal(ops[1], 1);
+    assert_int_equal(ops[2], 1);
+    assert_true(last < at(out, 200));
+    assert_true(tbbt_fsmodel_dir_fresh(tbbt_pass2_model(p), 10));
+    assert_int_equal(tbbt_pass2_stats(p)->unexplained, 0);
+    g_ptr_array_free(out, TRUE);
+    tbbt_pass2_free(p);
+}
+
 /* A file in a directory the trace made, read by another user who was
  * denied, then listed (its create was lost): the create goes before the
  * read, with a mode that denies that user reading. */
@@ -508,6 +550,7 @@ int main(void) {
         cmocka_unit_test(test_chmod_after_last_use),
         cmocka_unit_test(test_lost_mkdir_then_attrs),
         cmocka_unit_test(test_lost_mkdir_after_noent),
+        cmocka_unit_test(test_lost_mkdir_names_remade),
         cmocka_unit_test(test_made_mode_fits_denial),
         cmocka_unit_test(test_listed_make_retyped),
         cmocka_unit_test(test_rename_names_replaced),
