@@ -608,8 +608,10 @@ static const struct tbbt_rec *inserted(GPtrArray *out, int op, const char *name,
  * as there before the trace: the mkdir says so (TBBT_RF_MADE_EMPTY), and a
  * name in it the model never met is a lost create too (made before its
  * object's first use), not a name pass 3 would place in a directory that
- * did not exist at the start (the replay met NOENT there). A name taught
- * before the mkdir's place keeps the old judgment, in every pass alike. */
+ * did not exist at the start (the replay met NOENT there). A name the
+ * model took as there before the trace, before the mkdir was known (it
+ * goes before that name's record), was made since too: it is made after
+ * the mkdir, which began empty all the same (issue 21). */
 static void test_inserted_mkdir_began_empty(void **s) {
     (void)s;
     /* p made; d (20) used by handle (a create in it), object 22 by handle;
@@ -633,15 +635,23 @@ static void test_inserted_mkdir_began_empty(void **s) {
     assert_int_equal(cr_at, 3);
     assert_int_equal(recheck(out), 0);
     g_ptr_array_free(out, TRUE);
-    /* d's name "old" taught as there before the trace, before d is shown:
-     * the mkdir is not flagged, x teaches as "old" did, nothing else goes */
+    /* d's name "old" taken as there before the trace, before d is shown:
+     * the mkdir goes before that lookup, so "old" is made after it (and x
+     * is a lost create as above) */
     struct step t2[] = {MD(ROOT, "p", 10), LK(0, 20, "old", 23, 1), GA(0, 22), LK(0, 10, "d", 20, 2),
                         LK(0, 20, "x", 22, 1)};
     out = run(t2, 5, &st);
-    assert_int_equal(st.inserted, 1);
+    assert_int_equal(st.unexplained, 0);
+    assert_int_equal(st.inserted, 3);
     md = inserted(out, TBBT_OP_MKDIR, "d", &md_at);
     assert_non_null(md);
-    assert_false(md->flags & TBBT_RF_MADE_EMPTY);
+    assert_true(md->flags & TBBT_RF_MADE_EMPTY);
+    assert_int_equal(md_at, 1);
+    cr = inserted(out, TBBT_OP_CREATE, "old", &cr_at);
+    assert_non_null(cr);
+    assert_int_equal(cr->newobj, 23);
+    assert_int_equal(cr_at, 2);
+    assert_non_null(inserted(out, TBBT_OP_CREATE, "x", &cr_at));
     assert_int_equal(recheck(out), 0);
     g_ptr_array_free(out, TRUE);
     /* a mkdir whose reply was lost, its object shown by a later lookup:
