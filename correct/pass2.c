@@ -113,10 +113,29 @@ struct deferral {
     struct tbbt_rec r;
 };
 
+/* A record that goes out beside another than its neighbours in call
+ * order: two overlapping calls of two clients the server ran in the
+ * other order (concurrent), which a replay, sending in the records'
+ * order, must run so too (reorder). */
+struct reorder {
+    uint64_t seq;          /* the record moved */
+    uint64_t anchor;       /* it goes out just before this held record, or just after */
+    int after;             /* 1: after the anchor */
+    int gone;              /* before: sent already (its own turn passes) */
+    int stashed;           /* after: its copy waits in stash for the anchor */
+    struct tbbt_rec stash; /* after: the copy */
+};
+
 /* Frees a waiting change. */
 static void attrfix_free(struct attrfix *f) {
     tbbt_rec_free(&f->set);
     g_free(f);
+}
+
+/* Frees a record moved out of call order. */
+static void reorder_free(struct reorder *o) {
+    tbbt_rec_free(&o->stash);
+    g_free(o);
 }
 
 struct tbbt_pass2 {
@@ -151,6 +170,7 @@ struct tbbt_pass2 {
     struct tbbt_rec filtered; /* a listing without the entries of synthetically named objects */
     struct tbbt_rec unshown;  /* a record without attributes that may predate a change (stale_attrs) */
     struct tbbt_rec cut_undo; /* a cut record before a guess the model refutes (restore_failed) */
+    struct tbbt_rec unmade;   /* a listing without names an overlapping later call made (made_later) */
     int synth_seen;           /* a synthetic name was given or met (listing_as_named, rename_to_alias) */
     GHashTable *aliases;      /* "dir/name" -> the synthetic name the replay knows it by (learn_alias) */
     GHashTable *cut_infos;    /* "dir/name" -> struct tbbt_cut_info: what the capture kept of the real
@@ -160,6 +180,7 @@ struct tbbt_pass2 {
     GPtrArray *rm_ghosts;     /* struct rmcut *: cut removals gone out unnamed (rm_drop) */
     GHashTable *rm_tainted;   /* directories of ghosts forgotten: names there may be gone */
     GPtrArray *attrfixes;     /* struct attrfix *: revealed changes waiting to be placed (settle_attrs) */
+    GPtrArray *reorders;      /* struct reorder *: records going out out of call order (reorder) */
     struct tbbt_pass2_stats st;
     GString *listed; /* unexplained failures, text */
     uint32_t nlisted;
@@ -201,6 +222,7 @@ struct tbbt_pass2 *tbbt_pass2_new(const struct tbbt_pass2_opts *o, tbbt_p2_sink 
     tbbt_rec_init(&p->filtered);
     tbbt_rec_init(&p->unshown);
     tbbt_rec_init(&p->cut_undo);
+    tbbt_rec_init(&p->unmade);
     p->aliases = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     p->cut_infos = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     p->moves = g_array_new(FALSE, FALSE, sizeof(struct move));
@@ -208,6 +230,7 @@ struct tbbt_pass2 *tbbt_pass2_new(const struct tbbt_pass2_opts *o, tbbt_p2_sink 
     p->rm_ghosts = g_ptr_array_new_with_free_func((GDestroyNotify)rmcut_free);
     p->rm_tainted = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     p->attrfixes = g_ptr_array_new();
+    p->reorders = g_ptr_array_new();
     p->listed = g_string_new(NULL);
     G_STATIC_ASSERT(G_N_ELEMENTS(p->st.rule_failures) >= 32);
     g_assert(tbbt_nrules <= G_N_ELEMENTS(p->st.rule_failures));
@@ -246,6 +269,7 @@ void tbbt_pass2_free(struct tbbt_pass2 *p) {
     tbbt_rec_free(&p->filtered);
     tbbt_rec_free(&p->unshown);
     tbbt_rec_free(&p->cut_undo);
+    tbbt_rec_free(&p->unmade);
     g_hash_table_destroy(p->aliases);
     g_hash_table_destroy(p->cut_infos);
     g_array_free(p->moves, TRUE);
@@ -255,6 +279,9 @@ void tbbt_pass2_free(struct tbbt_pass2 *p) {
     for (guint i = 0; i < p->attrfixes->len; i++)
         attrfix_free(p->attrfixes->pdata[i]);
     g_ptr_array_free(p->attrfixes, TRUE);
+    for (guint i = 0; i < p->reorders->len; i++)
+        reorder_free(p->reorders->pdata[i]);
+    g_ptr_array_free(p->reorders, TRUE);
     tbbt_fsmodel_free(p->m);
     g_rand_free(p->rng);
     g_string_free(p->listed, TRUE);
@@ -282,9 +309,14 @@ static void drop_move(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t s
 }
 
 static void rm_window_end(struct tbbt_pass2 *p, uint64_t seq);
+static void out_moved_before(struct tbbt_pass2 *p, uint64_t seq);
+static int hold_moved(struct tbbt_pass2 *p, uint64_t seq);
+static void out_moved_after(struct tbbt_pass2 *p, uint64_t seq);
+static void settle_lost_lookup(struct tbbt_pass2 *p, struct tbbt_rec *r);
 
 /* Gives the oldest held record to the sink, after the corrective records
- * that go before it. */
+ * that go before it -- and the records that go out beside it out of
+ * call order (reorder) -- unless it goes out elsewhere. */
 static void out_oldest(struct tbbt_pass2 *p) {
     uint64_t s = p->head_seq;
     guint k = 0;
@@ -295,9 +327,12 @@ static void out_oldest(struct tbbt_pass2 *p) {
     for (guint i = 0; i < k; i++)
         ins_free(p->pending->pdata[i]);
     if (k) g_ptr_array_remove_range(p->pending, 0, k);
+    if (p->reorders->len) out_moved_before(p, s);
     drop_move(p, &p->ring[s % p->cap], s);
     if (p->rmcuts->len) rm_window_end(p, s);
-    out_rec(p, &p->ring[s % p->cap]);
+    settle_lost_lookup(p, &p->ring[s % p->cap]);
+    if (!p->reorders->len || !hold_moved(p, s)) out_rec(p, &p->ring[s % p->cap]);
+    if (p->reorders->len) out_moved_after(p, s);
     p->head_seq++;
 }
 
@@ -639,21 +674,152 @@ static int keep_obj(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
     return 2;
 }
 
+/* The last held record before seq that names (dir, name) (as its name
+ * or a rename's target), or 0. */
+static uint64_t last_named(const struct tbbt_pass2 *p, tbbt_id dir, const char *name, size_t len,
+                           uint64_t seq) {
+    for (uint64_t s = seq; s-- > p->head_seq;) {
+        const struct tbbt_rec *q = &p->ring[s % p->cap];
+        if ((tbbt_rec_has(q, TBBT_F_DIR) && q->dir == dir && q->name.len == len &&
+             !memcmp(tbbt_rec_str(q, q->name), name, len)) ||
+            (tbbt_rec_has(q, TBBT_F_DIR2) && q->dir2 == dir && q->name2.len == len &&
+             !memcmp(tbbt_rec_str(q, q->name2), name, len)))
+            return s;
+    }
+    return 0;
+}
+
 /* The held record before which a correction that makes (r->dir, r->name)
  * as r->newobj must go, when that object was used before r revealed it:
  * its first use, if the object was never named nor made, the name never
- * met, and the directory made by the trace (so it began empty) before
- * that use -- then the call that made it was lost, and it went before the
- * object's first use. Returns that record's seq, or 0 (place as usual). */
+ * met (or met absent, before that use, and not since), and the directory
+ * made by the trace (so it began empty) before that use -- then the call
+ * that made it was lost, and it went before the object's first use (and
+ * after the record that found the name absent). Returns that record's
+ * seq, or 0 (place as usual). */
 static uint64_t made_before_use(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
     if (!tbbt_rec_has(r, TBBT_F_NEWOBJ) || !r->newobj || !tbbt_rec_has(r, TBBT_F_NAME)) return 0;
     const struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, r->newobj);
     const struct tbbt_fsobj *d = tbbt_fsmodel_obj(p->m, r->dir);
     if (!o || !d || o->links || (o->flags & TBBT_FSO_CREATED) || o->first_seq >= seq ||
-        o->first_seq < p->head_seq || !tbbt_fsmodel_dir_fresh(p->m, r->dir) || d->first_seq >= o->first_seq ||
-        tbbt_fsmodel_dent(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len))
+        o->first_seq < p->head_seq || !tbbt_fsmodel_dir_fresh(p->m, r->dir) || d->first_seq >= o->first_seq)
+        return 0;
+    /* the name never met, or met only absent before that use */
+    const struct tbbt_fsdent *n = tbbt_fsmodel_dent(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len);
+    if (n && (n->state != TBBT_NAME_ABSENT ||
+              last_named(p, r->dir, tbbt_rec_str(r, r->name), r->name.len, seq) >= o->first_seq))
         return 0;
     return o->first_seq;
+}
+
+/* The inserted make of object id waiting to go out (the last one), or
+ * NULL. */
+static struct tbbt_rec *pending_make(struct tbbt_pass2 *p, tbbt_id id) {
+    for (guint i = p->pending->len; i-- > 0;) {
+        struct tbbt_rec *x = &((struct ins *)p->pending->pdata[i])->r;
+        if (x->op < TBBT_OP_COUNT && (tbbt_op_info(x->op)->flags & TBBT_OPF_CREATES) &&
+            tbbt_rec_has(x, TBBT_F_NEWOBJ) && x->newobj == id)
+            return x;
+    }
+    return NULL;
+}
+
+/* A make placed before the first use of the object it makes (early),
+ * whose mode no reply showed (make_name's usual one): the mode the held
+ * records from there to seq, whose permission the model judges (a read,
+ * a write, a truncate by another than root), need -- the bit each needs
+ * set where it succeeded, cleared where it was denied, in the class that
+ * applies to its caller -- is the make's, and the model's. */
+static void fit_made_mode(struct tbbt_pass2 *p, tbbt_id id, uint64_t early, uint64_t seq) {
+    struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, id);
+    struct tbbt_rec *x = o && o->attr.type == TBBT_FT_REG ? pending_make(p, id) : NULL;
+    if (!x || !tbbt_rec_has(x, TBBT_F_SET_MODE)) return;
+    uint32_t mode = (uint32_t)x->set_mode;
+    for (uint64_t s = early; s < seq; s++) {
+        const struct tbbt_rec *q = &p->ring[s % p->cap];
+        uint32_t need = tbbt_fsmodel_access_need(q);
+        if (!need || !tbbt_rec_has(q, TBBT_F_OBJ) || q->obj != id || q->cred.flavor != TBBT_AUTH_SYS ||
+            q->cred.uid == 0 || (q->flags & TBBT_RF_REPLY_LOST))
+            continue;
+        uint32_t bit = need << tbbt_fsmodel_mode_shift(&o->attr, &q->cred);
+        if (q->status == TBBT_NFS_OK) mode |= bit;
+        if (q->status == TBBT_NFSERR_ACCES || q->status == TBBT_NFSERR_PERM) mode &= ~bit;
+    }
+    if (mode == x->set_mode) return;
+    tbbt_rec_set_u64(x, TBBT_F_SET_MODE, mode);
+    o->rmode = mode;
+}
+
+/* The type a held readdirplus of dir shows (name, len) as, else a
+ * regular file. */
+static uint32_t listed_type(const struct tbbt_pass2 *p, tbbt_id dir, const char *name, size_t len) {
+    for (uint64_t s = p->head_seq; s <= p->played && s < p->next_seq; s++) {
+        const struct tbbt_rec *q = &p->ring[s % p->cap];
+        if (q->op != TBBT_OP_READDIRPLUS || !tbbt_rec_has(q, TBBT_F_OBJ) || q->obj != dir) continue;
+        for (uint32_t i = 0; i < q->nentries; i++)
+            if (q->entries[i].type && q->entries[i].name.len == len &&
+                !memcmp(tbbt_rec_str(q, q->entries[i].name), name, len))
+                return q->entries[i].type;
+    }
+    return TBBT_FT_REG;
+}
+
+/* An early mkdir (fix_place) made directory id before records that
+ * listed or found names in it, which the model took as there before the
+ * trace: they were made since, by calls the capture lost (a directory
+ * made in the trace began empty). Each is made as the lookup that shows
+ * it would be, right after the mkdir (before the directory's first use),
+ * and the directory began empty; a directory among them, with its names
+ * (depth: of the recursion). Returns the records added. */
+static int remake_names(struct tbbt_pass2 *p, tbbt_id id, uint64_t early, unsigned depth) {
+    struct tbbt_rec *mk = pending_make(p, id);
+    struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, id);
+    if (!mk || mk->op != TBBT_OP_MKDIR || !o || depth > 16) return 0;
+    GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+    GArray *objs = g_array_new(FALSE, FALSE, sizeof(tbbt_id));
+    for (const struct tbbt_fsdent *d = o->children; d; d = d->child_next) {
+        if (d->init != TBBT_NAME_PRESENT) continue;
+        g_ptr_array_add(names, g_strndup(d->name, d->len));
+        g_array_append_val(objs, d->obj);
+    }
+    o->flags = (o->flags & ~(uint32_t)TBBT_FSO_INIT_NAMES) | TBBT_FSO_MADE_EMPTY;
+    mk->flags |= TBBT_RF_MADE_EMPTY;
+    int64_t lo = mk->call_time;
+    int n = 0;
+    for (guint i = 0; i < names->len; i++) {
+        const char *name = names->pdata[i];
+        size_t len = strlen(name);
+        tbbt_id obj = g_array_index(objs, tbbt_id, i);
+        /* not there before the trace: the make puts it there */
+        tbbt_fsmodel_unlink(p->m, id, name, len);
+        struct tbbt_fsdent *d = tbbt_fsmodel_dent(p->m, id, name, len);
+        if (d) d->init = TBBT_NAME_ABSENT;
+        struct tbbt_fsobj *c = obj ? tbbt_fsmodel_obj(p->m, obj) : NULL;
+        if (c) c->flags &= ~(uint32_t)(TBBT_FSO_INITIAL | TBBT_FSO_INIT_ATTRS);
+        struct tbbt_rec *x = &p->look;
+        tbbt_rec_clear(x);
+        x->client = mk->client, x->server = mk->server, x->vers = mk->vers, x->cred = mk->cred;
+        x->flags = mk->flags & TBBT_RF_TCP;
+        x->op = TBBT_OP_LOOKUP;
+        x->status = TBBT_NFS_OK;
+        tbbt_rec_set_u64(x, TBBT_F_DIR, id);
+        tbbt_rec_set_str(x, TBBT_F_NAME, name, len);
+        if (obj) tbbt_rec_set_u64(x, TBBT_F_NEWOBJ, obj);
+        uint32_t type = c && c->attr.type   ? c->attr.type
+                        : c && c->nchildren ? TBBT_FT_DIR
+                                            : listed_type(p, id, name, len);
+        tbbt_rec_set_u64(x, TBBT_F_TYPE, type);
+        struct tbbt_fix_out fo = {p->m, group_emit, p, &p->scratch};
+        p->group_lo = lo;
+        p->group_after = 0;
+        if (tbbt_fix_run(TBBT_FIX_MAKE_BY_REPLY, x, &fo) < 0 || !p->group->len) continue;
+        n += (int)p->group->len;
+        group_place(p, early, p->ring[early % p->cap].call_time);
+        if (type == TBBT_FT_DIR && obj) n += remake_names(p, obj, early, depth + 1); /* its names too */
+    }
+    g_ptr_array_free(names, TRUE);
+    g_array_free(objs, TRUE);
+    return n;
 }
 
 /* Builds the records of action act for record r and places them: before
@@ -678,11 +844,16 @@ static int fix_place(struct tbbt_pass2 *p, enum tbbt_fix_act act, const struct t
     }
     k = (int)p->group->len;
     if (early) {
-        /* after the directory was made, before the object's first use */
+        /* after the directory was made (and the last record that found
+         * the name absent), before the object's first use */
         uint64_t made = tbbt_fsmodel_obj(p->m, r->dir)->first_seq;
+        uint64_t absent = last_named(p, r->dir, tbbt_rec_str(r, r->name), r->name.len, early);
+        if (absent > made) made = absent;
         p->group_after = made >= p->head_seq ? made : 0;
         p->group_lo = made >= p->head_seq ? touch_time(&p->ring[made % p->cap]) : 0;
         group_place(p, early, p->ring[early % p->cap].call_time);
+        if (!tbbt_rec_has(r, TBBT_F_MODE)) fit_made_mode(p, r->newobj, early, seq);
+        k += remake_names(p, r->newobj, early, 0);
     } else {
         group_place(p, seq, r->call_time);
     }
@@ -793,12 +964,120 @@ static int make_listed(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t 
     return n ? n : -1;
 }
 
+/* Does listing r show the name (name, len)? */
+static int listing_shows(const struct tbbt_rec *r, const char *name, size_t len) {
+    for (uint32_t i = 0; i < r->nentries; i++)
+        if (r->entries[i].name.len == len && !memcmp(tbbt_rec_str(r, r->entries[i].name), name, len))
+            return 1;
+    return 0;
+}
+
+/* TBBT_FIX_MOVE_LISTED: each name readdirplus r shows holding another
+ * object than the model's (tbbt_listing_entry_other) is corrected as the
+ * lookup that would have shown it: the object's one other name renamed
+ * onto it (TBBT_FIX_MOVE_BY_REPLY) -- unless that name is in this
+ * directory and the listing shows it still: then the name was removed and
+ * made a hard link of the object (TBBT_FIX_REPLACE). Returns the records
+ * added, or -1. */
+static int move_listed(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
+    int n = 0;
+    for (uint32_t i = 0; i < r->nentries; i++) {
+        const struct tbbt_dirent *e = &r->entries[i];
+        if (!tbbt_listing_entry_other(p->m, r, e)) continue;
+        struct tbbt_rec *x = &p->look;
+        tbbt_rec_clear(x);
+        x->client = r->client, x->server = r->server, x->vers = r->vers, x->cred = r->cred;
+        x->flags = r->flags & TBBT_RF_TCP;
+        x->op = TBBT_OP_LOOKUP;
+        x->status = TBBT_NFS_OK;
+        x->call_time = r->call_time, x->reply_time = r->reply_time;
+        tbbt_rec_set_u64(x, TBBT_F_DIR, r->obj);
+        tbbt_rec_set_str(x, TBBT_F_NAME, tbbt_rec_str(r, e->name), e->name.len);
+        tbbt_rec_set_u64(x, TBBT_F_NEWOBJ, e->id);
+        const struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, e->id);
+        tbbt_rec_set_u64(x, TBBT_F_TYPE, e->type ? e->type : o && o->attr.type ? o->attr.type : TBBT_FT_REG);
+        const struct tbbt_fsdent *other = o ? o->links : NULL;
+        int linked = other && other->dir == r->obj && listing_shows(r, other->name, other->len);
+        int k = fix_place(p, linked ? TBBT_FIX_REPLACE : TBBT_FIX_MOVE_BY_REPLY, x, seq);
+        if (k > 0) n += k;
+    }
+    return n ? n : -1;
+}
+
+/* Does the model know nothing of object id but that records used its
+ * handle (no name, no attributes, not made; taken as there before the
+ * trace only for that)? */
+static int nameless_unknown(const struct tbbt_fsmodel *m, tbbt_id id) {
+    const struct tbbt_fsobj *o = tbbt_fsmodel_obj(m, id);
+    return !o || (!o->links && !o->nchildren &&
+                  !(o->flags & (TBBT_FSO_CREATED | TBBT_FSO_ATTRS | TBBT_FSO_RMODE | TBBT_FSO_GONE)));
+}
+
+/* The first held record before seq that used object id, when every held
+ * one that did is a lost reply (they saw it gone too); else seq. */
+static uint64_t first_lost_use(const struct tbbt_pass2 *p, tbbt_id id, uint64_t seq) {
+    const struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, id);
+    if (!o || o->first_seq < p->head_seq || o->first_seq >= seq) return seq;
+    for (uint64_t s = o->first_seq; s < seq; s++) {
+        const struct tbbt_rec *q = &p->ring[s % p->cap];
+        if (tbbt_rec_has(q, TBBT_F_OBJ) && q->obj == id && !(q->flags & TBBT_RF_REPLY_LOST)) return seq;
+    }
+    return o->first_seq;
+}
+
+/* An operation on a handle, r (held as seq), of an object the model
+ * knows nothing of (nameless_unknown), traced stale: the object was made
+ * and removed where the capture lost it, and the replay, which never
+ * learns its handle, could not send r. It is made and removed
+ * (TBBT_FIX_MAKE_GONE) in a directory that exists wherever the records
+ * go: the one the records before r named last that keep_dir finds (the
+ * nearest there before the trace); before r, or before the first record
+ * that used it when all that did are lost replies, which get "stale" as
+ * their outcome. Counted under its rule; listed when there is no such
+ * directory. */
+static void stale_unknown(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
+    int row = tbbt_rule_find(r->op, TBBT_OC_ANY, TBBT_OC_STALE);
+    if (row < 0 || !tbbt_rec_has(r, TBBT_F_OBJ) || !r->obj || !nameless_unknown(p->m, r->obj)) return;
+    tbbt_id dir = 0;
+    uint64_t at = first_lost_use(p, r->obj, seq);
+    for (uint64_t s = at; !dir && s-- > p->head_seq;) {
+        const struct tbbt_rec *q = &p->ring[s % p->cap];
+        if (tbbt_rec_has(q, TBBT_F_DIR)) dir = keep_dir(p->m, q->dir);
+    }
+    p->st.failures++;
+    p->st.rule_failures[row]++;
+    struct tbbt_rec *x = &p->look;
+    tbbt_rec_copy(x, r);
+    x->flags &= ~(uint32_t)TBBT_RF_REPLY_LOST;
+    x->status = TBBT_NFS_OK;
+    x->call_time = p->ring[at % p->cap].call_time;
+    if (dir) tbbt_rec_set_u64(x, TBBT_F_DIR, dir);
+    struct tbbt_fsobj *o = dir ? tbbt_fsmodel_obj(p->m, r->obj) : NULL;
+    if (o) o->flags &= ~(uint32_t)(TBBT_FSO_INITIAL | TBBT_FSO_INIT_ATTRS); /* made by the trace */
+    int k = dir ? fix_place(p, TBBT_FIX_MAKE_GONE, x, at) : -1;
+    if (k <= 0) {
+        list_failure(p, r, TBBT_OC_ANY, TBBT_OC_STALE, tbbt_rules[row].name);
+        return;
+    }
+    for (uint64_t s = at; s < seq; s++) {
+        struct tbbt_rec *q = &p->ring[s % p->cap];
+        if (!tbbt_rec_has(q, TBBT_F_OBJ) || q->obj != r->obj || q->status >= 0) continue;
+        q->status = TBBT_NFSERR_STALE;
+        p->st.lost_unresolved -= p->st.lost_unresolved > 0;
+        p->st.lost_by_model++;
+    }
+    p->st.corrected++;
+    p->st.rule_inserted[row] += (unsigned)k;
+    p->st.inserted += (unsigned)k;
+}
+
 /* Runs the correction of row for record r (held as seq). Returns the
  * number of records inserted (or changed into a rename: 0), or -1 when
  * the row's action cannot be built. */
 static int run_fix(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq, int row) {
     if (tbbt_rules[row].fix == TBBT_FIX_KEEP_OBJ) return keep_obj(p, r);
     if (tbbt_rules[row].fix == TBBT_FIX_MAKE_LISTED) return make_listed(p, r, seq);
+    if (tbbt_rules[row].fix == TBBT_FIX_MOVE_LISTED) return move_listed(p, r, seq);
     return fix_place(p, tbbt_rules[row].fix, r, seq);
 }
 
@@ -867,6 +1146,118 @@ static void await_object(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_
     p->unbound_lost++;
 }
 
+/* Does the mode of the directory lookup or listing r reads, as the
+ * model knows it for a replay, deny r's caller (AUTH_SYS, not root)
+ * search (a lookup) or read (a listing) permission? */
+static int search_denied(const struct tbbt_fsmodel *m, const struct tbbt_rec *r) {
+    uint32_t need = r->op == TBBT_OP_LOOKUP                                    ? 1
+                    : r->op == TBBT_OP_READDIR || r->op == TBBT_OP_READDIRPLUS ? 4
+                                                                               : 0;
+    tbbt_id d =
+        need == 1 ? (tbbt_rec_has(r, TBBT_F_DIR) ? r->dir : 0) : (tbbt_rec_has(r, TBBT_F_OBJ) ? r->obj : 0);
+    if (!need || !d || r->cred.flavor != TBBT_AUTH_SYS || r->cred.uid == 0) return 0;
+    const struct tbbt_fsobj *o = tbbt_fsmodel_obj(m, d);
+    const uint32_t known = TBBT_FSO_RMODE | TBBT_FSO_ATTRS;
+    if (!o || (o->flags & known) != known || (o->flags & TBBT_FSO_GONE) || o->attr.type != TBBT_FT_DIR)
+        return 0;
+    return !((o->rmode >> tbbt_fsmodel_mode_shift(&o->attr, &r->cred)) & need);
+}
+
+/* A reply-lost read, write or truncate r (held as seq) whose permission
+ * the model does not judge (the object's mode or owner unknown): the
+ * traced outcome of the last such call before it by the same user on the
+ * same object, when no record between could have changed the object's
+ * mode or owner -- a denial then, a denial again. TBBT_PREDICT_ANY when
+ * there is none. */
+static int same_call_outcome(const struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
+    uint32_t need = tbbt_fsmodel_access_need(r);
+    if (!need || !tbbt_rec_has(r, TBBT_F_OBJ)) return TBBT_PREDICT_ANY;
+    for (uint64_t s = seq; s-- > p->head_seq && s + 4 * LOOKAHEAD > seq;) {
+        const struct tbbt_rec *q = &p->ring[s % p->cap];
+        if (!tbbt_rec_has(q, TBBT_F_OBJ) || q->obj != r->obj) continue;
+        if (q->op == TBBT_OP_SETATTR && !tbbt_fsmodel_access_need(q)) return TBBT_PREDICT_ANY;
+        if ((q->flags & TBBT_RF_REPLY_LOST) || q->status < 0 || tbbt_fsmodel_access_need(q) != need ||
+            q->cred.uid != r->cred.uid || q->cred.gid != r->cred.gid)
+            continue;
+        return q->status == TBBT_NFSERR_ACCES || q->status == TBBT_NFSERR_PERM ? q->status : TBBT_PREDICT_ANY;
+    }
+    return TBBT_PREDICT_ANY;
+}
+
+/* Would the mode and owner make mk gave its file (its attributes to
+ * set, else the model's mode and mk's caller) deny lost call q (a read,
+ * write or truncate by another than root and that owner)? */
+static int make_denies(const struct tbbt_pass2 *p, const struct tbbt_rec *mk, const struct tbbt_rec *q) {
+    uint32_t need = tbbt_fsmodel_access_need(q);
+    const struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, q->obj);
+    if (!need || q->cred.flavor != TBBT_AUTH_SYS || q->cred.uid == 0 || mk->op != TBBT_OP_CREATE ||
+        (mk->cred.flavor != TBBT_AUTH_SYS && !tbbt_rec_has(mk, TBBT_F_SET_UID)))
+        return 0;
+    uint32_t mode;
+    if (tbbt_rec_has(mk, TBBT_F_SET_MODE))
+        mode = (uint32_t)mk->set_mode;
+    else if (o && (o->flags & TBBT_FSO_RMODE))
+        mode = o->rmode;
+    else
+        return 0;
+    struct tbbt_fsattr a = {.type = TBBT_FT_REG};
+    a.uid = tbbt_rec_has(mk, TBBT_F_SET_UID) ? (uint32_t)mk->set_uid : mk->cred.uid;
+    a.gid = tbbt_rec_has(mk, TBBT_F_SET_GID) ? (uint32_t)mk->set_gid : mk->cred.gid;
+    return a.uid != q->cred.uid && !((mode >> tbbt_fsmodel_mode_shift(&a, &q->cred)) & need);
+}
+
+/* The create of obj held before seq, or waiting to go out (inserted), or
+ * NULL. */
+static const struct tbbt_rec *create_of(const struct tbbt_pass2 *p, tbbt_id obj, uint64_t seq) {
+    for (uint64_t s = seq; s-- > p->head_seq;) {
+        const struct tbbt_rec *q = &p->ring[s % p->cap];
+        if (q->op == TBBT_OP_CREATE && tbbt_rec_has(q, TBBT_F_NEWOBJ) && q->newobj == obj) return q;
+    }
+    for (guint i = 0; i < p->pending->len; i++) {
+        const struct tbbt_rec *x = &((const struct ins *)p->pending->pdata[i])->r;
+        if (x->op == TBBT_OP_CREATE && tbbt_rec_has(x, TBBT_F_NEWOBJ) && x->newobj == obj) return x;
+    }
+    return NULL;
+}
+
+/* Lost make mk (held as s) made obj, which the model learnt only now:
+ * the lost reads, writes and truncates of obj held since, which the
+ * model could not judge then (it knew neither mode nor owner) and took as
+ * successes or left unresolved, were denied where mk's mode and owner deny them -- until a
+ * setattr of the object, which may have changed them. */
+static void rejudge_lost_uses(struct tbbt_pass2 *p, uint64_t s, tbbt_id obj) {
+    const struct tbbt_rec *mk = &p->ring[s % p->cap];
+    for (uint64_t k = s + 1; k <= p->played && k < p->next_seq; k++) {
+        struct tbbt_rec *q = &p->ring[k % p->cap];
+        if (!tbbt_rec_has(q, TBBT_F_OBJ) || q->obj != obj) continue;
+        if (q->op == TBBT_OP_SETATTR && !tbbt_fsmodel_access_need(q)) return;
+        if (!(q->flags & TBBT_RF_REPLY_LOST) || (q->status != TBBT_NFS_OK && q->status >= 0) ||
+            !make_denies(p, mk, q))
+            continue;
+        if (q->status < 0) { /* it was left unresolved */
+            p->st.lost_unresolved -= p->st.lost_unresolved > 0;
+            p->st.lost_by_model++;
+        }
+        q->status = TBBT_NFSERR_ACCES;
+    }
+}
+
+/* A reply-lost lookup goes out unresolved (the model did not know the
+ * name when it was made, and a lookup changes nothing): the name was
+ * then as it was before the trace, which the model may have learnt since
+ * -- present, or else absent from the image pass 3 builds. The replay
+ * gets that outcome. */
+static void settle_lost_lookup(struct tbbt_pass2 *p, struct tbbt_rec *r) {
+    if (r->op != TBBT_OP_LOOKUP || !(r->flags & TBBT_RF_REPLY_LOST) || r->status >= 0 ||
+        !tbbt_rec_has(r, TBBT_F_DIR) || !tbbt_fsmodel_obj(p->m, r->dir))
+        return;
+    const struct tbbt_fsdent *d = tbbt_fsmodel_dent(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len);
+    if (d && d->init == TBBT_NAME_PRESENT) return; /* success, as assumed */
+    r->status = TBBT_NFSERR_NOENT;
+    p->st.lost_unresolved--;
+    p->st.lost_by_model++;
+}
+
 /* A reply-lost record: the outcome is the model's prediction where it
  * knows (with the directory's mode: tbbt_fsmodel_predict_dir_access; the
  * object's owner: tbbt_fsmodel_predict_owner),
@@ -881,6 +1272,20 @@ static void lost_reply(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
     /* so is a chmod, chown or utimes by another than the owner */
     if (pred == TBBT_NFS_OK && tbbt_fsmodel_predict_owner(p->m, r) == TBBT_NFSERR_PERM)
         pred = TBBT_NFSERR_PERM;
+    /* and a read or write the same user was denied just before, or that
+     * the mode and owner the file's create gave deny (one whose lost
+     * create the model learns later: rejudge_lost_uses) */
+    if (pred == TBBT_NFS_OK && tbbt_fsmodel_access_need(r) &&
+        tbbt_fsmodel_predict_access(p->m, r) == TBBT_PREDICT_ANY) {
+        int same = same_call_outcome(p, r, seq);
+        const struct tbbt_rec *mk = same == TBBT_PREDICT_ANY ? create_of(p, r->obj, seq) : NULL;
+        if (mk && make_denies(p, mk, r)) same = TBBT_NFSERR_ACCES;
+        if (same != TBBT_PREDICT_ANY) pred = same;
+    }
+    /* and a lookup or listing the directory's mode denies */
+    if ((pred == TBBT_NFS_OK || pred == TBBT_NFSERR_NOENT || pred == TBBT_PREDICT_ANY) &&
+        search_denied(p->m, r))
+        pred = TBBT_NFSERR_ACCES;
     if (pred == TBBT_PREDICT_ANY && r->status >= 0) pred = r->status; /* resolved by an earlier pass */
     if (pred != TBBT_PREDICT_ANY) {
         r->status = pred;
@@ -889,11 +1294,25 @@ static void lost_reply(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
         if (pred == TBBT_NFS_OK) await_object(p, r, seq);
         return;
     }
-    tbbt_fsmodel_apply(p->m, r, TBBT_NFS_OK);
     p->st.lost_unresolved++;
+    if (r->op == TBBT_OP_LOOKUP) return; /* changes nothing: settle_lost_lookup */
+    tbbt_fsmodel_apply(p->m, r, TBBT_NFS_OK);
     if (!names_op(r->op) || !tbbt_rec_has(r, TBBT_F_NAME)) return;
     struct tbbt_fsdent *d = tbbt_fsmodel_dent(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len);
     if (d) d->user = seq;
+}
+
+/* Lost make l (held as s) made obj, which no record used before l was
+ * called: the attributes a record showed of it since (before the record
+ * that revealed which object l made) did not make it an object of the
+ * initial image, as tbbt_fsmodel_learn_attrs takes one whose attributes
+ * come before any record made it. It was made, and a directory began
+ * empty (mark_made_empty). */
+static void made_by_lost(struct tbbt_pass2 *p, uint64_t s, tbbt_id obj) {
+    struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, obj);
+    if (!o || !(o->flags & TBBT_FSO_INITIAL) || o->links || o->first_seq <= s) return;
+    o->flags &= ~(uint32_t)(TBBT_FSO_INITIAL | TBBT_FSO_INIT_ATTRS);
+    o->flags |= TBBT_FSO_CREATED;
 }
 
 /* A record with a reply read (dir, name) and found it present as obj (0:
@@ -913,7 +1332,9 @@ static void resolve_name(struct tbbt_pass2 *p, tbbt_id dir, const char *name, si
     int binds = unbound_make(l);
     if (l->status >= 0) { /* resolved by a plain listing, which could not show the object */
         if (binds && present && obj && d->state == TBBT_NAME_PRESENT) {
+            made_by_lost(p, s, obj);
             tbbt_rec_set_u64(l, TBBT_F_NEWOBJ, obj);
+            rejudge_lost_uses(p, s, obj);
             mark_made_empty(p->m, l);
             p->unbound_lost -= p->unbound_lost > 0;
         } else if (binds && present && d->state == TBBT_NAME_PRESENT) {
@@ -924,7 +1345,9 @@ static void resolve_name(struct tbbt_pass2 *p, tbbt_id dir, const char *name, si
     if (makes && present && d->state == TBBT_NAME_PRESENT) {
         l->status = TBBT_NFS_OK;
         if (binds && obj) {
+            made_by_lost(p, s, obj);
             tbbt_rec_set_u64(l, TBBT_F_NEWOBJ, obj);
+            rejudge_lost_uses(p, s, obj);
             mark_made_empty(p->m, l); /* as the model does when r binds it (dent_bind) */
         } else if (binds) {
             /* a plain readdir shows the name, not the object: a record
@@ -941,13 +1364,51 @@ static void resolve_name(struct tbbt_pass2 *p, tbbt_id dir, const char *name, si
     p->st.lost_unresolved--;
 }
 
+/* Inserted make x, which a listing that showed no type made a regular
+ * file, is shown to have made an object of another type (a symlink, a
+ * directory): it becomes the make of that type (its mode that type's
+ * usual one, a symlink's target a placeholder: a readlink's status does
+ * not depend on it), so that the replay's object is what later records
+ * use (a readlink of a file is refused). */
+static void retype_make(struct tbbt_rec *x, uint32_t type) {
+    if (!type || x->op != TBBT_OP_CREATE || type == TBBT_FT_REG ||
+        (type != TBBT_FT_DIR && type != TBBT_FT_LNK))
+        return;
+    x->has &= ~((1ull << TBBT_F_CREATEHOW) | (1ull << TBBT_F_VERF));
+    tbbt_rec_set_u64(x, TBBT_F_TYPE, type);
+    if (type == TBBT_FT_DIR) {
+        x->op = TBBT_OP_MKDIR;
+        tbbt_rec_set_u64(x, TBBT_F_SET_MODE, 0755);
+        return;
+    }
+    x->op = TBBT_OP_SYMLINK;
+    tbbt_rec_set_u64(x, TBBT_F_SET_MODE, 0777);
+    if (!tbbt_rec_has(x, TBBT_F_TARGET)) tbbt_rec_set_str(x, TBBT_F_TARGET, "tbbt-inserted", 13);
+}
+
+/* Inserted make x, made with no object (its owner a guess, its mode the
+ * usual one), now makes obj: the owner and mode a reply showed of obj are
+ * the make's; with none shown yet, the next reply that shows them mends
+ * it (mend_owner). */
+static void made_as_shown(struct tbbt_pass2 *p, struct tbbt_rec *x, tbbt_id obj) {
+    struct tbbt_fsobj *o = tbbt_fsmodel_obj_get(p->m, obj);
+    if (!(o->flags & TBBT_FSO_ATTRS)) {
+        o->flags |= TBBT_FSO_OWNER_GUESSED;
+        return;
+    }
+    tbbt_rec_set_u64(x, TBBT_F_SET_UID, o->attr.uid);
+    tbbt_rec_set_u64(x, TBBT_F_SET_GID, o->attr.gid);
+    if (x->op != TBBT_OP_SYMLINK && o->attr.mode) tbbt_rec_set_u64(x, TBBT_F_SET_MODE, o->attr.mode & 07777);
+}
+
 /* A record shows obj as (dir, name): the latest inserted make of that
  * name still waiting to go out with no object (unbound_make) made it,
  * and now says so. Without it the replay makes the name but never learns
  * the object's handle, and every later use of the object fails (a file a
  * plain readdir listed before any reply showed it). The count of such
  * makes is refreshed on the way: those gone out are not counted again. */
-static void mend_made(struct tbbt_pass2 *p, tbbt_id dir, const char *name, size_t len, tbbt_id obj) {
+static void mend_made(struct tbbt_pass2 *p, tbbt_id dir, const char *name, size_t len, tbbt_id obj,
+                      uint32_t type) {
     if (!obj) return;
     const struct tbbt_fsdent *d = tbbt_fsmodel_dent(p->m, dir, name, len);
     uint64_t left = 0;
@@ -956,8 +1417,10 @@ static void mend_made(struct tbbt_pass2 *p, tbbt_id dir, const char *name, size_
         struct tbbt_rec *x = &((struct ins *)p->pending->pdata[i])->r;
         if (!unbound_make(x)) continue;
         if (!done && x->dir == dir && x->name.len == len && !memcmp(tbbt_rec_str(x, x->name), name, len)) {
+            retype_make(x, type);
             tbbt_rec_set_u64(x, TBBT_F_NEWOBJ, obj);
             mark_made_empty(p->m, x);
+            made_as_shown(p, x, obj);
             done = 1;
         } else {
             left++;
@@ -972,11 +1435,13 @@ static void bind_made(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
     if (r->status != TBBT_NFS_OK) return;
     if (r->op == TBBT_OP_LOOKUP) {
         if (tbbt_rec_has(r, TBBT_F_NEWOBJ))
-            mend_made(p, r->dir, tbbt_rec_str(r, r->name), r->name.len, r->newobj);
+            mend_made(p, r->dir, tbbt_rec_str(r, r->name), r->name.len, r->newobj,
+                      tbbt_rec_has(r, TBBT_F_TYPE) ? r->type : 0);
         return;
     }
     for (uint32_t i = 0; i < r->nentries && p->unbound_makes; i++)
-        mend_made(p, r->obj, tbbt_rec_str(r, r->entries[i].name), r->entries[i].name.len, r->entries[i].id);
+        mend_made(p, r->obj, tbbt_rec_str(r, r->entries[i].name), r->entries[i].name.len, r->entries[i].id,
+                  r->entries[i].type);
 }
 
 /* A lookup, or a listing, with a reply: the names it shows resolve lost
@@ -996,7 +1461,7 @@ static void resolve_lost(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
 
 /* The owner r's reply shows for object id, made by a corrective record
  * that had to guess it: the corrective record, if still waiting to go
- * out, gets it. */
+ * out, gets it, and the mode r shows (the model's too). */
 static void mend_owner(struct tbbt_pass2 *p, const struct tbbt_rec *r, tbbt_id id) {
     struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, id);
     if (!o || !(o->flags & TBBT_FSO_OWNER_GUESSED)) return;
@@ -1006,6 +1471,13 @@ static void mend_owner(struct tbbt_pass2 *p, const struct tbbt_rec *r, tbbt_id i
         if (x->op == TBBT_OP_LINK || !tbbt_rec_has(x, TBBT_F_NEWOBJ) || x->newobj != id) continue;
         tbbt_rec_set_u64(x, TBBT_F_SET_UID, r->uid);
         tbbt_rec_set_u64(x, TBBT_F_SET_GID, r->gid);
+        /* the mode too: with no reply that showed the owner, none showed
+         * the mode the make took (make_name's usual one) */
+        if (x->op != TBBT_OP_SYMLINK && tbbt_rec_has(r, TBBT_F_MODE)) {
+            tbbt_rec_set_u64(x, TBBT_F_SET_MODE, r->mode & 07777);
+            o->rmode = r->mode & 07777;
+            o->flags |= TBBT_FSO_RMODE;
+        }
     }
 }
 
@@ -2257,6 +2729,71 @@ static int attrs_changed(const struct tbbt_fsobj *o, const struct tbbt_rec *r, s
     return row;
 }
 
+/* Puts into x (cleared, r's endpoints) the link count r's reply shows of
+ * o, a file the trace made (so the model met every name of it), when it
+ * is more than the names the model holds: links the capture lost. Not a
+ * link's reply (it shows its own), nor a record in flight with another
+ * (in_flight, checked by the caller). Returns the rule row, or -1. */
+static int links_changed(const struct tbbt_fsobj *o, const struct tbbt_rec *r, struct tbbt_rec *x) {
+    if (!tbbt_rec_has(r, TBBT_F_NLINK) || r->type == TBBT_FT_DIR || o->attr.type == TBBT_FT_DIR ||
+        r->op == TBBT_OP_LINK || (o->flags & (TBBT_FSO_INITIAL | TBBT_FSO_GONE)) ||
+        !(o->flags & TBBT_FSO_CREATED) || !o->links)
+        return -1;
+    uint32_t have = 0;
+    for (const struct tbbt_fsdent *d = o->links; d; d = d->link_next)
+        have++;
+    if (r->nlink <= have) return -1;
+    tbbt_rec_clear(x);
+    x->client = r->client, x->server = r->server, x->vers = r->vers, x->flags = r->flags & TBBT_RF_TCP;
+    tbbt_rec_set_u64(x, TBBT_F_OBJ, o->id);
+    tbbt_rec_set_u64(x, TBBT_F_NLINK, r->nlink);
+    return tbbt_rule_find(r->op, TBBT_OC_OK, TBBT_OC_OK_LINKS);
+}
+
+/* The permission bits on directory d that record r, with its traced
+ * outcome, proves its caller had: search (1) for a name it looked up,
+ * made, removed or renamed there (a "no such name" or "exists" proves it
+ * too), write (2) for a name it made, removed or renamed there, read (4)
+ * for a listing of d. 0 when r proves nothing of d: root, a caller of
+ * another flavor, a record with no reply, a corrective one. */
+static uint32_t dir_bits_used(const struct tbbt_rec *r, tbbt_id d) {
+    if (r->cred.flavor != TBBT_AUTH_SYS || r->cred.uid == 0 || r->status < 0 ||
+        (r->flags & (TBBT_RF_REPLY_LOST | TBBT_RF_INSERTED | TBBT_RF_RPC_ERROR | TBBT_RF_ARGS_CUT)))
+        return 0;
+    unsigned f = r->op < TBBT_OP_COUNT ? tbbt_op_info(r->op)->flags : 0;
+    int ok = r->status == TBBT_NFS_OK;
+    uint32_t bits = 0;
+    if ((f & TBBT_OPF_LISTING) && tbbt_rec_has(r, TBBT_F_OBJ) && r->obj == d && ok) bits |= 4;
+    int named = ((f & TBBT_OPF_DIRNAME) && tbbt_rec_has(r, TBBT_F_DIR) && r->dir == d) ||
+                ((f & TBBT_OPF_DIRNAME2) && tbbt_rec_has(r, TBBT_F_DIR2) && r->dir2 == d);
+    if (named && (ok || r->status == TBBT_NFSERR_NOENT || r->status == TBBT_NFSERR_EXIST ||
+                  r->status == TBBT_NFSERR_NOTEMPTY))
+        bits |= 1;
+    if (named && ok && (f & TBBT_OPF_MODIFIES)) bits |= 2;
+    return bits;
+}
+
+/* The last held record before seq (and after lo) that used directory o
+ * with permission bits that o's mode, owner and group as change x sets
+ * them would deny (dir_bits_used): the change came after it. 0 when none
+ * (or o is no directory, or x changes none of those). */
+static uint64_t last_denied_use(const struct tbbt_pass2 *p, const struct tbbt_fsobj *o,
+                                const struct tbbt_rec *x, uint64_t lo, uint64_t seq) {
+    if (o->attr.type != TBBT_FT_DIR ||
+        !(x->has & ((1ull << TBBT_F_MODE) | (1ull << TBBT_F_UID) | (1ull << TBBT_F_GID))))
+        return 0;
+    struct tbbt_fsattr a = o->attr;
+    uint32_t mode = tbbt_rec_has(x, TBBT_F_MODE) ? x->mode : o->rmode;
+    if (tbbt_rec_has(x, TBBT_F_UID)) a.uid = x->uid;
+    if (tbbt_rec_has(x, TBBT_F_GID)) a.gid = x->gid;
+    for (uint64_t s = seq; s-- > p->head_seq && s > lo;) {
+        const struct tbbt_rec *q = &p->ring[s % p->cap];
+        uint32_t bits = dir_bits_used(q, o->id);
+        if (bits && ((mode >> tbbt_fsmodel_mode_shift(&a, &q->cred)) & bits) != bits) return s;
+    }
+    return 0;
+}
+
 /* The change x (attrs_changed) of object o, revealed by record r (held
  * as seq) under rule row: the model's replay mode takes it now (later
  * records are judged by it); it waits for settle_attrs, to go after the
@@ -2269,7 +2806,10 @@ static void attrs_reveal(struct tbbt_pass2 *p, struct tbbt_fsobj *o, const struc
     if (tbbt_rec_has(x, TBBT_F_MODE)) o->rmode = x->mode & 07777;
     if (tbbt_rec_has(x, TBBT_F_SIZE))
         o->attr.size = x->size; /* a listing's entry: the model learns no size */
-    if (!o->shown_seq && (o->flags & TBBT_FSO_INITIAL) && !(o->flags & TBBT_FSO_CREATED)) {
+    /* a directory's: a record since the values were last shown that the
+     * new ones would have denied ran before the change */
+    uint64_t used = last_denied_use(p, o, x, o->shown_seq, seq);
+    if (!used && !o->shown_seq && (o->flags & TBBT_FSO_INITIAL) && !(o->flags & TBBT_FSO_CREATED)) {
         if (tbbt_rec_has(x, TBBT_F_MODE)) o->init.mode = x->mode;
         if (tbbt_rec_has(x, TBBT_F_UID)) o->init.uid = x->uid;
         if (tbbt_rec_has(x, TBBT_F_GID)) o->init.gid = x->gid;
@@ -2289,6 +2829,10 @@ static void attrs_reveal(struct tbbt_pass2 *p, struct tbbt_fsobj *o, const struc
     int by_touch = tbbt_rec_has(x, TBBT_F_SIZE) || !o->shown_seq;
     f->lo_seq = by_touch ? o->last_seq : o->shown_seq;
     f->lo_time = by_touch ? o->last_time : o->shown_time;
+    if (used > f->lo_seq) {
+        f->lo_seq = used;
+        f->lo_time = touch_time(&p->ring[used % p->cap]);
+    }
     tbbt_rec_init(&f->set);
     tbbt_rec_copy(&f->set, x);
     g_ptr_array_add(p->attrfixes, f);
@@ -2299,6 +2843,28 @@ static void attrs_reveal(struct tbbt_pass2 *p, struct tbbt_fsobj *o, const struc
  * before that record, not a change the capture lost. */
 static int in_flight(const struct tbbt_fsobj *o, const struct tbbt_rec *r) {
     return o->last_time > r->call_time;
+}
+
+/* Is a link of object id, held before seq, one the snaplen cut (the
+ * model has not its name: a link the trace has, not a lost one)? */
+static int link_cut(const struct tbbt_pass2 *p, tbbt_id id, uint64_t seq) {
+    for (uint64_t s = p->head_seq; s < seq; s++) {
+        const struct tbbt_rec *q = &p->ring[s % p->cap];
+        if (q->op == TBBT_OP_LINK && tbbt_rec_has(q, TBBT_F_OBJ) && q->obj == id &&
+            ((q->flags & TBBT_RF_ARGS_CUT) || tbbt_cut_args(q)))
+            return 1;
+    }
+    return 0;
+}
+
+/* Do links of object id a reply revealed wait to be placed
+ * (settle_attrs)? */
+static int links_waiting(const struct tbbt_pass2 *p, tbbt_id id) {
+    for (guint i = 0; i < p->attrfixes->len; i++) {
+        const struct attrfix *f = p->attrfixes->pdata[i];
+        if (f->set.obj == id && tbbt_rec_has(&f->set, TBBT_F_NLINK)) return 1;
+    }
+    return 0;
 }
 
 /* Record r (held as seq), which has its reply: the attributes it shows of
@@ -2312,6 +2878,10 @@ static void check_attrs(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t
     struct tbbt_fsobj *o = id ? tbbt_fsmodel_obj(p->m, id) : NULL;
     int known = o && (o->flags & (TBBT_FSO_ATTRS | TBBT_FSO_RMODE)) && !in_flight(o, r);
     int row = known ? attrs_changed(o, r, x) : -1;
+    if (row >= 0) attrs_reveal(p, o, r, seq, row, x);
+    row = o && !in_flight(o, r) && !links_waiting(p, o->id) && !link_cut(p, o->id, seq)
+              ? links_changed(o, r, x)
+              : -1;
     if (row >= 0) attrs_reveal(p, o, r, seq, row, x);
     for (uint32_t i = 0; r->op == TBBT_OP_READDIRPLUS && i < r->nentries; i++) {
         const struct tbbt_dirent *e = &r->entries[i];
@@ -2340,11 +2910,23 @@ static void attr_emit(void *ctx, struct tbbt_rec *x) {
     g_ptr_array_add(p->group, n);
 }
 
+/* Does the model hold as many names of x's object as x's link count
+ * (lost links a correction has made since they were revealed: a lookup
+ * that showed one's name)? */
+static int links_held(const struct tbbt_pass2 *p, const struct tbbt_rec *x) {
+    const struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, x->obj);
+    uint32_t have = 0;
+    for (const struct tbbt_fsdent *d = o ? o->links : NULL; d; d = d->link_next)
+        have++;
+    return !o || (o->flags & TBBT_FSO_GONE) || have >= x->nlink;
+}
+
 /* Inserts the setattr of change f: just after the last record that
  * showed the old values (before the next held record: a record that
  * needs the new values may not show them), or at the window's edge when
  * that record went out; counted under its rule. */
 static void place_attrs(struct tbbt_pass2 *p, struct attrfix *f) {
+    if (tbbt_rules[f->row].fix == TBBT_FIX_LINK_SYNTH && links_held(p, &f->set)) return;
     uint64_t before = f->lo_seq + 1;
     if (before < p->head_seq) before = p->head_seq;
     if (before > f->seq) before = f->seq;
@@ -2354,9 +2936,9 @@ static void place_attrs(struct tbbt_pass2 *p, struct attrfix *f) {
     p->group_after = f->lo_seq;
     p->st.failures++;
     p->st.rule_failures[f->row]++;
-    int k = tbbt_fix_run(TBBT_FIX_SET_ATTRS, &f->set, &fo);
+    int k = tbbt_fix_run(tbbt_rules[f->row].fix, &f->set, &fo);
     if (k <= 0 || !p->group->len) {
-        list_failure(p, &f->set, TBBT_OC_OK, TBBT_OC_OK_MODE, tbbt_rules[f->row].name);
+        list_failure(p, &f->set, TBBT_OC_OK, tbbt_rules[f->row].traced, tbbt_rules[f->row].name);
         return;
     }
     group_place(p, before, hi);
@@ -2369,14 +2951,18 @@ static void place_attrs(struct tbbt_pass2 *p, struct attrfix *f) {
  * setattr of that object that sets those attributes (or whose call was
  * cut)? Drops what it explains from f; returns 1 when nothing is left. */
 static int attrs_explained(struct attrfix *f, const struct tbbt_rec *q) {
-    if (q->op != TBBT_OP_SETATTR || !tbbt_rec_has(q, TBBT_F_OBJ) || q->obj != f->set.obj) return 0;
+    if (q->op == TBBT_OP_LINK && tbbt_rec_has(q, TBBT_F_OBJ) && q->obj == f->set.obj)
+        f->set.has &= ~(1ull << TBBT_F_NLINK);
+    if (q->op != TBBT_OP_SETATTR || !tbbt_rec_has(q, TBBT_F_OBJ) || q->obj != f->set.obj)
+        return !(f->set.has & ((1ull << TBBT_F_MODE) | (1ull << TBBT_F_UID) | (1ull << TBBT_F_GID) |
+                               (1ull << TBBT_F_SIZE) | (1ull << TBBT_F_NLINK)));
     int cut = (q->flags & TBBT_RF_ARGS_CUT) || tbbt_cut_args(q);
     static const enum tbbt_field shown[] = {TBBT_F_MODE, TBBT_F_UID, TBBT_F_GID, TBBT_F_SIZE};
     static const enum tbbt_field set[] = {TBBT_F_SET_MODE, TBBT_F_SET_UID, TBBT_F_SET_GID, TBBT_F_SET_SIZE};
     for (int i = 0; i < 4; i++)
         if (cut || tbbt_rec_has(q, set[i])) f->set.has &= ~(1ull << shown[i]);
-    return !(f->set.has &
-             ((1ull << TBBT_F_MODE) | (1ull << TBBT_F_UID) | (1ull << TBBT_F_GID) | (1ull << TBBT_F_SIZE)));
+    return !(f->set.has & ((1ull << TBBT_F_MODE) | (1ull << TBBT_F_UID) | (1ull << TBBT_F_GID) |
+                           (1ull << TBBT_F_SIZE) | (1ull << TBBT_F_NLINK)));
 }
 
 /* Before record q (NULL: the end) is pre-played: each waiting change
@@ -2419,6 +3005,14 @@ static void note_shown(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t 
 
 /* ---- calls of other clients the server ran in the other order ---- */
 
+/* Does r, with its traced outcome, change the file system (a lost reply:
+ * maybe)? */
+static int changes_state(const struct tbbt_rec *r) {
+    unsigned f = r->op < TBBT_OP_COUNT ? tbbt_op_info(r->op)->flags : 0;
+    return (f & TBBT_OPF_MODIFIES) && !(r->flags & TBBT_RF_RPC_ERROR) &&
+           ((r->flags & TBBT_RF_REPLY_LOST) || r->status == TBBT_NFS_OK);
+}
+
 /* Are a and b calls of two clients whose call-to-reply intervals
  * overlap (each call made before the other's reply), both whole and
  * answered, so that the server may have run either one first? */
@@ -2457,7 +3051,7 @@ static void note_alternatives(struct tbbt_pass2 *p, const struct tbbt_rec *q, ui
         const struct tbbt_rec *r = &p->ring[s % p->cap];
         if (r->call_time >= q->reply_time) break; /* in call order: no later one overlaps */
         struct alt *a = &p->alts[s % p->cap];
-        if (a->n == ALT_MAX || !overlaps(q, r) || !share_object(p->m, q, r)) continue;
+        if (a->n == ALT_MAX || !changes_state(q) || !overlaps(q, r) || !share_object(p->m, q, r)) continue;
         a->q[a->n] = qs;
         a->oc[a->n++] = (uint8_t)tbbt_oc_predict(p->m, r);
     }
@@ -2468,6 +3062,10 @@ static void note_alternatives(struct tbbt_pass2 *p, const struct tbbt_rec *q, ui
  * applied (q's own effect is in it already: a lookup that found nothing
  * after one that found the name does not fit either order). */
 static int fits_after(struct tbbt_pass2 *p, const struct tbbt_rec *q, const struct tbbt_rec *v) {
+    /* q changed the file system and v does not: v first leaves q's
+     * outcome as it was (asked of the model, which holds q's effect
+     * already, q would seem to fail) */
+    if (changes_state(q) && !changes_state(v)) return 1;
     struct tbbt_fsmodel *c = tbbt_fsmodel_clone(p->m);
     tbbt_fsmodel_apply(c, v, v->status);
     int ok = agrees(tbbt_oc_predict(c, q), tbbt_oc_traced(c, q));
@@ -2479,6 +3077,8 @@ static int fits_after(struct tbbt_pass2 *p, const struct tbbt_rec *q, const stru
  * failed in call order: an earlier held record of another client, whose
  * call overlaps r's, before which the model predicted r's traced outcome
  * (note_alternatives), and which gets its own after r (fits_after).
+ * Only a call that changes the file system: one that does not (a
+ * listing) only teaches the model, and changes no outcome.
  * Returns its seq, or 0. */
 static uint64_t explained_earlier(struct tbbt_pass2 *p, const struct tbbt_rec *v, uint64_t seq,
                                   enum tbbt_oc traced) {
@@ -2502,7 +3102,7 @@ static uint64_t explained_later(struct tbbt_pass2 *p, const struct tbbt_rec *v, 
     for (uint64_t s = seq + 1; s < p->next_seq && !found; s++) {
         const struct tbbt_rec *q = &p->ring[s % p->cap];
         if (q->call_time >= v->reply_time) break;
-        if (!overlaps(v, q) || !share_object(p->m, v, q)) continue;
+        if (!changes_state(q) || !overlaps(v, q) || !share_object(p->m, v, q)) continue;
         if (!c) c = tbbt_fsmodel_clone(p->m);
         tbbt_fsmodel_apply(c, q, q->status);
         if (agrees(tbbt_oc_predict(c, v), traced)) found = s;
@@ -2552,6 +3152,176 @@ static void apply_deferred(struct tbbt_pass2 *p, uint64_t seq) {
     }
 }
 
+/* ---- the replay's order of calls the server ran in the other order ---- */
+
+/* The objects r acts on itself (its handle's, unless it names an entry
+ * in that directory; a link's object; the one it made; the ones its
+ * names hold) into ids, and the directories whose entries it names into
+ * dirs. */
+static void acted_on(const struct tbbt_fsmodel *m, const struct tbbt_rec *r, tbbt_id ids[4],
+                     tbbt_id dirs[2]) {
+    tbbt_id all[5];
+    record_objects(m, r, all);
+    ids[0] = all[0];
+    ids[1] = all[3];
+    ids[2] = all[4];
+    ids[3] = 0;
+    if (tbbt_rec_has(r, TBBT_F_DIR2) && tbbt_rec_has(r, TBBT_F_NAME2))
+        tbbt_fsmodel_name(m, r->dir2, tbbt_rec_str(r, r->name2), r->name2.len, &ids[3]);
+    dirs[0] = all[1];
+    dirs[1] = all[2];
+}
+
+/* Do a and b name one (directory, name) pair? */
+static int same_pair(const struct tbbt_rec *a, enum tbbt_field fd, enum tbbt_field fn,
+                     const struct tbbt_rec *b, enum tbbt_field gd, enum tbbt_field gn) {
+    if (!tbbt_rec_has(a, fd) || !tbbt_rec_has(a, fn) || !tbbt_rec_has(b, gd) || !tbbt_rec_has(b, gn))
+        return 0;
+    tbbt_id da = fd == TBBT_F_DIR ? a->dir : a->dir2, db = gd == TBBT_F_DIR ? b->dir : b->dir2;
+    struct tbbt_str na = fn == TBBT_F_NAME ? a->name : a->name2, nb = gn == TBBT_F_NAME ? b->name : b->name2;
+    return da == db && na.len == nb.len && !memcmp(tbbt_rec_str(a, na), tbbt_rec_str(b, nb), na.len);
+}
+
+/* Can the order of a and b change an outcome? One of them changes the
+ * file system, and they act on one object, name one entry, or one acts
+ * on a directory whose entry the other names (a chmod of it, a listing
+ * of it, its removal). Two calls on different names of one directory do
+ * not (a lookup of one name and the creation of another). */
+static int order_matters(const struct tbbt_pass2 *p, const struct tbbt_rec *a, const struct tbbt_rec *b) {
+    if (!changes_state(a) && !changes_state(b)) return 0;
+    tbbt_id ia[4], da[2], ib[4], db[2];
+    acted_on(p->m, a, ia, da);
+    acted_on(p->m, b, ib, db);
+    for (int i = 0; i < 4; i++) {
+        for (int j = 0; ia[i] && j < 4; j++)
+            if (ia[i] == ib[j]) return 1;
+        for (int j = 0; ia[i] && j < 2; j++)
+            if (ia[i] == db[j]) return 1;
+        for (int j = 0; ib[i] && j < 2; j++)
+            if (ib[i] == da[j]) return 1;
+    }
+    static const enum tbbt_field d[2] = {TBBT_F_DIR, TBBT_F_DIR2}, n[2] = {TBBT_F_NAME, TBBT_F_NAME2};
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++)
+            if (same_pair(a, d[i], n[i], b, d[j], n[j])) return 1;
+    return 0;
+}
+
+/* Is held record seq moved already (what 1), or another's anchor (what
+ * 0)? */
+static int in_reorder(const struct tbbt_pass2 *p, uint64_t seq, int what) {
+    for (guint i = 0; i < p->reorders->len; i++) {
+        const struct reorder *o = p->reorders->pdata[i];
+        if ((what ? o->seq : o->anchor) == seq) return 1;
+    }
+    return 0;
+}
+
+/* May held record a go out just after the later held record b, or b
+ * just before a: past the held records between them and the corrective
+ * records waiting to go out among them (before held records a + 1..b)?
+ * Only when the order of none of them and the one moved (x: a or b) can
+ * change an outcome. */
+static int may_pass(const struct tbbt_pass2 *p, uint64_t x, uint64_t a, uint64_t b) {
+    const struct tbbt_rec *r = &p->ring[x % p->cap];
+    for (uint64_t s = a + 1; s < b; s++)
+        if (order_matters(p, r, &p->ring[s % p->cap])) return 0;
+    for (guint i = 0; i < p->pending->len; i++) {
+        const struct ins *n = p->pending->pdata[i];
+        if (n->before_seq > a && n->before_seq <= b && order_matters(p, r, &n->r)) return 0;
+    }
+    return 1;
+}
+
+/* Notes that x goes out just before (after 0) or after held record
+ * anchor. */
+static void move_beside(struct tbbt_pass2 *p, uint64_t x, uint64_t anchor, int after) {
+    struct reorder *o = g_new0(struct reorder, 1);
+    o->seq = x;
+    o->anchor = anchor;
+    o->after = after;
+    tbbt_rec_init(&o->stash);
+    g_ptr_array_add(p->reorders, o);
+    p->st.reordered++;
+}
+
+/* The server ran held record b before the earlier held record a, both
+ * calls of two clients that overlap (concurrent): the replay runs them
+ * so too, b just before a, or a just after b -- the one that changes
+ * nothing moved, where the records between allow it (may_pass). A record
+ * moved earlier must have been pre-played when it goes out (it is, once
+ * the window holds the read-ahead). A record moved already stays where
+ * it goes, and an anchor is not moved (several may go beside one). */
+static void reorder(struct tbbt_pass2 *p, uint64_t a, uint64_t b) {
+    if (a >= b || a < p->head_seq) return;
+    int moved_a = in_reorder(p, a, 1), moved_b = in_reorder(p, b, 1);
+    int b_may =
+        !moved_a && !moved_b && !in_reorder(p, b, 0) && (b <= p->played || p->o.window > LOOKAHEAD + 1);
+    int a_may = !moved_a && !moved_b && !in_reorder(p, a, 0);
+    int b_first = !changes_state(&p->ring[b % p->cap]);
+    for (int k = 0; k < 2; k++) {
+        if ((k == 0) == b_first) {
+            if (b_may && may_pass(p, b, a, b)) return move_beside(p, b, a, 0);
+        } else if (a_may && may_pass(p, a, a, b)) {
+            return move_beside(p, a, b, 1);
+        }
+    }
+}
+
+/* Held record seq goes out: the records moved just before it go first,
+ * in the order they were held, each at seq's call time (so the times
+ * still ascend). */
+static void out_moved_before(struct tbbt_pass2 *p, uint64_t seq) {
+    for (;;) {
+        struct reorder *first = NULL;
+        for (guint i = 0; i < p->reorders->len; i++) {
+            struct reorder *o = p->reorders->pdata[i];
+            if (!o->after && !o->gone && o->anchor == seq && (!first || o->seq < first->seq)) first = o;
+        }
+        if (!first) return;
+        tbbt_rec_copy(&first->stash, &p->ring[first->seq % p->cap]);
+        first->stash.call_time = p->ring[seq % p->cap].call_time;
+        out_rec(p, &first->stash);
+        first->gone = 1;
+    }
+}
+
+/* Held record seq's turn to go out: does it go out elsewhere (sent
+ * already before its anchor, or kept to go after it)? */
+static int hold_moved(struct tbbt_pass2 *p, uint64_t seq) {
+    for (guint i = 0; i < p->reorders->len; i++) {
+        struct reorder *o = p->reorders->pdata[i];
+        if (o->seq != seq) continue;
+        if (o->after) {
+            tbbt_rec_copy(&o->stash, &p->ring[seq % p->cap]);
+            o->stashed = 1;
+        } else if (!o->gone) {
+            return 0;
+        } else {
+            reorder_free(o);
+            g_ptr_array_remove_index(p->reorders, i);
+        }
+        return 1;
+    }
+    return 0;
+}
+
+/* Held record seq went out: the records moved just after it follow, at
+ * its call time at least. */
+static void out_moved_after(struct tbbt_pass2 *p, uint64_t seq) {
+    for (guint i = 0; i < p->reorders->len; i++) {
+        struct reorder *o = p->reorders->pdata[i];
+        if (!o->after || o->anchor != seq) continue;
+        if (o->stashed) {
+            int64_t t = p->ring[seq % p->cap].call_time;
+            if (o->stash.call_time < t) o->stash.call_time = t;
+            out_rec(p, &o->stash);
+        }
+        reorder_free(o);
+        g_ptr_array_remove_index(p->reorders, i--);
+    }
+}
+
 /* Record v (r held as seq) as the model may learn it: without the
  * attributes its reply shows of its object when an earlier held call of
  * another client that changes that object overlaps it -- the server may
@@ -2575,6 +3345,50 @@ static const struct tbbt_rec *stale_attrs(struct tbbt_pass2 *p, const struct tbb
     return &p->unshown;
 }
 
+/* Does held record q, of another client and overlapping listing r, make
+ * the name (name, len) in r's directory (a make, a link, a rename's
+ * target)? */
+static int makes_listed(const struct tbbt_rec *r, const struct tbbt_rec *q, const char *name, size_t len) {
+    unsigned f = q->op < TBBT_OP_COUNT ? tbbt_op_info(q->op)->flags : 0;
+    if (!changes_state(q)) return 0;
+    if ((f & TBBT_OPF_CREATES) || q->op == TBBT_OP_LINK)
+        return tbbt_rec_has(q, TBBT_F_DIR) && q->dir == r->obj && q->name.len == len &&
+               !memcmp(tbbt_rec_str(q, q->name), name, len);
+    if (q->op == TBBT_OP_RENAME)
+        return tbbt_rec_has(q, TBBT_F_DIR2) && q->dir2 == r->obj && q->name2.len == len &&
+               !memcmp(tbbt_rec_str(q, q->name2), name, len);
+    return 0;
+}
+
+/* Listing v (r held as seq) as the model may learn it: without the names
+ * that a later call of another client, made before r's reply came, made
+ * -- the server ran that call first, and the model, in call order, has
+ * not met it yet: learnt now, the name would seem there before the
+ * trace (and the make a failure). Returns v, or a copy in p->unmade. */
+static const struct tbbt_rec *made_later(struct tbbt_pass2 *p, const struct tbbt_rec *v, uint64_t seq) {
+    if ((v->op != TBBT_OP_READDIR && v->op != TBBT_OP_READDIRPLUS) || v->status != TBBT_NFS_OK ||
+        !v->nentries)
+        return v;
+    struct tbbt_rec *c = NULL;
+    for (uint64_t s = seq + 1; s < p->next_seq; s++) {
+        const struct tbbt_rec *q = &p->ring[s % p->cap];
+        if (q->call_time >= v->reply_time) break;
+        if (!overlaps(v, q)) continue;
+        const struct tbbt_rec *cur = c ? c : v;
+        for (uint32_t i = 0; i < cur->nentries; i++) {
+            const struct tbbt_dirent *e = &cur->entries[i];
+            if (!makes_listed(v, q, tbbt_rec_str(cur, e->name), e->name.len)) continue;
+            if (!c) {
+                c = &p->unmade;
+                tbbt_rec_copy(c, v);
+            }
+            c->entries[i] = c->entries[--c->nentries];
+            break;
+        }
+    }
+    return c ? c : v;
+}
+
 /* Pre-plays record r (held as seq), which has its reply: predicts its
  * outcome and corrects a failure -- not on a name pass 2 made up
  * (TBBT_RF_NAME_SYNTH): the model's is the only say there -- and applies
@@ -2582,13 +3396,19 @@ static const struct tbbt_rec *stale_attrs(struct tbbt_pass2 *p, const struct tbb
 static void judge(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
     if (r->flags & TBBT_RF_NAME_SYNTH) p->synth_seen = 1;
     sightings(p, r);
-    const struct tbbt_rec *v =
-        r->op == TBBT_OP_READDIR || r->op == TBBT_OP_READDIRPLUS ? listing_as_named(p, r) : r;
+    const struct tbbt_rec *v = r->op == TBBT_OP_READDIR || r->op == TBBT_OP_READDIRPLUS
+                                   ? made_later(p, listing_as_named(p, r), seq)
+                                   : r;
     enum tbbt_oc pred = tbbt_oc_predict(p->m, v);
     enum tbbt_oc traced = tbbt_oc_traced(p->m, v);
     uint64_t defer_after = 0, reapply = 0;
     if (traced == TBBT_OC_OTHER)
         p->st.unmodelled++;
+    else if ((pred == TBBT_OC_ANY || pred == TBBT_OC_OK) && traced == TBBT_OC_STALE &&
+             !(r->flags & TBBT_RF_NAME_SYNTH) && tbbt_rec_has(r, TBBT_F_OBJ) &&
+             (tbbt_op_info(r->op)->flags & TBBT_OPF_OBJ) &&
+             !(tbbt_op_info(r->op)->flags & TBBT_OPF_DIRNAME) && nameless_unknown(p->m, r->obj))
+        stale_unknown(p, r, seq);
     else if (pred != TBBT_OC_ANY && pred != traced && !(r->flags & TBBT_RF_NAME_SYNTH) &&
              !withheld(p, r, pred, traced) && !concurrent(p, v, seq, traced, &defer_after, &reapply))
         correct_failure(p, r == v ? r : (struct tbbt_rec *)v, seq, pred, traced);
@@ -2597,6 +3417,7 @@ static void judge(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
         resolve_lost(p, v);
     if ((r->op == TBBT_OP_LOOKUP || r->op == TBBT_OP_READDIRPLUS) && p->unbound_makes) bind_made(p, v);
     check_attrs(p, r, seq);
+    if (defer_after || reapply) reorder(p, reapply ? reapply : seq, defer_after ? defer_after : seq);
     if (defer_after) {
         defer_apply(p, v, defer_after);
         return;
@@ -2605,6 +3426,19 @@ static void judge(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
     if (reapply) tbbt_fsmodel_apply(p->m, &p->ring[reapply % p->cap], p->ring[reapply % p->cap].status);
     remember_listed(p, v);
     if (names_await(p) && names_op(r->op)) forget_lost(p, r);
+}
+
+/* Rename r replaces, at its target, object victim (the model's, before
+ * r), other than the one it moves (named): r says so (TBBT_F_VICTIM2),
+ * so that fsdep orders it after the records on that object. Pass 3 fills
+ * the victims it does not have, but its model, which learns a listing as
+ * the trace has it, may hold the moved object at the target already (a
+ * listing the server ran after the rename, called before it). */
+static void name_replaced(struct tbbt_rec *r, tbbt_id named, tbbt_id victim) {
+    if (r->op != TBBT_OP_RENAME || !victim || victim == named || tbbt_rec_has(r, TBBT_F_VICTIM2) ||
+        (r->status != TBBT_NFS_OK && !(r->flags & TBBT_RF_REPLY_LOST)))
+        return;
+    tbbt_rec_set_u64(r, TBBT_F_VICTIM2, victim);
 }
 
 /* Pre-plays the held record seq. */
@@ -2625,6 +3459,7 @@ static void preplay(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
     else if (r->op == TBBT_OP_RENAME)
         tbbt_fsmodel_name(p->m, r->dir2, tbbt_rec_str(r, r->name2), r->name2.len, &victim);
     int cut = tbbt_cut_args(r);
+    if (!cut) name_replaced(r, named, victim);
     if (cut && !restore_cut(p, r)) {
         if (r->op == TBBT_OP_RENAME && r->status == TBBT_NFS_OK) hold_move(p, r, seq);
         if (r->op == TBBT_OP_LINK && r->status == TBBT_NFS_OK) hold_link(p, r, seq);
@@ -2775,8 +3610,9 @@ void tbbt_pass2_report(const struct tbbt_pass2 *p, FILE *out) {
     if (s->concurrent)
         fprintf(out,
                 "Concurrent: %" PRIu64 " outcomes explained by an overlapping call of another client "
-                "(the server ran the two in the other order): not failures\n",
-                s->concurrent);
+                "(the server ran the two in the other order): not failures; %" PRIu64
+                " of them sent in that order (a record placed beside the other)\n",
+                s->concurrent, s->reordered);
     if (s->failures || s->attr_initial)
         fprintf(out, "Per rule (a failure whose correction revealed a second one counts under both rules; "
                      "inserted records and their share of the trace):\n");
@@ -2805,10 +3641,11 @@ void tbbt_pass2_report_json(const struct tbbt_pass2 *p, GString *o) {
                            "{\"records\":%" PRIu64 ",\"records_out\":%" PRIu64 ",\"failures\":%" PRIu64
                            ",\"corrected\":%" PRIu64 ",\"unexplained\":%" PRIu64 ",\"inserted\":%" PRIu64
                            ",\"inserted_share\":%.6f,\"agreed\":%" PRIu64 ",\"unmodelled\":%" PRIu64
-                           ",\"rpc_errors\":%" PRIu64 ",\"late_inserts\":%" PRIu64 ",\"concurrent\":%" PRIu64,
+                           ",\"rpc_errors\":%" PRIu64 ",\"late_inserts\":%" PRIu64 ",\"concurrent\":%" PRIu64
+                           ",\"reordered\":%" PRIu64,
                            s->records_in, s->records_out, s->failures, s->corrected, s->unexplained,
                            s->inserted, share(p, s->inserted) / 100.0, s->agreed, s->unmodelled,
-                           s->rpc_errors, s->late_inserts, s->concurrent);
+                           s->rpc_errors, s->late_inserts, s->concurrent, s->reordered);
     g_string_append_printf(o,
                            ",\"lost\":%" PRIu64 ",\"lost_by_model\":%" PRIu64 ",\"lost_by_later\":%" PRIu64
                            ",\"lost_unresolved\":%" PRIu64,

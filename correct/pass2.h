@@ -29,9 +29,15 @@
  * the object it made (when the reply shows it), and a
  * later lookup failing on the name a lost remove/rmdir/rename removed
  * resolves it as success -- if the record is still in the window and no
- * other record changed that name meanwhile. A lost reply is never a
- * replay failure (there is no traced status to miss); a record whose
- * status is an RPC-level error never ran and is skipped.
+ * other record changed that name meanwhile. A lost lookup or listing in
+ * a directory whose mode the model knows denies its caller was denied;
+ * a lost read or write by the user whose same call on the same object
+ * was just denied (nothing changed its mode or owner since) was denied;
+ * a lost lookup the model cannot judge goes out as the name was before
+ * the trace: found when the model learnt it there, else "no such name"
+ * (pass 3's image lacks it). A lost reply is never a replay failure
+ * (there is no traced status to miss); a record whose status is an
+ * RPC-level error never ran and is skipped.
  *
  * Calls the snaplen cut (cut.h): a record cut before a name, a handle or
  * attributes to set is never judged against the model and teaches only
@@ -62,7 +68,19 @@
  * record in flight when its call was made), gets a setattr as root after
  * the last record that showed or set the old values (rules.h,
  * TBBT_FIX_SET_ATTRS); with no such record, the initial image takes the
- * new values (counted per rule).
+ * new values (counted per rule). A directory's new mode, owner or group
+ * goes after the last record since that used it with a permission the
+ * new values deny (a lookup, even one that found nothing, needs search;
+ * a make or remove, write too; a listing, read): that record ran before
+ * the change. A reply showing more links to a file the trace made than
+ * the names the model holds gets links under made-up names
+ * (".tbbt-link-ID-K", TBBT_FIX_LINK_SYNTH), which a record that later
+ * shows a real name renames to it. A handle of an object the model knows
+ * nothing of, traced stale, gets the object made and removed before it
+ * (".tbbt-gone-ID", TBBT_FIX_MAKE_GONE), so the replay holds a stale
+ * handle; a name that a readdirplus shows holding another object than
+ * the model's gets the rename of that object's one other name onto it
+ * (TBBT_FIX_MOVE_BY_REPLY).
  *
  * Calls of several clients: two calls of different clients whose
  * call-to-reply intervals overlap may have run in either order on the
@@ -71,7 +89,14 @@
  * that such a call explains -- the model predicts the traced outcome with
  * a later one applied first (on a copy of the model), or as it stood
  * before an earlier one was applied -- is no failure (counted as
- * concurrent), and the model takes that order's end state.
+ * concurrent), and the model takes that order's end state. Only a call
+ * that changes the file system explains another's outcome (a listing
+ * only teaches). The replay sends in the records' order, so the two go
+ * out in the server's: the one that changes nothing just before or after
+ * the other (at the other's call time), unless a record
+ * between them acts on what it acts on (counted as reordered). A listing
+ * does not teach the names an overlapping later call of another client
+ * made (the server ran it first): they were not there before the trace.
  *
  * Memory: the model (objects and names the trace names: a trace that
  * keeps touching the same files does not grow it) plus the window;
@@ -114,6 +139,8 @@ struct tbbt_pass2_stats {
     uint64_t rpc_errors;             /* RPC-level errors: the call never ran, skipped */
     uint64_t concurrent;             /* failures in call order that an overlapping call of another
                                         client, run by the server in the other order, explains */
+    uint64_t reordered;              /* of which the records go out in the server's order, not in call
+                                        order (the replay sends in the records' order) */
     uint64_t lost;                   /* reply-lost records */
     uint64_t lost_by_model;          /* resolved: the model knew the outcome */
     uint64_t lost_by_later;          /* resolved by a later record */

@@ -15,8 +15,9 @@ const struct tbbt_rule tbbt_rules[] = {
      "create/mkdir/symlink/mknod or link was lost"},
     {"lookup-noent-present", TBBT_OP_LOOKUP, TBBT_OC_OK, TBBT_OC_NOENT, TBBT_FIX_REMOVE_NAME,
      "lookup missed a name the model holds: a remove was lost"},
-    {"lookup-other-object", TBBT_OP_LOOKUP, TBBT_OC_OK_OTHER, TBBT_OC_OK, TBBT_FIX_REPLACE,
-     "lookup found another object under the name: a remove and a create were lost"},
+    {"lookup-other-object", TBBT_OP_LOOKUP, TBBT_OC_OK_OTHER, TBBT_OC_OK, TBBT_FIX_MOVE_BY_REPLY,
+     "lookup found another object under the name: a rename onto it (of the object's one other name), or a "
+     "remove and a create, were lost"},
     /* listings */
     {"readdir-lists-absent", TBBT_OP_READDIR, TBBT_OC_OK_SHORT, TBBT_OC_OK, TBBT_FIX_MAKE_LISTED,
      "readdir listed a name that was not there at the start (in a directory or of a file the trace made): a "
@@ -24,6 +25,10 @@ const struct tbbt_rule tbbt_rules[] = {
     {"readdirplus-lists-absent", TBBT_OP_READDIRPLUS, TBBT_OC_OK_SHORT, TBBT_OC_OK, TBBT_FIX_MAKE_LISTED,
      "readdirplus listed a name that was not there at the start (in a directory or of a file the trace "
      "made): a create, mkdir or link was lost"},
+    {"readdirplus-lists-other-object", TBBT_OP_READDIRPLUS, TBBT_OC_OK_OTHER, TBBT_OC_OK,
+     TBBT_FIX_MOVE_LISTED,
+     "readdirplus listed another object under a name than the model holds there: a rename onto the name, or "
+     "a remove and a create, were lost"},
     /* create */
     {"create-exists", TBBT_OP_CREATE, TBBT_OC_EXIST, TBBT_OC_OK, TBBT_FIX_REMOVE_NAME,
      "exclusive create succeeded on an existing name: a remove was lost (removes outnumber renames)"},
@@ -79,6 +84,12 @@ const struct tbbt_rule tbbt_rules[] = {
     /* operations on a handle */
     {"handle-stale-live", H, TBBT_OC_OK, TBBT_OC_STALE, TBBT_FIX_REMOVE_OBJ,
      "an object the model holds was stale: the removes of its names were lost"},
+    {"denied-stale-live", H, TBBT_OC_ACCES, TBBT_OC_STALE, TBBT_FIX_REMOVE_OBJ,
+     "an object the model holds, whose mode denies the call, was stale (checked first): the removes of its "
+     "names were lost"},
+    {"handle-stale-unknown", H, TBBT_OC_ANY, TBBT_OC_STALE, TBBT_FIX_MAKE_GONE,
+     "an object no record had shown was stale: it was made and removed where the capture lost it (the "
+     "replay makes and removes one, to hold a stale handle of it)"},
     {"used-after-removal", TBBT_RULE_ANY_OP, TBBT_OC_STALE, TBBT_OC_OK, TBBT_FIX_KEEP_OBJ,
      "an object the model had removed was used: its name held another object (a rename away was lost)"},
     {"noent-after-removal", TBBT_RULE_ANY_OP, TBBT_OC_STALE, TBBT_OC_NOENT, TBBT_FIX_KEEP_OBJ,
@@ -104,6 +115,9 @@ const struct tbbt_rule tbbt_rules[] = {
      "lookup in a directory the trace saw go stale (teaches)"},
     {"lookup-stale-absent", TBBT_OP_LOOKUP, TBBT_OC_NOENT, TBBT_OC_STALE, TBBT_FIX_AGREE,
      "lookup in a directory the trace saw go stale (teaches)"},
+    {"dir-write-allowed-denied", TBBT_RULE_ANY_OP, TBBT_OC_ACCES, TBBT_OC_OK, TBBT_FIX_SET_DIR_MODE,
+     "a name was made, removed or renamed in a directory whose mode denies it: a chmod of the directory was "
+     "lost"},
     /* state changes a later reply reveals (issue 21) */
     {"reply-shows-other-mode", TBBT_RULE_ANY_OP, TBBT_OC_OK, TBBT_OC_OK_MODE, TBBT_FIX_SET_ATTRS,
      "a reply showed a mode no record of the trace set: a chmod was lost"},
@@ -111,6 +125,9 @@ const struct tbbt_rule tbbt_rules[] = {
      "a reply showed an owner or group no record of the trace set: a chown was lost"},
     {"listing-shows-smaller-size", TBBT_OP_READDIRPLUS, TBBT_OC_OK, TBBT_OC_OK_SIZE, TBBT_FIX_SET_ATTRS,
      "a readdirplus entry showed a file smaller than the trace left it: a truncate was lost"},
+    {"reply-shows-more-links", TBBT_RULE_ANY_OP, TBBT_OC_OK, TBBT_OC_OK_LINKS, TBBT_FIX_LINK_SYNTH,
+     "a reply showed more links to a file the trace made than the names the trace gave it: a link was lost "
+     "(its name is made up until a record shows it)"},
     {"reply-shows-smaller-size", TBBT_RULE_ANY_OP, TBBT_OC_OK, TBBT_OC_OK_SIZE, TBBT_FIX_SET_ATTRS,
      "a reply showed a file smaller than the trace left it: a truncate was lost (a larger one is left "
      "to the writes the trace has or lost)"},
@@ -138,21 +155,44 @@ enum tbbt_oc tbbt_oc_of_status(int status) {
 /* Contract in rules.h. */
 enum tbbt_oc tbbt_oc_traced(const struct tbbt_fsmodel *m, const struct tbbt_rec *r) {
     enum tbbt_oc c = tbbt_oc_of_status(r->status);
+    /* a denied change of names in one directory: its mode is the say (a
+     * denied rename may have more reasons: moving a directory needs write
+     * on it, a sticky bit...) */
     if (c == TBBT_OC_ACCES && tbbt_fsmodel_predict_access(m, r) == TBBT_PREDICT_ANY) return TBBT_OC_OTHER;
     return c;
 }
 
+/* Contract in rules.h. */
+int tbbt_listing_entry_other(const struct tbbt_fsmodel *m, const struct tbbt_rec *r,
+                             const struct tbbt_dirent *e) {
+    const char *n = tbbt_rec_str(r, e->name);
+    if (r->op != TBBT_OP_READDIRPLUS || !e->id || tbbt_dot_name(n, e->name.len)) return 0;
+    tbbt_id cur = 0;
+    if (tbbt_fsmodel_name(m, r->obj, n, e->name.len, &cur) != TBBT_NAME_PRESENT || !cur || cur == e->id)
+        return 0;
+    const struct tbbt_fsobj *o = tbbt_fsmodel_obj(m, cur);
+    return o && !(o->flags & TBBT_FSO_GONE);
+}
+
 /* OK_SHORT when a successful listing shows a name that cannot have been
  * in the directory at the start and that the model has no entry for
- * (tbbt_fsmodel_entry_unmet), else c. */
+ * (tbbt_fsmodel_entry_unmet); else OK_OTHER when a readdirplus entry
+ * shows another object under a name than the model holds
+ * (tbbt_listing_entry_other); else c. */
 static enum tbbt_oc listing_class(const struct tbbt_fsmodel *m, const struct tbbt_rec *r, enum tbbt_oc c) {
     if (c != TBBT_OC_OK || r->status != TBBT_NFS_OK || !r->nentries) return c;
-    return tbbt_fsmodel_listing_unmet(m, r) ? TBBT_OC_OK_SHORT : c;
+    if (tbbt_fsmodel_listing_unmet(m, r)) return TBBT_OC_OK_SHORT;
+    for (uint32_t i = 0; r->op == TBBT_OP_READDIRPLUS && i < r->nentries; i++)
+        if (tbbt_listing_entry_other(m, r, &r->entries[i])) return TBBT_OC_OK_OTHER;
+    return c;
 }
 
 /* Contract in rules.h. */
 enum tbbt_oc tbbt_oc_predict(const struct tbbt_fsmodel *m, const struct tbbt_rec *r) {
     int p = tbbt_fsmodel_predict(m, r);
+    /* a change of names the directories' modes deny (existence errors
+     * come first) */
+    if (p == TBBT_NFS_OK && tbbt_fsmodel_predict_dir_access(m, r) == TBBT_NFSERR_ACCES) p = TBBT_NFSERR_ACCES;
     enum tbbt_oc c = tbbt_oc_of_status(p);
     if (r->op == TBBT_OP_READDIR || r->op == TBBT_OP_READDIRPLUS) return listing_class(m, r, c);
     if (c != TBBT_OC_OK || (r->op != TBBT_OP_LOOKUP && r->op != TBBT_OP_CREATE)) return c;
@@ -177,15 +217,16 @@ const char *tbbt_oc_name(enum tbbt_oc c) {
                                                   "other",
                                                   "ok-other-mode",
                                                   "ok-other-owner",
-                                                  "ok-smaller-size"};
+                                                  "ok-smaller-size",
+                                                  "ok-more-links"};
     return c < TBBT_OC_COUNT_ ? n[c] : "?";
 }
 
 const char *tbbt_fix_name(enum tbbt_fix_act a) {
     static const char *const n[TBBT_FIX_COUNT_] = {
-        "none",        "remove-name", "make-by-reply", "replace",       "make-file",
-        "make-dir",    "empty-dir",   "empty-name2",   "remove-object", "set-mode",
-        "keep-object", "make-listed", "set-attrs"};
+        "none",      "remove-name",   "make-by-reply", "replace",        "make-file",   "make-dir",
+        "empty-dir", "empty-name2",   "remove-object", "set-mode",       "keep-object", "make-listed",
+        "set-attrs", "move-by-reply", "move-listed",   "link-synthetic", "make-gone",   "set-dir-mode"};
     return a < TBBT_FIX_COUNT_ ? n[a] : "?";
 }
 
@@ -265,6 +306,41 @@ static int empty_dir(struct tbbt_fix_out *out, const struct tbbt_rec *r, tbbt_id
     return n;
 }
 
+#define SYNTH_LINK ".tbbt-link-"
+
+/* A name of o that a link pass 2 inserted made up (link_synth), or NULL. */
+static const struct tbbt_fsdent *synth_link(const struct tbbt_fsobj *o) {
+    for (const struct tbbt_fsdent *d = o->links; d; d = d->link_next)
+        if (d->len > sizeof(SYNTH_LINK) - 1 && !memcmp(d->name, SYNTH_LINK, sizeof(SYNTH_LINK) - 1)) return d;
+    return NULL;
+}
+
+/* Emits the links (as root) of r->obj, a file the trace made, under
+ * made-up names ".tbbt-link-ID-K" in the directory of one of its names,
+ * until the model holds r->nlink names of it (a later record that shows
+ * one of the real names has make_name rename it). Returns the records
+ * emitted, or -1. */
+static int link_synth(struct tbbt_fix_out *out, const struct tbbt_rec *r) {
+    const struct tbbt_fsobj *o = tbbt_rec_has(r, TBBT_F_OBJ) ? tbbt_fsmodel_obj(out->m, r->obj) : NULL;
+    if (!o || !o->links || !tbbt_rec_has(r, TBBT_F_NLINK) || (o->flags & TBBT_FSO_GONE)) return -1;
+    tbbt_id dir = o->links->dir;
+    uint32_t have = 0;
+    for (const struct tbbt_fsdent *d = o->links; d; d = d->link_next)
+        have++;
+    int n = 0;
+    for (uint32_t k = have; k < r->nlink && n < 16; k++) {
+        char name[64];
+        int len = g_snprintf(name, sizeof(name), SYNTH_LINK "%" G_GUINT64_FORMAT "-%u", (guint64)r->obj, k);
+        tbbt_id cur = 0;
+        if (tbbt_fsmodel_name(out->m, dir, name, (size_t)len, &cur) == TBBT_NAME_PRESENT) continue;
+        struct tbbt_rec *x = fix_begin(out, r, TBBT_OP_LINK, dir, name, (size_t)len);
+        tbbt_rec_set_u64(x, TBBT_F_OBJ, r->obj);
+        out->emit(out->ctx, x);
+        n++;
+    }
+    return n ? n : -1;
+}
+
 /* Emits the making of (dir, name) as an object of the given type (NF3
  * type), as newobj (0 = an object the trace never showed); a link when
  * newobj is a file the model holds under another name. */
@@ -276,6 +352,15 @@ static int make_name(struct tbbt_fix_out *out, const struct tbbt_rec *r, tbbt_id
                                                                                              : TBBT_OP_CREATE;
     if (!type) type = TBBT_FT_REG;
     const struct tbbt_fsobj *o = newobj ? tbbt_fsmodel_obj(out->m, newobj) : NULL;
+    const struct tbbt_fsdent *synth = o && !(o->flags & TBBT_FSO_GONE) ? synth_link(o) : NULL;
+    if (synth) {
+        /* a link the capture lost made up its name: this is the name */
+        struct tbbt_rec *x = fix_begin(out, r, TBBT_OP_RENAME, synth->dir, synth->name, synth->len);
+        tbbt_rec_set_u64(x, TBBT_F_DIR2, dir);
+        tbbt_rec_set_str(x, TBBT_F_NAME2, name, len);
+        out->emit(out->ctx, x);
+        return 1;
+    }
     if (o && o->links && !(o->flags & TBBT_FSO_GONE) && o->attr.type != TBBT_FT_DIR) {
         /* the object lives under another name: this name is a hard link */
         struct tbbt_rec *x = fix_begin(out, r, TBBT_OP_LINK, dir, name, len);
@@ -310,6 +395,34 @@ static int make_name(struct tbbt_fix_out *out, const struct tbbt_rec *r, tbbt_id
     return 1;
 }
 
+/* Emits the rename (as root) that put r->newobj at (r->dir, r->name),
+ * replacing what the model holds there: from a name link_synth made up
+ * for it, else from the one other name the model holds the object under
+ * -- when it is alive, is no directory where a non-directory is (or the
+ * other way round) and what it replaces holds no names. Returns 1, or 0
+ * when there is no such name. */
+static int move_name(struct tbbt_fix_out *out, const struct tbbt_rec *r) {
+    const char *n = tbbt_rec_str(r, r->name);
+    const struct tbbt_fsobj *o =
+        tbbt_rec_has(r, TBBT_F_NEWOBJ) && r->newobj ? tbbt_fsmodel_obj(out->m, r->newobj) : NULL;
+    if (!o || (o->flags & TBBT_FSO_GONE)) return 0;
+    const struct tbbt_fsdent *from = synth_link(o); /* a made-up name first */
+    if (!from && (!o->links || o->links->link_next)) return 0;
+    if (!from) from = o->links;
+    if (from->dir == r->dir && from->len == r->name.len && !memcmp(from->name, n, from->len)) return 0;
+    tbbt_id cur = 0;
+    tbbt_fsmodel_name(out->m, r->dir, n, r->name.len, &cur);
+    const struct tbbt_fsobj *c = cur ? tbbt_fsmodel_obj(out->m, cur) : NULL;
+    if (c && (c->nchildren || (c->attr.type && o->attr.type &&
+                               (c->attr.type == TBBT_FT_DIR) != (o->attr.type == TBBT_FT_DIR))))
+        return 0;
+    struct tbbt_rec *x = fix_begin(out, r, TBBT_OP_RENAME, from->dir, from->name, from->len);
+    tbbt_rec_set_u64(x, TBBT_F_DIR2, r->dir);
+    tbbt_rec_set_str(x, TBBT_F_NAME2, n, r->name.len);
+    out->emit(out->ctx, x);
+    return 1;
+}
+
 /* Emits a setattr (as root) of obj's mode that gives r its traced
  * outcome: the mode r's reply shows if it does, else the model's mode
  * with the bit r needs set (success) or cleared (denied) in the class
@@ -340,6 +453,39 @@ static int set_mode(struct tbbt_fix_out *out, const struct tbbt_rec *r) {
     if (tbbt_rec_has(r, TBBT_F_GID) && r->gid != o->attr.gid) tbbt_rec_set_u64(x, TBBT_F_SET_GID, r->gid);
     out->emit(out->ctx, x);
     return 1;
+}
+
+/* Emits a setattr (as root) of the mode of r's directory (the second
+ * one of a rename, when the model's mode of the first allows r already)
+ * that gives r, a successful change of names in it, its traced outcome:
+ * write and search set for the class that applies to r's caller. (A
+ * denied one is not judged: which bit a lost chmod took away, and that
+ * a later reply shows no other, is a guess; tbbt_oc_traced.) */
+static int set_dir_mode(struct tbbt_fix_out *out, const struct tbbt_rec *r) {
+    int want_ok = r->status == TBBT_NFS_OK;
+    tbbt_id dirs[2] = {tbbt_rec_has(r, TBBT_F_DIR) ? r->dir : 0, tbbt_rec_has(r, TBBT_F_DIR2) ? r->dir2 : 0};
+    for (int i = 0; i < 2; i++) {
+        const struct tbbt_fsobj *o = dirs[i] ? tbbt_fsmodel_obj(out->m, dirs[i]) : NULL;
+        if (!o || !(o->flags & TBBT_FSO_RMODE) || o->attr.type != TBBT_FT_DIR) continue;
+        unsigned shift = tbbt_fsmodel_mode_shift(&o->attr, &r->cred);
+        int allowed = ((o->rmode >> shift) & 3) == 3;
+        if (allowed == want_ok) continue;
+        uint32_t mode = want_ok ? o->rmode | (3u << shift) : o->rmode & ~(2u << shift);
+        struct tbbt_rec *x = out->scratch;
+        tbbt_rec_clear(x);
+        x->client = r->client;
+        x->server = r->server;
+        x->vers = r->vers;
+        x->cred.flavor = TBBT_AUTH_SYS;
+        x->op = TBBT_OP_SETATTR;
+        x->flags = TBBT_RF_INSERTED | (r->flags & TBBT_RF_TCP);
+        x->status = TBBT_NFS_OK;
+        tbbt_rec_set_u64(x, TBBT_F_OBJ, dirs[i]);
+        tbbt_rec_set_u64(x, TBBT_F_SET_MODE, mode & 07777);
+        out->emit(out->ctx, x);
+        return 1;
+    }
+    return -1;
 }
 
 /* Emits a setattr (as root: the object may be anyone's) of r's object to
@@ -379,12 +525,28 @@ int tbbt_fix_run(enum tbbt_fix_act a, const struct tbbt_rec *r, struct tbbt_fix_
         k = remove_name(out, r, r->dir, n, r->name.len, 0);
         if (k <= 0) return -1;
         return k + make_name(out, r, r->dir, n, r->name.len, r->type, r->newobj, mode);
+    case TBBT_FIX_MOVE_BY_REPLY:
+        if (move_name(out, r)) return 1;
+        k = remove_name(out, r, r->dir, n, r->name.len, 0);
+        if (k <= 0) return -1;
+        return k + make_name(out, r, r->dir, n, r->name.len, r->type, r->newobj, mode);
     case TBBT_FIX_MAKE_FILE: return make_name(out, r, r->dir, n, r->name.len, TBBT_FT_REG, 0, 0);
     case TBBT_FIX_MAKE_DIR: return make_name(out, r, r->dir, n, r->name.len, TBBT_FT_DIR, 0, 0);
     case TBBT_FIX_EMPTY_DIR: return empty_dir(out, r, r->dir, n, r->name.len);
     case TBBT_FIX_EMPTY_NAME2: return empty_dir(out, r, r->dir2, tbbt_rec_str(r, r->name2), r->name2.len);
     case TBBT_FIX_SET_MODE: return set_mode(out, r);
     case TBBT_FIX_SET_ATTRS: return set_attrs(out, r);
+    case TBBT_FIX_LINK_SYNTH: return link_synth(out, r);
+    case TBBT_FIX_SET_DIR_MODE: return set_dir_mode(out, r);
+    case TBBT_FIX_MAKE_GONE: {
+        const struct tbbt_fsobj *o = r->obj ? tbbt_fsmodel_obj(out->m, r->obj) : NULL;
+        if (!r->obj || !tbbt_rec_has(r, TBBT_F_DIR) || (o && (o->links || (o->flags & TBBT_FSO_GONE))))
+            return -1;
+        char gone[48];
+        int len = g_snprintf(gone, sizeof(gone), ".tbbt-gone-%" G_GUINT64_FORMAT, (guint64)r->obj);
+        k = make_name(out, r, r->dir, gone, (size_t)len, TBBT_FT_REG, r->obj, 0644);
+        return k + remove_name(out, r, r->dir, gone, (size_t)len, 0);
+    }
     case TBBT_FIX_REMOVE_OBJ: {
         const struct tbbt_fsobj *o = r->obj ? tbbt_fsmodel_obj(out->m, r->obj) : NULL;
         if (!o || !o->links) return -1;

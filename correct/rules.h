@@ -21,19 +21,22 @@
 enum tbbt_oc {
     TBBT_OC_ANY = 0,  /* predicted: the model does not know */
     TBBT_OC_OK,       /* success */
-    TBBT_OC_OK_OTHER, /* predicted: success, but the name holds another object than the reply shows */
+    TBBT_OC_OK_OTHER, /* predicted: success, but the name holds another object than the reply (a lookup's,
+                         a readdirplus entry's) shows */
     TBBT_OC_OK_SHORT, /* predicted: success, but a name the listing shows is absent (readdir) */
     TBBT_OC_NOENT,
     TBBT_OC_EXIST,
     TBBT_OC_NOTEMPTY,
     TBBT_OC_STALE, /* STALE, BADHANDLE */
     TBBT_OC_NOTDIR,
-    TBBT_OC_ACCES, /* ACCES, PERM: only where the model judges permission */
+    TBBT_OC_ACCES, /* ACCES, PERM: only where the model judges permission (a read, write or truncate
+                      of a file; predicted: a change of names in a directory too) */
     TBBT_OC_OTHER, /* traced: an error the model does not model (ACCES, NOSPC, ...) */
     /* traced: success, and the reply shows of an object it names ... */
     TBBT_OC_OK_MODE,  /* ... permission bits no record of the trace set */
     TBBT_OC_OK_OWNER, /* ... an owner or group no record of the trace set */
     TBBT_OC_OK_SIZE,  /* ... a file smaller than the trace's records left it */
+    TBBT_OC_OK_LINKS, /* ... more links to a file than the names the trace made for it */
     TBBT_OC_COUNT_
 };
 
@@ -60,6 +63,19 @@ enum tbbt_fix_act {
                                carries (pass 2 gives r only the attributes that changed; it
                                places the record after the last one that showed the old values,
                                or, when none did, changes the initial image instead) */
+    TBBT_FIX_MOVE_BY_REPLY, /* the rename that put newobj, which the model holds under one other name,
+                               at (dir, name); TBBT_FIX_REPLACE when it has no such name */
+    TBBT_FIX_MOVE_LISTED,   /* TBBT_FIX_MOVE_BY_REPLY for each name the listing shows holding another
+                               object than the model's (built by pass 2: tbbt_fix_run returns -1) */
+    TBBT_FIX_LINK_SYNTH,    /* link obj, made by the trace, under as many names ".tbbt-link-ID-K" (in
+                               the directory of one of its names) as r's nlink shows more than the
+                               model holds (pass 2 gives r the object and the count) */
+    TBBT_FIX_MAKE_GONE,     /* make a file ".tbbt-gone-ID" in dir as obj and remove it: the replay
+                               gets a handle of an object that is gone (pass 2 gives r the
+                               directory, one that exists wherever the records go) */
+    TBBT_FIX_SET_DIR_MODE,  /* setattr (as root) of the mode of r's directory whose mode denies r, a
+                               successful change of names in it: write and search set for r's
+                               caller's class */
     TBBT_FIX_COUNT_
 };
 
@@ -91,10 +107,17 @@ enum tbbt_oc tbbt_oc_of_status(int status);
 enum tbbt_oc tbbt_oc_traced(const struct tbbt_fsmodel *m, const struct tbbt_rec *r);
 
 /* Class of the model's prediction for r (TBBT_OC_OK_OTHER when a lookup
- * or create would find another object than the one r's reply shows;
+ * or create would find another object than the one r's reply shows, or a
+ * readdirplus entry shows one (tbbt_listing_entry_other);
  * TBBT_OC_OK_SHORT when a successful listing shows a name that
  * tbbt_fsmodel_entry_unmet() finds). */
 enum tbbt_oc tbbt_oc_predict(const struct tbbt_fsmodel *m, const struct tbbt_rec *r);
+
+/* Does entry e of readdirplus r show, under a name the model holds
+ * present as a known object, another object (a rename onto the name, or
+ * its removal and a new object under it, was lost)? */
+int tbbt_listing_entry_other(const struct tbbt_fsmodel *m, const struct tbbt_rec *r,
+                             const struct tbbt_dirent *e);
 
 /* Name of a class ("ok", "noent", ...). */
 const char *tbbt_oc_name(enum tbbt_oc c);

@@ -573,6 +573,13 @@ int tbbt_fsmodel_predict_owner(const struct tbbt_fsmodel *m, const struct tbbt_r
     if (!o || !(o->flags & TBBT_FSO_ATTRS)) return TBBT_PREDICT_ANY;
     if (r->cred.uid != o->attr.uid) return TBBT_NFSERR_PERM;
     if (tbbt_rec_has(r, TBBT_F_SET_UID) && r->set_uid != o->attr.uid) return TBBT_NFSERR_PERM;
+    /* a new group the owner is not a member of */
+    if (tbbt_rec_has(r, TBBT_F_SET_GID) && r->set_gid != o->attr.gid && r->set_gid != r->cred.gid) {
+        int member = 0;
+        for (uint32_t i = 0; i < r->cred.ngids && i < TBBT_MAX_GIDS; i++)
+            member |= r->cred.gids[i] == r->set_gid;
+        if (!member) return TBBT_NFSERR_PERM;
+    }
     return TBBT_NFS_OK;
 }
 
@@ -847,7 +854,9 @@ void tbbt_fsmodel_apply(struct tbbt_fsmodel *m, const struct tbbt_rec *r, int st
     case TBBT_OP_MKNOD:
     case TBBT_OP_LINK:
         apply_make(m, r, status, n);
-        if (status == TBBT_NFS_OK) tbbt_fsmodel_learn_attrs(m, r->op == TBBT_OP_LINK ? r->obj : r->newobj, r);
+        /* a link's reply shows its object's attributes, failed or not */
+        if (status == TBBT_NFS_OK || r->op == TBBT_OP_LINK)
+            tbbt_fsmodel_learn_attrs(m, r->op == TBBT_OP_LINK ? r->obj : r->newobj, r);
         break;
     case TBBT_OP_REMOVE:
     case TBBT_OP_RMDIR: apply_remove(m, r, status, n); break;

@@ -260,7 +260,8 @@ int tbbt_fsmodel_predict_dir_access(const struct tbbt_fsmodel *m, const struct t
 /* Ownership for r, a SETATTR: TBBT_NFSERR_PERM when it changes what only
  * the owner may (the mode, the group, times set to a given value) or only
  * root may (the owner) and its caller (AUTH_SYS, not root) is not the
- * owner the model knows for the object; TBBT_NFS_OK when the caller may;
+ * owner the model knows for the object, or gives it a group the caller is
+ * not a member of (by its credential); TBBT_NFS_OK when the caller may;
  * TBBT_PREDICT_ANY otherwise (not a SETATTR of those, owner unknown). */
 int tbbt_fsmodel_predict_owner(const struct tbbt_fsmodel *m, const struct tbbt_rec *r);
 

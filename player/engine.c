@@ -590,8 +590,15 @@ static void complete(struct engine *e, struct slot *s, int status, int64_t recv_
          r->op == TBBT_OP_MKNOD))
         matched = 1;
     /* for the dependants, a mismatch that changed nothing the trace's call
-     * did not change is no failure */
-    e->ord->done(e->sched, s->seq, matched || !tbbt_sched_diverged(r->status, status));
+     * did not change is no failure; nor is any outcome of a call that
+     * changes nothing whatever its outcome (a lookup, a read, a listing:
+     * what follows on its objects does not depend on it), nor of one whose
+     * outcome the trace does not know (its reply lost: pass 2's guess, or
+     * success assumed) */
+    int changes = r->op < TBBT_OP_COUNT && (tbbt_op_info(r->op)->flags & TBBT_OPF_MODIFIES);
+    e->ord->done(e->sched, s->seq,
+                 matched || (r->flags & TBBT_RF_REPLY_LOST) || !changes ||
+                     !tbbt_sched_diverged(r->status, status));
     e->completed++;
     if (!matched && e->flog) fail_log(e, s, status);
     if (!s->warm) {

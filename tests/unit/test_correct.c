@@ -272,6 +272,34 @@ static void test_lookup_other_object(void **s) {
     expect(t, 2, "lookup-other-object", w, 2);
 }
 
+/* lookup found, under a name the model holds, an object the model holds
+ * under one other name: the rename of that name onto it was lost (a
+ * mail delivery's tmp -> new), and is inserted. */
+static void test_lookup_other_object_renamed(void **s) {
+    (void)s;
+    struct step t[] = {CR(ROOT, "a", 10), CR(ROOT, "tmp", 11), LK(0, ROOT, "a", 11, 1)};
+    struct want w[] = {{TBBT_OP_RENAME, ROOT, "tmp", 1, 2}};
+    expect(t, 3, "lookup-other-object", w, 1);
+}
+
+/* A readdirplus shows, under a name the model holds, another object
+ * than the model's: the rename of the object's other name onto it was
+ * lost (inserted before the listing); when the listing still shows that
+ * other name, the name was removed and made a link of the object. */
+static void test_listing_other_object(void **s) {
+    (void)s;
+    struct step t[] = {CR(ROOT, "a", 10), CR(ROOT, "tmp", 11), LS(TBBT_OP_READDIRPLUS, ROOT)};
+    const char *const l[] = {NULL, NULL, "a:11:1"};
+    struct want w[] = {{TBBT_OP_RENAME, ROOT, "tmp", 1, 2}};
+    listings = l;
+    expect(t, 3, "readdirplus-lists-other-object", w, 1);
+    const char *const l2[] = {NULL, NULL, "a:11:1,tmp:11:1"};
+    struct want w2[] = {{TBBT_OP_REMOVE, ROOT, "a", 1, 2}, {TBBT_OP_LINK, ROOT, "a", 1, 2}};
+    listings = l2;
+    expect(t, 3, "readdirplus-lists-other-object", w2, 2);
+    listings = NULL;
+}
+
 /* guarded create succeeded on an existing name: remove inserted. */
 static void test_create_exists(void **s) {
     (void)s;
@@ -457,6 +485,40 @@ static void test_handle_stale_live(void **s) {
     expect(t, 2, "handle-stale-live", w, 1);
 }
 
+/* A create in a directory (0755, another user's, as the mkdir's reply
+ * shows) succeeded: the directory's chmod that gave others write was
+ * lost; a setattr of its mode (as root, 0757) goes before the create. A
+ * create denied in a directory whose mode allows it is not judged (which
+ * bit the lost chmod took away is a guess): nothing inserted. */
+static void test_dir_write_modes(void **s) {
+    (void)s;
+    struct step t[] = {{TBBT_OP_MKDIR, 0, 0, ROOT, "d", 0, NULL, 10, 2, -1, 0, 1000, 0, 0755},
+                       {TBBT_OP_CREATE, 0, 0, 10, "x", 0, NULL, 11, 1, 0, 0, 1001, 0, 0}};
+    struct want w[] = {{TBBT_OP_SETATTR, 0, NULL, 0, 1}};
+    expect(t, 2, "dir-write-allowed-denied", w, 1);
+    struct tbbt_pass2_stats st;
+    GPtrArray *out = run(t, 2, &st);
+    const struct tbbt_rec *x = out->pdata[1];
+    assert_int_equal(x->op, TBBT_OP_SETATTR);
+    assert_int_equal(x->obj, 10);
+    assert_int_equal(x->set_mode, 0757);
+    g_ptr_array_free(out, TRUE);
+    struct step u[] = {{TBBT_OP_MKDIR, 0, 0, ROOT, "d", 0, NULL, 10, 2, -1, 0, 1000, 0, 0777},
+                       {TBBT_OP_CREATE, 13, 0, 10, "x", 0, NULL, 0, 0, 0, 0, 1001, 0, 0}};
+    expect(u, 2, NULL, NULL, 0);
+}
+
+/* A read of a file whose mode (0600, another user's) the model holds
+ * was stale, not denied: a server checks the handle first, so the file
+ * was gone -- its removal was lost and is inserted. */
+static void test_denied_stale_live(void **s) {
+    (void)s;
+    struct step t[] = {{TBBT_OP_CREATE, 0, 0, ROOT, "a", 0, NULL, 10, 1, 0, 0, 1001, 0, 0600},
+                       {TBBT_OP_READ, 70, 10, 0, NULL, 0, NULL, 0, 0, -1, 0, 1000, 0, 0}};
+    struct want w[] = {{TBBT_OP_REMOVE, ROOT, "a", 0, 1}};
+    expect(t, 2, "denied-stale-live", w, 1);
+}
+
 /* An object used after the record that removed it: that name is renamed
  * away (to .tbbt-kept-ID) and a new file made under it, before the
  * removal, so the removal takes the new file. */
@@ -546,8 +608,10 @@ static const struct tbbt_rec *inserted(GPtrArray *out, int op, const char *name,
  * as there before the trace: the mkdir says so (TBBT_RF_MADE_EMPTY), and a
  * name in it the model never met is a lost create too (made before its
  * object's first use), not a name pass 3 would place in a directory that
- * did not exist at the start (the replay met NOENT there). A name taught
- * before the mkdir's place keeps the old judgment, in every pass alike. */
+ * did not exist at the start (the replay met NOENT there). A name the
+ * model took as there before the trace, before the mkdir was known (it
+ * goes before that name's record), was made since too: it is made after
+ * the mkdir, which began empty all the same (issue 21). */
 static void test_inserted_mkdir_began_empty(void **s) {
     (void)s;
     /* p made; d (20) used by handle (a create in it), object 22 by handle;
@@ -571,15 +635,23 @@ static void test_inserted_mkdir_began_empty(void **s) {
     assert_int_equal(cr_at, 3);
     assert_int_equal(recheck(out), 0);
     g_ptr_array_free(out, TRUE);
-    /* d's name "old" taught as there before the trace, before d is shown:
-     * the mkdir is not flagged, x teaches as "old" did, nothing else goes */
+    /* d's name "old" taken as there before the trace, before d is shown:
+     * the mkdir goes before that lookup, so "old" is made after it (and x
+     * is a lost create as above) */
     struct step t2[] = {MD(ROOT, "p", 10), LK(0, 20, "old", 23, 1), GA(0, 22), LK(0, 10, "d", 20, 2),
                         LK(0, 20, "x", 22, 1)};
     out = run(t2, 5, &st);
-    assert_int_equal(st.inserted, 1);
+    assert_int_equal(st.unexplained, 0);
+    assert_int_equal(st.inserted, 3);
     md = inserted(out, TBBT_OP_MKDIR, "d", &md_at);
     assert_non_null(md);
-    assert_false(md->flags & TBBT_RF_MADE_EMPTY);
+    assert_true(md->flags & TBBT_RF_MADE_EMPTY);
+    assert_int_equal(md_at, 1);
+    cr = inserted(out, TBBT_OP_CREATE, "old", &cr_at);
+    assert_non_null(cr);
+    assert_int_equal(cr->newobj, 23);
+    assert_int_equal(cr_at, 2);
+    assert_non_null(inserted(out, TBBT_OP_CREATE, "x", &cr_at));
     assert_int_equal(recheck(out), 0);
     g_ptr_array_free(out, TRUE);
     /* a mkdir whose reply was lost, its object shown by a later lookup:
@@ -1147,8 +1219,8 @@ static void test_stream_from_pass1(void **s) {
     g_ptr_array_free(direct, TRUE);
 }
 
-/* Issue 21: one client chmods a shared directory 0700 -> 0775 and the
- * call is lost; a later lookup by another user shows 0775. A setattr (as
+/* Issue 21: one client chmods a shared directory 0700 -> 0777 and the
+ * call is lost; a later lookup by another user shows 0777. A setattr (as
  * root, the mode the reply shows) is inserted just after the last record
  * that showed 0700, so the other user's create in it is not refused on
  * replay. */
@@ -1157,7 +1229,7 @@ static void test_reply_shows_other_mode(void **s) {
     struct step t[] = {
         {TBBT_OP_MKDIR, 0, 0, ROOT, "shared", 0, NULL, 10, 2, -1, 0, 1000, 0, 0700},
         {TBBT_OP_GETATTR, 0, 10, 0, NULL, 0, NULL, 0, 2, -1, 0, 1000, 0, 0700},
-        {TBBT_OP_LOOKUP, 0, 0, ROOT, "shared", 0, NULL, 10, 2, -1, 0, 1001, 1000, 0775},
+        {TBBT_OP_LOOKUP, 0, 0, ROOT, "shared", 0, NULL, 10, 2, -1, 0, 1001, 1000, 0777},
         {TBBT_OP_CREATE, 0, 0, 10, "x", 0, NULL, 11, 1, 0, 0, 1001, 0, 0},
     };
     struct want w[] = {{TBBT_OP_SETATTR, 0, NULL, 1, 2}};
@@ -1169,7 +1241,7 @@ static void test_reply_shows_other_mode(void **s) {
     assert_int_equal(x->op, TBBT_OP_SETATTR);
     assert_int_equal(x->obj, 10);
     assert_int_equal(x->cred.uid, 0);
-    assert_true(tbbt_rec_has(x, TBBT_F_SET_MODE) && x->set_mode == 0775);
+    assert_true(tbbt_rec_has(x, TBBT_F_SET_MODE) && x->set_mode == 0777);
     assert_false(tbbt_rec_has(x, TBBT_F_SET_UID) || tbbt_rec_has(x, TBBT_F_SET_SIZE));
     g_ptr_array_free(out, TRUE);
 }
@@ -1228,6 +1300,70 @@ static void test_reply_shows_smaller_size(void **s) {
     expect(u, 3, "listing-shows-smaller-size", w, 1);
     listings = NULL;
     tweak = NULL;
+}
+
+/* Link counts of step i (tweak): 2 where nlinks[i] says so. */
+static const uint32_t *nlinks;
+static void set_nlinks(struct tbbt_rec *r, int i) {
+    if (tbbt_rec_has(r, TBBT_F_TYPE) && nlinks[i]) tbbt_rec_set_u64(r, TBBT_F_NLINK, nlinks[i]);
+}
+
+/* A reply shows two links to a file the trace made under one name: a
+ * link was lost; it is inserted (as root) under a made-up name after the
+ * record that showed one link, so that removing the file's known name
+ * leaves it alive on replay as in the trace. A later lookup that shows
+ * the link's real name renames the made-up one to it. */
+static void test_reply_shows_more_links(void **s) {
+    (void)s;
+    struct step t[] = {CR(ROOT, "a", 10), GA(0, 10), RM(0, ROOT, "a"), GA(0, 10)};
+    t[1].type = t[3].type = 1;
+    static const uint32_t n[] = {0, 2, 0, 1};
+    nlinks = n;
+    tweak = set_nlinks;
+    struct want w[] = {{TBBT_OP_LINK, ROOT, ".tbbt-link-10-1", 0, 1}};
+    expect(t, 4, "reply-shows-more-links", w, 1);
+    /* the real name shows up: the made-up one becomes it */
+    struct step u[] = {CR(ROOT, "a", 10), GA(0, 10), LK(0, ROOT, "h", 10, 1)};
+    u[1].type = 1;
+    static const uint32_t nu[] = {0, 2, 2};
+    nlinks = nu;
+    struct tbbt_pass2_stats st;
+    GPtrArray *out = run(u, 3, &st);
+    assert_int_equal(st.unexplained, 0);
+    assert_int_equal(st.inserted, 2);
+    const struct tbbt_rec *x = out->pdata[3];
+    assert_true(x->flags & TBBT_RF_INSERTED);
+    assert_int_equal(x->op, TBBT_OP_RENAME);
+    assert_true(x->name2.len == 1 && !memcmp(tbbt_rec_str(x, x->name2), "h", 1));
+    assert_int_equal(recheck(out), 0);
+    g_ptr_array_free(out, TRUE);
+    tweak = NULL;
+}
+
+/* A read of an object no record showed is stale: the object was made
+ * and removed where the capture lost it. Its make and removal (as root,
+ * in a directory there before the trace) are inserted, so the replay
+ * holds a stale handle for the read. A lost read of it before: it saw
+ * the object gone too, and both go before it. */
+static void test_handle_stale_unknown(void **s) {
+    (void)s;
+    struct step t[] = {LK(0, ROOT, "d", 5, 2),
+                       {TBBT_OP_READ, 70, 20, 0, NULL, 0, NULL, 0, 0, -1, 0, 0, 0, 0}};
+    struct want w[] = {{TBBT_OP_CREATE, ROOT, ".tbbt-gone-20", 0, 1},
+                       {TBBT_OP_REMOVE, ROOT, ".tbbt-gone-20", 0, 1}};
+    expect(t, 2, "handle-stale-unknown", w, 2);
+    struct step u[] = {LK(0, ROOT, "d", 5, 2),
+                       {TBBT_OP_READ, 0, 20, 0, NULL, 0, NULL, 0, 0, -1, 1, 0, 0, 0},
+                       {TBBT_OP_READ, 70, 20, 0, NULL, 0, NULL, 0, 0, -1, 0, 0, 0, 0}};
+    struct want wu[] = {{TBBT_OP_CREATE, ROOT, ".tbbt-gone-20", 0, 1},
+                        {TBBT_OP_REMOVE, ROOT, ".tbbt-gone-20", 0, 1}};
+    expect(u, 3, "handle-stale-unknown", wu, 2);
+    struct tbbt_pass2_stats st;
+    GPtrArray *out = run(u, 3, &st);
+    const struct tbbt_rec *lost = out->pdata[3];
+    assert_true(lost->flags & TBBT_RF_REPLY_LOST);
+    assert_int_equal(lost->status, TBBT_NFSERR_STALE);
+    g_ptr_array_free(out, TRUE);
 }
 
 /* Step 2 of test_concurrent_chmod: a chmod by another client, made
@@ -1430,6 +1566,8 @@ int main(void) {
         cmocka_unit_test(test_lookup_unknown_name_made_object),
         cmocka_unit_test(test_lookup_noent_present),
         cmocka_unit_test(test_lookup_other_object),
+        cmocka_unit_test(test_lookup_other_object_renamed),
+        cmocka_unit_test(test_listing_other_object),
         cmocka_unit_test(test_create_exists),
         cmocka_unit_test(test_create_eexist_absent),
         cmocka_unit_test(test_create_other_object),
@@ -1447,6 +1585,8 @@ int main(void) {
         cmocka_unit_test(test_rename_unknown_entries),
         cmocka_unit_test(test_rename_noent_nonempty),
         cmocka_unit_test(test_handle_stale_live),
+        cmocka_unit_test(test_denied_stale_live),
+        cmocka_unit_test(test_dir_write_modes),
         cmocka_unit_test(test_used_after_removal),
         cmocka_unit_test(test_dir_after_removal),
         cmocka_unit_test(test_denied_after_removal),
@@ -1474,6 +1614,8 @@ int main(void) {
         cmocka_unit_test(test_reply_shows_other_mode),
         cmocka_unit_test(test_reply_shows_other_owner),
         cmocka_unit_test(test_reply_shows_smaller_size),
+        cmocka_unit_test(test_reply_shows_more_links),
+        cmocka_unit_test(test_handle_stale_unknown),
         cmocka_unit_test(test_concurrent_chmod),
         cmocka_unit_test(test_write_in_flight),
         cmocka_unit_test(test_lost_chmod_then_other_mode),

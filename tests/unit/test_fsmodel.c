@@ -171,6 +171,29 @@ static void test_link_counts(void **s) {
     tbbt_fsmodel_free(m);
 }
 
+/* A link that failed (denied) still shows its object's attributes: the
+ * model learns them, and an object no record named before is one of the
+ * initial image (pass 3 places it, so a replay has its handle). */
+static void test_failed_link_shows_object(void **s) {
+    (void)s;
+    struct tbbt_fsmodel *m = tbbt_fsmodel_new();
+    struct tbbt_rec r;
+    tbbt_rec_init(&r);
+    rec(&r, TBBT_OP_LINK, ROOT, "b");
+    tbbt_rec_set_u64(&r, TBBT_F_OBJ, 40);
+    attrs(&r, TBBT_FT_REG, 7, 1);
+    tbbt_fsmodel_apply(m, &r, TBBT_NFSERR_ACCES);
+    const struct tbbt_fsobj *o = tbbt_fsmodel_obj(m, 40);
+    assert_non_null(o);
+    assert_true(o->flags & TBBT_FSO_ATTRS);
+    assert_true(o->flags & TBBT_FSO_INITIAL);
+    assert_int_equal(o->attr.size, 7);
+    assert_int_equal(o->attr.uid, 1000);
+    assert_int_not_equal(st(m, ROOT, "b", NULL), TBBT_NAME_PRESENT);
+    tbbt_rec_free(&r);
+    tbbt_fsmodel_free(m);
+}
+
 /* rename over an existing target: the source name goes, the target names
  * the moved object, the replaced object is gone; a directory's entries
  * move with it (they are keyed by its ID). */
@@ -473,6 +496,7 @@ int main(void) {
         cmocka_unit_test(test_create_remove),
         cmocka_unit_test(test_remove_unknown_teaches),
         cmocka_unit_test(test_link_counts),
+        cmocka_unit_test(test_failed_link_shows_object),
         cmocka_unit_test(test_rename_over),
         cmocka_unit_test(test_dirs_and_types),
         cmocka_unit_test(test_sizes),
