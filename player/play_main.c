@@ -24,7 +24,7 @@
 struct play_cli {
     char *order, *manifest, *json, *cred, *deps, *send_log, *fail_log, *json_rank;
     gdouble speedup, warmup, duration;
-    gint window, max_out, connections, clone, clones, timeout, nfsport, mountport;
+    gint window, max_out, connections, clone, clones, loop, timeout, nfsport, mountport;
     gint64 limit, seed;
     gboolean strict, quiet, live, no_live, udp;
     gboolean simulate, list_locks;
@@ -56,6 +56,10 @@ static GOptionEntry play_entries[] = {
      "time; each its own handles, ordering and connections (one per traced client per clone, 64 at most "
      "in all); --window is per copy (default 1; under mpirun the clones are shared out among the ranks, one "
      "per rank by default)",
+     "N"},
+    {"loop", 0, 0, G_OPTION_ARG_INT, &cli.loop,
+     "Replay the trace N times one after another, copy i against clone I+i (tbbt-init --clones N), its times "
+     "shifted past the end of copy i-1: a run N times as long (not with --clones, nor under mpirun)",
      "N"},
     {"send-log", 0, 0, G_OPTION_ARG_FILENAME, &cli.send_log,
      "Write \"CLONE RECORD\" (the record's 0-based index in the trace) per request sent, in send order",
@@ -157,6 +161,9 @@ static void check(int argc, char **argv, struct tbbt_play_opts *o) {
     o->speedup = cli.speedup, o->window = (uint32_t)cli.window;
     o->max_outstanding = (uint32_t)cli.max_out, o->connections = cli.connections, o->clone = cli.clone;
     o->clones = cli.clones; /* 0: unset, tbbt_mpi_setup decides */
+    if (cli.loop < 0 || (cli.loop > 1 && cli.clones > 1))
+        usage("--loop must be 1 or more, and not with --clones");
+    o->loop = cli.loop;
     o->warmup_s = cli.warmup, o->duration_s = cli.duration, o->limit = (uint64_t)cli.limit;
     o->udp = cli.udp;
     o->timeout_s = cli.timeout, o->seed = (uint64_t)cli.seed;
