@@ -313,13 +313,27 @@ sub check_settings {
         }
         next if keys %n < 2;
         my ($ref) = sort { $n{$b} <=> $n{$a} || $first{$a} <=> $first{$b} } keys %n;
+        my ($rj) = map { $runs->[$_]{json}{meta} } grep { $vals[$_] eq $ref } 0 .. $#$runs;
         for my $i (0 .. $#$runs) {
             next if $vals[$i] eq $ref;
+            my ($mine, $theirs) = $name eq 'image'
+              ? param_diff(image_params($runs->[$i]{json}{meta}{init_params}), image_params($rj->{init_params}))
+              : ($vals[$i], $ref);
             push @{ $why{ $runs->[$i]{label} } }, {code => 'differs', text => "different $name: "
-                  . short($vals[$i]) . ' where the other runs have ' . short($ref)};
+                  . short($mine) . ' where the other runs have ' . short($theirs)};
         }
     }
     return \%why;
+}
+
+# param_diff(P, Q): the parameters of P and of Q that differ, as "key
+# value, ..." each (when both are objects; else their canonical texts).
+sub param_diff {
+    my ($p, $q) = @_;
+    return (canon($p), canon($q)) unless ref $p eq 'HASH' && ref $q eq 'HASH';
+    my %k = map { $_ => 1 } keys %$p, keys %$q;
+    my @d = grep { canon($p->{$_}) ne canon($q->{$_}) } sort keys %k;
+    return map { my $h = $_; join(', ', map { "$_ " . canon($h->{$_}) } @d) } $p, $q;
 }
 
 # short(S): S cut to 60 characters.
