@@ -9,7 +9,8 @@
 # made by tests/report/make-fixtures.sh). The screenshots are kept as
 # $TBBT_BUILD/report-test/{runs,sweep}-WxH.png (with the pages beside
 # them, in report-test/{runs,sweep}/); TBBT_REPORT_TEST_DIR replaces
-# $TBBT_BUILD/report-test. Skipped (skip_all) without chromium, gnuplot or
+# $TBBT_BUILD/report-test; TBBT_REPORT_INPUTS (result files) makes one
+# page of them instead. Skipped (skip_all) without chromium, gnuplot or
 # tar with zstd.
 use strict;
 use warnings;
@@ -196,6 +197,12 @@ sub check_page {
     return $html;
 }
 
+if ($ENV{TBBT_REPORT_INPUTS}) {    # tests/e2e/report_ganesha.sh: results made there
+    check_page('inputs', split(' ', $ENV{TBBT_REPORT_INPUTS}));
+    diag("screenshots: $BASE/inputs-{1280x800,1920x1080}.png");
+    done_testing();
+    exit 0;
+}
 my @runs  = sort glob("$IN/runs/*.json");
 my @sweep = sort glob("$IN/sweep/*.json");
 cmp_ok(scalar @runs,  '>=', 6, 'fixtures: repeated runs of two servers');
