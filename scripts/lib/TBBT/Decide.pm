@@ -482,6 +482,9 @@ sub verdict {
         my $est = $v{figure} eq 'ops' ? $s->{ops} : $s->{mean};
         my $what = $v{figure} eq 'ops' ? ($sweep ? 'peak throughput' : 'throughput') : 'mean latency';
         push @{ $v{cautions} }, group_cautions($s->{label}, $est, $what, $s->{secs}, $lim);
+        push @{ $v{cautions} }, "$s->{label} has one valid run: its interval comes from that run's one-second "
+          . 'intervals, which leave out the spread from run to run (repeat the run: tbbt-compare --runs 3)'
+          if !$sweep && $s->{nvalid} == 1 && ($est->{basis} // '') eq 'batches';
         my $bad = $s->{nruns} - $s->{nvalid};
         push @{ $v{cautions} }, sprintf('%d of %s\'s %d runs are invalid and left out (see Validity)', $bad,
             $s->{label}, $s->{nruns}) if $bad && !$sweep;
