@@ -10,7 +10,7 @@
 # and runs on them, with the bundled sample trace
 # (traces/ganesha-libnfs-mixed.pcap.zst: 1582 calls, 822 WRITEs, 0.23 s
 # long: looped so that every run lasts 30 s or more):
-#   1. tbbt-compare --runs 3: prep once, then per run and per server an aged
+#   1. tbbt-compare --runs 4: prep once, then per run and per server an aged
 #      image (tbbt-init, one clone per copy of the trace) and a replay at
 #      1/33 of the traced pace (about 210 ops/s), the trace looped 4 times
 #      (--duration 30), then the report (tbbt-report: the verdict first,
@@ -20,7 +20,7 @@
 #      throughput against latency, each filer's peak with p99 latency (from
 #      the send) under 50 ms.
 # Then stops the servers, unmounts the images and prints where the reports
-# are. Needs root (ganesha's VFS backend, loop mounts). About 6 minutes.
+# are. Needs root (ganesha's VFS backend, loop mounts). About 7 minutes.
 # Everything goes to BUILD/compare-demo (BUILD: $TBBT_BUILD, default build/).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -79,15 +79,15 @@ mean_ms() {
 }
 
 echo
-echo "== 1. tbbt-compare --runs 3 (A, then B, three rounds; every run on a freshly built aged image, 30 s or more)"
+echo "== 1. tbbt-compare --runs 4 (A, then B, four rounds; every run on a freshly built aged image, 30 s or more)"
 t1=$SECONDS
 rc=0
-scripts/tbbt-compare --runs 3 --speedup 0.0299 --duration 30 --p99-from send --scope 256 --appends-per-file 4 \
+scripts/tbbt-compare --runs 4 --speedup 0.0299 --duration 30 --p99-from send --scope 256 --appends-per-file 4 \
     -o "$out/runs" traces/ganesha-libnfs-mixed.pcap.zst "$URL_A" "$URL_B" >"$out/runs.txt" || rc=$?
 # the verdict, as the report leads with it
 sed -n "/^Verdict/,/^$/p" "$out/runs/report/report.txt"
 behind=0
-for n in 1 2 3; do
+for n in 1 2 3 4; do
     a=$(mean_ms "$out/runs/A/run-$n.json") b=$(mean_ms "$out/runs/B/run-$n.json")
     if perl -e 'exit !($ARGV[1] > $ARGV[0])' "$a" "$b"; then
         behind=$((behind + 1)) verdict="B (-o sync) behind"
@@ -96,13 +96,13 @@ for n in 1 2 3; do
     fi
     echo "round $n: mean latency A $a ms, B $b ms: $verdict"
 done
-echo "B ranked behind A in $behind of 3 rounds ($((SECONDS - t1)) s)"
+echo "B ranked behind A in $behind of 4 rounds ($((SECONDS - t1)) s)"
 [ "$rc" = 0 ] || echo "tbbt-compare exited $rc (see $out/runs/failures.txt)"
 
 echo
-echo "== 2. tbbt-compare --sweep (load doubled from 219 to 14000 ops/s, 11 s a step; p99 from the send under 50 ms)"
+echo "== 2. tbbt-compare --sweep (load doubled from 439 to 14000 ops/s, 11 s a step; p99 from the send under 50 ms)"
 t2=$SECONDS
-scripts/tbbt-compare --sweep --p99-limit 50 --p99-from send --speedups 0.03125,0.0625,0.125,0.25,0.5,1,2 \
+scripts/tbbt-compare --sweep --p99-limit 50 --p99-from send --speedups 0.0625,0.125,0.25,0.5,1,2 \
     --duration 11 --scope 256 --appends-per-file 4 -o "$out/sweep" \
     traces/ganesha-libnfs-mixed.pcap.zst "$URL_A" "$URL_B" >"$out/sweep.txt" || rc=$?
 sed -e 's|nfs://[^ ]*||' "$out/sweep/sweep.txt"
