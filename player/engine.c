@@ -141,7 +141,9 @@ struct engine {
     const struct tbbt_play_opts *o;
     struct tbbt_play_stats *st;
     const struct tbbt_sched_ops *ord; /* o->order, or per clone around it */
-    uint32_t nclones;                 /* copies of the trace (--clones) */
+    uint32_t nclones;                 /* copies of the trace (--clones, or --loop) */
+    int loop;                         /* --loop: the copies one after another, not interleaved */
+    _Atomic uint64_t loop_len;        /* --loop: records in one copy (known once the first is read) */
     uint64_t win;                     /* the window over all copies: o->window each */
     struct tbbt_rec io_rec;           /* the I/O thread's record, before it is copied */
     FILE *slog;                       /* --send-log */
@@ -460,6 +462,87 @@ stop:
     return NULL;
 }
 
+/* The time after which copy i+1 of a looped trace starts, relative to
+ * copy i: the first copy's span from its first call to its last call or
+ * reply, plus its mean gap between calls, so the copies follow each other
+ * as the trace's calls follow each other. */
+static int64_t loop_shift(int64_t first, int64_t end, uint64_t n) {
+    int64_t span = end > first ? end - first : 0;
+    return span + (n > 1 ? span / (int64_t)(n - 1) : 1000000);
+}
+
+/* --loop: the trace read o->loop times, copy i namespaced to clone
+ * CLONE+i (clones.h) and its times moved past the end of copy i-1, so the
+ * copies play one after another as one longer trace: copy i's record k has
+ * window sequence number i*len + k, and one ordering runs over them all
+ * (the copies share no object). Each copy starts on a fresh clone of the
+ * image, as a second replay on a fresh image would. */
+static void *io_loop_main(void *arg) {
+    struct engine *e = arg;
+    GArray *replies = g_array_new(FALSE, FALSE, sizeof(int64_t)); /* a min-heap */
+    uint64_t limit = e->o->limit ? e->o->limit : UINT64_MAX;
+    int64_t first = 0, end = 0, shift = 0, step = 0;
+    for (uint32_t i = 0; i < e->nclones; i++) {
+        if (i) { /* the next copy: the trace from its start */
+            char err[400];
+            tbbt_recr_close(e->rd);
+            if (!(e->rd = tbbt_recr_open(e->o->trace, err, sizeof(err)))) {
+                snprintf(e->io_err, sizeof(e->io_err), "%s", err);
+                break;
+            }
+            if (i == 1) step = loop_shift(first, end, atomic_load(&e->loop_len));
+            shift += step;
+        }
+        uint64_t n = 0;
+        for (; n < limit; n++) {
+            if (wait_room(e) < 0) goto stop;
+            uint64_t seq = atomic_load(&e->loaded);
+            struct slot *s = &e->ring[seq & e->mask];
+            int rc = tbbt_recr_next(e->rd, &s->r);
+            if (rc <= 0) {
+                if (rc < 0) {
+                    snprintf(e->io_err, sizeof(e->io_err), "%s", tbbt_recr_error(e->rd));
+                    goto stop;
+                }
+                break;
+            }
+            struct tbbt_rec *r = &s->r;
+            if (i == 0) {
+                if (n == 0) first = r->call_time;
+                int64_t last = (r->flags & TBBT_RF_REPLY_LOST) ? r->call_time : r->reply_time;
+                if (r->call_time > end) end = r->call_time;
+                if (last > end) end = last;
+            }
+            r->call_time += shift, r->reply_time += shift;
+            tbbt_id bad = 0;
+            if (tbbt_clone_rec(r, (uint32_t)e->o->clone + i, &bad) < 0) {
+                snprintf(e->io_err, sizeof(e->io_err),
+                         "%s: record %llu: TBBT-ID %llu is too large to loop the trace", e->o->trace,
+                         (unsigned long long)n + 1, (unsigned long long)bad);
+                goto stop;
+            }
+            tbbt_hist_add(&e->st->trace_outstanding, calls_out(replies, r));
+            s->seq = seq, s->clone = i;
+            atomic_store(&s->state, SL_LOADED);
+            atomic_store(&e->loaded, seq + 1);
+            if (seq - atomic_load(&e->head) < e->win) tbbt_wake_sleeper(&e->wk);
+        }
+        if (i == 0) atomic_store(&e->loop_len, n);
+        if (n == 0) break; /* an empty trace: nothing to repeat */
+    }
+stop:
+    g_array_free(replies, TRUE);
+    atomic_store(&e->io_eof, 1);
+    tbbt_wake_kick(&e->wk);
+    return NULL;
+}
+
+/* The 0-based index in the trace of a slot's record, for the logs. */
+static uint64_t rec_index(const struct engine *e, const struct slot *s) {
+    if (e->loop) return s->seq - (uint64_t)s->clone * atomic_load(&e->loop_len);
+    return s->seq / e->nclones;
+}
+
 /* ---- the receive thread ---- */
 
 /* Decodes one reply for the slot its XID names and queues it. */
@@ -572,7 +655,7 @@ static void fail_log(struct engine *e, const struct slot *s, int status) {
     const char *traced =
         (r->flags & TBBT_RF_REPLY_LOST) && r->status < 0 ? "lost" : status_word(r->status, tb, sizeof(tb));
     fprintf(e->flog, "%u %llu v%u %s %s %s\n", (unsigned)e->o->clone + s->clone,
-            (unsigned long long)s->seq / e->nclones, (unsigned)r->vers,
+            (unsigned long long)rec_index(e, s), (unsigned)r->vers,
             r->op < TBBT_OP_COUNT ? tbbt_op_info(r->op)->name : "?", traced,
             status_word(status, gb, sizeof(gb)));
 }
@@ -837,8 +920,7 @@ static int send_one(struct engine *e, struct slot *s, int64_t now, char *err, si
     st->sent++;
     if (!s->warm) st->per_clone[s->clone].sent++;
     if (e->slog)
-        fprintf(e->slog, "%u %llu\n", (unsigned)e->o->clone + s->clone,
-                (unsigned long long)s->seq / e->nclones);
+        fprintf(e->slog, "%u %llu\n", (unsigned)e->o->clone + s->clone, (unsigned long long)rec_index(e, s));
     if (e->outstanding > st->max_outstanding) st->max_outstanding = e->outstanding;
     if (!s->warm) {
         tbbt_hist_add(&st->outstanding, e->outstanding);
@@ -1073,7 +1155,7 @@ static int setup(struct engine *e, char *err, size_t errlen) {
     if (check_server(e, err, errlen) < 0) return -1;
     struct tbbt_sched_opts so = {.window = cap, .deps = o->deps, .known = known, .known_ctx = e};
     e->ord = o->order;
-    if (e->nclones > 1) /* each clone its own ordering (clones.h) */
+    if (e->nclones > 1 && !e->loop) /* each clone its own ordering (clones.h) */
         e->ord = &tbbt_sched_clones, so.clones = e->nclones, so.per_clone = o->order;
     e->sched = e->ord->create(&so);
     if (o->send_log && !(e->slog = fopen(o->send_log, "w"))) {
@@ -1151,10 +1233,16 @@ int tbbt_play_run(const struct tbbt_play_opts *o, struct tbbt_play_stats *st, ch
     st->trace = g_strdup(o->trace), st->manifest = g_strdup(o->manifest), st->server = g_strdup(srv);
     st->order = g_strdup(o->order->name);
     st->timing = o->speedup > 0 ? g_strdup_printf("timestamps x%g", o->speedup) : g_strdup("full speed");
+    if (o->loop > 1) { /* the copies follow each other: the timing says so, the window is one copy's */
+        char *t = st->timing;
+        st->timing = g_strdup_printf("%s, trace looped %d times", t, o->loop);
+        g_free(t);
+    }
     st->speedup = o->speedup, st->window = o->window, st->clone = o->clone, st->connections = o->connections;
     st->seed = o->seed;
-    e->nclones = o->clones > 1 ? (uint32_t)o->clones : 1;
-    e->win = (uint64_t)o->window * e->nclones;
+    e->loop = o->loop > 1;
+    e->nclones = e->loop ? (uint32_t)o->loop : o->clones > 1 ? (uint32_t)o->clones : 1;
+    e->win = e->loop ? o->window : (uint64_t)o->window * e->nclones;
     st->clones = e->nclones;
     st->per_clone = g_new0(struct tbbt_pstat_clone, e->nclones);
     int rc = setup(e, err, errlen);
@@ -1165,7 +1253,7 @@ int tbbt_play_run(const struct tbbt_play_opts *o, struct tbbt_play_stats *st, ch
         e->t0 = now_ns() + 20000000; /* 20 ms to fill the window before the first deadline */
         e->warm_end = e->t0 + (int64_t)(o->warmup_s * 1e9);
         e->end_at = o->duration_s > 0 ? e->t0 + (int64_t)(o->duration_s * 1e9) : 0;
-        e->io_started = pthread_create(&e->io, NULL, io_main, e) == 0;
+        e->io_started = pthread_create(&e->io, NULL, e->loop ? io_loop_main : io_main, e) == 0;
         e->rx_started = pthread_create(&e->rx, NULL, rx_main, e) == 0;
         if (!e->io_started || !e->rx_started) {
             snprintf(err, errlen, "cannot start the player's threads");

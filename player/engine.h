@@ -37,6 +37,8 @@ struct tbbt_play_opts {
     int udp;                  /* UDP instead of TCP */
     int clone;                /* the image clone to play against (the first of clones) */
     int clones;               /* copies of the trace, against clones clone..clone+clones-1 (0: 1) */
+    int loop;                 /* 2 or more: that many copies one after another, copy i against clone
+                                 clone+i, its times shifted past copy i-1 (clones must be 1 then) */
     const char *send_log;     /* "CLONE RECORD" per request sent, in send order (NULL: none) */
     const char *fail_log;     /* "CLONE RECORD vV PROC TRACED GOT" per record that failed (NULL: none) */
     double warmup_s;          /* seconds left out of the figures */

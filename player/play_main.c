@@ -31,7 +31,7 @@
 struct play_cli {
     char *order, *manifest, *json, *cred, *deps, *send_log, *fail_log, *json_rank;
     gdouble speedup, warmup, duration;
-    gint window, max_out, connections, clone, clones, timeout, nfsport, mountport;
+    gint window, max_out, connections, clone, clones, loop, timeout, nfsport, mountport;
     gint64 limit, seed;
     gboolean strict, quiet, live, no_live, udp;
     gboolean simulate, list_locks;
@@ -69,6 +69,11 @@ static const struct tbbt_opt play_opts[] = {
          "Replay N copies of the trace, copy i against clone I+i (tbbt-init --clones), interleaved by traced "
          "time; each its own handles, ordering and connections (one per traced client per clone, 64 at most "
          "in all); --window is per copy (under mpirun the clones are shared out among the ranks)"},
+    {"loop", 0, TBBT_OPT_INT, &cli.loop, "N", "1", 1, TBBT_CLONE_MAX,
+     .help =
+         "Replay the trace N times one after another, copy i against clone I+i (tbbt-init --clones N), "
+         "its times shifted past the end of copy i-1: a run N times as long (not with --clones, nor under "
+         "mpirun)"},
     {"send-log", 0, TBBT_OPT_FILE, &cli.send_log, "FILE",
      .help =
          "Write \"CLONE RECORD\" (the record's 0-based index in the trace) per request sent, in send order"},
@@ -303,6 +308,8 @@ static void check(const struct target *t, struct tbbt_play_opts *o) {
     o->speedup = cli.speedup, o->window = (uint32_t)cli.window;
     o->max_outstanding = (uint32_t)cli.max_out, o->connections = cli.connections, o->clone = cli.clone;
     o->clones = cli.clones; /* 0: not given, tbbt_mpi_setup decides */
+    if (cli.loop > 1 && cli.clones > 1) usage("--loop and --clones exclude each other");
+    o->loop = cli.loop;
     o->warmup_s = cli.warmup, o->duration_s = cli.duration, o->limit = (uint64_t)cli.limit;
     o->udp = cli.udp;
     o->timeout_s = cli.timeout, o->seed = (uint64_t)cli.seed;

@@ -147,7 +147,7 @@ if [ $LOOP = 1 ]; then
     check "known answer: A better on overall ops/s" [ "$(csv "$R" B all ops_s_better)" = A ]
     echo "figures: overall ops/s significant: $(csv "$R" B all ops_s_significant) (a full-speed run of this trace lasts 0.2 s)"
     check "known answer: the text report names A better on v3 write" \
-        grep -Eq '^v3 write .* A +yes' "$TMP/c1/report/report.txt"
+        grep -Eq '^v3 write +[0-9.]+% +[0-9.]+( ±[0-9.]+)? +[0-9.]+( ±[0-9.]+)? +[0-9.]+ +[0-9.]+-[0-9.]+ +yes ' "$TMP/c1/report/report.txt"
     echo "figures: commit mean latency better on $(csv "$R" B commit mean_ms_better)," \
         "significant: $(csv "$R" B commit mean_ms_significant) (a sync mount has nothing left to flush at COMMIT)"
 else
@@ -202,7 +202,9 @@ t0=$SECONDS
 # p99 from the actual send: from the schedule (the default), one fsync of
 # A's image stalled by the shared disk holds every request that depends on
 # it in fsdep order, and a single stall decides the step.
-TBBT_BUILD=$BUILD perl "$CMP" --sweep --p99-limit 200 --p99-from send --speedups 0.0625,0.125,0.25,0.5,1,2,4,8 \
+# Every step lasts 11 s or more (--duration: the trace looped), what a
+# step needs to be valid and so to be a peak.
+TBBT_BUILD=$BUILD perl "$CMP" --sweep --p99-limit 200 --p99-from send --speedups 0.0625,0.25,1,4 --duration 11 \
     --scope 64 --appends-per-file 2 \
     -o "$TMP/c3" "$TRACE" "$URL_A" "$URL_B" >"$TMP/c3.out" 2>"$TMP/c3.err"
 rc=$?
@@ -214,7 +216,7 @@ for s in A B; do
     check "3: server $s swept ($n speedups)" [ "${n:-0}" -ge 1 ]
     check "3: server $s's stop is explained" \
         perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>); my ($s) = grep { $_->{label} eq $ARGV[0] } @{ $d->{servers} };
-            exit !($s->{saturated} && $s->{saturated} =~ /grew only|fell|over the limit|not saturated/)' "$s" <"$TMP/c3/compare.json"
+            exit !($s->{saturated} && $s->{saturated} =~ /grew only|fell|over the limit|rate not reached|not saturated/)' "$s" <"$TMP/c3/compare.json"
 done
 peak() { awk -F, -v s="$1" '$1 == s && $8 == "yes" { print int($5) }' "$TMP/c3/sweep.csv"; }
 echo "figures: sweep peak A $(peak A) ops/s, B $(peak B) ops/s"

@@ -6,8 +6,9 @@
 #     and the page, every plot, and every figure of the CSV and the HTML
 #     equal to the one the test computes from the JSON on its own;
 #   - tests/report/browser.t on them: the page in headless chromium renders
-#     its tables and plots with no error (skipped without chromium); the
-#     screenshot stays in BUILD/report-e2e/screenshot.png.
+#     its tables and plots with no error, nothing wider than the window
+#     (skipped without chromium); the screenshots stay in
+#     BUILD/report-e2e/inputs-{1280x800,1920x1080}.png.
 # Knobs: TBBT_E2E_OPS (workload calls, default 800).
 # Usage (ctest): bash report_ganesha.sh BUILD_DIR SRC_DIR; exit 77 = skipped.
 BUILD=${1:?usage: report_ganesha.sh BUILD_DIR SRC_DIR}

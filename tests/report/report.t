@@ -4,8 +4,11 @@
 # HTML page equals the figure this test computes from the JSON on its own
 # (per-run figures straight from the documents, "all" from the procedures'
 # histogram buckets merged here with hist.h's bucket bounds, repeated runs'
-# means and 95% intervals with a Student t table typed in here, ratios,
-# the better server and the significance rule as the page states it).
+# means and 95% intervals with a Student t table typed in here, ratios with
+# their intervals, the better server and the significance rule as the page
+# states it). The fixtures' runs (7 s each) are all too short to be valid:
+# the page says so run by run and gives no verdict, and its figures then
+# describe every run.
 #
 # Inputs: the fixtures tests/data/play-{A,B}-*.json (two ganesha servers,
 # three runs each) as "one run each" (A-1, B-1) and as repeated runs (all
@@ -127,7 +130,9 @@ sub run_expect {
 
 # Student t, 97.5% quantile, by degrees of freedom (any table of it).
 my %T = (1 => 12.706, 2 => 4.303, 3 => 3.182, 4 => 2.776, 5 => 2.571, 6 => 2.447, 7 => 2.365, 8 => 2.306,
-    9 => 2.262, 10 => 2.228);
+    9 => 2.262, 10 => 2.228, 11 => 2.201, 12 => 2.179, 13 => 2.160, 14 => 2.145, 15 => 2.131, 16 => 2.120,
+    17 => 2.110, 18 => 2.101, 19 => 2.093, 20 => 2.086, 21 => 2.080, 22 => 2.074, 23 => 2.069, 24 => 2.064,
+    25 => 2.060, 26 => 2.056, 27 => 2.052, 28 => 2.048, 29 => 2.045, 30 => 2.042);
 
 # meanci(VALUES): [mean, 95% CI half-width or undef, n].
 sub meanci {
@@ -149,11 +154,12 @@ sub expect {
         my $j = JSON::PP->new->utf8->decode(do { open(my $fh, '<:raw', $f) or die "$f: $!"; local $/; <$fh> });
         my $k = "$j->{meta}{server}\0$j->{meta}{run}";
         my $g = $by{$k} //= do {
-            push @g, {label => chr(65 + @g), server => $j->{meta}{server}, runs => [], exp => []};
+            push @g, {label => chr(65 + @g), server => $j->{meta}{server}, runs => [], exp => [], jsons => []};
             $g[-1];
         };
         push @{ $g->{runs} }, $f;
         push @{ $g->{exp} }, run_expect($j);
+        push @{ $g->{jsons} }, $j;
         push @runs, {file => $f, json => $j, label => "$g->{label}#" . scalar @{ $g->{runs} }};
     }
     for my $g (@g) {
@@ -171,19 +177,106 @@ sub expect {
 
 my %LOWER = map { $_ => 1 } qw(mean_ms p50_ms p90_ms p99_ms p999_ms sched_mean_ms sched_p99_ms);
 
-# cmp_expect(A, B, KEY, METRIC): [ratio, better, significant] as the page
-# states the rule: ratio B/A; better = lower latency, higher ops/s and
-# match rate; significant only when both have >= 2 runs and the 95%
-# intervals do not overlap ("unknown" with a single run on either side).
+# t97(DF): Student t's 97.5% quantile, a fractional df rounded down.
+sub t97 {
+    my $d = int($_[0]);
+    return $T{$d} if $T{$d};
+    return $d >= 1000 ? 1.960 : $d >= 120 ? 1.980 : $d >= 60 ? 2.000 : $d >= 40 ? 2.021 : $d >= 30 ? 2.042 : 12.706;
+}
+
+# est(VALUES): [mean, standard error or undef, df].
+sub est {
+    my @v = @_;
+    my $m = sum0(@v) / @v;
+    return [$m, undef, 0] if @v < 2;
+    my $sd = sqrt(sum0(map { ($_ - $m)**2 } @v) / (@v - 1));
+    return [$m, $sd / sqrt(@v), @v - 1];
+}
+
+# est_requests(G, KEY): [mean ms, se, df] over one run's requests of a
+# procedure: the merged buckets, each value at its bucket's middle.
+sub est_requests {
+    my ($g, $k) = @_;
+    my (%b, $n, $sum);
+    for my $j (@{ $g->{jsons} }) {
+        for my $p (@{ $j->{procedures} }) {
+            next unless $k eq 'all' || "v$p->{vers} $p->{proc}" eq $k;
+            my $h = $p->{latency_ns};
+            next unless $h->{n};
+            $n += $h->{n};
+            $sum += $h->{mean} * $h->{n};
+            $b{ $_->[0] } += $_->[1] for @{ $h->{buckets} };
+        }
+    }
+    return undef unless $n && $n > 1;
+    my $m = $sum / $n;
+    my $ss = 0;
+    for my $i (keys %b) {
+        my ($lo, $hi) = bounds($i);
+        $ss += $b{$i} * (($lo + $hi) / 2 - $m)**2;
+    }
+    return [$m / 1e6, sqrt($ss / ($n - 1)) / 1e6 / sqrt($n), $n - 1];
+}
+
+# est_seconds(J): [mean, se, df] of one run's replies per whole second,
+# from its first second with a reply.
+sub est_seconds {
+    my ($j) = @_;
+    my $whole = int($j->{totals}{wall_s});
+    my @d = (0) x $whole;
+    $d[ $_->{t} ] = $_->{done} for grep { $_->{t} < $whole } @{ $j->{series} };
+    shift @d while @d && !$d[0];
+    return @d ? est(@d) : undef;
+}
+
+# whole_seconds(J): the whole one-second intervals a run measured: from
+# its first second with a reply to its last whole second.
+sub whole_seconds {
+    my ($j) = @_;
+    my $whole = int($j->{totals}{wall_s});
+    my @d = (0) x $whole;
+    $d[ $_->{t} ] = $_->{done} for grep { $_->{t} < $whole } @{ $j->{series} };
+    shift @d while @d && !$d[0];
+    return scalar @d;
+}
+
+# cmp_expect(A, B, KEY, METRIC): [ratio, better, significant, lo, hi] as
+# the page states the rule: ratio B/A; better = lower latency, higher
+# ops/s and match rate; the ratio's 95% interval on the log scale (the
+# relative standard errors combined, Welch's df), significant when it
+# leaves out 1. Over the runs with two or more a side; with one run, the
+# mean latency over its requests, the overall ops/s over its seconds;
+# else "unknown".
 sub cmp_expect {
     my ($a, $b, $k, $m) = @_;
     my ($x, $y) = ($a->{fig}{$k}{$m}, $b->{fig}{$k}{$m});
     return undef unless $x && $y;
     my $better = $x->[0] == $y->[0] ? 'same'
       : ($LOWER{$m} ? $y->[0] < $x->[0] : $y->[0] > $x->[0]) ? $b->{label} : $a->{label};
-    my $sig = $x->[2] < 2 || $y->[2] < 2 ? 'unknown'
-      : ($x->[0] + $x->[1] < $y->[0] - $y->[1] || $y->[0] + $y->[1] < $x->[0] - $x->[1]) ? 'yes' : 'no';
-    return [$x->[0] ? $y->[0] / $x->[0] : undef, $better, $sig];
+    my $ratio = $x->[0] ? $y->[0] / $x->[0] : undef;
+    return [$ratio, $better, '-'] unless $ratio;
+    my $side = sub {
+        my ($g) = @_;
+        my @v = grep { defined } map { $_->{$k} && $_->{$k}{$m} } @{ $g->{exp} };
+        return est(@v) if @v > 1;
+        if ($m eq 'mean_ms') {
+            my $e = est_requests($g, $k);
+            return $e ? [$v[0], $e->[1], $e->[2]] : est(@v);
+        }
+        if ($m eq 'ops_s' && $k eq 'all') {
+            my $e = est_seconds($g->{jsons}[0]);
+            return $e ? [$v[0], $e->[1], $e->[2]] : est(@v);
+        }
+        return est(@v);
+    };
+    my ($ea, $eb) = ($side->($a), $side->($b));
+    return [$ratio, $better, 'unknown'] unless defined $ea->[1] && defined $eb->[1] && $ea->[0] > 0 && $eb->[0] > 0;
+    my ($va, $vb) = (($ea->[1] / $ea->[0])**2, ($eb->[1] / $eb->[0])**2);
+    return [$ratio, $better, $ratio == 1 ? 'no' : 'yes', $ratio, $ratio] if $va + $vb == 0;    # no spread at all
+    my $df = ($va + $vb)**2 / ($va**2 / $ea->[2] + $vb**2 / $eb->[2]);
+    my $hw = t97($df) * sqrt($va + $vb);
+    my ($lo, $hi) = ($ratio * exp(-$hw), $ratio * exp($hw));
+    return [$ratio, $better, ($lo > 1 || $hi < 1) ? 'yes' : 'no', $lo, $hi];
 }
 
 # ---- reading the outputs -------------------------------------------------
@@ -251,37 +344,42 @@ sub check_report {
     is($out, $txt, "$name: the text report is printed as written");
     my $one = !grep { @{ $_->{runs} } > 1 } @$groups;
 
-    # text sections
-    like($txt, qr/^Runs\n/m, "$name: text has the runs");
-    # the runs share trace, image and settings (all inputs here do); a run
-    # is flagged only when partial or above 0.1% mismatched + skipped
-    my @flag = grep {
-        my $t = $_->{json}{totals};
-        $_->{json}{meta}{partial} || ($t->{mismatched} + $t->{skipped}) > 0.001 * $t->{records}
-    } @$runs;
-    if (!@flag) {
-        like($txt, qr/^Warnings\nnone: the runs are comparable\n/m, "$name: text says the runs are comparable");
-        like($html, qr/<p class="ok">No warning/, "$name: page says there is no warning");
-        unlike($html, qr/<li class="warning">/, "$name: page lists no warning");
+    # validity: the fixtures' runs last 7 s: too short, every one (the
+    # rule the page states: 10 whole one-second intervals); none else
+    my %short = map { ($_->{label} => (whole_seconds($_->{json}) < 10 ? 1 : 0)) } @$runs;
+    my @vrows = $html =~ /<tr data-run="([^"]+)" data-valid="(yes|no)"/g;
+    my %valid = @vrows;
+    is(scalar(keys %valid), scalar @$runs, "$name: the validity table has one row per run");
+    is(join(' ', map { "$_->{label}=" . ($valid{ $_->{label} } // '?') } @$runs),
+        join(' ', map { "$_->{label}=" . ($short{ $_->{label} } ? 'no' : 'yes') } @$runs),
+        "$name: each run valid or not as its length says");
+    for my $r (grep { $short{ $_->{label} } } @$runs) {
+        my ($row) = $html =~ /<tr data-run="\Q$r->{label}\E"[^>]*>(.*?)<\/tr>/s;
+        like($row // '', qr/<span class="reason" data-code="short">too short: [\d.]+ s measured, \d whole one-second intervals?; a run must last at least 10 s/,
+            "$name: $r->{label} is flagged too short, with the length it needs");
+        like($txt, qr/^INVALID \Q$r->{label}\E: too short/m, "$name: the text flags $r->{label}");
     }
-    for my $r (@flag) {
-        like($txt, qr/^WARNING: \Q$r->{label} ($r->{file})\E/m, "$name: text flags $r->{label}");
-        like($html, qr/<li class="warning">\Q$r->{label} ($r->{file})\E/, "$name: page flags $r->{label}");
+    unlike($html, qr/<span class="reason" data-code="(?!short)\w+"/, "$name: no other reason (same trace, image, settings; all matched)");
+    if (!grep { !$short{$_} } keys %short) {
+        like($txt, qr/^Verdict\n(?:One server only|No verdict: fewer than two servers have a valid run)/m,
+            "$name: no verdict from invalid runs");
+        like($html, qr/<div id="trust" class="warn">/, "$name: the page says not to trust it");
+        like($html, qr/no valid run of [A-Z, ]+: the figures below describe all of its runs/, "$name: the figures say they cover invalid runs");
     }
-    my $nwarn = () = $html =~ /<li class="warning">/g;
-    is($nwarn, scalar @flag, "$name: as many warnings as flagged runs (" . scalar @flag . ")");
+
+    # text sections, in order
+    my @order = ('Verdict', 'Validity', 'Procedure mix', ($#$groups ? 'Comparison: B against A' : ()), 'Figures of A', 'Runs in detail');
+    my $re = join('.*', map { "^\Q$_\E" } @order);
+    like($txt, qr/$re/ms, "$name: text sections in order: @order");
     like($txt, qr/^\Q$_->{label}#\E\d+\s/m, "$name: text lists $_->{label}'s runs") for @$groups;
     like($txt, qr/^Figures of \Q$_->{label}: $_->{server}\E/m, "$name: text has $_->{label}'s figures") for @$groups;
-    like($txt, qr/^Comparison: \Q$_->{label}\E against A/m, "$name: text compares $_->{label} with A")
-      for @$groups[1 .. $#$groups];
     if ($one) {
         like($txt, qr/one run each: no spread known/, "$name: text says plainly one run each: no spread known");
-        like($html, qr/one run each: no spread known/, "$name: page says plainly one run each: no spread known");
+        like($html, qr/one run each: no spread known/i, "$name: page says plainly one run each: no spread known");
     } else {
         like($txt, qr/95% confidence interval \(Student t\)/, "$name: text says what the ± is");
     }
-    like($html, qr/significant<\/em> only when both servers have two or more runs and their 95% confidence intervals do not overlap/,
-        "$name: the page states the significance rule");
+    like($html, qr/a difference is significant when that interval leaves out 1/, "$name: the page states the significance rule");
 
     # text rows: the "all" row of each server holds its figures
     for my $g (@$groups) {
@@ -291,24 +389,39 @@ sub check_report {
         like($row // '', qr/(?:^|\s)\Q$want\E(?:\s|$)/, "$name: text's $g->{label} all row shows p99 $want ms");
     }
 
-    # HTML sections, plots, self-contained
-    like($html, qr/<section id="$_"/, "$name: page has section $_") for qw(runs warnings method comparison plots);
-    like($html, qr/<section id="figures-$_->{label}"/, "$name: page has $_->{label}'s figures") for @$groups;
+    # HTML sections (the verdict first), plots, self-contained
+    my @sec = $html =~ /<section id="([\w-]+)"/g;
+    is(join(' ', @sec), 'verdict validity mix comparison plots figures method', "$name: page sections, the verdict first");
+    like($html, qr/<details id="figures-$_->{label}" class="figures">/, "$name: page has $_->{label}'s figures, collapsed") for @$groups;
     unlike($html, qr/https?:\/\//i, "$name: page names no URL (opens with no network)");
     unlike($html, qr/<(?:script|link|img|iframe|object)\b/i, "$name: page loads nothing and runs no script");
     unlike($html, qr/\ssrc=/i, "$name: page has no src attribute");
-    my @rows = $html =~ /<table id="runs-meta">(.*?)<\/table>/s ? ($1 =~ /<tr data-run="/g) : ();
-    is(scalar @rows, scalar @files, "$name: the runs table has one row per file");
+    my @cards = $html =~ /<div class="card" data-run="/g;
+    is(scalar @cards, scalar @files, "$name: the run details have one card per file");
     for my $r (@$runs) {
-        my ($tr) = $html =~ /<table id="runs-meta">.*?<tr data-run="\Q$r->{label}\E">(.*?)<\/tr>/s;
-        ok(defined $tr && index($tr, $r->{json}{meta}{started}) >= 0 && index($tr, $r->{json}{meta}{trace}) >= 0
-              && index($tr, $r->{json}{meta}{order}) >= 0,
-            "$name: $r->{label}'s metadata (trace, order, start) in the header");
-        my ($tt) = $html =~ /<table id="runs-totals">.*?<tr data-run="\Q$r->{label}\E">(.*?)<\/tr>/s;
-        my %v = ($tt // '') =~ /data-m="(\w+)" data-v="([^"]*)"/g;
+        my ($card) = $html =~ /<div class="card" data-run="\Q$r->{label}\E">(.*?)<\/table><\/div>/s;
+        ok(defined $card && index($card, $r->{json}{meta}{started}) >= 0 && index($card, $r->{json}{meta}{trace}) >= 0
+              && index($card, $r->{json}{meta}{order}) >= 0,
+            "$name: $r->{label}'s metadata (trace, order, start) in its card");
+        my %v = ($card // '') =~ /data-m="(\w+)" data-v="([^"]*)"/g;
         my @bad = grep { !near($v{$_}, $r->{json}{totals}{$_}, 0) } qw(records sent replies matched mismatched skipped timeouts wall_s ops_per_s);
         is("@bad", '', "$name: $r->{label}'s totals in the page equal the JSON's");
     }
+    # the mix: count and share per procedure, no per-procedure ops/s
+    for my $g (@$groups) {
+        my @bad;
+        my $all = $g->{fig}{all}{count}[0];
+        for my $k (grep { $_ ne 'all' } @{ $g->{keys} }) {
+            my ($row) = $html =~ /<table id="mix-table">.*?<tr data-proc="\Q$k\E">(.*?)<\/tr>/s;
+            my @c = ($row // '') =~ /data-m="count" data-v="([^"]*)".*?data-m="share" data-v="([^"]*)"/g;
+            my $i = 2 * (ord($g->{label}) - 65);
+            push @bad, "$k count $c[$i]" unless near($c[$i], $g->{fig}{$k}{count}[0], 1e-3);
+            push @bad, "$k share $c[$i+1]" unless near($c[ $i + 1 ], $g->{fig}{$k}{count}[0] / $all, 1e-6);
+        }
+        is(join("\n", @bad), '', "$name: the mix of $g->{label} (count, share) equals the JSON's");
+    }
+    my @proc_tables = $html =~ /(<table class="(?:figures|comparison)".*?<\/table>)/gs;
+    ok(@proc_tables && !grep({ /ops\/s/ } @proc_tables), "$name: no per-procedure ops/s column on the page");
     if ($HAVE_GNUPLOT) {
         my @plots = ('cdf-all', 'throughput', 'latency-time', 'outstanding');
         push @plots, 'issue-error' if grep { $_->{json}{issue_error_ns}{n} } @$runs;
@@ -317,16 +430,33 @@ sub check_report {
         }
         my %uniq = map { $_ => 1 } @plots;
         for my $p (sort keys %uniq) {
-            like($html, qr/<figure id="plot-\Q$p\E">\s*<svg\b[^>]*>.*?<path\b.*?<\/svg>/s, "$name: plot $p inline as SVG");
+            like($html, qr/<figure id="plot-\Q$p\E" class="[^"]*">\s*<svg\b[^>]*>.*?<path\b.*?<\/svg>/s, "$name: plot $p inline as SVG");
             my $png = "$dir/$p.png";
             my $sig = -s $png ? do { open(my $fh, '<:raw', $png); read($fh, my $b, 8); $b } : '';
             is($sig, "\x89PNG\r\n\x1a\n", "$name: $p.png beside the page");
         }
         my $nsvg = () = $html =~ /<svg\b/g;
         is($nsvg, scalar keys %uniq, "$name: one SVG per plot");
+        my @small = $html =~ /<figure id="plot-cdf-[^"]+" class="small">/g;
+        is(scalar @small, scalar(grep { /^cdf-/ && $_ ne 'cdf-all' } keys %uniq), "$name: per-procedure CDFs as small multiples");
         my %ids;
         $ids{$_}++ for $html =~ /\sid=["']([^"']+)["']/g;
         is(join(' ', grep { $ids{$_} > 1 } sort keys %ids), '', "$name: no id used twice in the page");
+        # one colour per server, the same in every plot as in the legend
+        my %col = $html =~ /<span class="srv" data-server="([A-Z])"><span class="sw" style="background:(#[0-9A-F]{6})">/g;
+        is(scalar keys %col, scalar @$groups, "$name: a colour per server in the legend");
+        my @off;
+        while ($html =~ /<figure id="plot-cdf-([^"]+)"[^>]*>(.*?)<\/figure>/gs) {
+            my ($p, $svg) = ($1, $2);
+            my %used = map { s/\s//gr => 1 } $svg =~ /stroke=['"]rgb\(([\d,\s]+)\)['"]/g;
+            for my $g (@$groups) {
+                my $k = $p eq 'all' ? 'all' : $p =~ s/^v(\d)-/v$1 /r;
+                next unless $g->{fig}{$k} && defined $g->{fig}{$k}{p50_ms};
+                my $rgb = join(',', map { hex } unpack('(A2)*', substr($col{ $g->{label} } // '#000000', 1)));
+                push @off, "cdf-$p lacks $g->{label}'s colour $col{$g->{label}}" unless $used{$rgb};
+            }
+        }
+        is(join("\n", @off), '', "$name: every CDF draws each server in its legend colour");
     }
 
     # CSV: every figure equals the one computed here
@@ -360,6 +490,9 @@ sub check_report {
                 push @bad, "$k ${m}_better=$r->{\"${m}_better\"} want $x->[1]" unless $r->{"${m}_better"} eq $x->[1];
                 push @bad, "$k ${m}_significant=$r->{\"${m}_significant\"} want $x->[2]"
                   unless $r->{"${m}_significant"} eq $x->[2];
+                push @bad, "$k ${m}_ratio_lo/hi=$r->{\"${m}_ratio_lo\"}/$r->{\"${m}_ratio_hi\"} want " . ($x->[3] // '')
+                  unless defined $x->[3] ? near($r->{"${m}_ratio_lo"}, $x->[3], 1e-6) && near($r->{"${m}_ratio_hi"}, $x->[4], 1e-6)
+                  : $r->{"${m}_ratio_lo"} eq '' && $r->{"${m}_ratio_hi"} eq '';
             }
         }
         is(join("\n", @bad), '', "$name: CSV figures of $g->{label} equal those computed from the JSON");
@@ -371,7 +504,7 @@ sub check_report {
         is(join(' ', sort keys %$cells), join(' ', sort @{ $g->{keys} }), "$name: page's table of $g->{label} has every procedure");
         my @bad;
         for my $k (@{ $g->{keys} }) {
-            for my $m (keys %DEC) {
+            for my $m (grep { $_ ne 'ops_s' } keys %DEC) {
                 my $c = $cells->{$k}{$m} && $cells->{$k}{$m}[0];
                 my $w = $g->{fig}{$k}{$m};
                 if (!$w) {
@@ -397,14 +530,17 @@ sub check_report {
         is(join(' ', sort keys %$cells), join(' ', sort @keys), "$name: page compares every procedure of A and $b->{label}");
         my @bad;
         for my $k (@keys) {
-            for my $m (qw(ops_s mean_ms p99_ms)) {
+            for my $m (qw(mean_ms p99_ms)) {
                 my $x = cmp_expect($a, $b, $k, $m) or next;
                 my $c = $cells->{$k};
                 push @bad, "$k $m ratio" unless defined $x->[0] ? near($c->{"${m}_ratio"}[0]{v}, $x->[0], 1e-6)
                   && near($c->{"${m}_ratio"}[0]{text}, $x->[0], 0.0005) : 1;
-                push @bad, "$k $m better '$c->{\"${m}_better\"}[0]{text}' want $x->[1]"
-                  unless ($c->{"${m}_better"}[0]{text} // '') eq $x->[1];
-                push @bad, "$k $m significant" unless ($c->{"${m}_significant"}[0]{text} // '') eq $x->[2];
+                push @bad, "$k $m interval $c->{\"${m}_ratio\"}[0]{lo}-$c->{\"${m}_ratio\"}[0]{hi} want "
+                  . ($x->[3] // '-') . '-' . ($x->[4] // '-')
+                  unless defined $x->[3] ? near($c->{"${m}_ratio"}[0]{lo}, $x->[3], 1e-6) && near($c->{"${m}_ratio"}[0]{hi}, $x->[4], 1e-6)
+                  : !defined $c->{"${m}_ratio"}[0]{lo};
+                push @bad, "$k $m significant '$c->{\"${m}_significant\"}[0]{text}' want $x->[2]"
+                  unless ($c->{"${m}_significant"}[0]{text} // '') eq $x->[2];
                 push @bad, "$k $m A side" unless near($c->{$m}[0]{v}, $a->{fig}{$k}{$m}[0], 1e-6);
                 push @bad, "$k $m B side" unless near($c->{$m}[1]{v}, $b->{fig}{$k}{$m}[0], 1e-6);
             }
@@ -477,6 +613,7 @@ if ($ENV{TBBT_REPORT_INPUTS}) {
     # a single server: no comparison, no error
     my ($g3, $dir) = check_report('single', "$DATA/play-A-1.json", "$DATA/play-A-2.json");
     like(slurp("$dir/report.html"), qr/One server only: nothing to compare/, 'single: the page says there is nothing to compare');
+    like(slurp("$dir/report.txt"), qr/^Verdict\nOne server only: nothing to compare\./m, 'single: the verdict says so too');
 }
 
 done_testing();

@@ -1,10 +1,11 @@
 #!/usr/bin/perl
-# tests/report/warnings.t -- tbbt-report's comparability warnings appear
-# when the runs differ in what makes them comparable (trace, image, order,
-# timing, speedup; a partial run; replay mismatches above --max-mismatch)
-# and not otherwise; bad input exits 1 with one line naming the file; bad
-# usage exits 2. The inputs are the real fixtures tests/data/play-*.json,
-# and copies of them with one field changed.
+# tests/report/warnings.t -- tbbt-report marks a run invalid, with the
+# reason, on stderr, in the text and in the page, when it differs from the
+# others in what makes runs comparable (trace, map, image, order, timing),
+# is partial, misses its rate or its status match (--max-mismatch), or is
+# too short, and not otherwise; bad input exits 1 with one line naming the
+# file; bad usage exits 2. The inputs are the real fixtures
+# tests/data/play-*.json, and copies of them with one field changed.
 use strict;
 use warnings;
 
@@ -52,62 +53,75 @@ sub variant {
     return $p;
 }
 
-# warned(NAME, FILES, RE, ARGS): runs on FILES and checks that a warning
-# matching RE is on stderr, in the text and in the page.
-sub warned {
-    my ($name, $files, $re, @args) = @_;
-    my ($rc, $err, $dir) = run(@args, @$files);
-    is($rc, 0, "$name: exit 0 (a warning is not an error)");
-    like($err, qr/^tbbt-report: warning: .*$re/m, "$name: warned on stderr");
-    like(slurp("$dir/report.txt"), qr/^WARNING: .*$re/m, "$name: warned in report.txt");
-    like(slurp("$dir/report.html"), qr/<li class="warning">[^<]*$re/, "$name: warned in report.html");
+# flagged(NAME, FILES, RUN, CODE, RE, ARGS): runs on FILES and checks
+# that RUN is invalid for reason CODE, its text matching RE: on stderr, in
+# the text and in the page's validity table. --min-intervals 2: the
+# fixtures' 7-second runs are otherwise all too short (a rule of its own).
+sub flagged {
+    my ($name, $files, $run, $code, $re, @args) = @_;
+    my ($rc, $err, $dir) = run('--min-intervals', 2, @args, @$files);
+    is($rc, 0, "$name: exit 0 (an invalid run is not an error)");
+    like($err, qr/^tbbt-report: warning: \Q$run\E \(.*\) is invalid: $re/m, "$name: warned on stderr");
+    like(slurp("$dir/report.txt"), qr/^INVALID \Q$run\E: $re/m, "$name: flagged in report.txt");
+    my $html = slurp("$dir/report.html");
+    my ($row) = $html =~ /<tr data-run="\Q$run\E" data-valid="no"[^>]*>(.*?)<\/tr>/s;
+    like($row // '', qr/<span class="reason" data-code="$code">$re/, "$name: $run invalid in the page, reason $code");
+    like($html, qr/<td class="num" data-m="valid" data-v="\d+">/, "$name: the verdict counts valid runs");
 }
 
-# quiet(NAME, FILES, ARGS): runs on FILES and checks that no warning is given.
-sub quiet {
+# valid(NAME, FILES, ARGS): runs on FILES and checks that every run is valid.
+sub valid {
     my ($name, $files, @args) = @_;
-    my ($rc, $err, $dir) = run(@args, @$files);
+    my ($rc, $err, $dir) = run('--min-intervals', 2, @args, @$files);
     is($rc, 0, "$name: exit 0");
-    unlike($err, qr/warning/, "$name: no warning on stderr");
-    like(slurp("$dir/report.txt"), qr/^Warnings\nnone: the runs are comparable$/m, "$name: report.txt says comparable");
-    unlike(slurp("$dir/report.html"), qr/<li class="warning">/, "$name: no warning in the page");
+    unlike($err, qr/is invalid/, "$name: no invalid run on stderr");
+    unlike(slurp("$dir/report.txt"), qr/^INVALID/m, "$name: report.txt flags no run");
+    my $html = slurp("$dir/report.html");
+    unlike($html, qr/data-valid="no"/, "$name: every run valid in the page");
+    unlike($html, qr/<span class="reason"/, "$name: no reason given");
 }
 
-# --- no warning where the runs are comparable
-quiet('two servers, one run each', [$A, $B]);
-quiet('two servers, three runs each', [sort glob("$DATA/play-[AB]-*.json")]);
-quiet('the same trace in another directory', [$A, variant($B, 'moved.json', sub { $_[0]{meta}{trace} = '/elsewhere/wl.tbbt' })]);
-quiet('another clone and seed', [$A, variant($B, 'clone.json', sub { $_[0]{meta}{clone} = 1 })]);
+# --- valid where the runs are comparable
+valid('two servers, one run each', [$A, $B]);
+valid('two servers, three runs each', [sort glob("$DATA/play-[AB]-*.json")]);
+valid('the same trace in another directory', [$A, variant($B, 'moved.json', sub { $_[0]{meta}{trace} = '/elsewhere/wl.tbbt' })]);
+valid('another clone and seed', [$A, variant($B, 'clone.json', sub { $_[0]{meta}{clone} = 1 })]);
+valid('another clone count (a looped run)', [$A, variant($B, 'clones.json', sub { $_[0]{meta}{init_params}{clones} = 9 })]);
 
-# --- a warning for each thing that makes runs incomparable
-warned('another trace', [$A, variant($B, 'trace.json', sub { $_[0]{meta}{trace} = '/x/other.tbbt' })],
-    qr/differ in trace.*other\.tbbt/);
-warned('another map', [$A, variant($B, 'map.json', sub { $_[0]{meta}{map_sha256} = 'ab' x 32 })],
-    qr/differ in map digest/);
-warned('another image', [$A, variant($B, 'scope.json', sub { $_[0]{meta}{init_params}{scope} = 8192 })],
-    qr/differ in image \(init_params\)/);
-warned('another order', [$A, variant($B, 'order.json', sub { $_[0]{meta}{order} = 'fsdep' })],
-    qr/differ in order: conservative \(A#1\); fsdep \(B#1\)/);
-warned('another speedup', [$A, variant($B, 'speed.json', sub { $_[0]{meta}{speedup} = 6; $_[0]{meta}{timing} = 'timestamps x6' })],
-    qr/differ in speedup/);
-warned('full speed against timestamps', [$A, variant($B, 'timing.json', sub { $_[0]{meta}{timing} = 'full speed' })],
-    qr/differ in timing/);
-warned('differing repeated runs of one server', [$A, variant($A, 'order-a.json', sub { $_[0]{meta}{order} = 'fsdep' }), $B],
-    qr/differ in order: conservative \(A#1, B#1\); fsdep \(A#2\)/);
-warned('a partial run', [$A, variant($B, 'partial.json', sub { $_[0]{meta}{partial} = JSON::PP::true })],
-    qr/B#1 \(.*partial\.json\) is a partial run/);
+# --- invalid for each thing that makes runs incomparable (the first run is
+# the reference on a tie)
+flagged('another trace', [$A, variant($B, 'trace.json', sub { $_[0]{meta}{trace} = '/x/other.tbbt' })],
+    'B#1', 'differs', qr/different trace: other\.tbbt where the other runs have wl\.tbbt/);
+flagged('another map', [$A, variant($B, 'map.json', sub { $_[0]{meta}{map_sha256} = 'ab' x 32 })],
+    'B#1', 'differs', qr/different map: abababababab/);
+flagged('another image', [$A, variant($B, 'scope.json', sub { $_[0]{meta}{init_params}{scope} = 8192 })],
+    'B#1', 'differs', qr/different image: scope 8192 where the other runs have scope 64/);
+flagged('another order', [$A, variant($B, 'order.json', sub { $_[0]{meta}{order} = 'fsdep' })],
+    'B#1', 'differs', qr/different order: fsdep where the other runs have conservative/);
+flagged('another speedup', [$A, variant($B, 'speed.json', sub { $_[0]{meta}{speedup} = 6; $_[0]{meta}{timing} = 'timestamps x6' })],
+    'B#1', 'differs', qr/different timing: timestamps x6 where the other runs have timestamps x0\.03/);
+flagged('full speed against timestamps', [$A, variant($B, 'timing.json', sub { $_[0]{meta}{timing} = 'full speed'; $_[0]{meta}{speedup} = 0 })],
+    'B#1', 'differs', qr/different timing: full speed/);
+flagged('differing repeated runs of one server', [$A, variant($A, 'order-a.json', sub { $_[0]{meta}{order} = 'fsdep' }), $B],
+    'A#2', 'differs', qr/different order: fsdep where the other runs have conservative/);
+flagged('a partial run', [$A, variant($B, 'partial.json', sub { $_[0]{meta}{partial} = JSON::PP::true })],
+    'B#1', 'partial', qr/partial: interrupted/);
+flagged('a rate not reached', [$A, variant($B, 'slow.json', sub { $_[0]{totals}{ops_per_s} *= 0.9 })],
+    'B#1', 'rate', qr/rate not reached: [\d.]+ ops\/s achieved against [\d.]+ requested \(10\.\d% below; 5% allowed\)/);
+flagged('too short', [$A, $B], 'A#1', 'short', qr/too short: 7\.23 s measured, 7 whole one-second intervals; a run must last at least 10 s/,
+    '--min-intervals', 10);
 
-# --- mismatches: (mismatched + skipped) / records against --max-mismatch
+# --- status match: matched over the measured records against 1 - --max-mismatch
 my $recs = decode_json(slurp($B))->{totals}{records};
-my $limit = int($recs / 1000);    # the most records 0.1% allows
-my $over = variant($B, 'mis-over.json', sub { $_[0]{totals}{mismatched} = $limit; $_[0]{totals}{skipped} = 1 });
-my $at   = variant($B, 'mis-at.json',   sub { $_[0]{totals}{mismatched} = $limit });
-warned("mismatched + skipped = " . ($limit + 1) . " of $recs, over 0.1%", [$A, $over],
-    qr/B#1 \(.*mis-over\.json\): ${\($limit + 1)} of $recs records .* above --max-mismatch 0\.1%/);
-quiet("mismatched = $limit of $recs, within 0.1%", [$A, $at]);
-warned("the same with --max-mismatch 0", [$A, $at], qr/above --max-mismatch 0%/, '--max-mismatch', '0');
-quiet("the first with --max-mismatch 0.01 (1%)", [$A, $over], '--max-mismatch', '0.01');
-quiet("the first with --max-mismatch 1%", [$A, $over], '--max-mismatch', '1%');
+my $limit = int($recs / 1000);    # the most records 0.1% allows to miss
+my $over = variant($B, 'mis-over.json', sub { $_[0]{totals}{matched} = $recs - $limit - 1; $_[0]{totals}{mismatched} = $limit + 1 });
+my $at   = variant($B, 'mis-at.json',   sub { $_[0]{totals}{matched} = $recs - $limit; $_[0]{totals}{mismatched} = $limit });
+flagged("matched " . ($recs - $limit - 1) . " of $recs, under 99.9%", [$A, $over],
+    'B#1', 'match', qr/status match 99\.\d+% \(${\($recs - $limit - 1)} of $recs records got the traced status; 99\.9% needed\)/);
+valid("matched " . ($recs - $limit) . " of $recs, 99.9% or more", [$A, $at]);
+flagged("the same with --max-mismatch 0", [$A, $at], 'B#1', 'match', qr/status match .*; 100% needed/, '--max-mismatch', '0');
+valid("the first with --max-mismatch 0.01 (1%)", [$A, $over], '--max-mismatch', '0.01');
+valid("the first with --max-mismatch 1%", [$A, $over], '--max-mismatch', '1%');
 
 # --- bad input: exit 1, one line naming the file
 my %bad = (

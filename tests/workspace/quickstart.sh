@@ -162,7 +162,7 @@ run initX tbbt-init -q --map "$TMP/other.hmap" --run-dir other --nfs-port "$PA" 
 check "tbbt-init --map (not the workspace's): exit 0, manifest beside that map, workspace unchanged" \
     eval '[ $RC = 0 ] && [ -s "$TMP/other.manifest" ] && cmp -s tbbt-workspace "$TMP/ws.before"'
 run repX tbbt-report -q -o "$TMP/rep" "$TMP/explicit.json"
-check "tbbt-report FILE: exit 0, that file only" eval '[ $RC = 0 ] && ! has repX workspace && grep -q explicit.json "$TMP/rep/report.txt"'
+check "tbbt-report FILE: exit 0, that file only" eval '[ $RC = 0 ] && ! has repX "the workspace" && grep -q explicit.json "$TMP/rep/report.txt"'
 
 echo "== 6. two traces"
 cp trace.pcap second.pcap
