@@ -62,6 +62,7 @@ struct tbbt_capstats {
     uint64_t call_msgs, call_bytes; /* of which calls (TCP), and their length */
     uint64_t
         tail_call_bytes; /* bytes skipped in streams of calls after their last message: no xid shows them */
+    uint64_t head_calls; /* calls estimated lost before the first captured call of streams not seen open */
     uint64_t truncated_msgs;   /* of which cut short */
     uint64_t bad_packets;      /* malformed headers (counted, skipped) */
     int tail_cut;              /* the file ended in the middle of a packet */

@@ -74,6 +74,8 @@ void tbbt_quality_assess(struct tbbt_quality *q, const struct tbbt_capstats *cs,
     double per_call_byte = cs->call_bytes ? (double)cs->call_msgs / (double)cs->call_bytes : 0;
     q->calls_tail = (uint64_t)((double)cs->tail_call_bytes * per_call_byte + 0.5);
     q->calls_missing += q->calls_tail;
+    /* and before a stream's first captured call, where its opening was lost too (tcpreasm.c) */
+    q->calls_missing += cs->head_calls;
     uint64_t all = q->calls_seen + q->calls_missing;
     q->missing_share = all ? (double)q->calls_missing / (double)all : 0;
     q->records = s->records;

@@ -41,9 +41,13 @@ struct dir {
     uint64_t conn;
     uint32_t next_seq; /* sequence number of the next byte expected */
     int state;
-    int lost;                       /* framing was lost (a resync will be counted) */
-    int why;                        /* WHY_*: what lost it, or what hunting began for */
-    int calls;                      /* carried RPC calls */
+    int lost;        /* framing was lost (a resync will be counted) */
+    int why;         /* WHY_*: what lost it, or what hunting began for */
+    int calls;       /* carried RPC calls */
+    int opened;      /* the capture saw its SYN: nothing was before its first byte */
+    uint64_t ncalls; /* calls delivered, the first and last at: */
+    int64_t call_first, call_last;
+    int64_t ts_open;                /* its first packet's time */
     uint64_t skipped, skipped_mark; /* bytes skipped in all, and when the last message was delivered */
     int delivered;                  /* delivered at least one message */
     int64_t ts_seen;                /* last packet time */
@@ -271,6 +275,8 @@ static void deliver(struct tbbt_tcpreasm *r, struct dir *d, const uint8_t *data,
         r->st->call_msgs++;
         r->st->call_bytes += len;
         d->calls = 1;
+        if (!d->ncalls++) d->call_first = ts_first;
+        d->call_last = ts_first;
     }
     d->skipped_mark = d->skipped;
     if (caplen < len) r->st->truncated_msgs++;
@@ -635,9 +641,28 @@ static void flush(struct tbbt_tcpreasm *r, struct dir *d) {
     d->state = ST_HUNT;
 }
 
+/* Calls a stream of calls the capture did not see open made before its
+ * first captured one, when that came well after the capture began: no
+ * earlier xid shows them, nor any sequence number (the handshake was lost
+ * with them), so they are estimated at the stream's own pace -- the time
+ * from the capture's first packet to the stream's first, over the mean time
+ * between its calls, less one (more than four means: less is the wait of
+ * a stream that was open). A stream already open when the capture began has
+ * its first call at once and counts nothing (a mid-stream start loses
+ * nothing the capture could have held). */
+static void head_calls(struct tbbt_tcpreasm *r, const struct dir *d) {
+    if (d->opened || d->ncalls < 2 || !r->st->ts_first || d->ts_open <= r->st->ts_first) return;
+    double mean = (double)(d->call_last - d->call_first) / (double)(d->ncalls - 1);
+    double gap = (double)(d->ts_open - r->st->ts_first);
+    if (mean > 0 && gap > 4 * mean)
+        r->st->head_calls += (uint64_t)(gap / mean - 1); /* a stream open at the
+                                        start waits about one mean for its first call */
+}
+
 /* Removes a direction from the table and frees it (after flush). */
 static void drop_dir(struct tbbt_tcpreasm *r, struct dir *d) {
     if (d->calls) r->st->tail_call_bytes += d->skipped - d->skipped_mark; /* no later call's xid shows them */
+    head_calls(r, d);
     if (r->last[0] == d) r->last[0] = NULL;
     if (r->last[1] == d) r->last[1] = NULL;
     g_hash_table_remove(r->dirs, &d->key);
@@ -670,10 +695,12 @@ static struct dir *find_dir(struct tbbt_tcpreasm *r, const struct tbbt_tcpseg *s
         d->src = *s->src;
         d->dst = *s->dst;
         d->conn = tbbt_flow_id(s->src, s->dst, 6);
+        d->ts_open = s->ts;
         d->lost = 0;
         if (s->flags & TBBT_TH_SYN) {
             d->next_seq = s->seq + 1;
             d->state = ST_MARK;
+            d->opened = 1;
         } else {
             d->next_seq = s->seq;
             d->state = ST_HUNT;
@@ -726,7 +753,7 @@ void tbbt_tcpreasm_segment(struct tbbt_tcpreasm *r, const struct tbbt_tcpseg *s)
     struct dir *d = find_dir(r, s, s->len > 0 || !end);
     if (!d) return;
     d->ts_seen = s->ts;
-    if (s->flags & TBBT_TH_SYN) d->has_ack = 0; /* (a new connection on the tuple, maybe) */
+    if (s->flags & TBBT_TH_SYN) d->has_ack = 0, d->opened = 1; /* (a new connection on the tuple, maybe) */
     if (s->flags & TBBT_TH_ACK) note_ack(r, d, s->ack);
     uint32_t seq = s->seq;
     if (s->flags & TBBT_TH_SYN) {
@@ -742,7 +769,8 @@ void tbbt_tcpreasm_segment(struct tbbt_tcpreasm *r, const struct tbbt_tcpseg *s)
     if (!end) return;
     if (d->delivered) fin_hole(r, d, seq + (uint32_t)s->len); /* a FIN's or RST's sequence ends the stream */
     struct dir *rev = s->flags & TBBT_TH_RST ? reverse_dir(r, d) : NULL;
-    if (rev && rev->delivered && (s->flags & TBBT_TH_ACK)) fin_hole(r, rev, s->ack); /* and its ack the other */
+    if (rev && rev->delivered && (s->flags & TBBT_TH_ACK))
+        fin_hole(r, rev, s->ack); /* and its ack the other */
     flush(r, d);
     drop_dir(r, d);
     if (rev) {
