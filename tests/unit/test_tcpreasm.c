@@ -312,6 +312,46 @@ static void test_midstream_pickup(void **state) {
     tbbt_tcpreasm_free(r);
 }
 
+/* Calls lost before a stream's first captured packet, its opening lost
+ * too (no SYN): counted at the stream's own pace when the stream began
+ * well after the capture (head_calls); not when it was open at the start
+ * (its first packet within four mean intervals), nor when its SYN was
+ * seen. */
+static void feed_calls(struct tbbt_tcpreasm *r, int64_t t0, size_t skip) {
+    St.n = 0;
+    for (int k = 0; k < 10; k++)
+        rec(&St, call(k, 100), 100, 0);
+    for (size_t k = skip; k < 10; k++) /* each call its own segment, 10 ns apart */
+        seg(r, &St, k * 104, 104, 104, 0, t0 + 10 * (int64_t)k, k + 1);
+    tbbt_tcpreasm_finish(r);
+}
+
+static void test_head_calls(void **state) {
+    (void)state;
+    memset(&S, 0, sizeof S);
+    memset(&ST, 0, sizeof ST);
+    ST.ts_first = 1; /* the capture's first packet */
+    struct tbbt_tcpreasm *r = tbbt_tcpreasm_new(&ST, cb, NULL);
+    feed_calls(r, 1001, 0); /* first packet 1000 ns in, calls 10 ns apart: 100 intervals, less one */
+    assert_int_equal(S.n, 10);
+    assert_int_equal(ST.head_calls, 99);
+    tbbt_tcpreasm_free(r);
+
+    memset(&S, 0, sizeof S);
+    memset(&ST, 0, sizeof ST);
+    ST.ts_first = 1;
+    r = tbbt_tcpreasm_new(&ST, cb, NULL);
+    feed_calls(r, 31, 0); /* 30 ns in: within four intervals, open at the start */
+    assert_int_equal(ST.head_calls, 0);
+    tbbt_tcpreasm_free(r);
+
+    r = start(); /* the SYN seen: nothing before its first byte */
+    ST.ts_first = 1;
+    feed_calls(r, 1001, 0);
+    assert_int_equal(ST.head_calls, 0);
+    tbbt_tcpreasm_free(r);
+}
+
 /* Picked up mid-way, with the next record's mark and header split over
  * two segments: the header is still found, the record delivered whole and
  * stamped with the packet holding its first byte. */
@@ -590,6 +630,7 @@ int main(void) {
         cmocka_unit_test(test_snaplen_cut),
         cmocka_unit_test(test_lost_mark_resync),
         cmocka_unit_test(test_midstream_pickup),
+        cmocka_unit_test(test_head_calls),
         cmocka_unit_test(test_header_straddles_segments),
         cmocka_unit_test(test_fin_and_rst),
         cmocka_unit_test(test_self_connection),
