@@ -345,8 +345,14 @@ static void test_head_calls(void **state) {
     assert_int_equal(ST.head_calls, 0);
     tbbt_tcpreasm_free(r);
 
-    r = start(); /* the SYN seen: nothing before its first byte */
+    memset(&S, 0, sizeof S);
+    memset(&ST, 0, sizeof ST);
     ST.ts_first = 1;
+    r = tbbt_tcpreasm_new(&ST, cb, NULL);
+    struct tbbt_tcpseg syn = {/* the SYN seen, late: nothing was before its first byte */
+                              .src = &CLI,          .dst = &SRV, .seq = 1000,
+                              .flags = TBBT_TH_SYN, .ts = 1000,  .pktno = 1};
+    tbbt_tcpreasm_segment(r, &syn);
     feed_calls(r, 1001, 0);
     assert_int_equal(ST.head_calls, 0);
     tbbt_tcpreasm_free(r);
