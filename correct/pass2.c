@@ -764,6 +764,18 @@ static uint32_t listed_type(const struct tbbt_pass2 *p, tbbt_id dir, const char 
     return TBBT_FT_REG;
 }
 
+/* p's lookup scratch record cleared for a successful lookup as r's
+ * client would send it (its server, version, credentials, transport). */
+static struct tbbt_rec *lookup_like(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
+    struct tbbt_rec *x = &p->look;
+    tbbt_rec_clear(x);
+    x->client = r->client, x->server = r->server, x->vers = r->vers, x->cred = r->cred;
+    x->flags = r->flags & TBBT_RF_TCP;
+    x->op = TBBT_OP_LOOKUP;
+    x->status = TBBT_NFS_OK;
+    return x;
+}
+
 /* An early mkdir (fix_place) made directory id before records that
  * listed or found names in it, which the model took as there before the
  * trace: they were made since, by calls the capture lost (a directory
@@ -796,12 +808,7 @@ static int remake_names(struct tbbt_pass2 *p, tbbt_id id, uint64_t early, unsign
         if (d) d->init = TBBT_NAME_ABSENT;
         struct tbbt_fsobj *c = obj ? tbbt_fsmodel_obj(p->m, obj) : NULL;
         if (c) c->flags &= ~(uint32_t)(TBBT_FSO_INITIAL | TBBT_FSO_INIT_ATTRS);
-        struct tbbt_rec *x = &p->look;
-        tbbt_rec_clear(x);
-        x->client = mk->client, x->server = mk->server, x->vers = mk->vers, x->cred = mk->cred;
-        x->flags = mk->flags & TBBT_RF_TCP;
-        x->op = TBBT_OP_LOOKUP;
-        x->status = TBBT_NFS_OK;
+        struct tbbt_rec *x = lookup_like(p, mk);
         tbbt_rec_set_u64(x, TBBT_F_DIR, id);
         tbbt_rec_set_str(x, TBBT_F_NAME, name, len);
         if (obj) tbbt_rec_set_u64(x, TBBT_F_NEWOBJ, obj);
@@ -938,13 +945,8 @@ static int make_listed(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t 
     for (uint32_t i = 0; i < r->nentries; i++) {
         const struct tbbt_dirent *e = &r->entries[i];
         if (!tbbt_fsmodel_entry_unmet(p->m, r, e)) continue;
-        struct tbbt_rec *x = &p->look;
-        tbbt_rec_clear(x);
-        x->client = r->client, x->server = r->server, x->vers = r->vers, x->cred = r->cred;
+        struct tbbt_rec *x = lookup_like(p, r);
         lister_as_owner(p, x, r->obj);
-        x->flags = r->flags & TBBT_RF_TCP;
-        x->op = TBBT_OP_LOOKUP;
-        x->status = TBBT_NFS_OK;
         x->call_time = r->call_time, x->reply_time = r->reply_time;
         tbbt_rec_set_u64(x, TBBT_F_DIR, r->obj);
         tbbt_rec_set_str(x, TBBT_F_NAME, tbbt_rec_str(r, e->name), e->name.len);
@@ -984,12 +986,7 @@ static int move_listed(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t 
     for (uint32_t i = 0; i < r->nentries; i++) {
         const struct tbbt_dirent *e = &r->entries[i];
         if (!tbbt_listing_entry_other(p->m, r, e)) continue;
-        struct tbbt_rec *x = &p->look;
-        tbbt_rec_clear(x);
-        x->client = r->client, x->server = r->server, x->vers = r->vers, x->cred = r->cred;
-        x->flags = r->flags & TBBT_RF_TCP;
-        x->op = TBBT_OP_LOOKUP;
-        x->status = TBBT_NFS_OK;
+        struct tbbt_rec *x = lookup_like(p, r);
         x->call_time = r->call_time, x->reply_time = r->reply_time;
         tbbt_rec_set_u64(x, TBBT_F_DIR, r->obj);
         tbbt_rec_set_str(x, TBBT_F_NAME, tbbt_rec_str(r, e->name), e->name.len);

@@ -423,6 +423,21 @@ static int move_name(struct tbbt_fix_out *out, const struct tbbt_rec *r) {
     return 1;
 }
 
+/* out's scratch record cleared for a setattr beside r, inserted: r's
+ * client, server and version, as root (the owner may be anyone). */
+static struct tbbt_rec *root_setattr(struct tbbt_fix_out *out, const struct tbbt_rec *r) {
+    struct tbbt_rec *x = out->scratch;
+    tbbt_rec_clear(x);
+    x->client = r->client;
+    x->server = r->server;
+    x->vers = r->vers;
+    x->cred.flavor = TBBT_AUTH_SYS;
+    x->op = TBBT_OP_SETATTR;
+    x->flags = TBBT_RF_INSERTED | (r->flags & TBBT_RF_TCP);
+    x->status = TBBT_NFS_OK;
+    return x;
+}
+
 /* Emits a setattr (as root) of obj's mode that gives r its traced
  * outcome: the mode r's reply shows if it does, else the model's mode
  * with the bit r needs set (success) or cleared (denied) in the class
@@ -437,15 +452,7 @@ static int set_mode(struct tbbt_fix_out *out, const struct tbbt_rec *r) {
     uint32_t bit = need << tbbt_fsmodel_mode_shift(&o->attr, &r->cred);
     uint32_t mode = want_ok ? (o->rmode | bit) : (o->rmode & ~bit);
     if (tbbt_rec_has(r, TBBT_F_MODE) && (((r->mode & bit) != 0) == want_ok)) mode = r->mode & 07777;
-    struct tbbt_rec *x = out->scratch;
-    tbbt_rec_clear(x);
-    x->client = r->client;
-    x->server = r->server;
-    x->vers = r->vers;
-    x->cred.flavor = TBBT_AUTH_SYS; /* root: the owner may be anyone */
-    x->op = TBBT_OP_SETATTR;
-    x->flags = TBBT_RF_INSERTED | (r->flags & TBBT_RF_TCP);
-    x->status = TBBT_NFS_OK;
+    struct tbbt_rec *x = root_setattr(out, r);
     tbbt_rec_set_u64(x, TBBT_F_OBJ, r->obj);
     tbbt_rec_set_u64(x, TBBT_F_SET_MODE, mode);
     /* an owner the reply shows and the model does not: a chown was lost */
@@ -471,15 +478,7 @@ static int set_dir_mode(struct tbbt_fix_out *out, const struct tbbt_rec *r) {
         int allowed = ((o->rmode >> shift) & 3) == 3;
         if (allowed == want_ok) continue;
         uint32_t mode = want_ok ? o->rmode | (3u << shift) : o->rmode & ~(2u << shift);
-        struct tbbt_rec *x = out->scratch;
-        tbbt_rec_clear(x);
-        x->client = r->client;
-        x->server = r->server;
-        x->vers = r->vers;
-        x->cred.flavor = TBBT_AUTH_SYS;
-        x->op = TBBT_OP_SETATTR;
-        x->flags = TBBT_RF_INSERTED | (r->flags & TBBT_RF_TCP);
-        x->status = TBBT_NFS_OK;
+        struct tbbt_rec *x = root_setattr(out, r);
         tbbt_rec_set_u64(x, TBBT_F_OBJ, dirs[i]);
         tbbt_rec_set_u64(x, TBBT_F_SET_MODE, mode & 07777);
         out->emit(out->ctx, x);
@@ -493,15 +492,7 @@ static int set_dir_mode(struct tbbt_fix_out *out, const struct tbbt_rec *r) {
  * are present. */
 static int set_attrs(struct tbbt_fix_out *out, const struct tbbt_rec *r) {
     if (!tbbt_rec_has(r, TBBT_F_OBJ) || !r->obj) return -1;
-    struct tbbt_rec *x = out->scratch;
-    tbbt_rec_clear(x);
-    x->client = r->client;
-    x->server = r->server;
-    x->vers = r->vers;
-    x->cred.flavor = TBBT_AUTH_SYS;
-    x->op = TBBT_OP_SETATTR;
-    x->flags = TBBT_RF_INSERTED | (r->flags & TBBT_RF_TCP);
-    x->status = TBBT_NFS_OK;
+    struct tbbt_rec *x = root_setattr(out, r);
     tbbt_rec_set_u64(x, TBBT_F_OBJ, r->obj);
     if (tbbt_rec_has(r, TBBT_F_MODE)) tbbt_rec_set_u64(x, TBBT_F_SET_MODE, r->mode & 07777);
     if (tbbt_rec_has(r, TBBT_F_UID)) tbbt_rec_set_u64(x, TBBT_F_SET_UID, r->uid);
