@@ -20,6 +20,7 @@ n=0
 for f in "$SRC"/../shared/captures/real/*.zst "$SRC"/../shared/captures/public/*.pcap.zst \
     "$SRC"/../shared/captures/public/*.cap.zst "$SRC"/tests/data/*.zst "$SRC"/traces/*.zst; do
     [ -f "$f" ] || continue
+    case "$f" in *.tar.zst) continue ;; esac # an archive of results, no capture
     b=$(basename "$f")
     ports=""
     case "$b" in ganesha-libnfs-mixed*) ports="--port 20490" ;; esac

@@ -42,7 +42,7 @@ my %nfstrace_only = ('nfstrace-eth-ipv4-tcp-nfsv3-4-41-cifs1-2.pcap.zst' => 1);
 
 my @caps = glob("$src/tests/data/*.zst");
 push @caps, glob("$shared/real/*.pcap.zst"), glob("$shared/public/*.zst") if $shared && -d $shared;
-@caps = grep { !/\.txt(\.zst)?$/ && !$nfstrace_only{ basename($_) } } @caps;    # text traces: no packets
+@caps = grep { !/\.(txt|tar)(\.zst)?$/ && !$nfstrace_only{ basename($_) } } @caps;    # text traces, archives: no packets
 
 for my $cap (@caps) {
     my $b = basename($cap);
