@@ -407,7 +407,7 @@ part_ceiling() {
         fi
         printf "%-30s %9.0f %9.2f %7.2f%% %9s %9s %9.3f %9.2f %7d KB  %s\n" "$name" "$(med "ceil-$v" 1)" \
             "$(med "ceil-$v" 2)" "$(awk '{print $1 * 100}' <<<"$(med "ceil-$v" 3)")" "$sys" \
-            "$(printf '%s' "$hand" | awk '{ if ($0 ~ /thread/) print; else printf "%.4f", $1 }')" \
+            "$(printf '%s' "$hand" | awk '{ if ($0 ~ /thr/) print; else printf "%.4f", $1 }')" \
             "$(sleeps "ceil-$v")" "$(awk '{print $1}' "$BENCH_TMP/ceil-$v.ns" | _bench_median)" "$RSS" \
             "$(awk '{printf "%s%.0f", (NR > 1 ? " " : ""), $1}' "$BENCH_TMP/ceil-$v.figs")"
     done
