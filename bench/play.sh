@@ -1,7 +1,7 @@
 #!/bin/bash
 # bench/play.sh -- how fast and how punctual tbbt-play is (issue
-# "tbbt-play", its Benchmark part). Three parts, each figure the median of
-# BENCH_RUNS runs (default 3), CPU and peak RSS from GNU time around the
+# "tbbt-play", its Benchmark part, and issue 23). Three parts, each figure the
+# median of BENCH_RUNS runs (default 5), CPU and peak RSS from GNU time around the
 # whole program (bench/lib.sh's way), interleaved so that the shared
 # machine's noise falls on every variant alike.
 #
@@ -25,7 +25,8 @@
 #    program's own CPU, set-up excluded, / requests sent; GNU time's CPU
 #    of the whole process beside it), status matches, peak RSS, and the
 #    ratios with the targets: fsdep > conservative; fsdep >= the peer's
-#    ops/s at lower CPU per op. Then what explains most of the CPU per op
+#    ops/s (the CPU per op below the peer's was a target until issue 23
+#    retired it: on this machine a cross-CPU wake-up decides it). Then what explains most of the CPU per op
 #    on a machine where sleeping is dear: each client's sleeps per request
 #    (GNU time's voluntary context switches / requests sent; the player
 #    has a send and a receive thread that each sleep, the peer one thread)
@@ -236,7 +237,7 @@ part_full() {
     awk -v f="$ops_fsdep" -v c="$ops_conservative" -v p="$ops_peer" -v cf="$cpu_fsdep" -v cp="$cpu_peer" 'BEGIN {
         printf "fsdep / conservative ops/s: %.2f (expected > 1) %s\n", f / c, (f > c ? "met" : "NOT met")
         printf "fsdep / peer ops/s:         %.2f (target >= 1.00) %s\n", f / p, (f >= p ? "met" : "NOT met")
-        printf "fsdep / peer CPU per op:    %.2f (target < 1.00) %s\n", cf / cp, (cf < cp ? "met" : "NOT met") }'
+        printf "fsdep / peer CPU per op:    %.2f (a retired target, issue 23)\n", cf / cp }'
     # where CPU per op goes besides the work: the sleeps, and what one costs here
     printf "sleeps per request (voluntary context switches / sent): fsdep %.3f, conservative %.3f, peer %.3f\n" \
         "$(sleeps full-fsdep)" "$(sleeps full-conservative)" "$(sleeps full-peer)"
