@@ -186,6 +186,13 @@ struct engine {
     char rx_err[512];
     struct tbbt_rec rx_rec; /* the receive thread's decoding scratch */
     struct tbbt_fhrefs rx_refs;
+    GArray *rx_batch; /* the receive thread's replies of one pass, handed over together */
+    int64_t rx_now;   /* when the receive thread found the replies it decodes there */
+    /* hand-offs and sleeps, each counted by the thread that makes them
+     * (read once the threads are joined; TBBT_PLAY_COUNTS) */
+    uint64_t io_signals; /* send thread: wakes of the I/O thread */
+    uint64_t io_sleeps;  /* I/O thread: waits for room */
+    uint64_t rx_polls;   /* receive thread: passes (one poll each) */
     struct timespec cpu0;
 };
 
@@ -378,7 +385,7 @@ static int wait_room(struct engine *e) {
         pthread_mutex_lock(&e->mu);
         atomic_store(&e->io_waiting, 1); /* before looking at head: free_slots */
         while (atomic_load(&e->loaded) - atomic_load(&e->head) > most && !atomic_load(&e->stop_io))
-            pthread_cond_wait(&e->cv, &e->mu);
+            pthread_cond_wait(&e->cv, &e->mu), e->io_sleeps++;
         atomic_store(&e->io_waiting, 0);
         pthread_mutex_unlock(&e->mu);
     }
@@ -545,7 +552,8 @@ static uint64_t rec_index(const struct engine *e, const struct slot *s) {
 
 /* ---- the receive thread ---- */
 
-/* Decodes one reply for the slot its XID names and queues it. */
+/* Decodes one reply for the slot its XID names into the pass's batch
+ * (rx_hand_over queues the batch). */
 static void on_reply(void *ctx, const uint8_t *m, size_t n) {
     struct engine *e = ctx;
     struct tbbt_rpc_hdr h;
@@ -556,7 +564,7 @@ static void on_reply(void *ctx, const uint8_t *m, size_t n) {
     uint64_t tag = atomic_load(&s->tag), seq = tag >> 12;
     if ((uint32_t)seq != low) return;
     uint8_t op = (uint8_t)(tag & 0xff), vers = (uint8_t)((tag >> 8) & 0xf);
-    struct event ev = {.seq = seq, .recv_ns = now_ns(), .status = ST_RPC_ERROR};
+    struct event ev = {.seq = seq, .recv_ns = e->rx_now, .status = ST_RPC_ERROR};
     if (h.reply_stat == 0 && h.accept_stat == 0) {
         struct tbbt_rec *rr = &e->rx_rec; /* the receive thread's own scratch */
         tbbt_rec_clear(rr);
@@ -576,10 +584,22 @@ static void on_reply(void *ctx, const uint8_t *m, size_t n) {
             ev.verf = tbbt_rec_has(rr, TBBT_F_RCOOKIEVERF) ? rr->rcookieverf : 0;
         }
     }
+    g_array_append_val(e->rx_batch, ev);
+}
+
+/* Queues the pass's replies for the send thread: one lock for every reply
+ * a pass read, not one each. */
+static void rx_hand_over(struct engine *e) {
+    GArray *b = e->rx_batch;
+    if (!b->len) return;
     pthread_mutex_lock(&e->evmu);
-    g_array_append_val(e->ev, ev);
-    tbbt_wake_post(&e->wk, seq, e->ev->len);
+    for (guint i = 0; i < b->len; i++) {
+        const struct event *ev = &g_array_index(b, struct event, i);
+        g_array_append_vals(e->ev, ev, 1);
+        tbbt_wake_post(&e->wk, ev->seq, e->ev->len);
+    }
     pthread_mutex_unlock(&e->evmu);
+    g_array_set_size(b, 0);
 }
 
 /* Reads replies from every connection until told to stop. */
@@ -592,13 +612,16 @@ static void *rx_main(void *arg) {
         for (int i = 0; i < n; i++) /* a broken connection is left alone until it is repaired */
             p[i] = (struct pollfd){.fd = atomic_load(&e->broken[i]) ? -1 : e->conn[i].fd, .events = POLLIN};
         int r = poll(p, (nfds_t)n, 20);
+        e->rx_polls++;
         if (r < 0 && errno != EINTR) break;
         int lost = 0;
         for (int i = 0; i < n && r > 0; i++)
             if (p[i].revents & (POLLIN | POLLHUP | POLLERR)) {
+                e->rx_now = now_ns(); /* the replies are there: their time, one clock read for all */
                 if (tbbt_pconn_read(&e->conn[i], on_reply, e, e->rx_err, sizeof(e->rx_err)) < 0)
                     atomic_store(&e->broken[i], 1), lost = 1;
             }
+        rx_hand_over(e);
         /* the send thread, asleep, waits for one reply (or any): not
          * woken for the others, which wait in the queue (sleep_for) */
         if (lost || tbbt_wake_hit(&e->wk)) tbbt_wake_sleeper(&e->wk);
@@ -626,6 +649,7 @@ static void free_slots(struct engine *e) {
         pthread_mutex_lock(&e->mu);
         pthread_cond_signal(&e->cv);
         pthread_mutex_unlock(&e->mu);
+        e->io_signals++;
     }
 }
 
@@ -1138,6 +1162,7 @@ static int setup(struct engine *e, char *err, size_t errlen) {
     tbbt_rec_init(&e->io_rec);
     e->ev = g_array_new(FALSE, FALSE, sizeof(struct event));
     e->ev_spare = g_array_new(FALSE, FALSE, sizeof(struct event));
+    e->rx_batch = g_array_new(FALSE, FALSE, sizeof(struct event));
     tbbt_htab_init(&e->fh, tbbt_htab_eq_mixed);
     e->roots = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     e->cookies = g_hash_table_new_full(ckey_hash, ckey_eq, NULL, g_free);
@@ -1198,7 +1223,7 @@ static void teardown(struct engine *e) {
     for (uint32_t i = 0; e->ring && i <= e->mask; i++)
         tbbt_rec_free(&e->ring[i].r);
     g_free(e->ring), g_free(e->held), g_free(e->payload), g_free(e->sendbuf);
-    if (e->ev) g_array_free(e->ev, TRUE), g_array_free(e->ev_spare, TRUE);
+    if (e->ev) g_array_free(e->ev, TRUE), g_array_free(e->ev_spare, TRUE), g_array_free(e->rx_batch, TRUE);
     size_t pos = 0;
     for (void *f; (f = tbbt_htab_next(&e->fh, &pos));)
         g_free(f);
@@ -1209,6 +1234,24 @@ static void teardown(struct engine *e) {
     }
     g_free(e->mf_server);
     g_free(e->sent_fifo.v);
+}
+
+/* For bench/play.sh: when TBBT_PLAY_COUNTS names a file, one JSON line
+ * there with the hand-offs between the player's threads (wakes one thread
+ * made of another) and their sleeps, as the threads counted them. Read
+ * once the threads are joined. */
+static void write_counts(const struct engine *e) {
+    const char *path = getenv("TBBT_PLAY_COUNTS");
+    FILE *f = path && *path ? fopen(path, "w") : NULL;
+    if (!f) return;
+    uint64_t ws = atomic_load(&e->wk.wakes);
+    fprintf(f,
+            "{\"sent\":%llu,\"handoffs\":%llu,\"wakes_send\":%llu,\"wakes_io\":%llu,\"sleeps_send\":%llu,"
+            "\"sleeps_io\":%llu,\"polls_rx\":%llu}\n",
+            (unsigned long long)e->st->sent, (unsigned long long)(ws + e->io_signals), (unsigned long long)ws,
+            (unsigned long long)e->io_signals, (unsigned long long)e->wk.sleeps,
+            (unsigned long long)e->io_sleeps, (unsigned long long)e->rx_polls);
+    fclose(f);
 }
 
 /* ISO time of now, UTC. */
@@ -1266,6 +1309,7 @@ int tbbt_play_run(const struct tbbt_play_opts *o, struct tbbt_play_stats *st, ch
     st->cpu_s = cpu_s() - c0;
     iso_now(st->ended, sizeof(st->ended));
     teardown(e);
+    write_counts(e);
     /* read only once the I/O thread is joined: a replay stopped early
      * (--duration, SIGINT) returns while that thread may still be reading */
     if (rc == 0 && e->io_err[0]) {

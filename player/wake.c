@@ -14,6 +14,8 @@ void tbbt_wake_init(struct tbbt_wake *w) {
     atomic_store(&w->hit, 0);
     w->seq = TBBT_WAKE_ANY;
     w->after = 1;
+    atomic_store(&w->wakes, 0);
+    w->sleeps = 0;
 }
 
 /* A sixteenth: with 64 out (the trace's own ceiling in bench/play.sh) the
@@ -67,6 +69,7 @@ void tbbt_wake_lower(struct tbbt_wake *w) {
 void tbbt_wake_wait(struct tbbt_wake *w, int64_t ns, int64_t max_ns) {
     if (ns < 0 || ns > max_ns) ns = max_ns;
     struct timespec ts = {ns / 1000000000, ns % 1000000000};
+    w->sleeps++;
     /* returns at once when a waker took the flag already */
     syscall(SYS_futex, (int *)&w->waiting, FUTEX_WAIT_PRIVATE, 1, &ts, NULL, 0);
     atomic_store(&w->waiting, 0);
@@ -80,8 +83,10 @@ int tbbt_wake_asleep(struct tbbt_wake *w) {
 
 /* The load first: most calls find no sleeper and cost no atomic write. */
 void tbbt_wake_sleeper(struct tbbt_wake *w) {
-    if (atomic_load(&w->waiting) && atomic_exchange(&w->waiting, 0))
+    if (atomic_load(&w->waiting) && atomic_exchange(&w->waiting, 0)) {
+        atomic_fetch_add_explicit(&w->wakes, 1, memory_order_relaxed);
         syscall(SYS_futex, (int *)&w->waiting, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    }
 }
 
 /* The kick covers the sleeper that has not raised its flag yet. */

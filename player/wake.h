@@ -26,11 +26,13 @@
 #define TBBT_WAKE_ANY UINT64_MAX /* tbbt_wake_arm: any replies, `after` of them */
 
 struct tbbt_wake {
-    _Atomic int waiting; /* the futex word: 1 while the sleeper sleeps or is about to */
-    _Atomic int kick;    /* a wake owed to the sleeper's next sleep, asleep or not */
-    _Atomic int hit;     /* what the sleeper waits for is queued (set under the queue's lock) */
-    uint64_t seq;        /* the reply it waits for, or TBBT_WAKE_ANY (under the queue's lock) */
-    uint32_t after;      /* TBBT_WAKE_ANY: replies queued to wake at, 1 at least (same) */
+    _Atomic int waiting;    /* the futex word: 1 while the sleeper sleeps or is about to */
+    _Atomic int kick;       /* a wake owed to the sleeper's next sleep, asleep or not */
+    _Atomic int hit;        /* what the sleeper waits for is queued (set under the queue's lock) */
+    uint64_t seq;           /* the reply it waits for, or TBBT_WAKE_ANY (under the queue's lock) */
+    uint32_t after;         /* TBBT_WAKE_ANY: replies queued to wake at, 1 at least (same) */
+    _Atomic uint64_t wakes; /* futex wakes the wakers made: hand-offs to the sleeper */
+    uint64_t sleeps;        /* futex waits the sleeper made (its own count) */
 };
 
 void tbbt_wake_init(struct tbbt_wake *w);

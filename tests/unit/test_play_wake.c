@@ -4,7 +4,8 @@
  * thread run the protocol as the engine's send and receive threads do,
  * thousands of times, the poster posting just what the sleeper waits for
  * (so no later post rescues a lost wake); a sleep that runs to its bound,
- * far beyond the test's own run, is a lost wake-up and fails the test. */
+ * far beyond the test's own run, is a lost wake-up and fails the test.
+ * And the hand-off counts bench/play prints (wakes, sleeps). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -93,6 +94,31 @@ static void test_no_sleep_through(void **st) {
     tbbt_wake_wait(&w, -1, BOUND_NS);
     assert_true(now_ns() - t < BOUND_NS / 2);
     assert_false(tbbt_wake_asleep(&w));
+}
+
+/* The counts bench/play prints as hand-offs: a waker counts a wake only
+ * when it took a sleeper's flag (one per sleep however many wakers come),
+ * none when nobody sleeps; the sleeper counts each wait. */
+static void test_counts(void **st) {
+    (void)st;
+    struct tbbt_wake w;
+    tbbt_wake_init(&w);
+    tbbt_wake_sleeper(&w); /* nobody sleeps: no hand-off */
+    assert_int_equal(atomic_load(&w.wakes), 0);
+    for (int i = 0; i < 3; i++) {
+        tbbt_wake_raise(&w);
+        assert_false(tbbt_wake_owed(&w));
+        tbbt_wake_sleeper(&w);
+        tbbt_wake_sleeper(&w); /* a second waker finds the flag taken */
+        tbbt_wake_wait(&w, -1, BOUND_NS);
+    }
+    assert_int_equal(atomic_load(&w.wakes), 3);
+    assert_int_equal(w.sleeps, 3);
+    tbbt_wake_raise(&w); /* raised, then lowered without sleeping: neither */
+    tbbt_wake_lower(&w);
+    tbbt_wake_sleeper(&w);
+    assert_int_equal(atomic_load(&w.wakes), 3);
+    assert_int_equal(w.sleeps, 3);
 }
 
 /* The two threads' shared state, under mu: the poster posts seqs 0, 1,
@@ -201,6 +227,7 @@ int main(void) {
         cmocka_unit_test(test_batch),
         cmocka_unit_test(test_rules),
         cmocka_unit_test(test_no_sleep_through),
+        cmocka_unit_test(test_counts),
         cmocka_unit_test(test_no_lost_wakeup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
