@@ -37,6 +37,12 @@
  * Short names then carry the client's number (f12.c1) so that two clients'
  * names never meet; maildir names are unique by their pid and counter.
  *
+ * --think USEC makes each client pause before each call (uniform from 0 to
+ * twice USEC, from a generator of its own, so the calls chosen are those of
+ * a run without pauses): the pace of a client whose user thinks, for a
+ * capture whose timing a replay at --speedup 1 should reproduce
+ * (tests/play/load_fidelity.sh), instead of a closed loop at full speed.
+ *
  * The summary ends with the counts of chmod, chown and chgrp (SETATTRs that
  * set mode, uid, gid) and of ACCES replies.
  *
@@ -77,7 +83,7 @@ static const char *const wl_names_choices[] = {"short", "maildir", "mixed", NULL
 /* ---- options: declared once, in a table ---------------------------------- */
 
 struct wl_opts {
-    long clients, ops, seed, depth, max_io, timeout, quiet, names, shared;
+    long clients, ops, seed, depth, max_io, timeout, quiet, names, shared, think;
     const char *uids, *dir, *url, *umask;
 };
 
@@ -117,6 +123,9 @@ static const struct wl_option wl_options[] = {
      "the users (0: none; with N > 0 the call sequence depends on timing too)"},
     {"umask", WL_STR, offsetof(struct wl_opts, umask), "022", 0, 0, NULL,
      "octal umasks, comma separated; client K creates with 0666/0777 less mask K mod count"},
+    {"think", WL_INT, offsetof(struct wl_opts, think), "0", 0, 10000000L, NULL,
+     "mean pause in microseconds before each of a client's calls, drawn uniformly from 0 to twice it "
+     "(seeded; the calls chosen stay the same): a client that thinks, not a closed loop (0: none)"},
     {"quiet", WL_FLAG, offsetof(struct wl_opts, quiet), "0", 0, 1, NULL, "print only the summary"},
 };
 #define WL_NOPTIONS (sizeof(wl_options) / sizeof(wl_options[0]))
@@ -270,6 +279,13 @@ static uint64_t wl_rand(uint64_t *s) {
     return z ^ (z >> 31);
 }
 
+/* CLOCK_MONOTONIC in ns. */
+static int64_t wl_now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
 /* Returns a value uniform in [0, n) (n > 0). */
 static uint64_t wl_below(uint64_t *s, uint64_t n) {
     return wl_rand(s) % n;
@@ -336,6 +352,8 @@ struct wl_client {
     int nshared;                /* obj[1..nshared] are the shared directories */
     struct wl_foreign *foreign; /* WL_NFOREIGN slots when nshared */
     int nextforeign;            /* slot the next new entry takes */
+    int64_t next_ns;            /* --think: no call before this (CLOCK_MONOTONIC) */
+    uint64_t trng;              /* --think: the pauses' own generator (rng picks the calls) */
     struct wl_stats st;
 };
 
@@ -1323,6 +1341,7 @@ static int wl_next_proc(struct wl_client *c) {
  * and never depends on timing. */
 static void wl_pump(struct wl_run *r, struct wl_client *c) {
     while (!c->failed && c->todo > 0 && !c->barrier && c->inflight < r->o.depth) {
+        if (r->o.think && wl_now_ns() < c->next_ns) return; /* still thinking */
         /* peek: a namespace call waits for the queue to drain */
         uint64_t saved = c->rng;
         int proc = wl_next_proc(c);
@@ -1339,6 +1358,8 @@ static void wl_pump(struct wl_run *r, struct wl_client *c) {
             return;
         }
         c->todo--;
+        if (r->o.think)
+            c->next_ns = wl_now_ns() + (int64_t)wl_below(&c->trng, 2000u * (uint64_t)r->o.think + 1);
     }
 }
 
@@ -1349,6 +1370,17 @@ static double wl_since(const struct timespec *t) {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     return (double)(now.tv_sec - t->tv_sec) + (double)(now.tv_nsec - t->tv_nsec) / 1e9;
+}
+
+/* How long the loop may wait for a socket, ms: 100, or until the first
+ * thinking client (--think) may call again (rounded up). */
+static int wl_wait_ms(struct wl_run *r) {
+    int64_t w = 100000000, now = r->o.think ? wl_now_ns() : 0;
+    for (int i = 0; r->o.think && i < r->o.clients; i++) {
+        const struct wl_client *c = &r->cl[i];
+        if (c->todo > 0 && !c->failed && c->next_ns - now < w) w = c->next_ns > now ? c->next_ns - now : 0;
+    }
+    return (int)((w + 999999) / 1000000);
 }
 
 /* Runs poll() over the clients until done(r) says stop, every client is idle,
@@ -1365,7 +1397,7 @@ static int wl_loop(struct wl_run *r, int (*done)(struct wl_run *)) {
             pfd[i].events = (short)rpc_which_events(r->cl[i].rpc);
             pfd[i].revents = 0;
         }
-        if (poll(pfd, (nfds_t)n, 100) < 0 && errno != EINTR) wl_die("poll: %s", strerror(errno));
+        if (poll(pfd, (nfds_t)n, wl_wait_ms(r)) < 0 && errno != EINTR) wl_die("poll: %s", strerror(errno));
         for (int i = 0; i < n; i++) {
             if (rpc_service(r->cl[i].rpc, pfd[i].revents) < 0) {
                 fprintf(stderr, "tbbt-workload: client %d: connection lost: %s\n", i,
@@ -1733,6 +1765,7 @@ int main(int argc, char **argv) {
         c->names = (int)r->o.names;
         c->umask = r->umasks[i % r->numasks];
         c->pid = 1000u + 1000u * (unsigned)i + (unsigned)(r->o.seed % 1000); /* distinct per client */
+        c->trng = c->rng ^ 0x5851f42d4c957f2dull;
         wl_connect(r, c, &root, rootbuf[i]);
         /* DIR and DIR/cK are made as root, then handed to the client's uid */
         wl_set_auth(c, rootid);
