@@ -3,6 +3,8 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/errqueue.h>
+#include <linux/net_tstamp.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -12,6 +14,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rpc/pmap_clnt.h>
@@ -53,7 +56,8 @@ int tbbt_pconn_open(struct tbbt_pconn *c, const struct tbbt_nfs_server *s, int u
     }
     freeaddrinfo(ai);
     int one = 1, big = 4 << 20;
-    if (udp) { /* room for a burst of replies */
+    setsockopt(c->fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)); /* rx_ns: conn.h */
+    if (udp) {                                                        /* room for a burst of replies */
         setsockopt(c->fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
         setsockopt(c->fd, SOL_SOCKET, SO_SNDBUF, &big, sizeof(big));
     } else {
@@ -70,8 +74,10 @@ int tbbt_pconn_send(struct tbbt_pconn *c, const uint8_t *msg, size_t len) {
         }
         if (w < 0) return -1;
         c->bytes_out += (size_t)w;
+        c->queued++;
         return 0;
     }
+    c->queued += len + 4;
     uint32_t mark = htonl(0x80000000u | (uint32_t)len);
     struct iovec iov[2] = {{&mark, 4}, {(void *)msg, len}};
     size_t left = len + 4;
@@ -118,6 +124,7 @@ int tbbt_pconn_queue(struct tbbt_pconn *c, const uint8_t *msg, size_t len) {
     memcpy(c->out + c->outlen, &mark, 4);
     memcpy(c->out + c->outlen + 4, msg, len);
     c->outlen += len + 4;
+    c->queued += len + 4;
     return c->outlen > (256u << 10) ? tbbt_pconn_flush(c) : 0;
 }
 
@@ -164,11 +171,129 @@ static int consume(struct tbbt_pconn *c, void (*cb)(void *, const uint8_t *, siz
     return 0;
 }
 
+/* CLOCK_ns now, in ns. */
+static int64_t clock_ns(clockid_t id) {
+    struct timespec t;
+    clock_gettime(id, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+int tbbt_pconn_stamp_tx(struct tbbt_pconn *c) {
+    int f = SOF_TIMESTAMPING_TX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE | SOF_TIMESTAMPING_OPT_ID |
+            SOF_TIMESTAMPING_OPT_TSONLY;
+    if (c->queued || setsockopt(c->fd, SOL_SOCKET, SO_TIMESTAMPING, &f, sizeof(f)) < 0) return -1;
+    c->tx_stamps = 1;
+    c->stamps = g_new(struct tbbt_pconn_stamp, TBBT_PCONN_STAMPS);
+    c->nstamps = c->stamp_next = 0;
+    return 0;
+}
+
+uint64_t tbbt_pconn_mark(const struct tbbt_pconn *c, size_t len) {
+    return c->udp ? c->queued + 1 : c->queued + len + 4;
+}
+
+/* A wall-clock time of the kernel's as CLOCK_MONOTONIC ns (by its age;
+ * mono: the monotonic time now), or 0 when implausible (in the future, or
+ * 10 s old). */
+static int64_t mono_of(const struct timespec *ts, int64_t mono) {
+    int64_t age = clock_ns(CLOCK_REALTIME) - ((int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec);
+    return age >= 0 && age < 10000000000 ? mono - age : 0;
+}
+
+/* Adds a transmit stamp whose key the kernel gave in 32 bits (keys only
+ * grow: a smaller one has wrapped). */
+static void add_stamp(struct tbbt_pconn *c, uint32_t key32, int64_t ns) {
+    uint64_t key = key32;
+    if (c->nstamps) {
+        uint64_t last = c->stamps[(c->stamp_next + TBBT_PCONN_STAMPS - 1) % TBBT_PCONN_STAMPS].key;
+        key |= last & ~(uint64_t)0xffffffffu;
+        if (key < last) key += (uint64_t)1 << 32;
+    }
+    c->stamps[c->stamp_next] = (struct tbbt_pconn_stamp){key, ns};
+    c->stamp_next = (c->stamp_next + 1) % TBBT_PCONN_STAMPS;
+    if (c->nstamps < TBBT_PCONN_STAMPS) c->nstamps++;
+}
+
+/* Takes every transmit stamp on the socket's error queue. */
+static void take_stamps(struct tbbt_pconn *c) {
+    for (;;) {
+        union {
+            char b[512];
+            struct cmsghdr align;
+        } ctl;
+        struct msghdr mh = {.msg_control = ctl.b, .msg_controllen = sizeof(ctl.b)};
+        if (recvmsg(c->fd, &mh, MSG_ERRQUEUE | MSG_DONTWAIT) < 0) return; /* empty (EAGAIN) */
+        int64_t ns = 0;
+        int have_key = 0;
+        uint32_t key = 0;
+        for (struct cmsghdr *h = CMSG_FIRSTHDR(&mh); h; h = CMSG_NXTHDR(&mh, h)) {
+            if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_TIMESTAMPING &&
+                h->cmsg_len >= CMSG_LEN(sizeof(struct scm_timestamping))) {
+                struct scm_timestamping t;
+                memcpy(&t, CMSG_DATA(h), sizeof(t));
+                ns = mono_of(&t.ts[0], clock_ns(CLOCK_MONOTONIC));
+            } else if (((h->cmsg_level == IPPROTO_IP && h->cmsg_type == IP_RECVERR) ||
+                        (h->cmsg_level == IPPROTO_IPV6 && h->cmsg_type == IPV6_RECVERR)) &&
+                       h->cmsg_len >= CMSG_LEN(sizeof(struct sock_extended_err))) {
+                struct sock_extended_err ee;
+                memcpy(&ee, CMSG_DATA(h), sizeof(ee));
+                if (ee.ee_origin == SO_EE_ORIGIN_TIMESTAMPING && ee.ee_info == SCM_TSTAMP_SND)
+                    key = ee.ee_data, have_key = 1;
+            }
+        }
+        if (ns && have_key) add_stamp(c, key, ns);
+    }
+}
+
+int64_t tbbt_pconn_sent_at(const struct tbbt_pconn *c, uint64_t mark) {
+    if (!c->tx_stamps || !c->nstamps || !mark) return 0;
+    uint64_t want = mark - 1; /* its last byte, or its datagram */
+    uint32_t first = (c->stamp_next + TBBT_PCONN_STAMPS - c->nstamps) % TBBT_PCONN_STAMPS;
+    uint32_t lo = 0, hi = c->nstamps; /* the first write whose last byte is at or after want */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (c->stamps[(first + mid) % TBBT_PCONN_STAMPS].key < want)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == c->nstamps || (lo == 0 && c->nstamps == TBBT_PCONN_STAMPS)) return 0; /* not yet, or gone */
+    return c->stamps[(first + lo) % TBBT_PCONN_STAMPS].ns;
+}
+
+/* Reads into buf like recv(flags), and sets c->rx_ns from the kernel's
+ * receive time (SO_TIMESTAMPNS, the wall clock) moved onto the monotonic
+ * clock by its age; the time of the read when there is none or it is
+ * implausible (in the future, or a second old). */
+static ssize_t read_stamped(struct tbbt_pconn *c, uint8_t *buf, size_t len, int flags) {
+    union { /* SCM_TIMESTAMPNS, and SCM_TIMESTAMPING once transmit stamps are on */
+        char b[CMSG_SPACE(sizeof(struct timespec)) + CMSG_SPACE(sizeof(struct scm_timestamping))];
+        struct cmsghdr align;
+    } ctl;
+    struct iovec iov = {buf, len};
+    struct msghdr mh = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.b, .msg_controllen = sizeof(ctl.b)};
+    ssize_t r = recvmsg(c->fd, &mh, flags);
+    int64_t mono = clock_ns(CLOCK_MONOTONIC);
+    c->rx_ns = mono;
+    if (r <= 0) return r;
+    for (struct cmsghdr *h = CMSG_FIRSTHDR(&mh); h; h = CMSG_NXTHDR(&mh, h))
+        if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_TIMESTAMPNS &&
+            h->cmsg_len >= CMSG_LEN(sizeof(struct timespec))) {
+            struct timespec ts;
+            memcpy(&ts, CMSG_DATA(h), sizeof(ts));
+            int64_t t = mono_of(&ts, mono);
+            if (t) c->rx_ns = t;
+        }
+    return r;
+}
+
 int tbbt_pconn_read(struct tbbt_pconn *c, void (*cb)(void *ctx, const uint8_t *m, size_t n), void *ctx,
                     char *err, size_t errlen) {
+    if (c->tx_stamps) take_stamps(c);
     if (c->udp) { /* one datagram, one message */
         if (!c->buf) c->buf = g_malloc(c->cap = 65536);
-        ssize_t r = recv(c->fd, c->buf, c->cap, MSG_DONTWAIT);
+        ssize_t r = read_stamped(c, c->buf, c->cap, MSG_DONTWAIT);
         if (r < 0 && (errno == EINTR || errno == EAGAIN)) return 0;
         if (r < 0) {
             snprintf(err, errlen, "%s: %s", c->peer, strerror(errno));
@@ -182,7 +307,7 @@ int tbbt_pconn_read(struct tbbt_pconn *c, void (*cb)(void *ctx, const uint8_t *m
         c->cap = c->cap ? 2 * c->cap : 1 << 20;
         c->buf = g_realloc(c->buf, c->cap);
     }
-    ssize_t r = read(c->fd, c->buf + c->len, c->cap - c->len);
+    ssize_t r = read_stamped(c, c->buf + c->len, c->cap - c->len, MSG_DONTWAIT); /* woken for a stamp alone */
     if (r < 0 && (errno == EINTR || errno == EAGAIN)) return 0;
     if (r <= 0) {
         snprintf(err, errlen, "%s: %s", c->peer, r ? strerror(errno) : "the server closed the connection");
@@ -266,7 +391,8 @@ int tbbt_pconn_probe(struct tbbt_pconn *c, int timeout, char *err, size_t errlen
 void tbbt_pconn_close(struct tbbt_pconn *c) {
     if (c->fd >= 0) close(c->fd);
     c->fd = -1;
-    g_free(c->buf), g_free(c->msg), g_free(c->out);
+    g_free(c->buf), g_free(c->msg), g_free(c->out), g_free(c->stamps);
     c->buf = c->msg = c->out = NULL;
+    c->stamps = NULL, c->tx_stamps = 0, c->nstamps = c->stamp_next = 0, c->queued = 0;
     c->len = c->cap = c->msglen = c->msgcap = c->outlen = c->outcap = 0;
 }

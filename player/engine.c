@@ -69,18 +69,21 @@ struct slot {
     /* seq << 12 | vers << 8 | op, set before state becomes SENT: all the
      * receive thread reads of a slot (the rest may be refilled under it) */
     _Atomic uint64_t tag;
+    _Atomic uint64_t mark; /* its mark on its connection (conn.h), set with tag */
     int conn;
     uint32_t clone; /* offset of its clone from the first (--clones) */
     int warm;       /* sent during the warm-up: left out of the figures */
     int retried;    /* sent again after its connection was lost */
     int64_t sched_ns, send_ns;
+    uint64_t load_ticket; /* its request in the replay's load (stats_load.h) */
 };
 
 /* A reply, decoded by the receive thread for the send thread. */
 struct event {
     uint64_t seq;
     int64_t recv_ns;
-    int status; /* NFS status, or ST_RPC_ERROR */
+    int64_t sent_ns; /* when the kernel sent it (conn.h: transmit stamps), or 0 */
+    int status;      /* NFS status, or ST_RPC_ERROR */
     int has_fh, has_cookie;
     uint64_t cookie, verf;
     struct tbbt_fh fh;
@@ -177,7 +180,9 @@ struct engine {
     uint64_t next_add, completed, outstanding;
     struct held *held;
     size_t nheld, heldcap;
-    struct fifo sent_fifo; /* seqs in send order, for timeouts */
+    struct fifo sent_fifo;        /* seqs in send order, for timeouts */
+    struct tbbt_load trace_load;  /* the trace's calls out over traced time (the I/O thread's) */
+    struct tbbt_load replay_load; /* the requests out over the replay's time (the send thread's) */
     uint8_t *payload, *sendbuf;
     uint32_t xid_base;
     uint64_t verf_ctr;
@@ -187,7 +192,7 @@ struct engine {
     struct tbbt_rec rx_rec; /* the receive thread's decoding scratch */
     struct tbbt_fhrefs rx_refs;
     GArray *rx_batch; /* the receive thread's replies of one pass, handed over together */
-    int64_t rx_now;   /* when the receive thread found the replies it decodes there */
+    int rx_conn;      /* the connection the receive thread reads (for on_reply) */
     /* hand-offs and sleeps, each counted by the thread that makes them
      * (read once the threads are joined; TBBT_PLAY_COUNTS) */
     uint64_t io_signals; /* send thread: wakes of the I/O thread */
@@ -392,42 +397,33 @@ static int wait_room(struct engine *e) {
     return atomic_load(&e->stop_io) ? -1 : 0;
 }
 
-/* The trace's calls still out at a call at time t (replies: a min-heap of
- * their reply times); adds this call's reply when the trace saw one. */
-static uint64_t calls_out(GArray *replies, const struct tbbt_rec *r) {
-    int64_t *h = (int64_t *)replies->data;
-    while (replies->len && h[0] <= r->call_time) {
-        int64_t last = h[replies->len - 1];
-        g_array_set_size(replies, replies->len - 1);
-        h = (int64_t *)replies->data;
-        size_t i = 0, len = replies->len;
-        for (;;) { /* sift down */
-            size_t c = 2 * i + 1;
-            if (c >= len) break;
-            if (c + 1 < len && h[c + 1] < h[c]) c++;
-            if (h[c] >= last) break;
-            h[i] = h[c], i = c;
-        }
-        if (len) h[i] = last;
+/* Whether the trace has r's call and reply times as captured: a reply
+ * seen, a status (not an RPC error), not a corrective record. */
+static int traced_times(const struct tbbt_rec *r) {
+    return !(r->flags & (TBBT_RF_REPLY_LOST | TBBT_RF_INSERTED)) && r->status >= 0 &&
+           r->reply_time >= r->call_time;
+}
+
+/* The trace's load (stats_load.h) with one more call, r's (the warm-up's
+ * traced time left out, timestamp mode), and the number of its calls out
+ * just after it, itself included. A call without traced times is out at
+ * that instant but not in the load: its end is unknown. */
+static uint64_t trace_call(struct engine *e, const struct tbbt_rec *r, int *begun) {
+    if (!*begun) {
+        *begun = 1;
+        if (e->o->warmup_s > 0 && e->o->speedup > 0)
+            tbbt_load_from(&e->trace_load, r->call_time + (int64_t)(e->o->warmup_s * e->o->speedup * 1e9));
     }
-    uint64_t out = replies->len;
-    if (!(r->flags & TBBT_RF_REPLY_LOST) && r->status >= 0) {
-        int64_t v = r->reply_time;
-        g_array_append_val(replies, v);
-        h = (int64_t *)replies->data;
-        for (size_t i = replies->len - 1; i && h[(i - 1) / 2] > v; i = (i - 1) / 2) /* sift up */
-            h[i] = h[(i - 1) / 2], h[(i - 1) / 2] = v;
-    }
-    return out;
+    if (traced_times(r)) return tbbt_load_add(&e->trace_load, r->call_time, r->reply_time);
+    return tbbt_load_at(&e->trace_load, r->call_time) + 1;
 }
 
 /* Streams records into the ring, each as many times as there are clones
- * (namespaced, one after another: clones.h); the trace's own concurrency
- * (calls whose reply had not come when this call went; N copies of the
- * trace have N times as many) as it goes. */
+ * (namespaced, one after another: clones.h); the trace's own load as it
+ * goes (trace_call: N copies of the trace have N times as many calls out). */
 static void *io_main(void *arg) {
     struct engine *e = arg;
-    GArray *replies = g_array_new(FALSE, FALSE, sizeof(int64_t)); /* a min-heap */
+    int begun = 0;
     uint64_t limit = e->o->limit ? e->o->limit : UINT64_MAX;
     uint32_t nc = e->nclones;
     for (uint64_t n = 0; n < limit; n++) {
@@ -439,7 +435,6 @@ static void *io_main(void *arg) {
             if (rc < 0) snprintf(e->io_err, sizeof(e->io_err), "%s", tbbt_recr_error(e->rd));
             break;
         }
-        uint64_t out = calls_out(replies, r);
         for (uint32_t i = 0; i < nc; i++, seq++) {
             if (i && wait_room(e) < 0) goto stop;
             struct slot *s = &e->ring[seq & e->mask];
@@ -453,7 +448,7 @@ static void *io_main(void *arg) {
                     goto stop;
                 }
             }
-            tbbt_hist_add(&e->st->trace_outstanding, out * nc + i);
+            tbbt_hist_add(&e->st->trace_outstanding, trace_call(e, r, &begun));
             s->seq = seq, s->clone = i;
             atomic_store(&s->state, SL_LOADED);
             atomic_store(&e->loaded, seq + 1);
@@ -463,7 +458,6 @@ static void *io_main(void *arg) {
         }
     }
 stop:
-    g_array_free(replies, TRUE);
     atomic_store(&e->io_eof, 1);
     tbbt_wake_kick(&e->wk); /* it must not sleep through the end */
     return NULL;
@@ -486,7 +480,7 @@ static int64_t loop_shift(int64_t first, int64_t end, uint64_t n) {
  * image, as a second replay on a fresh image would. */
 static void *io_loop_main(void *arg) {
     struct engine *e = arg;
-    GArray *replies = g_array_new(FALSE, FALSE, sizeof(int64_t)); /* a min-heap */
+    int begun = 0;
     uint64_t limit = e->o->limit ? e->o->limit : UINT64_MAX;
     int64_t first = 0, end = 0, shift = 0, step = 0;
     for (uint32_t i = 0; i < e->nclones; i++) {
@@ -528,7 +522,7 @@ static void *io_loop_main(void *arg) {
                          (unsigned long long)n + 1, (unsigned long long)bad);
                 goto stop;
             }
-            tbbt_hist_add(&e->st->trace_outstanding, calls_out(replies, r));
+            tbbt_hist_add(&e->st->trace_outstanding, trace_call(e, r, &begun)); /* copies in turn */
             s->seq = seq, s->clone = i;
             atomic_store(&s->state, SL_LOADED);
             atomic_store(&e->loaded, seq + 1);
@@ -538,7 +532,6 @@ static void *io_loop_main(void *arg) {
         if (n == 0) break; /* an empty trace: nothing to repeat */
     }
 stop:
-    g_array_free(replies, TRUE);
     atomic_store(&e->io_eof, 1);
     tbbt_wake_kick(&e->wk);
     return NULL;
@@ -564,7 +557,13 @@ static void on_reply(void *ctx, const uint8_t *m, size_t n) {
     uint64_t tag = atomic_load(&s->tag), seq = tag >> 12;
     if ((uint32_t)seq != low) return;
     uint8_t op = (uint8_t)(tag & 0xff), vers = (uint8_t)((tag >> 8) & 0xf);
-    struct event ev = {.seq = seq, .recv_ns = e->rx_now, .status = ST_RPC_ERROR};
+    /* its arrival: the kernel's receive time of the read that brought it,
+     * one for the read's replies (conn.h: the time of the read without) */
+    struct tbbt_pconn *c = &e->conn[e->rx_conn];
+    struct event ev = {.seq = seq,
+                       .recv_ns = c->rx_ns,
+                       .sent_ns = tbbt_pconn_sent_at(c, atomic_load(&s->mark)),
+                       .status = ST_RPC_ERROR};
     if (h.reply_stat == 0 && h.accept_stat == 0) {
         struct tbbt_rec *rr = &e->rx_rec; /* the receive thread's own scratch */
         tbbt_rec_clear(rr);
@@ -617,7 +616,7 @@ static void *rx_main(void *arg) {
         int lost = 0;
         for (int i = 0; i < n && r > 0; i++)
             if (p[i].revents & (POLLIN | POLLHUP | POLLERR)) {
-                e->rx_now = now_ns(); /* the replies are there: their time, one clock read for all */
+                e->rx_conn = i; /* on_reply takes the read's time from it */
                 if (tbbt_pconn_read(&e->conn[i], on_reply, e, e->rx_err, sizeof(e->rx_err)) < 0)
                     atomic_store(&e->broken[i], 1), lost = 1;
             }
@@ -715,6 +714,7 @@ static void complete(struct engine *e, struct slot *s, int status, int64_t recv_
         if (matched) {
             p->matched++, st->matched++, pc->matched++;
             if (s->send_ns) tbbt_hist_add(&p->lat, (uint64_t)(recv_ns - s->send_ns));
+            if (traced_times(r)) tbbt_hist_add(&p->trace_lat, (uint64_t)(r->reply_time - r->call_time));
             if (e->o->speedup > 0 && s->sched_ns)
                 tbbt_hist_add(&p->lat_sched, (uint64_t)(recv_ns - s->sched_ns));
         } else if (status == ST_SKIPPED) {
@@ -737,6 +737,12 @@ static void complete(struct engine *e, struct slot *s, int status, int64_t recv_
     atomic_store(&s->state, SL_DONE);
 }
 
+/* A request sent is no longer out (its reply came at t, or it failed then). */
+static void out_done(struct engine *e, struct slot *s, int64_t t) {
+    e->outstanding--;
+    tbbt_load_close(&e->replay_load, s->load_ticket, s->send_ns, t);
+}
+
 /* Applies a reply: what it reveals (when it went as the trace did), then
  * the record's end. */
 static void apply_event(struct engine *e, const struct event *ev) {
@@ -745,7 +751,9 @@ static void apply_event(struct engine *e, const struct event *ev) {
         e->st->late_replies++;
         return;
     }
-    e->outstanding--;
+    if (ev->sent_ns > s->send_ns && ev->sent_ns <= ev->recv_ns) /* when it left, as the wire saw it */
+        s->send_ns = ev->sent_ns;
+    out_done(e, s, ev->recv_ns);
     e->st->replies++;
     const struct tbbt_rec *r = &s->r;
     if (ev->status == 0 && ev->has_fh && tbbt_rec_has(r, TBBT_F_NEWOBJ) && r->newobj)
@@ -780,7 +788,7 @@ static void time_out(struct engine *e, int64_t now) {
         struct slot *s = &e->ring[seq & e->mask];
         if (s->seq == seq && atomic_load(&s->state) == SL_SENT) {
             if (now - s->send_ns < limit) return;
-            e->outstanding--;
+            out_done(e, s, now);
             complete(e, s, ST_TIMEOUT, now);
         }
         fifo_pop(&e->sent_fifo);
@@ -828,6 +836,8 @@ static void admit(struct engine *e) {
         e->st->per_clone[s->clone].records++;
         double span = (double)(s->r.call_time - e->trace_t0) / 1e9;
         if (span > e->st->trace_span_s) e->st->trace_span_s = span;
+        if (s->sched_ns && s->sched_ns >= e->warm_end) /* the trace's rate, per second of the schedule */
+            tbbt_pstats_sec(e->st, (double)(s->sched_ns - e->t0) / 1e9)->traced++;
         atomic_store(&s->state, SL_WAITING);
         e->ord->add(e->sched, s->seq, &s->r);
         e->next_add++;
@@ -879,6 +889,14 @@ static void offer(struct engine *e) {
     }
 }
 
+/* Opens connection i; in timestamp mode with the kernel's transmit stamps
+ * (conn.h), so a request's latency runs from when it left the host. */
+static int open_conn(struct engine *e, int i, char *err, size_t errlen) {
+    if (tbbt_pconn_open(&e->conn[i], &e->o->server, e->o->udp, err, errlen) < 0) return -1;
+    if (e->o->speedup > 0) tbbt_pconn_stamp_tx(&e->conn[i]); /* refused: the player's own send times */
+    return 0;
+}
+
 /* The connection for a record: its traced client's in its clone (made on
  * first use; past MAX_CONN the clients share them in turn), or one of
  * --connections in turn. Returns the index, or -1 with err. */
@@ -891,7 +909,7 @@ static int conn_for(struct engine *e, const struct slot *s, char *err, size_t er
     int idx = GPOINTER_TO_INT(g_hash_table_lookup(e->client_conn, &k));
     if (idx) return idx - 1;
     if (n < MAX_CONN) {
-        if (tbbt_pconn_open(&e->conn[n], &e->o->server, e->o->udp, err, errlen) < 0) return -1;
+        if (open_conn(e, n, err, errlen) < 0) return -1;
         atomic_store(&e->nconn, n + 1);
         idx = n + 1;
     } else {
@@ -924,15 +942,22 @@ static int send_one(struct engine *e, struct slot *s, int64_t now, char *err, si
     int ci = conn_for(e, s, err, errlen);
     if (ci < 0) return -1;
     if (atomic_load(&e->broken[ci]) && repair(e, ci, err, errlen) < 0) return -1;
+    /* encoded: in timestamp mode it goes to the kernel now (latency and
+     * load start here, as near the wire's call time as the player can
+     * tell: docs/load-fidelity.md); at full speed the dispatch's time,
+     * one clock read less */
+    if (e->o->speedup > 0) now = now_ns();
     s->conn = ci;
     s->send_ns = now;
     s->warm = e->o->warmup_s > 0 && now < e->warm_end;
     atomic_store(&s->tag, s->seq << 12 | (uint64_t)(s->r.vers & 0xf) << 8 | s->r.op);
+    atomic_store(&s->mark, tbbt_pconn_mark(&e->conn[ci], (size_t)n));
     atomic_store(&s->state, SL_SENT);
     e->outstanding++;
+    s->load_ticket = tbbt_load_open(&e->replay_load, now);
     if (tbbt_pconn_queue(&e->conn[ci], e->sendbuf, (size_t)n) < 0) {
         if (errno == EMSGSIZE) { /* too large for a UDP datagram: this record fails, not the connection */
-            e->outstanding--;
+            out_done(e, s, now);
             complete(e, s, ST_RPC_ERROR, now);
             return 0;
         }
@@ -1073,7 +1098,7 @@ static int repair(struct engine *e, int i, char *err, size_t errlen) {
         uint64_t seq = fifo_at(&e->sent_fifo, k);
         struct slot *s = &e->ring[seq & e->mask];
         if (s->seq != seq || atomic_load(&s->state) != SL_SENT || s->conn != i) continue;
-        e->outstanding--;
+        out_done(e, s, now_ns());
         if (read_only(s->r.op) || s->retried) {
             complete(e, s, ST_CONN_LOST, now_ns());
         } else {
@@ -1085,7 +1110,7 @@ static int repair(struct engine *e, int i, char *err, size_t errlen) {
     rx_let_go(e);
     tbbt_pconn_close(&e->conn[i]);
     int64_t give_up = now_ns() + (int64_t)e->o->timeout_s * 1000000000;
-    while (tbbt_pconn_open(&e->conn[i], &e->o->server, e->o->udp, err, errlen) < 0) {
+    while (open_conn(e, i, err, errlen) < 0) {
         if (now_ns() > give_up || interrupted) return -1;
         usleep(200000);
     }
@@ -1193,7 +1218,7 @@ static int setup(struct engine *e, char *err, size_t errlen) {
     }
     if (o->connections > 0) {
         for (int i = 0; i < o->connections && i < MAX_CONN; i++) {
-            if (tbbt_pconn_open(&e->conn[i], &o->server, o->udp, err, errlen) < 0) return -1;
+            if (open_conn(e, i, err, errlen) < 0) return -1;
             atomic_store(&e->nconn, i + 1);
         }
     }
@@ -1286,6 +1311,7 @@ int tbbt_play_run(const struct tbbt_play_opts *o, struct tbbt_play_stats *st, ch
     e->loop = o->loop > 1;
     e->nclones = e->loop ? (uint32_t)o->loop : o->clones > 1 ? (uint32_t)o->clones : 1;
     e->win = e->loop ? o->window : (uint64_t)o->window * e->nclones;
+    tbbt_load_init(&e->trace_load), tbbt_load_init(&e->replay_load);
     st->clones = e->nclones;
     st->per_clone = g_new0(struct tbbt_pstat_clone, e->nclones);
     int rc = setup(e, err, errlen);
@@ -1295,6 +1321,7 @@ int tbbt_play_run(const struct tbbt_play_opts *o, struct tbbt_play_stats *st, ch
         iso_now(st->started, sizeof(st->started));
         e->t0 = now_ns() + 20000000; /* 20 ms to fill the window before the first deadline */
         e->warm_end = e->t0 + (int64_t)(o->warmup_s * 1e9);
+        if (o->warmup_s > 0) tbbt_load_from(&e->replay_load, e->warm_end);
         e->end_at = o->duration_s > 0 ? e->t0 + (int64_t)(o->duration_s * 1e9) : 0;
         e->io_started = pthread_create(&e->io, NULL, e->loop ? io_loop_main : io_main, e) == 0;
         e->rx_started = pthread_create(&e->rx, NULL, rx_main, e) == 0;
@@ -1305,11 +1332,17 @@ int tbbt_play_run(const struct tbbt_play_opts *o, struct tbbt_play_stats *st, ch
     }
     if (rc == 0) rc = play_loop(e, err, errlen);
     if (o->live) fputc('\n', stderr);
-    st->wall_s = (double)(now_ns() - e->t0) / 1e9;
+    int64_t end = now_ns();
+    st->wall_s = (double)(end - e->t0) / 1e9;
     st->cpu_s = cpu_s() - c0;
     iso_now(st->ended, sizeof(st->ended));
-    teardown(e);
+    teardown(e); /* the I/O thread joined: its load is complete */
     write_counts(e);
+    tbbt_load_end(&e->replay_load, end);
+    tbbt_load_end(&e->trace_load, INT64_MIN);
+    tbbt_load_figs(&e->replay_load, &st->load_replay);
+    tbbt_load_figs(&e->trace_load, &st->load_trace);
+    tbbt_load_free(&e->replay_load), tbbt_load_free(&e->trace_load);
     /* read only once the I/O thread is joined: a replay stopped early
      * (--duration, SIGINT) returns while that thread may still be reading */
     if (rc == 0 && e->io_err[0]) {

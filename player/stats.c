@@ -32,6 +32,7 @@ struct tbbt_pstat_proc *tbbt_pstats_proc(struct tbbt_play_stats *s, unsigned ver
         struct tbbt_pstat_proc *p = g_new0(struct tbbt_pstat_proc, 1);
         tbbt_hist_init(&p->lat);
         tbbt_hist_init(&p->lat_sched);
+        tbbt_hist_init(&p->trace_lat);
         s->proc[v][op] = p;
     }
     return s->proc[v][op];
@@ -77,6 +78,7 @@ static void proc_merge(struct tbbt_pstat_proc *into, const struct tbbt_pstat_pro
     into->skipped += from->skipped, into->timeouts += from->timeouts;
     tbbt_hist_merge(&into->lat, &from->lat);
     tbbt_hist_merge(&into->lat_sched, &from->lat_sched);
+    tbbt_hist_merge(&into->trace_lat, &from->trace_lat);
     for (int k = 0; k < 4 && from->top_n[k]; k++)
         top_add(into, from->top_traced[k], from->top_got[k], from->top_n[k]);
 }
@@ -97,7 +99,7 @@ void tbbt_pstats_merge(struct tbbt_play_stats *into, const struct tbbt_play_stat
     for (guint i = 0; i < from->series->len; i++) {
         const struct tbbt_pstat_sec *f = &g_array_index(from->series, struct tbbt_pstat_sec, i);
         struct tbbt_pstat_sec *t = tbbt_pstats_sec(into, (double)i);
-        t->done += f->done, t->matched += f->matched, t->sent += f->sent;
+        t->done += f->done, t->matched += f->matched, t->sent += f->sent, t->traced += f->traced;
         t->lat_sum += f->lat_sum, t->outstanding_sum += f->outstanding_sum;
         if (f->behind_max > t->behind_max) t->behind_max = f->behind_max;
         t->timeouts += f->timeouts, t->conn_lost += f->conn_lost, t->reconnects += f->reconnects;
@@ -112,6 +114,8 @@ void tbbt_pstats_merge(struct tbbt_play_stats *into, const struct tbbt_play_stat
     into->wall_s = dmax(into->wall_s, from->wall_s), into->cpu_s += from->cpu_s;
     into->trace_span_s = dmax(into->trace_span_s, from->trace_span_s);
     into->partial |= from->partial;
+    tbbt_load_figs_merge(&into->load_trace, &from->load_trace);
+    tbbt_load_figs_merge(&into->load_replay, &from->load_replay);
 }
 
 void tbbt_pstats_add_rank(struct tbbt_play_stats *s, const struct tbbt_play_stats *from, int rank, int rc,
@@ -129,6 +133,100 @@ void tbbt_pstats_add_rank(struct tbbt_play_stats *s, const struct tbbt_play_stat
 /* ns as milliseconds. */
 static double ms(uint64_t ns) {
     return (double)ns / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The value at quantile q of n sorted values (the one at rank floor(q n)). */
+static double sorted_q(const double *v, size_t n, double q) {
+    size_t i = (size_t)(q * (double)n);
+    return v[i < n ? i : n - 1];
+}
+
+int tbbt_pstats_rate(const struct tbbt_play_stats *s, struct tbbt_pstat_rate *r) {
+    memset(r, 0, sizeof(*r));
+    if (s->speedup <= 0) return -1;
+    guint lo = 0, hi = s->series->len, end = (guint)(s->wall_s > 0 ? s->wall_s + 0.999999999 : 0);
+    if (hi > end) hi = end; /* what was scheduled after a stop was not the replay's to send */
+    const struct tbbt_pstat_sec *c = (const struct tbbt_pstat_sec *)(void *)s->series->data;
+    while (lo < hi && !c[lo].sent && !c[lo].traced)
+        lo++;
+    while (hi > lo && !c[hi - 1].sent && !c[hi - 1].traced)
+        hi--;
+    if (lo == hi) return -1;
+    size_t n = hi - lo;
+    double *d = g_new(double, n), st = 0, ss = 0, sd = 0, sa = 0;
+    for (guint i = lo; i < hi; i++) {
+        double x = (double)c[i].sent - (double)c[i].traced;
+        st += (double)c[i].traced, ss += (double)c[i].sent, sd += x;
+        d[i - lo] = x < 0 ? -x : x, sa += d[i - lo];
+    }
+    qsort(d, n, sizeof(double), cmp_double);
+    r->seconds = (uint32_t)n;
+    r->trace_mean = st / (double)n, r->replay_mean = ss / (double)n, r->diff_mean = sd / (double)n;
+    r->abs_mean = sa / (double)n;
+    r->abs_p50 = sorted_q(d, n, .5), r->abs_p90 = sorted_q(d, n, .9), r->abs_p99 = sorted_q(d, n, .99);
+    r->abs_max = d[n - 1];
+    g_free(d);
+    return 0;
+}
+
+/* replay / trace, or 0 when the trace's figure is 0. */
+static double ratio(double replay, double trace) {
+    return trace > 0 ? replay / trace : 0;
+}
+
+/* The load beside the trace's: duration, requests outstanding over time
+ * (time-weighted), the rate per second of the schedule (timestamp mode),
+ * the latency of each procedure (docs/load-fidelity.md). */
+static void report_load(const struct tbbt_play_stats *s, FILE *out) {
+    const struct tbbt_load_figs *t = &s->load_trace, *r = &s->load_replay;
+    if (!t->n && !r->n) return;
+    fprintf(out, "Load, the trace against the replay (outstanding: time-weighted over the run%s):\n",
+            r->summed > 1 ? "; p99 and max summed over the ranks, an upper bound" : "");
+    fprintf(out, "  %-18s %12s %12s %9s\n", "", "trace", "replay", "ratio");
+    fprintf(out, "  %-18s %12llu %12llu %9.3f\n", "requests", (unsigned long long)t->n,
+            (unsigned long long)r->n, ratio((double)r->n, (double)t->n));
+    fprintf(out, "  %-18s %12.3f %12.3f %9.3f\n", "duration s", t->duration_s, r->duration_s,
+            ratio(r->duration_s, t->duration_s));
+    fprintf(out, "  %-18s %12.1f %12.1f %9.3f\n", "requests/s",
+            t->duration_s > 0 ? (double)t->n / t->duration_s : 0,
+            r->duration_s > 0 ? (double)r->n / r->duration_s : 0,
+            ratio(r->duration_s > 0 ? (double)r->n / r->duration_s : 0,
+                  t->duration_s > 0 ? (double)t->n / t->duration_s : 0));
+    fprintf(out, "  %-18s %12.3f %12.3f %9.3f\n", "outstanding mean", t->mean, r->mean,
+            ratio(r->mean, t->mean));
+    fprintf(out, "  %-18s %12llu %12llu %9.3f\n", "outstanding p99", (unsigned long long)t->p99,
+            (unsigned long long)r->p99, ratio((double)r->p99, (double)t->p99));
+    fprintf(out, "  %-18s %12llu %12llu %9.3f\n", "outstanding max", (unsigned long long)t->max,
+            (unsigned long long)r->max, ratio((double)r->max, (double)t->max));
+    struct tbbt_pstat_rate rt;
+    if (tbbt_pstats_rate(s, &rt) == 0)
+        fprintf(
+            out,
+            "  requests/s per second of the schedule, over %u s: trace mean %.1f, replay mean %.1f; replay "
+            "minus trace mean %+.1f, |difference| mean %.1f (%.1f%% of the trace's), p50 %.0f, p90 %.0f, "
+            "p99 %.0f, max %.0f\n",
+            rt.seconds, rt.trace_mean, rt.replay_mean, rt.diff_mean, rt.abs_mean,
+            rt.trace_mean > 0 ? 100 * rt.abs_mean / rt.trace_mean : 0, rt.abs_p50, rt.abs_p90, rt.abs_p99,
+            rt.abs_max);
+    int head = 0;
+    for (int v = 0; v < 2; v++)
+        for (int o = 0; o < TBBT_OP_COUNT; o++) {
+            const struct tbbt_pstat_proc *p = s->proc[v][o];
+            if (!p || !p->trace_lat.n || !p->lat.n) continue;
+            if (!head++)
+                fprintf(out, "  %-4s %-12s %9s %11s %11s %7s %11s %11s %7s\n", "vers", "latency", "n",
+                        "trace p50", "replay p50", "ratio", "trace p90", "replay p90", "ratio");
+            double t50 = ms(tbbt_hist_quantile(&p->trace_lat, .5)), r50 = ms(tbbt_hist_quantile(&p->lat, .5));
+            double t90 = ms(tbbt_hist_quantile(&p->trace_lat, .9)), r90 = ms(tbbt_hist_quantile(&p->lat, .9));
+            fprintf(out, "  v%-3d %-12s %9llu %8.3f ms %8.3f ms %7.3f %8.3f ms %8.3f ms %7.3f\n", v ? 3 : 2,
+                    tbbt_op_info((unsigned)o)->name, (unsigned long long)p->trace_lat.n, t50, r50,
+                    ratio(r50, t50), t90, r90, ratio(r90, t90));
+        }
 }
 
 /* Name of a status for the report ("OK", "NOENT", or a number). */
@@ -197,7 +295,10 @@ void tbbt_pstats_report(const struct tbbt_play_stats *s, FILE *out) {
         (unsigned long long)s->mismatched, (unsigned long long)s->skipped, (unsigned long long)s->timeouts,
         (unsigned long long)s->no_handle, (unsigned long long)s->refused,
         (unsigned long long)s->not_replayable);
-    fprintf(out, "Outstanding: replay mean %.1f, p99 %llu, max %llu; trace mean %.1f, p99 %llu, max %llu\n",
+    report_load(s, out);
+    fprintf(out,
+            "Outstanding at each send, itself included: replay mean %.1f, p99 %llu, max %llu; trace (at each "
+            "call) mean %.1f, p99 %llu, max %llu\n",
             tbbt_hist_mean(&s->outstanding), (unsigned long long)tbbt_hist_quantile(&s->outstanding, .99),
             (unsigned long long)s->outstanding.max, tbbt_hist_mean(&s->trace_outstanding),
             (unsigned long long)tbbt_hist_quantile(&s->trace_outstanding, .99),
@@ -261,6 +362,37 @@ static void rank_rows_json(const GArray *rows, GString *o) {
     g_string_append_c(o, ']');
 }
 
+/* Appends "NAME":{...} of one load's figures. */
+static void load_figs_json(GString *o, const char *name, const struct tbbt_load_figs *f) {
+    g_string_append_printf(o,
+                           "\"%s\":{\"requests\":%llu,\"duration_s\":%.6f,\"requests_per_s\":%.3f,"
+                           "\"outstanding_mean\":%.4f,\"outstanding_p99\":%llu,\"outstanding_max\":%llu,"
+                           "\"outstanding_area_s\":%.6f,\"summed\":%u}",
+                           name, (unsigned long long)f->n, f->duration_s,
+                           f->duration_s > 0 ? (double)f->n / f->duration_s : 0, f->mean,
+                           (unsigned long long)f->p99, (unsigned long long)f->max, f->area, f->summed);
+}
+
+/* Appends ,"load":{"trace":{..},"replay":{..},"rate":{..}|null}: the load
+ * beside the trace's (docs/load-fidelity.md). */
+static void load_json(const struct tbbt_play_stats *s, GString *o) {
+    g_string_append(o, ",\"load\":{\"outstanding\":\"time-weighted\",");
+    load_figs_json(o, "trace", &s->load_trace);
+    g_string_append_c(o, ',');
+    load_figs_json(o, "replay", &s->load_replay);
+    struct tbbt_pstat_rate r;
+    if (tbbt_pstats_rate(s, &r) < 0) {
+        g_string_append(o, ",\"rate\":null}");
+        return;
+    }
+    g_string_append_printf(o,
+                           ",\"rate\":{\"seconds\":%u,\"trace_mean\":%.3f,\"replay_mean\":%.3f,"
+                           "\"diff_mean\":%.3f,\"abs_diff_mean\":%.3f,\"abs_diff_p50\":%.1f,"
+                           "\"abs_diff_p90\":%.1f,\"abs_diff_p99\":%.1f,\"abs_diff_max\":%.1f}}",
+                           r.seconds, r.trace_mean, r.replay_mean, r.diff_mean, r.abs_mean, r.abs_p50,
+                           r.abs_p90, r.abs_p99, r.abs_max);
+}
+
 void tbbt_pstats_json(const struct tbbt_play_stats *s, GString *o) {
     g_string_append(o, "{\"schema\":\"tbbt-play-result/1\",\"meta\":{");
     jstr(o, "trace", s->trace), jstr(o, "manifest", s->manifest), jstr(o, "server", s->server);
@@ -296,6 +428,7 @@ void tbbt_pstats_json(const struct tbbt_play_stats *s, GString *o) {
     tbbt_hist_json(&s->outstanding, o);
     g_string_append(o, ",\"trace_outstanding\":");
     tbbt_hist_json(&s->trace_outstanding, o);
+    load_json(s, o);
     g_string_append(o, ",\"procedures\":[");
     int first = 1;
     for (int v = 0; v < 2; v++)
@@ -312,6 +445,8 @@ void tbbt_pstats_json(const struct tbbt_play_stats *s, GString *o) {
             tbbt_hist_json(&p->lat, o);
             g_string_append(o, ",\"latency_from_schedule_ns\":");
             tbbt_hist_json(&p->lat_sched, o);
+            g_string_append(o, ",\"trace_latency_ns\":");
+            tbbt_hist_json(&p->trace_lat, o);
             g_string_append(o, ",\"mismatches\":[");
             for (int k = 0; k < 4 && p->top_n[k]; k++)
                 g_string_append_printf(o, "%s{\"traced\":%d,\"got\":%d,\"n\":%llu}", k ? "," : "",
@@ -343,6 +478,10 @@ void tbbt_pstats_json(const struct tbbt_play_stats *s, GString *o) {
             c->sent ? c->outstanding_sum / (double)c->sent : 0, (long long)c->behind_max,
             (unsigned long long)c->timeouts, (unsigned long long)c->conn_lost,
             (unsigned long long)c->reconnects);
+        if (s->speedup > 0) { /* the trace's calls that second, inside the object */
+            g_string_truncate(o, o->len - 1);
+            g_string_append_printf(o, ",\"traced\":%llu}", (unsigned long long)c->traced);
+        }
     }
     g_string_append(o, "]");
     if (s->rank_rows) rank_rows_json(s->rank_rows, o);

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define WIRE_MAGIC 0x74627331u /* "tbs1" */
+#define WIRE_MAGIC 0x74627332u /* "tbs2": the ranks of one run are built alike */
 
 /* The reader: a cursor over the form; ok falls to 0 at the first overrun
  * and every later read gives 0, so truncation has one exit (the end). */
@@ -96,6 +96,7 @@ static void pack_proc(GByteArray *o, int v, int op, const struct tbbt_pstat_proc
         put32(o, p->top_traced[k]), put32(o, p->top_got[k]), put64(o, p->top_n[k]);
     pack_hist(o, &p->lat);
     pack_hist(o, &p->lat_sched);
+    pack_hist(o, &p->trace_lat);
 }
 
 /* Reads one procedure into s's entry (made here; a procedure seen twice
@@ -113,6 +114,18 @@ static void unpack_proc(struct rd *r, struct tbbt_play_stats *s) {
         p->top_traced[k] = get32(r), p->top_got[k] = get32(r), p->top_n[k] = get64(r);
     unpack_hist(r, &p->lat);
     unpack_hist(r, &p->lat_sched);
+    unpack_hist(r, &p->trace_lat);
+}
+
+/* A load's figures (stats_load.h). */
+static void pack_load(GByteArray *o, const struct tbbt_load_figs *f) {
+    put64(o, f->n), putd(o, f->duration_s), putd(o, f->area), putd(o, f->mean);
+    put64(o, f->p99), put64(o, f->max), put32(o, f->summed);
+}
+
+static void unpack_load(struct rd *r, struct tbbt_load_figs *f) {
+    f->n = get64(r), f->duration_s = getd(r), f->area = getd(r), f->mean = getd(r);
+    f->p99 = get64(r), f->max = get64(r), f->summed = get32(r);
 }
 
 /* The counters, in one fixed order for both directions (laid out by hand:
@@ -134,6 +147,7 @@ void tbbt_pstats_pack(const struct tbbt_play_stats *s, GByteArray *o) {
     pack_hist(o, &s->issue_err);
     pack_hist(o, &s->outstanding);
     pack_hist(o, &s->trace_outstanding);
+    pack_load(o, &s->load_trace), pack_load(o, &s->load_replay);
     uint32_t np = 0;
     for (int v = 0; v < 2; v++)
         for (int op = 0; op < TBBT_OP_COUNT; op++)
@@ -145,7 +159,7 @@ void tbbt_pstats_pack(const struct tbbt_play_stats *s, GByteArray *o) {
     put32(o, s->series->len);
     for (guint i = 0; i < s->series->len; i++) {
         const struct tbbt_pstat_sec *c = &g_array_index(s->series, struct tbbt_pstat_sec, i);
-        put64(o, c->done), put64(o, c->matched), put64(o, c->sent), putd(o, c->lat_sum);
+        put64(o, c->done), put64(o, c->matched), put64(o, c->sent), put64(o, c->traced), putd(o, c->lat_sum);
         putd(o, c->outstanding_sum), put64(o, (uint64_t)c->behind_max);
         put64(o, c->timeouts), put64(o, c->conn_lost), put64(o, c->reconnects);
     }
@@ -166,15 +180,17 @@ int tbbt_pstats_unpack(struct tbbt_play_stats *s, const uint8_t *buf, size_t len
     unpack_hist(&r, &s->issue_err);
     unpack_hist(&r, &s->outstanding);
     unpack_hist(&r, &s->trace_outstanding);
+    unpack_load(&r, &s->load_trace), unpack_load(&r, &s->load_replay);
     uint32_t np = get32(&r);
     for (uint32_t i = 0; i < np && r.ok; i++)
         unpack_proc(&r, s);
     uint32_t ns = get32(&r);
-    if (r.ok && ns > (size_t)(r.end - r.p) / 72) r.ok = 0; /* a second is 72 bytes */
+    if (r.ok && ns > (size_t)(r.end - r.p) / 80) r.ok = 0; /* a second is 80 bytes */
     if (r.ok && ns) tbbt_pstats_sec(s, (double)(ns - 1));
     for (uint32_t i = 0; i < ns && r.ok; i++) {
         struct tbbt_pstat_sec *c = &g_array_index(s->series, struct tbbt_pstat_sec, i);
-        c->done = get64(&r), c->matched = get64(&r), c->sent = get64(&r), c->lat_sum = getd(&r);
+        c->done = get64(&r), c->matched = get64(&r), c->sent = get64(&r), c->traced = get64(&r);
+        c->lat_sum = getd(&r);
         c->outstanding_sum = getd(&r), c->behind_max = (int64_t)get64(&r);
         c->timeouts = get64(&r), c->conn_lost = get64(&r), c->reconnects = get64(&r);
     }
