@@ -36,6 +36,7 @@ static void fill(struct tbbt_play_stats *s, uint64_t seed, int n, unsigned secs,
         uint64_t v = next_val(&x), w = next_val(&x), e = next_val(&x), o = next_val(&x) % 5000;
         tbbt_hist_add(&lk->lat, v), tbbt_hist_add(&u[0], v);
         tbbt_hist_add(&lk->lat_sched, w), tbbt_hist_add(&u[1], w);
+        tbbt_hist_add(&lk->trace_lat, w / 2);
         tbbt_hist_add(&s->issue_err, e), tbbt_hist_add(&u[2], e);
         tbbt_hist_add(&s->outstanding, o), tbbt_hist_add(&u[3], o);
         lk->count++, lk->matched++;
@@ -46,6 +47,7 @@ static void fill(struct tbbt_play_stats *s, uint64_t seed, int n, unsigned secs,
         }
         struct tbbt_pstat_sec *c = tbbt_pstats_sec(s, (double)(i % secs));
         c->done++, c->sent++, c->matched++, c->lat_sum += (double)v, c->outstanding_sum += (double)o;
+        c->traced += 1 + i % 2;
         if ((int64_t)e > c->behind_max) c->behind_max = (int64_t)e;
     }
     struct tbbt_pstat_proc *ga = tbbt_pstats_proc(s, 2, seed % 3 ? TBBT_OP_GETATTR : TBBT_OP_READ);
@@ -55,6 +57,9 @@ static void fill(struct tbbt_play_stats *s, uint64_t seed, int n, unsigned secs,
     s->records = s->sent = s->replies = (uint64_t)n + 5, s->matched = (uint64_t)n, s->mismatched = 5;
     s->skipped = seed, s->timeouts = 2, s->max_outstanding = 100 + seed;
     s->wall_s = 1.0 + (double)seed, s->cpu_s = 0.5, s->trace_span_s = 10.0 * (double)seed;
+    s->load_trace =
+        (struct tbbt_load_figs){(uint64_t)n, 2.0 + (double)seed, 1.5, 1.5 / (2.0 + (double)seed), 3, 7, 1};
+    s->load_replay = (struct tbbt_load_figs){(uint64_t)n + 5, 2.5, 1.0, 0.4, 2, 5 + seed, 1};
 }
 
 /* Every figure the report prints of h equals that of u. */
@@ -103,6 +108,15 @@ static void test_merge_union(void **state) {
     assert_true(m.wall_s == 6.0 && m.cpu_s == 1.5 && m.trace_span_s == 50.0);
     assert_string_equal(m.trace, "rank0.tbbt"); /* into's metadata stays */
     assert_int_equal(m.clone, 4);
+    /* the loads: three ranks side by side (stats_load.h) */
+    assert_int_equal(m.load_trace.summed, 3);
+    assert_int_equal(m.load_trace.n, 4020);
+    assert_int_equal(m.load_replay.max, 7 + 8 + 10);
+    assert_true(m.load_trace.duration_s == 7.0 && m.load_trace.area == 4.5);
+    uint64_t traced = 0;
+    for (guint i = 0; i < m.series->len; i++)
+        traced += g_array_index(m.series, struct tbbt_pstat_sec, i).traced;
+    assert_int_equal(traced, 1500 + 4500 + 30); /* 1.5 a sample */
     /* the series: as long as the longest, second by second sums */
     assert_int_equal(m.series->len, 7);
     uint64_t done = 0;
@@ -188,6 +202,14 @@ static void test_wire(void **state) {
     char *ja = json_of(&a), *jc = json_of(&c);
     assert_string_equal(ja, jc);
     g_free(ja), g_free(jc);
+    /* what the JSON shows only in timestamp mode, and the loads, exactly */
+    assert_int_equal(c.series->len, a.series->len);
+    for (guint i = 0; i < a.series->len; i++)
+        assert_int_equal(g_array_index(c.series, struct tbbt_pstat_sec, i).traced,
+                         g_array_index(a.series, struct tbbt_pstat_sec, i).traced);
+    assert_memory_equal(&c.load_trace, &a.load_trace, sizeof(a.load_trace));
+    assert_memory_equal(&c.load_replay, &a.load_replay, sizeof(a.load_replay));
+    same_hist(&c.proc[1][TBBT_OP_LOOKUP]->trace_lat, &a.proc[1][TBBT_OP_LOOKUP]->trace_lat);
     tbbt_pstats_free(&c);
     for (guint cut = 0; cut < b->len; cut += 1 + cut / 64) {
         tbbt_pstats_init(&c);
