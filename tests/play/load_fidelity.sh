@@ -6,7 +6,8 @@
 #      NFSv3 procedure, each client pausing --think us on average before
 #      each call, as a user does: not a closed loop at full speed) under
 #      tcpdump, against a fresh nfs-ganesha with an empty export, after a
-#      sync. At once, A replayed in conservative order at --speedup 1 on a
+#      sync and 300 calls of its own that are not captured (the replay's
+#      server is warmed by tbbt-init's calls alike). At once, A replayed in conservative order at --speedup 1 on a
 #      fresh, identical ganesha (tbbt-init's image of A's map), itself under
 #      the same tcpdump, so the server's machine carries the same load as in
 #      the captures; its capture is the wire's view of the replay, printed
@@ -29,6 +30,8 @@
 #     within 12 us of the replay's own capture's (the kernel's transmit and
 #     receive times, player/conn.h);
 #   - tbbt-report prints the load against the trace as tbbt-play's JSON has it.
+# In a sanitizer build the checks of timing (the bounds and the wire's) are
+# printed as notes, not counted: the player's timing is the sanitizer's.
 # Printed: every figure of A, B, C, the replay and its wire, the requests
 # per second of the schedule, p50 and p90 per procedure. About 75 s.
 # Knobs: TBBT_E2E_OPS (workload calls, default 8000), TBBT_E2E_SEED,
@@ -47,6 +50,9 @@ THINK=${TBBT_FID_THINK_US:-2000}
 
 replay_setup
 T0=$SECONDS
+SANITIZED=
+grep -Eq '^TBBT_SANITIZE:[A-Z]*=.*(address|thread|undefined|memory)' "$BUILD/CMakeCache.txt" 2>/dev/null &&
+    SANITIZED=1
 e2e_begin load-fidelity
 FIG=(perl "$SRC/tests/play/load_figures.pl")
 
@@ -58,6 +64,20 @@ capture() {
     sync # every run starts on a quiet disk: no writeback of the last one's files under its fsyncs
     tbbt_ganesha_start "$TMP/srv" || { check "$name: ganesha started" false; e2e_end; exit 1; }
     PORTS=(--port "$TBBT_NFS_PORT" --port "$TBBT_MNT_PORT")
+    # warm, as the replay's server is by tbbt-init's calls: 300 of its own, not
+    # captured; tried three times (a just-started ganesha was seen to hang up
+    # the first MOUNT connection: tests/lib/replay.sh, init_image)
+    local try warm=1
+    for try in 1 2 3; do
+        if "$WL" --quiet --clients 3 --ops 300 --think 200 --seed "$SEED" --dir "warm$try" "$TBBT_NFS_URL" \
+            >/dev/null 2>"$TMP/$name.warm.err"; then
+            warm=0
+            break
+        fi
+        echo "NOTE $name: warm-up failed ($(head -1 "$TMP/$name.warm.err")); again in a second"
+        sleep 1
+    done
+    check "$name: the server warmed up" [ $warm = 0 ]
     tbbt_capture_run "$TMP/$name.pcap" 0 "$(tbbt_capture_nfs_filter)" "$WL" --quiet --clients 3 \
         --uids 0:0,1000:1000,1001:1001 --max-io 65536 --think "$THINK" --ops "$OPS" --seed "$SEED" \
         --dir wl "$TBBT_NFS_URL" >"$TMP/$name.workload.txt"
@@ -109,9 +129,13 @@ echo "--- the load: trace A, captures B and C (same workload), the replay of A (
 "${FIG[@]}" compare --wire "$TMP/wire.fig" "$TMP/A.fig" "$TMP/replay.json" "$TMP/B.fig" "$TMP/C.fig" \
     >"$TMP/compare.txt"
 check "load_figures.pl compared the figures" [ $? = 0 ]
-grep -v $'^CHECK\t' "$TMP/compare.txt"
+grep -Ev $'^(CHECK|TIMED)\t' "$TMP/compare.txt"
 while IFS=$'\t' read -r tag pass what; do
-    [ "$tag" = CHECK ] && check "$what" [ "$pass" = 1 ]
+    if [ "$tag" = CHECK ] || { [ "$tag" = TIMED ] && [ -z "$SANITIZED" ]; }; then
+        check "$what" [ "$pass" = 1 ]
+    elif [ "$tag" = TIMED ]; then
+        echo "note $([ "$pass" = 1 ] && echo met || echo missed) (a sanitizer build: timing not the player's): $what"
+    fi
 done <"$TMP/compare.txt"
 
 # 4. tbbt-report reads the load and prints it beside the trace's, as tbbt-play's JSON has it.
