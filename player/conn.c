@@ -56,8 +56,9 @@ int tbbt_pconn_open(struct tbbt_pconn *c, const struct tbbt_nfs_server *s, int u
     }
     freeaddrinfo(ai);
     int one = 1, big = 4 << 20;
-    setsockopt(c->fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)); /* rx_ns: conn.h */
-    if (udp) {                                                        /* room for a burst of replies */
+    /* the kernel's receive time of each read: rx_ns (conn.h) */
+    setsockopt(c->fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
+    if (udp) { /* room for a burst of replies */
         setsockopt(c->fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
         setsockopt(c->fd, SOL_SOCKET, SO_SNDBUF, &big, sizeof(big));
     } else {
@@ -171,7 +172,7 @@ static int consume(struct tbbt_pconn *c, void (*cb)(void *, const uint8_t *, siz
     return 0;
 }
 
-/* CLOCK_ns now, in ns. */
+/* Clock id's time now, in ns. */
 static int64_t clock_ns(clockid_t id) {
     struct timespec t;
     clock_gettime(id, &t);
@@ -264,7 +265,7 @@ int64_t tbbt_pconn_sent_at(const struct tbbt_pconn *c, uint64_t mark) {
 /* Reads into buf like recv(flags), and sets c->rx_ns from the kernel's
  * receive time (SO_TIMESTAMPNS, the wall clock) moved onto the monotonic
  * clock by its age; the time of the read when there is none or it is
- * implausible (in the future, or a second old). */
+ * implausible (mono_of). */
 static ssize_t read_stamped(struct tbbt_pconn *c, uint8_t *buf, size_t len, int flags) {
     union { /* SCM_TIMESTAMPNS, and SCM_TIMESTAMPING once transmit stamps are on */
         char b[CMSG_SPACE(sizeof(struct timespec)) + CMSG_SPACE(sizeof(struct scm_timestamping))];
