@@ -5,11 +5,11 @@
 # point (tests/report/live-runs.sh makes the runs, about two minutes):
 #   - a server paused 3 s mid-run (SIGSTOP): "stalled";
 #   - a run of another trace: "different trace";
-#   - a load the -o sync server cannot reach (5000 ops/s): "rate not
+#   - a load the -o sync server cannot reach (20000 ops/s): "rate not
 #     reached";
 #   - the two ordinary runs: valid, and the verdict's figures are theirs;
-#   - the sweep at 100, 200 and 5000 ops/s: the peak is the 200 point,
-#     though the 5000 point achieves more throughput.
+#   - the sweep at 100, 200 and 20000 ops/s: the peak is the 200 point,
+#     though the 20000 point achieves more throughput.
 # Needs root, nfs-ganesha and loop mounts (skipped otherwise).
 use strict;
 use warnings;
@@ -89,7 +89,7 @@ like($txt, qr/2 of A's 4 runs are invalid and left out/, 'the verdict says 2 run
 
 # ---- the knee ---------------------------------------------------------------------------
 my @x = slurp("$OUT/knee.txt") =~ /speedups (\S+) (\S+) (\S+)/;
-is(scalar @x, 3, "the sweep's speedups: @x (100, 200, 5000 ops/s)");
+is(scalar @x, 3, "the sweep's speedups: @x (100, 200, 20000 ops/s)");
 my @sweep = grep { !/init\.json$/ } sort glob("$OUT/sweep/A/sweep-x*.json");
 is(scalar @sweep, 3, 'the sweep ran its three load points (it stops after the unreachable one)');
 my %by = map { my $j = json($_); ($j->{meta}{speedup} => $j) } @sweep;
@@ -103,7 +103,7 @@ SKIP: {
     my @peak = $html =~ /<tr data-server="A" data-speedup="([^"]+)" data-peak="yes"/g;
     is("@peak", 0 + sprintf('%.6g', $x[1]), "the peak is at the knee, speedup $x[1] (200 ops/s)");
     my ($vh, %rh) = reasons($html, 'A#3');
-    is($vh, 'no', 'the point at 5000 ops/s is invalid');
+    is($vh, 'no', 'the point at 20000 ops/s is invalid');
     like($rh{rate} // '', qr/^rate not reached: [\d.]+ ops\/s achieved against [\d.]+ requested/, "... rate not reached ($rh{rate})");
     my ($vl) = reasons($html, 'A#1');
     my ($vm) = reasons($html, 'A#2');
