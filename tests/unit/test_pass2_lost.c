@@ -85,6 +85,11 @@ static guint at(GPtrArray *out, int call_ms) {
     return 0;
 }
 
+/* The status the trace record called at call_ms goes out with. */
+static int status_at(GPtrArray *out, int call_ms) {
+    return ((const struct tbbt_rec *)out->pdata[at(out, call_ms)])->status;
+}
+
 /* The output's call times never go back. */
 static void assert_times_ascend(GPtrArray *out) {
     for (guint i = 1; i < out->len; i++)
@@ -249,9 +254,9 @@ static void test_lost_lookup_denied(void **s) {
         {0, 0, 0, NULL}};
     GPtrArray *out;
     struct tbbt_pass2 *p = run(t, &out);
-    assert_int_equal(((const struct tbbt_rec *)out->pdata[at(out, 200)])->status, TBBT_NFSERR_ACCES);
-    assert_int_equal(((const struct tbbt_rec *)out->pdata[at(out, 210)])->status, TBBT_NFSERR_ACCES);
-    assert_int_not_equal(((const struct tbbt_rec *)out->pdata[at(out, 220)])->status, TBBT_NFSERR_ACCES);
+    assert_int_equal(status_at(out, 200), TBBT_NFSERR_ACCES);
+    assert_int_equal(status_at(out, 210), TBBT_NFSERR_ACCES);
+    assert_int_not_equal(status_at(out, 220), TBBT_NFSERR_ACCES);
     g_ptr_array_free(out, TRUE);
     tbbt_pass2_free(p);
 }
@@ -444,9 +449,9 @@ static void test_lost_write_after_denial(void **s) {
         {0, 0, 0, NULL}};
     GPtrArray *out;
     struct tbbt_pass2 *p = run(t, &out);
-    assert_int_equal(((const struct tbbt_rec *)out->pdata[at(out, 110)])->status, TBBT_NFSERR_ACCES);
-    assert_int_not_equal(((const struct tbbt_rec *)out->pdata[at(out, 120)])->status, TBBT_NFSERR_ACCES);
-    assert_int_not_equal(((const struct tbbt_rec *)out->pdata[at(out, 140)])->status, TBBT_NFSERR_ACCES);
+    assert_int_equal(status_at(out, 110), TBBT_NFSERR_ACCES);
+    assert_int_not_equal(status_at(out, 120), TBBT_NFSERR_ACCES);
+    assert_int_not_equal(status_at(out, 140), TBBT_NFSERR_ACCES);
     g_ptr_array_free(out, TRUE);
     tbbt_pass2_free(p);
 }
@@ -475,8 +480,8 @@ static void test_lost_write_to_lost_create(void **s) {
     for (unsigned i = 0; i < G_N_ELEMENTS(traces); i++) {
         GPtrArray *out;
         struct tbbt_pass2 *p = run(traces[i], &out);
-        assert_int_equal(((const struct tbbt_rec *)out->pdata[at(out, 220)])->status, TBBT_NFSERR_ACCES);
-        assert_int_not_equal(((const struct tbbt_rec *)out->pdata[at(out, 230)])->status, TBBT_NFSERR_ACCES);
+        assert_int_equal(status_at(out, 220), TBBT_NFSERR_ACCES);
+        assert_int_not_equal(status_at(out, 230), TBBT_NFSERR_ACCES);
         g_ptr_array_free(out, TRUE);
         tbbt_pass2_free(p);
     }
@@ -497,9 +502,9 @@ static void test_lost_chgrp(void **s) {
         {0, 0, 0, NULL}};
     GPtrArray *out;
     struct tbbt_pass2 *p = run(t, &out);
-    assert_int_equal(((const struct tbbt_rec *)out->pdata[at(out, 200)])->status, TBBT_NFSERR_PERM);
-    assert_int_equal(((const struct tbbt_rec *)out->pdata[at(out, 210)])->status, TBBT_NFS_OK);
-    assert_int_equal(((const struct tbbt_rec *)out->pdata[at(out, 220)])->status, TBBT_NFS_OK);
+    assert_int_equal(status_at(out, 200), TBBT_NFSERR_PERM);
+    assert_int_equal(status_at(out, 210), TBBT_NFS_OK);
+    assert_int_equal(status_at(out, 220), TBBT_NFS_OK);
     g_ptr_array_free(out, TRUE);
     tbbt_pass2_free(p);
 }
