@@ -72,7 +72,7 @@ static const struct tbbt_opt aug_opts[] = {
      .defhelp = "the most common owner of the extracted objects", .help = "uid:gid of the synthetic objects"},
     {"json", 0, TBBT_OPT_FILE, &opt.json, "FILE", .help = "Also write the summary as JSON to FILE"},
     {"quiet", 'q', TBBT_OPT_FLAG, &opt.quiet, .help = "Print only errors"},
-    {NULL}};
+    TBBT_OPT_END};
 
 static const struct tbbt_cmd aug_cmd = {
     TOOL, SYNOPSIS, "IN.hmap - add synthetic objects to a hierarchy map",

@@ -81,7 +81,7 @@ static const struct tbbt_opt init_opts[] = {
      .help = "Where to write the manifest locally"},
     {"json", 0, TBBT_OPT_FILE, &cli.json, "FILE", .help = "Also write the summary as JSON to FILE"},
     {"quiet", 'q', TBBT_OPT_FLAG, &cli.quiet, .help = "Print only errors"},
-    {NULL}};
+    TBBT_OPT_END};
 
 static const struct tbbt_cmd init_cmd = {
     TOOL, SYNOPSIS, "SERVER:/EXPORT - build a trace's initial image on an NFS server, aged",

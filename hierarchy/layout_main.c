@@ -46,7 +46,7 @@ static const struct tbbt_opt layout_opts[] = {
              "standard error)"},
     {"files", 'f', TBBT_OPT_FLAG, &opt.files, .help = "Also list every file's figures (text and JSON)"},
     {"quiet", 'q', TBBT_OPT_FLAG, &opt.quiet, .help = "No text report (errors only; with --json)"},
-    {NULL}};
+    TBBT_OPT_END};
 
 static const struct tbbt_cmd layout_cmd = {
     TOOL, SYNOPSIS, "PATH - measure how aged a file system's layout is",

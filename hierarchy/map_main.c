@@ -37,7 +37,7 @@ static const struct tbbt_opt map_opts[] = {
     {"root", 0, TBBT_OPT_LIST, &opt_roots, "ID", .help = "TBBT-ID of the export root (repeatable)"},
     {"json", 0, TBBT_OPT_FILE, &opt_json, "FILE", .help = "Also write the report as JSON to FILE"},
     {"quiet", 'q', TBBT_OPT_FLAG, &opt_quiet, .help = "Print only errors"},
-    {NULL}};
+    TBBT_OPT_END};
 
 static const struct tbbt_cmd map_cmd = {TOOL, SYNOPSIS,
                                         "IN.tbbt - pass 3: the hierarchy map of a record file",

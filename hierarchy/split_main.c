@@ -58,7 +58,7 @@ static const struct tbbt_opt split_opts[] = {
     {"output", 'o', TBBT_OPT_FILE, &cli.prefix, "PREFIX", .defhelp = "TRACE without .tbbt",
      .help = "Output prefix"},
     {"quiet", 'q', TBBT_OPT_FLAG, &cli.quiet, .help = "Print only errors"},
-    {NULL}};
+    TBBT_OPT_END};
 
 static const struct tbbt_cmd split_cmd = {
     TOOL, SYNOPSIS, "TRACE.tbbt [TRACE.hmap] - divide a trace into parts that touch disjoint objects",

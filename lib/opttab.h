@@ -54,6 +54,11 @@ struct tbbt_opt {
     unsigned flags;      /* TBBT_OPT_HIDDEN */
 };
 
+/* The entry that ends a table. Designated, so that no compiler counts
+ * the fields it leaves zero as forgotten (clang's
+ * -Wmissing-field-initializers does for a plain {NULL}). */
+#define TBBT_OPT_END {.name = NULL}
+
 /* A command: its name, the forms of its command line (for usage errors,
  * lib/usage.h), GLib's parameter string ("TRACE.tbbt - replay a trace"),
  * the text after the options in --help, and its option table. */

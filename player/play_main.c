@@ -120,7 +120,7 @@ static const struct tbbt_opt play_opts[] = {
      .help = "--simulate: server latency, us, per procedure and/or default"},
     {"sim-windows", 0, TBBT_OPT_STRING, &cli.sim_windows, "N,N,...", "100,200,500,1000,2000,5000,10000",
      .help = "--simulate: lookahead windows, records"},
-    {NULL}};
+    TBBT_OPT_END};
 
 static char *play_desc;
 

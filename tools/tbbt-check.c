@@ -46,7 +46,7 @@ static const struct tbbt_opt check_opts[] = {
      .help = "With --write: copy the records without the pre-play (the benchmark's floor)"},
     {"list-all", 0, TBBT_OPT_FLAG, &opt_all, .help = "List corrected failures too, with their rule"},
     {"quiet", 'q', TBBT_OPT_FLAG, &opt_quiet, .help = "Print only the summary line and errors"},
-    {NULL}};
+    TBBT_OPT_END};
 
 static const struct tbbt_cmd check_cmd = {
     TOOL, SYNOPSIS, "FILE.tbbt - pre-play records and report replay failures",

@@ -47,7 +47,7 @@ static const struct tbbt_opt dump_opts[] = {
     {"meta", 'm', TBBT_OPT_FLAG, &o.meta, .help = "Print the file's metadata (JSON text) and exit"},
     {"set-meta", 0, TBBT_OPT_STRING, &o.set_meta, "JSON", .defhelp = "names the input",
      .help = "With --text-in: metadata to store"},
-    {NULL}};
+    TBBT_OPT_END};
 
 static const struct tbbt_cmd dump_cmd = {
     TOOL, SYNOPSIS, "FILE - print a record file as text or JSON lines, or turn the text form back into one",

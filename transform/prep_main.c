@@ -82,7 +82,7 @@ static const struct tbbt_opt prep_opts[] = {
      .help = "Seed of the corrective records' timestamps"},
     {"max-warnings", 0, TBBT_OPT_INT, &opt.max_warnings, "N", "10", 0, INT_MAX,
      .help = "Print at most N per-packet warnings (malformed packets, lost framing), then only their count"},
-    {NULL}};
+    TBBT_OPT_END};
 
 static const struct tbbt_cmd prep_cmd = {
     TOOL, SYNOPSIS, "INPUT - decode an NFS capture or trace into replay records",

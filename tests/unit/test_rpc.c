@@ -318,7 +318,7 @@ static void test_mount_v3(void **state) {
     for (int i = 0; i < 57; i++)
         h[i] = (char)(200 - i);
     int flavors[2] = {AUTH_SYS, AUTH_NONE};
-    mountres3 r = {MNT3_OK};
+    mountres3 r = {.fhs_status = MNT3_OK};
     r.mountres3_u.mountinfo.fhandle.mntfhandle3_len = 57;
     r.mountres3_u.mountinfo.fhandle.mntfhandle3_val = h;
     r.mountres3_u.mountinfo.auth_flavors.auth_flavors_len = 2;
