@@ -57,7 +57,8 @@ struct tbbt_opt {
 /* The entry that ends a table. Designated, so that no compiler counts
  * the fields it leaves zero as forgotten (clang's
  * -Wmissing-field-initializers does for a plain {NULL}). */
-#define TBBT_OPT_END {.name = NULL}
+#define TBBT_OPT_END                                                                                         \
+    { .name = NULL }
 
 /* A command: its name, the forms of its command line (for usage errors,
  * lib/usage.h), GLib's parameter string ("TRACE.tbbt - replay a trace"),
