@@ -2484,6 +2484,60 @@ static int fill_failed_setattr(struct tbbt_pass2 *p, struct tbbt_rec *r) {
     return 0;
 }
 
+/* Levels of directories above a refused link's object, and directories
+ * in all, that refusing_dir tries. */
+#define REFUSED_LINK_DEPTH 16
+#define REFUSED_LINK_TRIES 4096
+
+/* Does the model refuse link r's caller to write in directory dir the
+ * way the trace's server did (r->status)? Sets r->dir to dir. */
+static int refuses(struct tbbt_pass2 *p, struct tbbt_rec *r, tbbt_id dir) {
+    tbbt_rec_set_u64(r, TBBT_F_DIR, dir);
+    return tbbt_fsmodel_predict_dir_access(p->m, r) == r->status;
+}
+
+/* A directory the model refuses link r's caller (r->status, ACCES or
+ * PERM) to write in, for a link the snaplen cut before its directory:
+ * the nearest to the object's directory -- it, or one above, or one of
+ * theirs (a shared directory beside the caller's own). Any of them fails
+ * the link the same way and changes nothing. Sets r->dir and returns 1;
+ * 0 when the model knows none. */
+static int refusing_dir(struct tbbt_pass2 *p, struct tbbt_rec *r) {
+    const struct tbbt_fsobj *o = r->obj ? tbbt_fsmodel_obj(p->m, r->obj) : NULL;
+    tbbt_id dir = o && o->links ? o->links->dir : 0;
+    int tries = 0;
+    for (int up = 0; dir && up < REFUSED_LINK_DEPTH && tries < REFUSED_LINK_TRIES; up++) {
+        if (refuses(p, r, dir)) return 1;
+        const struct tbbt_fsobj *d = tbbt_fsmodel_obj(p->m, dir);
+        for (const struct tbbt_fsdent *e = d ? d->children : NULL; e && tries < REFUSED_LINK_TRIES;
+             e = e->child_next, tries++)
+            if (e->obj && e->obj != dir && !tbbt_dot_name(e->name, e->len) && refuses(p, r, e->obj)) return 1;
+        dir = d && d->links && d->links->dir != dir ? d->links->dir : 0;
+    }
+    r->has &= ~(1ull << TBBT_F_DIR);
+    r->dir = 0;
+    return 0;
+}
+
+/* Failed call r whose arguments the snaplen cut after its first handle,
+ * where the server refused that handle (STALE): it fails the
+ * same whatever the rest says, so names it lacks get one no directory
+ * holds and a make's attributes are filled. Returns 1 when r is whole. */
+static int restore_failed_handle(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t miss) {
+    uint64_t name = 1ull << TBBT_F_NAME, name2 = 1ull << TBBT_F_NAME2, dir2 = 1ull << TBBT_F_DIR2;
+    unsigned f = tbbt_op_info(r->op)->flags;
+    int first = (f & TBBT_OPF_OBJ) ? tbbt_rec_has(r, TBBT_F_OBJ) : tbbt_rec_has(r, TBBT_F_DIR);
+    if (!first || (miss & ~(name | name2 | dir2 | (r->op == TBBT_OP_MKNOD ? 1ull << TBBT_F_NODETYPE : 0))))
+        return 0;
+    if ((miss & dir2) && tbbt_rec_has(r, TBBT_F_DIR)) tbbt_rec_set_u64(r, TBBT_F_DIR2, r->dir);
+    if ((miss & dir2) && !tbbt_rec_has(r, TBBT_F_DIR2)) return 0;
+    if (miss & name) put_name(p, r, TBBT_F_NAME, CUT_ABSENT, sizeof(CUT_ABSENT) - 1);
+    if (miss & name2) tbbt_rec_set_str(r, TBBT_F_NAME2, CUT_ABSENT, sizeof(CUT_ABSENT) - 1);
+    if (f & TBBT_OPF_CREATES) fill_failed_make(r);
+    p->st.cut_errors++;
+    return 1;
+}
+
 /* Gives failed call r, whose name the snaplen cut, a name that fails the
  * same way on the replay's server when the model is right: a name no
  * directory holds for NOENT, and for a permission refused on the
@@ -2493,6 +2547,13 @@ static int fill_failed_setattr(struct tbbt_pass2 *p, struct tbbt_rec *r) {
 static int restore_failed_guess(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t miss) {
     uint64_t name = 1ull << TBBT_F_NAME, name2 = 1ull << TBBT_F_NAME2, dir2 = 1ull << TBBT_F_DIR2;
     int st = r->status, denied = st == TBBT_NFSERR_ACCES || st == TBBT_NFSERR_PERM;
+    if (st == TBBT_NFSERR_STALE) return restore_failed_handle(p, r, miss);
+    if (r->op == TBBT_OP_LINK && denied && miss == ((1ull << TBBT_F_DIR) | name)) {
+        if (!refusing_dir(p, r)) return 0;
+        put_name(p, r, TBBT_F_NAME, CUT_ABSENT, sizeof(CUT_ABSENT) - 1);
+        p->st.cut_errors++;
+        return 1;
+    }
     if (r->op == TBBT_OP_SETATTR) {
         if (miss || !denied || !fill_failed_setattr(p, r)) return 0;
         p->st.cut_errors++;
@@ -2557,13 +2618,107 @@ static int restore_failed(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t mis
     return 0;
 }
 
+/* Does no present name of directory dir, of the type wanted, agree with
+ * r's cut name (its length and kept bytes, cut_match_dent)? */
+static int cut_none_agree(struct tbbt_pass2 *p, const struct tbbt_rec *r, tbbt_id dir, enum cut_want want) {
+    const struct tbbt_fsobj *o = tbbt_rec_has(r, TBBT_F_CUTLEN) ? tbbt_fsmodel_obj(p->m, dir) : NULL;
+    if (!o) return 0;
+    for (const struct tbbt_fsdent *e = o->children; e; e = e->child_next)
+        if (e->state == TBBT_NAME_PRESENT && !tbbt_dot_name(e->name, e->len) && cut_type_ok(p, e, want) &&
+            cut_match_dent(p, r, dir, e) != TBBT_CUT_NO)
+            return 0;
+    return 1;
+}
+
+/* Was directory dir made by a held record after held record seq (so
+ * that a call at seq could not have named it)? */
+static int made_after(const struct tbbt_pass2 *p, tbbt_id dir, uint64_t seq) {
+    for (uint64_t s = seq + 1; s < p->next_seq; s++) {
+        const struct tbbt_rec *h = &p->ring[s % p->cap];
+        if (h->op == TBBT_OP_MKDIR && h->status == TBBT_NFS_OK && tbbt_rec_has(h, TBBT_F_NEWOBJ) &&
+            h->newobj == dir)
+            return 1;
+    }
+    return 0;
+}
+
+/* Did a held record after seq show object x under its name in directory
+ * dir (a lookup's reply, a listing), or name that name? Then a guessed
+ * place there was right, or used, and stays. */
+static int shown_since(const struct tbbt_pass2 *p, tbbt_id x, tbbt_id dir, const char *name, size_t len,
+                       uint64_t seq) {
+    for (uint64_t s = seq + 1; s < p->next_seq; s++) {
+        const struct tbbt_rec *h = &p->ring[s % p->cap];
+        if (h->op == TBBT_OP_LOOKUP && tbbt_rec_has(h, TBBT_F_NEWOBJ) && h->newobj == x && h->dir == dir)
+            return 1;
+        if ((h->op == TBBT_OP_READDIRPLUS || h->op == TBBT_OP_READDIR) && h->obj == dir)
+            for (uint32_t i = 0; i < h->nentries; i++)
+                if (h->entries[i].id == x) return 1;
+        if (tbbt_rec_has(h, TBBT_F_NAME) && h->dir == dir && h->name.len == len &&
+            memcmp(tbbt_rec_str(h, h->name), name, len) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* May held cut rename or link h (struct move mv) go to directory dir:
+ * the trace made dir before h, the model lets h's caller write there, and
+ * no record since showed the object where it was placed? */
+static int may_move_to(struct tbbt_pass2 *p, const struct tbbt_rec *h, const struct move *mv, tbbt_id dir) {
+    struct tbbt_str t = mv->link ? h->name : h->name2;
+    tbbt_id at = mv->link ? h->dir : h->dir2;
+    if (made_after(p, dir, mv->seq) || shown_since(p, mv->obj, at, tbbt_rec_str(h, t), t.len, mv->seq))
+        return 0;
+    struct tbbt_rec w = *h; /* shallow: the prediction reads IDs and the credential only */
+    tbbt_rec_set_u64(&w, mv->link ? TBBT_F_DIR : TBBT_F_DIR2, dir);
+    return tbbt_fsmodel_predict_dir_access(p->m, &w) != TBBT_NFSERR_ACCES;
+}
+
+/* Successful cut call r takes away a name of directory dir the model
+ * does not hold, in a directory the trace made (so the name was not
+ * there before it): a held cut rename or link whose target the snaplen
+ * cut whole made it, and went to a guessed place (place_held). When
+ * one alone has an object of the type wanted and may have gone there
+ * (may_move_to), it moves there now under its
+ * synthetic name, which r takes; what r kept of the real name goes with
+ * it (cut_infos), for the records that name it later. Returns whether r
+ * is named. */
+static int bind_to_move(struct tbbt_pass2 *p, struct tbbt_rec *r, enum cut_want want) {
+    tbbt_id dir = r->dir;
+    if (!p->moves->len || !tbbt_fsmodel_dir_fresh(p->m, dir) || !cut_none_agree(p, r, dir, want)) return 0;
+    int found = -1;
+    for (guint i = 0; i < p->moves->len; i++) {
+        const struct move *mv = &g_array_index(p->moves, struct move, i);
+        const struct tbbt_fsobj *o = mv->placed ? tbbt_fsmodel_obj(p->m, mv->obj) : NULL;
+        if (mv->seq < p->head_seq || !o || !o->links || (o->flags & TBBT_FSO_GONE)) continue;
+        int isdir = o->attr.type == TBBT_FT_DIR;
+        if ((want == CUT_ANY ? 0 : (want == CUT_DIR) != isdir) ||
+            !may_move_to(p, &p->ring[mv->seq % p->cap], mv, dir))
+            continue;
+        if (found >= 0) return 0; /* two could have: neither is known */
+        found = (int)i;
+    }
+    if (found < 0) return 0;
+    struct move mv = g_array_index(p->moves, struct move, found);
+    g_array_remove_index(p->moves, (guint)found);
+    struct tbbt_rec *h = &p->ring[mv.seq % p->cap];
+    replace_held(p, h, &mv, dir, NULL, 0);
+    struct tbbt_str t = mv.link ? h->name : h->name2;
+    note_cut_info(p, r, dir, t);
+    put_name(p, r, TBBT_F_NAME, tbbt_rec_str(h, t), t.len);
+    p->st.cut_bound++;
+    return 1;
+}
+
 /* Names successful remove, rmdir or rename r, whose source name the
  * snaplen cut, by the one name of its directory its kept bytes and
- * length likely are (cut_likely). Returns whether it did. */
+ * length likely are (cut_likely), else by a cut rename's or link's
+ * unknown target (bind_to_move). Returns whether it did. */
 static int restore_by_match(struct tbbt_pass2 *p, struct tbbt_rec *r) {
     enum cut_want want = r->op == TBBT_OP_RMDIR ? CUT_DIR : r->op == TBBT_OP_REMOVE ? CUT_FILE : CUT_ANY;
-    const struct tbbt_fsdent *d = tbbt_rec_has(r, TBBT_F_DIR) ? cut_likely(p, r, r->dir, want) : NULL;
-    if (!d) return 0;
+    if (!tbbt_rec_has(r, TBBT_F_DIR)) return 0;
+    const struct tbbt_fsdent *d = cut_likely(p, r, r->dir, want);
+    if (!d) return bind_to_move(p, r, want);
     put_name(p, r, TBBT_F_NAME, d->name, d->len);
     p->st.cut_matched++;
     return 1;
@@ -3586,13 +3741,14 @@ void tbbt_pass2_report(const struct tbbt_pass2 *p, FILE *out) {
                 " judgements withheld (a cut rename may have made the name)\n",
                 s->cut, share(p, s->cut), s->cut_restored, s->cut_synth, s->cut_filled, s->cut_unreplayable,
                 share(p, s->cut_unreplayable), s->cut_aliased, s->cut_withheld);
-    if (s->cut_matched || s->cut_errors || s->cut_moves_placed)
+    if (s->cut_matched || s->cut_errors || s->cut_moves_placed || s->cut_bound)
         fprintf(out,
                 "Cut names matched by the bytes and length kept: %" PRIu64
                 "; failed cut calls given a name that"
                 " fails the same way: %" PRIu64
-                "; cut renames no record placed, kept in their directory: %" PRIu64 "\n",
-                s->cut_matched, s->cut_errors, s->cut_moves_placed);
+                "; cut renames no record placed, kept in their directory: %" PRIu64
+                "; cut renames and links placed where a later cut name showed one: %" PRIu64 "\n",
+                s->cut_matched, s->cut_errors, s->cut_moves_placed, s->cut_bound);
     if (s->cut_rm_named || s->cut_rm_guessed)
         fprintf(out,
                 "Cut removes and rmdirs named from the records that follow: %" PRIu64
@@ -3647,15 +3803,16 @@ void tbbt_pass2_report_json(const struct tbbt_pass2 *p, GString *o) {
                            ",\"lost\":%" PRIu64 ",\"lost_by_model\":%" PRIu64 ",\"lost_by_later\":%" PRIu64
                            ",\"lost_unresolved\":%" PRIu64,
                            s->lost, s->lost_by_model, s->lost_by_later, s->lost_unresolved);
-    g_string_append_printf(
-        o,
-        ",\"cut\":%" PRIu64 ",\"cut_restored\":%" PRIu64 ",\"cut_synth\":%" PRIu64 ",\"cut_filled\":%" PRIu64
-        ",\"cut_unreplayable\":%" PRIu64 ",\"cut_aliased\":%" PRIu64 ",\"cut_withheld\":%" PRIu64
-        ",\"cut_rm_named\":%" PRIu64 ",\"cut_rm_guessed\":%" PRIu64 ",\"attr_initial\":%" PRIu64
-        ",\"cut_matched\":%" PRIu64 ",\"cut_errors\":%" PRIu64 ",\"cut_moves_placed\":%" PRIu64,
-        s->cut, s->cut_restored, s->cut_synth, s->cut_filled, s->cut_unreplayable, s->cut_aliased,
-        s->cut_withheld, s->cut_rm_named, s->cut_rm_guessed, s->attr_initial, s->cut_matched, s->cut_errors,
-        s->cut_moves_placed);
+    g_string_append_printf(o,
+                           ",\"cut\":%" PRIu64 ",\"cut_restored\":%" PRIu64 ",\"cut_synth\":%" PRIu64
+                           ",\"cut_filled\":%" PRIu64 ",\"cut_unreplayable\":%" PRIu64
+                           ",\"cut_aliased\":%" PRIu64 ",\"cut_withheld\":%" PRIu64
+                           ",\"cut_rm_named\":%" PRIu64 ",\"cut_rm_guessed\":%" PRIu64
+                           ",\"attr_initial\":%" PRIu64 ",\"cut_matched\":%" PRIu64 ",\"cut_errors\":%" PRIu64
+                           ",\"cut_moves_placed\":%" PRIu64 ",\"cut_bound\":%" PRIu64,
+                           s->cut, s->cut_restored, s->cut_synth, s->cut_filled, s->cut_unreplayable,
+                           s->cut_aliased, s->cut_withheld, s->cut_rm_named, s->cut_rm_guessed,
+                           s->attr_initial, s->cut_matched, s->cut_errors, s->cut_moves_placed, s->cut_bound);
     g_string_append(o, ",\"rules\":{");
     int first = 1;
     for (unsigned i = 0; i < tbbt_nrules; i++) {

@@ -719,6 +719,98 @@ static void test_cut_link_placed(void **s) {
     g_ptr_array_free(out, TRUE);
 }
 
+/* A refused link whose directory the snaplen cut goes out to the
+ * nearest directory the model refuses its caller -- here a root-owned
+ * one beside the caller's own -- under a name no directory holds: it
+ * fails the same way and changes nothing. */
+static void test_cut_failed_link_refusing_dir(void **s) {
+    (void)s;
+    static const char *const trace[] = {
+        "mkdir 0 T cred=1:0:0 dir=1 name=\"home\" set_mode=511 newobj=2 type=2 mode=511 nlink=2 uid=0 gid=0 "
+        "size=4096 fileid=102",
+        "mkdir 0 T cred=1:0:0 dir=1 name=\"shared\" set_mode=493 newobj=3 " DIRA " fileid=103",
+        "create 0 T cred=1:1000:100 dir=2 name=\"f\" createhow=0 set_mode=420 newobj=10 " FILEA " fileid=110",
+        "link 13 TCK cred=1:1000:100 obj=10 " FILEA " fileid=110", NULL};
+    struct tbbt_pass2_stats st;
+    GPtrArray *out = run(trace, &st);
+    assert_int_equal(st.failures, 0);
+    assert_int_equal(st.cut_unreplayable, 0);
+    assert_int_equal(st.cut_errors, 1);
+    const struct tbbt_rec *l = rec_of(out, 3);
+    assert_true(tbbt_rec_replayable(l));
+    assert_int_equal(l->dir, 3);
+    assert_name(l, TBBT_F_NAME, TBBT_CUT_PREFIX "absent");
+    assert_int_equal(recheck(out), 0);
+    g_ptr_array_free(out, TRUE);
+}
+
+/* Calls the server refused for their first handle (STALE) fail the same
+ * whatever the snaplen cut after it: a setattr without its attributes, a
+ * lookup without its name, both replayable. */
+static void test_cut_stale_handle(void **s) {
+    (void)s;
+    static const char *const trace[] = {
+        "mkdir 0 T cred=1:0:0 dir=1 name=\"d\" set_mode=493 newobj=2 " DIRA " fileid=102",
+        "create 0 T cred=1:0:0 dir=2 name=\"f\" createhow=0 set_mode=420 newobj=10 " FILEA " fileid=110",
+        "remove 0 T cred=1:0:0 dir=2 name=\"f\"",
+        "rmdir 0 T cred=1:0:0 dir=1 name=\"d\"",
+        "setattr 70 TCK cred=1:0:0 obj=10",
+        "lookup 70 TCK cred=1:0:0 dir=2 cutname=\"g\" cutlen=40",
+        NULL};
+    struct tbbt_pass2_stats st;
+    GPtrArray *out = run(trace, &st);
+    assert_int_equal(st.failures, 0);
+    assert_int_equal(st.cut_unreplayable, 0);
+    assert_int_equal(st.cut_errors, 2);
+    assert_true(tbbt_rec_replayable(rec_of(out, 4)));
+    assert_true(tbbt_rec_replayable(rec_of(out, 5)));
+    assert_name(rec_of(out, 5), TBBT_F_NAME, TBBT_CUT_PREFIX "absent");
+    assert_int_equal(recheck(out), 0);
+    g_ptr_array_free(out, TRUE);
+}
+
+/* A cut remove in a directory the trace made, whose kept bytes agree
+ * with none of its names, takes the name a cut rename gave (its target
+ * cut whole, placed by a guess): the one such rename moves there. With
+ * two such renames either could have: the remove stays unreplayable. */
+static void test_cut_remove_bound_to_move(void **s) {
+    (void)s;
+    static const char *const one[] = {
+        "mkdir 0 T cred=1:0:0 dir=1 name=\"tmp\" set_mode=493 newobj=2 " DIRA " fileid=102",
+        "mkdir 0 T cred=1:0:0 dir=1 name=\"new\" set_mode=493 newobj=3 " DIRA " fileid=103",
+        "create 0 T cred=1:0:0 dir=2 name=\"m1\" createhow=0 set_mode=420 newobj=10 " FILEA " fileid=110",
+        "rename 0 TCK cred=1:0:0 dir=2 name=\"m1\"",
+        "remove 0 TCK cred=1:0:0 dir=3 cutname=\"1764174001.M5\" cutlen=60",
+        NULL};
+    struct tbbt_pass2_stats st;
+    GPtrArray *out = run(one, &st);
+    assert_int_equal(st.failures, 0);
+    assert_int_equal(st.inserted, 0);
+    assert_int_equal(st.cut_unreplayable, 0);
+    assert_int_equal(st.cut_bound, 1);
+    const struct tbbt_rec *mv = rec_of(out, 3), *rm = rec_of(out, 4);
+    assert_int_equal(mv->dir2, 3);
+    assert_true(tbbt_rec_has(rm, TBBT_F_NAME));
+    assert_int_equal(rm->name.len, mv->name2.len);
+    assert_memory_equal(tbbt_rec_str(rm, rm->name), tbbt_rec_str(mv, mv->name2), rm->name.len);
+    assert_int_equal(recheck(out), 0);
+    g_ptr_array_free(out, TRUE);
+
+    static const char *const two[] = {
+        "mkdir 0 T cred=1:0:0 dir=1 name=\"tmp\" set_mode=493 newobj=2 " DIRA " fileid=102",
+        "mkdir 0 T cred=1:0:0 dir=1 name=\"new\" set_mode=493 newobj=3 " DIRA " fileid=103",
+        "create 0 T cred=1:0:0 dir=2 name=\"m1\" createhow=0 set_mode=420 newobj=10 " FILEA " fileid=110",
+        "create 0 T cred=1:0:0 dir=2 name=\"m2\" createhow=0 set_mode=420 newobj=11 " FILEA " fileid=111",
+        "rename 0 TCK cred=1:0:0 dir=2 name=\"m1\"",
+        "rename 0 TCK cred=1:0:0 dir=2 name=\"m2\"",
+        "remove 0 TCK cred=1:0:0 dir=3 cutname=\"1764174001.M5\" cutlen=60",
+        NULL};
+    out = run(two, &st);
+    assert_int_equal(st.cut_bound, 0);
+    assert_false(tbbt_rec_replayable(rec_of(out, 6)));
+    g_ptr_array_free(out, TRUE);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cut_names_never_corrected),
@@ -743,6 +835,9 @@ int main(void) {
         cmocka_unit_test(test_cut_failed_refuted),
         cmocka_unit_test(test_cut_remove_by_kept_bytes),
         cmocka_unit_test(test_cut_link_placed),
+        cmocka_unit_test(test_cut_failed_link_refusing_dir),
+        cmocka_unit_test(test_cut_stale_handle),
+        cmocka_unit_test(test_cut_remove_bound_to_move),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
