@@ -547,8 +547,8 @@ static void fh_prefetch(struct tbbt_pass1 *p, uint32_t from, uint64_t *hs) {
  * object, as do GUARDED and EXCLUSIVE CREATE unless the name was already
  * bound to that very object (a retry). UNCHECKED CREATE of an existing
  * file returns that file: new only when the object differs in type, the
- * name was bound to another object, or the object has one link, known to
- * be another name. */
+ * name was bound to another object, the object has one link, known to be
+ * another name, or the name was cut and the handle is new. */
 static int newobj_is_born(struct tbbt_pass1 *p, const struct tbbt_rec *r, tbbt_id id, int fresh,
                           int has_fid) {
     if (r->status != 0 || !(tbbt_op_info(r->op)->flags & TBBT_OPF_CREATES)) return 0;
@@ -564,6 +564,10 @@ static int newobj_is_born(struct tbbt_pass1 *p, const struct tbbt_rec *r, tbbt_i
         tbbt_fhmap_type(p->fh, existing) != r->type)
         return 1;
     if (bound != 0 || (tbbt_rec_has(r, TBBT_F_CREATEHOW) && r->createhow != 0)) return 1;
+    /* a name the snaplen cut, and a handle never seen: an existing file
+     * would have come back under the handle it was known by, so its inode
+     * was reused (the remove that freed it cut too) */
+    if (fresh && !tbbt_rec_has(r, TBBT_F_NAME)) return 1;
     /* an unknown name: the same file only if that file could have it */
     return tbbt_rec_has(r, TBBT_F_NAME) &&
            tbbt_fhmap_named_elsewhere(p->fh, existing, r->dir, tbbt_rec_str(r, r->name), r->name.len);

@@ -1,0 +1,172 @@
+/* test_pass1_ids.c -- pass 1 gives a file a new TBBT-ID when the server
+ * reused its inode and the capture cut the calls that showed it: a remove
+ * whose name the snaplen cut (pass 1 cannot retire the object), then an
+ * UNCHECKED CREATE, its name cut too, whose reply shows a handle never
+ * seen with the old file's fileid. An existing file comes back under the
+ * handle it was known by, so a new handle is a new file; joining it to
+ * the old ID made pass 2 and the replay treat two files as one. The same
+ * create with the old handle is the old file. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "pass1.h"
+
+#define NFS3_CREATE 8
+#define NFS3_REMOVE 12
+
+/* Stores a big-endian (XDR) 32-bit value. */
+static uint8_t *put32(uint8_t *p, uint32_t v) {
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+    return p + 4;
+}
+
+/* Stores an XDR opaque: length, bytes, padding. */
+static uint8_t *put_opaque(uint8_t *p, const void *b, uint32_t n) {
+    p = put32(p, n);
+    memcpy(p, b, n);
+    memset(p + n, 0, (4 - n % 4) % 4);
+    return p + ((n + 3) & ~3u);
+}
+
+static uint8_t buf[4096];
+
+/* An RPC call header (AUTH_NONE) of NFSv3 procedure proc at buf. */
+static uint8_t *call_hdr(uint32_t xid, uint32_t proc) {
+    memset(buf, 0, 40);
+    put32(buf, xid);
+    put32(buf + 8, 2);
+    put32(buf + 12, 100003);
+    put32(buf + 16, 3);
+    put32(buf + 20, proc);
+    return buf + 40;
+}
+
+/* An accepted, successful RPC reply header at buf. */
+static uint8_t *reply_hdr(uint32_t xid) {
+    memset(buf, 0, 24);
+    put32(buf, xid);
+    put32(buf + 4, 1);
+    return buf + 24;
+}
+
+/* Hands buf[0, len) to pass 1, the capture keeping caplen bytes of it. */
+static void feed(struct tbbt_pass1 *p, int reply, size_t len, size_t caplen, int64_t ts) {
+    struct tbbt_msg m = {
+        .ts_first = ts, .ts_last = ts, .data = buf, .caplen = caplen, .len = len, .pktno = 1};
+    m.src.family = m.dst.family = 4;
+    m.src.addr[0] = 10, m.src.port = 800;
+    m.dst.addr[0] = 11, m.dst.port = 2049;
+    if (reply) {
+        struct tbbt_endpoint t = m.src;
+        m.src = m.dst;
+        m.dst = t;
+    }
+    tbbt_pass1_msg(p, &m);
+}
+
+static const uint8_t DIRFH[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+static const char NAME[] = "1764174280.M814632P3023Q40.mx-46.mail.example-university.edu,S=22693";
+
+/* A call on (DIRFH, NAME) of proc (CREATE: UNCHECKED, no attributes),
+ * cut cut bytes into the name when cut > 0. */
+static void feed_dirop(struct tbbt_pass1 *p, uint32_t xid, uint32_t proc, int cut, int64_t ts) {
+    uint8_t *q = put_opaque(call_hdr(xid, proc), DIRFH, sizeof(DIRFH));
+    size_t at_name = (size_t)(q - buf) + 4;
+    q = put_opaque(q, NAME, sizeof(NAME) - 1);
+    if (proc == NFS3_CREATE) {
+        q = put32(q, 0);  /* UNCHECKED */
+        memset(q, 0, 24); /* sattr3: nothing set */
+        q += 24;
+    }
+    size_t len = (size_t)(q - buf);
+    feed(p, 0, len, cut ? at_name + (size_t)cut : len, ts);
+}
+
+/* CREATE's reply: handle fh (8 bytes of b) and a regular file's
+ * attributes with fileid. */
+static void feed_create_reply(struct tbbt_pass1 *p, uint32_t xid, uint8_t b, uint32_t fileid, int64_t ts) {
+    uint8_t fh[8];
+    memset(fh, b, sizeof(fh));
+    uint8_t *q = put32(reply_hdr(xid), 0);
+    q = put32(q, 1);
+    q = put_opaque(q, fh, sizeof(fh));
+    q = put32(q, 1); /* fattr3 */
+    memset(q, 0, 84);
+    put32(q, 1);           /* NF3REG */
+    put32(q + 4, 0644);    /* mode */
+    put32(q + 8, 1);       /* nlink */
+    put32(q + 52, 7);      /* fsid */
+    put32(q + 60, fileid); /* fileid */
+    q += 84;
+    q = put32(q, 0); /* dir_wcc: no pre, no post */
+    q = put32(q, 0);
+    feed(p, 1, (size_t)(q - buf), (size_t)(q - buf), ts);
+}
+
+/* REMOVE's reply: OK, no attributes. */
+static void feed_remove_reply(struct tbbt_pass1 *p, uint32_t xid, int64_t ts) {
+    uint8_t *q = put32(reply_hdr(xid), 0);
+    q = put32(q, 0);
+    q = put32(q, 0);
+    feed(p, 1, (size_t)(q - buf), (size_t)(q - buf), ts);
+}
+
+static tbbt_id newobj[4];
+static unsigned nnew;
+
+/* Keeps the new objects of the creates, in order. */
+static int sink(void *ctx, const struct tbbt_rec *r) {
+    (void)ctx;
+    if (r->op == TBBT_OP_CREATE && tbbt_rec_has(r, TBBT_F_NEWOBJ) && nnew < 4) newobj[nnew++] = r->newobj;
+    return 0;
+}
+
+/* Create (whole), remove (name cut), create (name cut) whose reply shows
+ * handle byte b2 with the first file's fileid: the two creates' IDs. */
+static void run(uint8_t b2) {
+    struct tbbt_pass1_opts o;
+    tbbt_pass1_opts_default(&o);
+    struct tbbt_pass1 *p = tbbt_pass1_new(&o, sink, NULL);
+    nnew = 0;
+    const int64_t t = 1000000000LL * 1700000000LL;
+    feed_dirop(p, 1, NFS3_CREATE, 0, t);
+    feed_create_reply(p, 1, 0x22, 500, t + 1000);
+    feed_dirop(p, 2, NFS3_REMOVE, 20, t + 2000);
+    feed_remove_reply(p, 2, t + 3000);
+    feed_dirop(p, 3, NFS3_CREATE, 20, t + 4000);
+    feed_create_reply(p, 3, b2, 500, t + 5000);
+    assert_int_equal(tbbt_pass1_finish(p), 0);
+    tbbt_pass1_free(p);
+    assert_int_equal(nnew, 2);
+}
+
+/* A new handle with a reused fileid: a new object. */
+static void test_cut_create_new_handle_is_new(void **s) {
+    (void)s;
+    run(0x33);
+    assert_true(newobj[0] != 0 && newobj[1] != 0);
+    assert_true(newobj[0] != newobj[1]);
+}
+
+/* The old handle again: the same object (an UNCHECKED create of the
+ * existing file). */
+static void test_cut_create_old_handle_is_same(void **s) {
+    (void)s;
+    run(0x22);
+    assert_int_equal(newobj[0], newobj[1]);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cut_create_new_handle_is_new),
+        cmocka_unit_test(test_cut_create_old_handle_is_same),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
