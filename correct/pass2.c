@@ -70,6 +70,30 @@ struct rmcut {
     int picked;    /* a later record showed that the one left is gone */
 };
 
+/* A placed cut rename or link (struct move) a held cut removal may have
+ * taken the target of (struct rmbind), and what later records said. */
+struct bindcand {
+    uint64_t mvseq;  /* the held rename or link */
+    tbbt_id obj;     /* its object */
+    uint32_t nlink0; /* the object's link count when the removal was held (0: not known) */
+    int says;        /* 1 a later record showed it lost a name, -1 that it did not, 0 nothing yet */
+};
+
+/* A held successful remove, rmdir or rename whose cut name no name of its
+ * directory agrees with, where several placed cut renames or links may
+ * have made it (bind_to_move): later records tell which (bind_evidence). */
+struct rmbind {
+    uint64_t seq;   /* the held record */
+    int incomplete; /* a candidate left with nothing said of it: only a sign names one */
+    GArray *cands;  /* struct bindcand */
+};
+
+/* Frees a held binding. */
+static void rmbind_free(struct rmbind *b) {
+    g_array_free(b->cands, TRUE);
+    g_free(b);
+}
+
 /* Frees a held cut removal. */
 static void rmcut_free(struct rmcut *c) {
     for (guint i = 0; i < c->cands->len; i++)
@@ -178,6 +202,7 @@ struct tbbt_pass2 {
     GArray *moves;            /* struct move: held cut renames whose target is not known (hold_move) */
     GPtrArray *rmcuts;        /* struct rmcut *: held cut removes whose name is not known (hold_remove) */
     GPtrArray *rm_ghosts;     /* struct rmcut *: cut removals gone out unnamed (rm_drop) */
+    GPtrArray *rmbinds;       /* struct rmbind *: cut removals waiting for the move they undo */
     GHashTable *rm_tainted;   /* directories of ghosts forgotten: names there may be gone */
     GPtrArray *attrfixes;     /* struct attrfix *: revealed changes waiting to be placed (settle_attrs) */
     GPtrArray *reorders;      /* struct reorder *: records going out out of call order (reorder) */
@@ -228,6 +253,7 @@ struct tbbt_pass2 *tbbt_pass2_new(const struct tbbt_pass2_opts *o, tbbt_p2_sink 
     p->moves = g_array_new(FALSE, FALSE, sizeof(struct move));
     p->rmcuts = g_ptr_array_new_with_free_func((GDestroyNotify)rmcut_free);
     p->rm_ghosts = g_ptr_array_new_with_free_func((GDestroyNotify)rmcut_free);
+    p->rmbinds = g_ptr_array_new_with_free_func((GDestroyNotify)rmbind_free);
     p->rm_tainted = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     p->attrfixes = g_ptr_array_new();
     p->reorders = g_ptr_array_new();
@@ -275,6 +301,7 @@ void tbbt_pass2_free(struct tbbt_pass2 *p) {
     g_array_free(p->moves, TRUE);
     g_ptr_array_free(p->rmcuts, TRUE);
     g_ptr_array_free(p->rm_ghosts, TRUE);
+    g_ptr_array_free(p->rmbinds, TRUE);
     g_hash_table_destroy(p->rm_tainted);
     for (guint i = 0; i < p->attrfixes->len; i++)
         attrfix_free(p->attrfixes->pdata[i]);
@@ -309,6 +336,7 @@ static void drop_move(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t s
 }
 
 static void rm_window_end(struct tbbt_pass2 *p, uint64_t seq);
+static void bind_window_end(struct tbbt_pass2 *p, uint64_t seq);
 static void out_moved_before(struct tbbt_pass2 *p, uint64_t seq);
 static int hold_moved(struct tbbt_pass2 *p, uint64_t seq);
 static void out_moved_after(struct tbbt_pass2 *p, uint64_t seq);
@@ -328,6 +356,7 @@ static void out_oldest(struct tbbt_pass2 *p) {
         ins_free(p->pending->pdata[i]);
     if (k) g_ptr_array_remove_range(p->pending, 0, k);
     if (p->reorders->len) out_moved_before(p, s);
+    if (p->rmbinds->len) bind_window_end(p, s);
     drop_move(p, &p->ring[s % p->cap], s);
     if (p->rmcuts->len) rm_window_end(p, s);
     settle_lost_lookup(p, &p->ring[s % p->cap]);
@@ -2484,38 +2513,42 @@ static int fill_failed_setattr(struct tbbt_pass2 *p, struct tbbt_rec *r) {
     return 0;
 }
 
-/* Levels of directories above a refused link's object, and directories
- * in all, that refusing_dir tries. */
+/* Levels of directories above a refused link's or rename's directory,
+ * and directories in all, that refusing_dir tries. */
 #define REFUSED_LINK_DEPTH 16
 #define REFUSED_LINK_TRIES 4096
 
-/* Does the model refuse link r's caller to write in directory dir the
- * way the trace's server did (r->status)? Sets r->dir to dir. */
-static int refuses(struct tbbt_pass2 *p, struct tbbt_rec *r, tbbt_id dir) {
-    tbbt_rec_set_u64(r, TBBT_F_DIR, dir);
+/* Does the model refuse r's caller to write in directory dir (as r's
+ * field f, TBBT_F_DIR or TBBT_F_DIR2) the way the trace's server did
+ * (r->status)? Sets that field to dir. */
+static int refuses(struct tbbt_pass2 *p, struct tbbt_rec *r, enum tbbt_field f, tbbt_id dir) {
+    tbbt_rec_set_u64(r, f, dir);
     return tbbt_fsmodel_predict_dir_access(p->m, r) == r->status;
 }
 
-/* A directory the model refuses link r's caller (r->status, ACCES or
- * PERM) to write in, for a link the snaplen cut before its directory:
- * the nearest to the object's directory -- it, or one above, or one of
- * theirs (a shared directory beside the caller's own). Any of them fails
- * the link the same way and changes nothing. Sets r->dir and returns 1;
- * 0 when the model knows none. */
-static int refusing_dir(struct tbbt_pass2 *p, struct tbbt_rec *r) {
-    const struct tbbt_fsobj *o = r->obj ? tbbt_fsmodel_obj(p->m, r->obj) : NULL;
-    tbbt_id dir = o && o->links ? o->links->dir : 0;
+/* A directory the model refuses r's caller (r->status, ACCES or PERM) to
+ * write in, for a link or rename the snaplen cut before the directory
+ * its field f names: the nearest to directory from -- it, or one above,
+ * or one of theirs (a shared directory beside the caller's own). Any of
+ * them fails the call the same way and changes nothing. Sets the field
+ * and returns 1; 0 when the model knows none. */
+static int refusing_dir(struct tbbt_pass2 *p, struct tbbt_rec *r, enum tbbt_field f, tbbt_id from) {
+    tbbt_id dir = from;
     int tries = 0;
     for (int up = 0; dir && up < REFUSED_LINK_DEPTH && tries < REFUSED_LINK_TRIES; up++) {
-        if (refuses(p, r, dir)) return 1;
+        if (refuses(p, r, f, dir)) return 1;
         const struct tbbt_fsobj *d = tbbt_fsmodel_obj(p->m, dir);
         for (const struct tbbt_fsdent *e = d ? d->children : NULL; e && tries < REFUSED_LINK_TRIES;
              e = e->child_next, tries++)
-            if (e->obj && e->obj != dir && !tbbt_dot_name(e->name, e->len) && refuses(p, r, e->obj)) return 1;
+            if (e->obj && e->obj != dir && !tbbt_dot_name(e->name, e->len) && refuses(p, r, f, e->obj))
+                return 1;
         dir = d && d->links && d->links->dir != dir ? d->links->dir : 0;
     }
-    r->has &= ~(1ull << TBBT_F_DIR);
-    r->dir = 0;
+    r->has &= ~(1ull << f);
+    if (f == TBBT_F_DIR)
+        r->dir = 0;
+    else
+        r->dir2 = 0;
     return 0;
 }
 
@@ -2549,7 +2582,8 @@ static int restore_failed_guess(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64
     int st = r->status, denied = st == TBBT_NFSERR_ACCES || st == TBBT_NFSERR_PERM;
     if (st == TBBT_NFSERR_STALE) return restore_failed_handle(p, r, miss);
     if (r->op == TBBT_OP_LINK && denied && miss == ((1ull << TBBT_F_DIR) | name)) {
-        if (!refusing_dir(p, r)) return 0;
+        const struct tbbt_fsobj *o = r->obj ? tbbt_fsmodel_obj(p->m, r->obj) : NULL;
+        if (!o || !o->links || !refusing_dir(p, r, TBBT_F_DIR, o->links->dir)) return 0;
         put_name(p, r, TBBT_F_NAME, CUT_ABSENT, sizeof(CUT_ABSENT) - 1);
         p->st.cut_errors++;
         return 1;
@@ -2580,6 +2614,12 @@ static int restore_failed_guess(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64
         return 0;
     }
     if (r->op == TBBT_OP_RENAME) {
+        /* a refusal the source's directory does not explain came from the target's */
+        if (!tbbt_rec_has(r, TBBT_F_DIR2) && denied && takes) {
+            tbbt_rec_set_u64(r, TBBT_F_DIR2, r->dir);
+            if (tbbt_fsmodel_predict_dir_access(p->m, r) == TBBT_NFS_OK)
+                refusing_dir(p, r, TBBT_F_DIR2, r->dir);
+        }
         if (!tbbt_rec_has(r, TBBT_F_DIR2)) tbbt_rec_set_u64(r, TBBT_F_DIR2, r->dir);
         if (!tbbt_rec_has(r, TBBT_F_NAME2))
             tbbt_rec_set_str(r, TBBT_F_NAME2, CUT_ABSENT, sizeof(CUT_ABSENT) - 1);
@@ -2643,15 +2683,17 @@ static int made_after(const struct tbbt_pass2 *p, tbbt_id dir, uint64_t seq) {
 }
 
 /* Did a held record after seq show object x under its name in directory
- * dir (a lookup's reply, a listing), or name that name? Then a guessed
- * place there was right, or used, and stays. */
+ * dir (a lookup's reply, a listing, when x has no other name), or name
+ * that name? Then a guessed place there was right, or used, and stays. */
 static int shown_since(const struct tbbt_pass2 *p, tbbt_id x, tbbt_id dir, const char *name, size_t len,
                        uint64_t seq) {
+    int one = single_link(p->m, x); /* else a sighting may be of another name */
     for (uint64_t s = seq + 1; s < p->next_seq; s++) {
         const struct tbbt_rec *h = &p->ring[s % p->cap];
-        if (h->op == TBBT_OP_LOOKUP && tbbt_rec_has(h, TBBT_F_NEWOBJ) && h->newobj == x && h->dir == dir)
+        if (one && h->op == TBBT_OP_LOOKUP && tbbt_rec_has(h, TBBT_F_NEWOBJ) && h->newobj == x &&
+            h->dir == dir)
             return 1;
-        if ((h->op == TBBT_OP_READDIRPLUS || h->op == TBBT_OP_READDIR) && h->obj == dir)
+        if (one && (h->op == TBBT_OP_READDIRPLUS || h->op == TBBT_OP_READDIR) && h->obj == dir)
             for (uint32_t i = 0; i < h->nentries; i++)
                 if (h->entries[i].id == x) return 1;
         if (tbbt_rec_has(h, TBBT_F_NAME) && h->dir == dir && h->name.len == len &&
@@ -2674,19 +2716,44 @@ static int may_move_to(struct tbbt_pass2 *p, const struct tbbt_rec *h, const str
     return tbbt_fsmodel_predict_dir_access(p->m, &w) != TBBT_NFSERR_ACCES;
 }
 
-/* Successful cut call r takes away a name of directory dir the model
- * does not hold, in a directory the trace made (so the name was not
- * there before it): a held cut rename or link whose target the snaplen
- * cut whole made it, and went to a guessed place (place_held). When
- * one alone has an object of the type wanted and may have gone there
- * (may_move_to), it moves there now under its
- * synthetic name, which r takes; what r kept of the real name goes with
- * it (cut_infos), for the records that name it later. Returns whether r
- * is named. */
-static int bind_to_move(struct tbbt_pass2 *p, struct tbbt_rec *r, enum cut_want want) {
+/* Binds held cut record r (held as seq, its source name cut) to the
+ * placed cut rename or link mv: the rename or link moves to r's
+ * directory under its object's synthetic name, which r takes, with what r
+ * kept of the real name (cut_infos); open bindings drop mv. */
+static void bind_now(struct tbbt_pass2 *p, struct tbbt_rec *r, const struct move *mv) {
+    for (guint i = 0; i < p->moves->len; i++)
+        if (g_array_index(p->moves, struct move, i).seq == mv->seq) g_array_remove_index(p->moves, i--);
+    struct tbbt_rec *h = &p->ring[mv->seq % p->cap];
+    replace_held(p, h, mv, r->dir, NULL, 0);
+    struct tbbt_str t = mv->link ? h->name : h->name2;
+    note_cut_info(p, r, r->dir, t);
+    put_name(p, r, TBBT_F_NAME, tbbt_rec_str(h, t), t.len);
+    p->st.cut_bound++;
+    for (guint i = 0; i < p->rmbinds->len; i++) {
+        struct rmbind *b = p->rmbinds->pdata[i];
+        for (guint k = 0; k < b->cands->len; k++)
+            if (g_array_index(b->cands, struct bindcand, k).mvseq == mv->seq)
+                g_array_remove_index(b->cands, k--);
+    }
+}
+
+/* Open bindings a record is checked against, at most, and candidates
+ * each. */
+#define RMBINDS 64
+#define RMBIND_CANDS 16
+
+/* Successful cut call r (held as seq) takes away a name of directory dir
+ * the model does not hold, in a directory the trace made (so the name
+ * was not there before it): a held cut rename or link whose target the
+ * snaplen cut whole made it, and went to a guessed place (place_held).
+ * Of those whose object is of the type wanted and that may have gone
+ * there (may_move_to), one alone is bound now (bind_now); several wait
+ * for the records that follow (struct rmbind). Returns whether r is
+ * named. */
+static int bind_to_move(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq, enum cut_want want) {
     tbbt_id dir = r->dir;
     if (!p->moves->len || !tbbt_fsmodel_dir_fresh(p->m, dir) || !cut_none_agree(p, r, dir, want)) return 0;
-    int found = -1;
+    GArray *c = g_array_new(FALSE, TRUE, sizeof(struct bindcand));
     for (guint i = 0; i < p->moves->len; i++) {
         const struct move *mv = &g_array_index(p->moves, struct move, i);
         const struct tbbt_fsobj *o = mv->placed ? tbbt_fsmodel_obj(p->m, mv->obj) : NULL;
@@ -2695,30 +2762,139 @@ static int bind_to_move(struct tbbt_pass2 *p, struct tbbt_rec *r, enum cut_want 
         if ((want == CUT_ANY ? 0 : (want == CUT_DIR) != isdir) ||
             !may_move_to(p, &p->ring[mv->seq % p->cap], mv, dir))
             continue;
-        if (found >= 0) return 0; /* two could have: neither is known */
-        found = (int)i;
+        struct bindcand k = {mv->seq, mv->obj, (o->flags & TBBT_FSO_ATTRS) ? o->attr.nlink : 0, 0};
+        g_array_append_val(c, k);
     }
-    if (found < 0) return 0;
-    struct move mv = g_array_index(p->moves, struct move, found);
-    g_array_remove_index(p->moves, (guint)found);
-    struct tbbt_rec *h = &p->ring[mv.seq % p->cap];
-    replace_held(p, h, &mv, dir, NULL, 0);
-    struct tbbt_str t = mv.link ? h->name : h->name2;
-    note_cut_info(p, r, dir, t);
-    put_name(p, r, TBBT_F_NAME, tbbt_rec_str(h, t), t.len);
-    p->st.cut_bound++;
-    return 1;
+    int done = 0;
+    if (c->len == 1) {
+        for (guint i = 0; i < p->moves->len && !done; i++)
+            if (g_array_index(p->moves, struct move, i).seq == g_array_index(c, struct bindcand, 0).mvseq) {
+                struct move mv = g_array_index(p->moves, struct move, i);
+                bind_now(p, r, &mv);
+                done = 1;
+            }
+    }
+    if (done || c->len < 2 || c->len > RMBIND_CANDS || p->rmbinds->len >= RMBINDS || !seq) {
+        g_array_free(c, TRUE);
+        return done;
+    }
+    struct rmbind *b = g_new0(struct rmbind, 1);
+    b->seq = seq;
+    b->incomplete = moves_unplaced(p) != 0; /* an unplaced one may have made the name */
+    b->cands = c;
+    g_ptr_array_add(p->rmbinds, b);
+    return 0;
+}
+
+/* The open move of held record seq, or NULL. */
+static struct move *move_at(struct tbbt_pass2 *p, uint64_t seq) {
+    for (guint i = 0; i < p->moves->len; i++)
+        if (g_array_index(p->moves, struct move, i).seq == seq)
+            return &g_array_index(p->moves, struct move, i);
+    return NULL;
+}
+
+/* Binds held binding i to candidate k: the held record is whole again,
+ * and the model applies it now. */
+static void bind_resolve(struct tbbt_pass2 *p, guint i, guint k) {
+    struct rmbind *b = g_ptr_array_steal_index(p->rmbinds, i);
+    struct move *at = move_at(p, g_array_index(b->cands, struct bindcand, k).mvseq);
+    struct tbbt_rec *r = &p->ring[b->seq % p->cap];
+    if (at) {
+        struct move mv = *at;
+        bind_now(p, r, &mv);
+        r->flags &= (uint16_t)~TBBT_RF_ARGS_CUT;
+        p->st.cut_unreplayable--;
+        tbbt_fsmodel_apply(p->m, r, TBBT_NFS_OK);
+    }
+    rmbind_free(b);
+}
+
+/* Held binding i after new evidence: bound to the one candidate a record
+ * showed losing a name, or, when no other could have made it, to the one
+ * no record showed keeping its names; dropped with none left. Returns
+ * whether it is gone from p->rmbinds. */
+static int bind_settle(struct tbbt_pass2 *p, guint i) {
+    struct rmbind *b = p->rmbinds->pdata[i];
+    int lost = -1, open = -1, nlost = 0, nopen = 0;
+    for (guint k = 0; k < b->cands->len; k++) {
+        int says = g_array_index(b->cands, struct bindcand, k).says;
+        if (says > 0) lost = (int)k, nlost++;
+        if (says >= 0) open = (int)k, nopen++;
+    }
+    if (nlost == 1 || (nlost == 0 && nopen == 1 && !b->incomplete)) {
+        bind_resolve(p, i, (guint)(nlost == 1 ? lost : open));
+        return 1;
+    }
+    if (nopen == 0) {
+        rmbind_free(g_ptr_array_steal_index(p->rmbinds, i));
+        return 1;
+    }
+    return 0;
+}
+
+/* What record r says of object x for a held binding: 1 it lost a name
+ * (its handle is stale, or its link count fell below nlink0), -1 it kept
+ * them, 0 nothing. */
+static int bind_says(const struct tbbt_rec *r, tbbt_id x, uint32_t nlink0) {
+    int on =
+        (tbbt_rec_has(r, TBBT_F_OBJ) && r->obj == x) || (tbbt_rec_has(r, TBBT_F_NEWOBJ) && r->newobj == x);
+    if (!on) return 0;
+    if (r->status == TBBT_NFSERR_STALE && tbbt_rec_has(r, TBBT_F_OBJ) && r->obj == x) return 1;
+    if (r->status != TBBT_NFS_OK || !nlink0 || !tbbt_rec_has(r, TBBT_F_NLINK)) return 0;
+    return r->nlink < nlink0 ? 1 : -1;
+}
+
+/* Record r (held as seq) after the held bindings: what it says of their
+ * candidates' objects settles them (bind_settle). */
+static void bind_evidence(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
+    for (guint i = 0; i < p->rmbinds->len; i++) {
+        struct rmbind *b = p->rmbinds->pdata[i];
+        if (seq <= b->seq) continue;
+        int any = 0;
+        for (guint k = 0; k < b->cands->len; k++) {
+            struct bindcand *x = &g_array_index(b->cands, struct bindcand, k);
+            int says = bind_says(r, x->obj, x->nlink0);
+            if (says && !x->says) x->says = says, any = 1;
+        }
+        if (any && bind_settle(p, i)) i--;
+    }
+}
+
+/* Held record seq goes out: a binding held as seq stays unbound (the
+ * record unreplayable) unless a sign names one now; a candidate whose
+ * move it is can no longer be moved, and with nothing said of it the
+ * binding is incomplete. */
+static void bind_window_end(struct tbbt_pass2 *p, uint64_t seq) {
+    for (guint i = 0; i < p->rmbinds->len; i++) {
+        struct rmbind *b = p->rmbinds->pdata[i];
+        if (b->seq == seq) {
+            b->incomplete = 1;
+            if (!bind_settle(p, i)) rmbind_free(g_ptr_array_steal_index(p->rmbinds, i));
+            i--;
+            continue;
+        }
+        int gone = 0;
+        for (guint k = 0; k < b->cands->len; k++) {
+            const struct bindcand *x = &g_array_index(b->cands, struct bindcand, k);
+            if (x->mvseq != seq || x->says > 0) continue;
+            b->incomplete |= x->says == 0;
+            g_array_remove_index(b->cands, k--);
+            gone = 1;
+        }
+        if (gone && bind_settle(p, i)) i--;
+    }
 }
 
 /* Names successful remove, rmdir or rename r, whose source name the
  * snaplen cut, by the one name of its directory its kept bytes and
  * length likely are (cut_likely), else by a cut rename's or link's
  * unknown target (bind_to_move). Returns whether it did. */
-static int restore_by_match(struct tbbt_pass2 *p, struct tbbt_rec *r) {
+static int restore_by_match(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
     enum cut_want want = r->op == TBBT_OP_RMDIR ? CUT_DIR : r->op == TBBT_OP_REMOVE ? CUT_FILE : CUT_ANY;
     if (!tbbt_rec_has(r, TBBT_F_DIR)) return 0;
     const struct tbbt_fsdent *d = cut_likely(p, r, r->dir, want);
-    if (!d) return bind_to_move(p, r, want);
+    if (!d) return bind_to_move(p, r, seq, want);
     put_name(p, r, TBBT_F_NAME, d->name, d->len);
     p->st.cut_matched++;
     return 1;
@@ -2730,7 +2906,7 @@ static int restore_by_match(struct tbbt_pass2 *p, struct tbbt_rec *r) {
  * name there. Returns 1 when whole; else a source found stays named and
  * hold_move waits for a record that shows where the object went. */
 static int restore_rename_by_match(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t miss) {
-    if (!restore_by_match(p, r) || (miss & (1ull << TBBT_F_DIR2))) return 0;
+    if (!restore_by_match(p, r, 0) || (miss & (1ull << TBBT_F_DIR2))) return 0;
     if (!(miss & (1ull << TBBT_F_NAME2))) return 1;
     tbbt_id src = 0;
     tbbt_fsmodel_name(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len, &src);
@@ -2747,7 +2923,7 @@ static int restore_rename_by_match(struct tbbt_pass2 *p, struct tbbt_rec *r, uin
  * TBBT_RF_ARGS_CUT then and returns 1; else sets it and returns 0, with r
  * unchanged. A cut remove, rmdir, rename source, a failed or
  * unanswered call, a cut handle: unknowable. */
-static int restore_cut(struct tbbt_pass2 *p, struct tbbt_rec *r) {
+static int restore_cut(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
     p->st.cut++;
     uint64_t miss = tbbt_cut_missing(r), name = 1ull << TBBT_F_NAME, name2 = 1ull << TBBT_F_NAME2;
     int ok = 0;
@@ -2758,7 +2934,7 @@ static int restore_cut(struct tbbt_pass2 *p, struct tbbt_rec *r) {
     } else if (r->status != TBBT_NFS_OK) {
         ok = restore_failed(p, r, miss);
     } else if ((r->op == TBBT_OP_REMOVE || r->op == TBBT_OP_RMDIR) && miss == name) {
-        ok = restore_by_match(p, r);
+        ok = restore_by_match(p, r, seq);
     } else if (r->op == TBBT_OP_RENAME && (miss & name) &&
                !(miss & ~(name | name2 | (1ull << TBBT_F_DIR2)))) {
         ok = restore_rename_by_match(p, r, miss);
@@ -3612,15 +3788,17 @@ static void preplay(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
         tbbt_fsmodel_name(p->m, r->dir2, tbbt_rec_str(r, r->name2), r->name2.len, &victim);
     int cut = tbbt_cut_args(r);
     if (!cut) name_replaced(r, named, victim);
-    if (cut && !restore_cut(p, r)) {
+    if (cut && !restore_cut(p, r, seq)) {
         if (r->op == TBBT_OP_RENAME && r->status == TBBT_NFS_OK) hold_move(p, r, seq);
         if (r->op == TBBT_OP_LINK && r->status == TBBT_NFS_OK) hold_link(p, r, seq);
         if (r->op == TBBT_OP_REMOVE || r->op == TBBT_OP_RMDIR) hold_remove(p, r, seq);
         teach_cut(p, r);
         if (p->rmcuts->len && !(r->flags & TBBT_RF_REPLY_LOST) && r->status >= 0) rm_evidence(p, r, seq);
+        if (p->rmbinds->len && !(r->flags & TBBT_RF_REPLY_LOST) && r->status >= 0) bind_evidence(p, r, seq);
     } else {
         if (!cut) rename_to_alias(p, r);
         if (p->rmcuts->len && !(r->flags & TBBT_RF_REPLY_LOST) && r->status >= 0) rm_evidence(p, r, seq);
+        if (p->rmbinds->len && !(r->flags & TBBT_RF_REPLY_LOST) && r->status >= 0) bind_evidence(p, r, seq);
         if ((r->flags & TBBT_RF_REPLY_LOST) || r->status < 0)
             lost_reply(p, r, seq);
         else

@@ -811,6 +811,78 @@ static void test_cut_remove_bound_to_move(void **s) {
     g_ptr_array_free(out, TRUE);
 }
 
+/* A cut remove that two placed cut renames could have made the name of
+ * waits for the records that follow: a use of one object's handle that
+ * finds it gone (STALE) binds the remove to that one's rename; one that
+ * shows an object keeping its link, where no other rename is open,
+ * binds it to the other. */
+static void test_cut_remove_bound_later(void **s) {
+    (void)s;
+    static const char *const stale[] = {
+        "mkdir 0 T cred=1:0:0 dir=1 name=\"tmp\" set_mode=493 newobj=2 " DIRA " fileid=102",
+        "mkdir 0 T cred=1:0:0 dir=1 name=\"new\" set_mode=493 newobj=3 " DIRA " fileid=103",
+        "create 0 T cred=1:0:0 dir=2 name=\"m1\" createhow=0 set_mode=420 newobj=10 " FILEA " fileid=110",
+        "create 0 T cred=1:0:0 dir=2 name=\"m2\" createhow=0 set_mode=420 newobj=11 " FILEA " fileid=111",
+        "rename 0 TCK cred=1:0:0 dir=2 name=\"m1\"",
+        "rename 0 TCK cred=1:0:0 dir=2 name=\"m2\"",
+        "remove 0 TCK cred=1:0:0 dir=3 cutname=\"1764174001.M5\" cutlen=60",
+        "getattr 70 T cred=1:0:0 obj=11",
+        NULL};
+    struct tbbt_pass2_stats st;
+    GPtrArray *out = run(stale, &st);
+    assert_int_equal(st.failures, 0);
+    assert_int_equal(st.cut_bound, 1);
+    const struct tbbt_rec *m1 = rec_of(out, 4), *m2 = rec_of(out, 5), *rm = rec_of(out, 6);
+    assert_int_equal(m1->dir2, 2);
+    assert_int_equal(m2->dir2, 3);
+    assert_true(tbbt_rec_replayable(rm));
+    assert_int_equal(rm->name.len, m2->name2.len);
+    assert_memory_equal(tbbt_rec_str(rm, rm->name), tbbt_rec_str(m2, m2->name2), rm->name.len);
+    assert_int_equal(recheck(out), 0);
+    g_ptr_array_free(out, TRUE);
+
+    static const char *const kept[] = {
+        "mkdir 0 T cred=1:0:0 dir=1 name=\"tmp\" set_mode=493 newobj=2 " DIRA " fileid=102",
+        "mkdir 0 T cred=1:0:0 dir=1 name=\"new\" set_mode=493 newobj=3 " DIRA " fileid=103",
+        "create 0 T cred=1:0:0 dir=2 name=\"m1\" createhow=0 set_mode=420 newobj=10 " FILEA " fileid=110",
+        "create 0 T cred=1:0:0 dir=2 name=\"m2\" createhow=0 set_mode=420 newobj=11 " FILEA " fileid=111",
+        "rename 0 TCK cred=1:0:0 dir=2 name=\"m1\"",
+        "rename 0 TCK cred=1:0:0 dir=2 name=\"m2\"",
+        "remove 0 TCK cred=1:0:0 dir=3 cutname=\"1764174001.M5\" cutlen=60",
+        "getattr 0 T cred=1:0:0 obj=10 " FILEA " fileid=110",
+        NULL};
+    out = run(kept, &st);
+    assert_int_equal(st.cut_bound, 1);
+    assert_int_equal(rec_of(out, 4)->dir2, 2);
+    assert_int_equal(rec_of(out, 5)->dir2, 3);
+    assert_true(tbbt_rec_replayable(rec_of(out, 6)));
+    assert_int_equal(recheck(out), 0);
+    g_ptr_array_free(out, TRUE);
+}
+
+/* A refused rename whose target the snaplen cut, from a directory the
+ * caller may write: the refusal was the target directory's, so it goes
+ * to the nearest one the model refuses the caller. */
+static void test_cut_failed_rename_refusing_target(void **s) {
+    (void)s;
+    static const char *const trace[] = {
+        "mkdir 0 T cred=1:0:0 dir=1 name=\"home\" set_mode=511 newobj=2 type=2 mode=511 nlink=2 uid=0 gid=0 "
+        "size=4096 fileid=102",
+        "mkdir 0 T cred=1:0:0 dir=1 name=\"shared\" set_mode=493 newobj=3 " DIRA " fileid=103",
+        "create 0 T cred=1:1000:100 dir=2 name=\"f\" createhow=0 set_mode=420 newobj=10 " FILEA " fileid=110",
+        "rename 13 TCK cred=1:1000:100 dir=2 cutname=\"f\" cutlen=1", NULL};
+    struct tbbt_pass2_stats st;
+    GPtrArray *out = run(trace, &st);
+    assert_int_equal(st.failures, 0);
+    assert_int_equal(st.cut_unreplayable, 0);
+    const struct tbbt_rec *r = rec_of(out, 3);
+    assert_true(tbbt_rec_replayable(r));
+    assert_name(r, TBBT_F_NAME, "f");
+    assert_int_equal(r->dir2, 3);
+    assert_int_equal(recheck(out), 0);
+    g_ptr_array_free(out, TRUE);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cut_names_never_corrected),
@@ -838,6 +910,8 @@ int main(void) {
         cmocka_unit_test(test_cut_failed_link_refusing_dir),
         cmocka_unit_test(test_cut_stale_handle),
         cmocka_unit_test(test_cut_remove_bound_to_move),
+        cmocka_unit_test(test_cut_remove_bound_later),
+        cmocka_unit_test(test_cut_failed_rename_refusing_target),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
