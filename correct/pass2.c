@@ -2716,25 +2716,57 @@ static int may_move_to(struct tbbt_pass2 *p, const struct tbbt_rec *h, const str
     return tbbt_fsmodel_predict_dir_access(p->m, &w) != TBBT_NFSERR_ACCES;
 }
 
+/* The open move (struct move) of held record seq, or NULL. */
+static struct move *move_at(struct tbbt_pass2 *p, uint64_t seq) {
+    for (guint i = 0; i < p->moves->len; i++)
+        if (g_array_index(p->moves, struct move, i).seq == seq)
+            return &g_array_index(p->moves, struct move, i);
+    return NULL;
+}
+
+/* The move of held record seq is no longer open: it leaves p->moves and
+ * every held binding (struct rmbind). */
+static void unbind_move(struct tbbt_pass2 *p, uint64_t seq) {
+    for (guint i = 0; i < p->moves->len; i++)
+        if (g_array_index(p->moves, struct move, i).seq == seq) g_array_remove_index(p->moves, i--);
+    for (guint i = 0; i < p->rmbinds->len; i++) {
+        struct rmbind *b = p->rmbinds->pdata[i];
+        for (guint k = 0; k < b->cands->len; k++)
+            if (g_array_index(b->cands, struct bindcand, k).mvseq == seq) g_array_remove_index(b->cands, k--);
+    }
+}
+
+/* The placed cut renames and links that may have made a name of directory
+ * dir a later call takes away: their object is of the type wanted, alive,
+ * and may have gone there (may_move_to). */
+static GArray *bind_cands(struct tbbt_pass2 *p, tbbt_id dir, enum cut_want want) {
+    GArray *c = g_array_new(FALSE, TRUE, sizeof(struct bindcand));
+    for (guint i = 0; i < p->moves->len; i++) {
+        const struct move *mv = &g_array_index(p->moves, struct move, i);
+        const struct tbbt_fsobj *o = mv->placed ? tbbt_fsmodel_obj(p->m, mv->obj) : NULL;
+        if (mv->seq < p->head_seq || !o || !o->links || (o->flags & TBBT_FSO_GONE)) continue;
+        int isdir = o->attr.type == TBBT_FT_DIR;
+        if ((want == CUT_ANY ? 0 : (want == CUT_DIR) != isdir) ||
+            !may_move_to(p, &p->ring[mv->seq % p->cap], mv, dir))
+            continue;
+        struct bindcand k = {mv->seq, mv->obj, (o->flags & TBBT_FSO_ATTRS) ? o->attr.nlink : 0, 0};
+        g_array_append_val(c, k);
+    }
+    return c;
+}
+
 /* Binds held cut record r (held as seq, its source name cut) to the
  * placed cut rename or link mv: the rename or link moves to r's
  * directory under its object's synthetic name, which r takes, with what r
  * kept of the real name (cut_infos); open bindings drop mv. */
 static void bind_now(struct tbbt_pass2 *p, struct tbbt_rec *r, const struct move *mv) {
-    for (guint i = 0; i < p->moves->len; i++)
-        if (g_array_index(p->moves, struct move, i).seq == mv->seq) g_array_remove_index(p->moves, i--);
+    unbind_move(p, mv->seq);
     struct tbbt_rec *h = &p->ring[mv->seq % p->cap];
     replace_held(p, h, mv, r->dir, NULL, 0);
     struct tbbt_str t = mv->link ? h->name : h->name2;
     note_cut_info(p, r, r->dir, t);
     put_name(p, r, TBBT_F_NAME, tbbt_rec_str(h, t), t.len);
     p->st.cut_bound++;
-    for (guint i = 0; i < p->rmbinds->len; i++) {
-        struct rmbind *b = p->rmbinds->pdata[i];
-        for (guint k = 0; k < b->cands->len; k++)
-            if (g_array_index(b->cands, struct bindcand, k).mvseq == mv->seq)
-                g_array_remove_index(b->cands, k--);
-    }
 }
 
 /* Open bindings a record is checked against, at most, and candidates
@@ -2753,30 +2785,15 @@ static void bind_now(struct tbbt_pass2 *p, struct tbbt_rec *r, const struct move
 static int bind_to_move(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq, enum cut_want want) {
     tbbt_id dir = r->dir;
     if (!p->moves->len || !tbbt_fsmodel_dir_fresh(p->m, dir) || !cut_none_agree(p, r, dir, want)) return 0;
-    GArray *c = g_array_new(FALSE, TRUE, sizeof(struct bindcand));
-    for (guint i = 0; i < p->moves->len; i++) {
-        const struct move *mv = &g_array_index(p->moves, struct move, i);
-        const struct tbbt_fsobj *o = mv->placed ? tbbt_fsmodel_obj(p->m, mv->obj) : NULL;
-        if (mv->seq < p->head_seq || !o || !o->links || (o->flags & TBBT_FSO_GONE)) continue;
-        int isdir = o->attr.type == TBBT_FT_DIR;
-        if ((want == CUT_ANY ? 0 : (want == CUT_DIR) != isdir) ||
-            !may_move_to(p, &p->ring[mv->seq % p->cap], mv, dir))
-            continue;
-        struct bindcand k = {mv->seq, mv->obj, (o->flags & TBBT_FSO_ATTRS) ? o->attr.nlink : 0, 0};
-        g_array_append_val(c, k);
+    GArray *c = bind_cands(p, dir, want);
+    struct move *mv = c->len == 1 ? move_at(p, g_array_index(c, struct bindcand, 0).mvseq) : NULL;
+    if (mv) {
+        struct move m = *mv;
+        bind_now(p, r, &m);
     }
-    int done = 0;
-    if (c->len == 1) {
-        for (guint i = 0; i < p->moves->len && !done; i++)
-            if (g_array_index(p->moves, struct move, i).seq == g_array_index(c, struct bindcand, 0).mvseq) {
-                struct move mv = g_array_index(p->moves, struct move, i);
-                bind_now(p, r, &mv);
-                done = 1;
-            }
-    }
-    if (done || c->len < 2 || c->len > RMBIND_CANDS || p->rmbinds->len >= RMBINDS || !seq) {
+    if (mv || c->len < 2 || c->len > RMBIND_CANDS || p->rmbinds->len >= RMBINDS || !seq) {
         g_array_free(c, TRUE);
-        return done;
+        return mv != NULL;
     }
     struct rmbind *b = g_new0(struct rmbind, 1);
     b->seq = seq;
@@ -2786,12 +2803,28 @@ static int bind_to_move(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq, 
     return 0;
 }
 
-/* The open move of held record seq, or NULL. */
-static struct move *move_at(struct tbbt_pass2 *p, uint64_t seq) {
-    for (guint i = 0; i < p->moves->len; i++)
-        if (g_array_index(p->moves, struct move, i).seq == seq)
-            return &g_array_index(p->moves, struct move, i);
-    return NULL;
+/* Successful remove, rmdir or rename r, its name whole, takes away a name
+ * the model holds absent in a directory the trace made: a held cut rename
+ * or link whose target the snaplen cut whole made it (bind_to_move). When
+ * one alone may have, it moves there under that very name. */
+static void bind_whole(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
+    if ((r->op != TBBT_OP_REMOVE && r->op != TBBT_OP_RMDIR && r->op != TBBT_OP_RENAME) ||
+        r->status != TBBT_NFS_OK || (r->flags & TBBT_RF_NAME_SYNTH) || !tbbt_rec_has(r, TBBT_F_NAME) ||
+        !tbbt_rec_has(r, TBBT_F_DIR) || !tbbt_fsmodel_dir_fresh(p->m, r->dir))
+        return;
+    const char *name = tbbt_rec_str(r, r->name);
+    if (tbbt_dot_name(name, r->name.len) ||
+        tbbt_fsmodel_name(p->m, r->dir, name, r->name.len, NULL) != TBBT_NAME_ABSENT)
+        return;
+    enum cut_want want = r->op == TBBT_OP_RMDIR ? CUT_DIR : r->op == TBBT_OP_REMOVE ? CUT_FILE : CUT_ANY;
+    GArray *c = bind_cands(p, r->dir, want);
+    struct move *at = c->len == 1 ? move_at(p, g_array_index(c, struct bindcand, 0).mvseq) : NULL;
+    g_array_free(c, TRUE);
+    if (!at) return;
+    struct move mv = *at;
+    unbind_move(p, mv.seq);
+    replace_held(p, &p->ring[mv.seq % p->cap], &mv, r->dir, name, r->name.len);
+    p->st.cut_bound++;
 }
 
 /* Binds held binding i to candidate k: the held record is whole again,
@@ -3797,6 +3830,7 @@ static void preplay(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
         if (p->rmbinds->len && !(r->flags & TBBT_RF_REPLY_LOST) && r->status >= 0) bind_evidence(p, r, seq);
     } else {
         if (!cut) rename_to_alias(p, r);
+        if (!cut && p->moves->len) bind_whole(p, r);
         if (p->rmcuts->len && !(r->flags & TBBT_RF_REPLY_LOST) && r->status >= 0) rm_evidence(p, r, seq);
         if (p->rmbinds->len && !(r->flags & TBBT_RF_REPLY_LOST) && r->status >= 0) bind_evidence(p, r, seq);
         if ((r->flags & TBBT_RF_REPLY_LOST) || r->status < 0)
