@@ -84,6 +84,7 @@ struct bindcand {
  * have made it (bind_to_move): later records tell which (bind_evidence). */
 struct rmbind {
     uint64_t seq;   /* the held record */
+    int whole;      /* its name is whole: the move takes that name, the record stays as it is */
     int incomplete; /* a candidate left with nothing said of it: only a sign names one */
     GArray *cands;  /* struct bindcand */
 };
@@ -2803,11 +2804,12 @@ static int bind_to_move(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq, 
     return 0;
 }
 
-/* Successful remove, rmdir or rename r, its name whole, takes away a name
- * the model holds absent in a directory the trace made: a held cut rename
- * or link whose target the snaplen cut whole made it (bind_to_move). When
- * one alone may have, it moves there under that very name. */
-static void bind_whole(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
+/* Successful remove, rmdir or rename r (held as seq), its name whole,
+ * takes away a name the model holds absent in a directory the trace made:
+ * a held cut rename or link whose target the snaplen cut whole made it
+ * (bind_to_move). When one alone may have, it moves there under that very
+ * name; several wait for the records that follow (struct rmbind). */
+static void bind_whole(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
     if ((r->op != TBBT_OP_REMOVE && r->op != TBBT_OP_RMDIR && r->op != TBBT_OP_RENAME) ||
         r->status != TBBT_NFS_OK || (r->flags & TBBT_RF_NAME_SYNTH) || !tbbt_rec_has(r, TBBT_F_NAME) ||
         !tbbt_rec_has(r, TBBT_F_DIR) || !tbbt_fsmodel_dir_fresh(p->m, r->dir))
@@ -2819,6 +2821,15 @@ static void bind_whole(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
     enum cut_want want = r->op == TBBT_OP_RMDIR ? CUT_DIR : r->op == TBBT_OP_REMOVE ? CUT_FILE : CUT_ANY;
     GArray *c = bind_cands(p, r->dir, want);
     struct move *at = c->len == 1 ? move_at(p, g_array_index(c, struct bindcand, 0).mvseq) : NULL;
+    if (c->len >= 2 && c->len <= RMBIND_CANDS && p->rmbinds->len < RMBINDS) {
+        struct rmbind *b = g_new0(struct rmbind, 1);
+        b->seq = seq;
+        b->whole = 1;
+        b->incomplete = moves_unplaced(p) != 0;
+        b->cands = c;
+        g_ptr_array_add(p->rmbinds, b);
+        return;
+    }
     g_array_free(c, TRUE);
     if (!at) return;
     struct move mv = *at;
@@ -2833,7 +2844,13 @@ static void bind_resolve(struct tbbt_pass2 *p, guint i, guint k) {
     struct rmbind *b = g_ptr_array_steal_index(p->rmbinds, i);
     struct move *at = move_at(p, g_array_index(b->cands, struct bindcand, k).mvseq);
     struct tbbt_rec *r = &p->ring[b->seq % p->cap];
-    if (at) {
+    if (at && b->whole) { /* the model took the name away already: it had it, then */
+        struct move mv = *at;
+        unbind_move(p, mv.seq);
+        replace_held(p, &p->ring[mv.seq % p->cap], &mv, r->dir, tbbt_rec_str(r, r->name), r->name.len);
+        p->st.cut_bound++;
+        tbbt_fsmodel_apply(p->m, r, TBBT_NFS_OK);
+    } else if (at) {
         struct move mv = *at;
         bind_now(p, r, &mv);
         r->flags &= (uint16_t)~TBBT_RF_ARGS_CUT;
@@ -3830,7 +3847,7 @@ static void preplay(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
         if (p->rmbinds->len && !(r->flags & TBBT_RF_REPLY_LOST) && r->status >= 0) bind_evidence(p, r, seq);
     } else {
         if (!cut) rename_to_alias(p, r);
-        if (!cut && p->moves->len) bind_whole(p, r);
+        if (!cut && p->moves->len) bind_whole(p, r, seq);
         if (p->rmcuts->len && !(r->flags & TBBT_RF_REPLY_LOST) && r->status >= 0) rm_evidence(p, r, seq);
         if (p->rmbinds->len && !(r->flags & TBBT_RF_REPLY_LOST) && r->status >= 0) bind_evidence(p, r, seq);
         if ((r->flags & TBBT_RF_REPLY_LOST) || r->status < 0)

@@ -568,7 +568,7 @@ static void test_cut_alias_of_whole_name(void **s) {
  * trace made, while one cut rename's target is unknown, takes the name
  * that rename made: the rename goes there under it. With two such
  * renames either may have made it: the judgement is withheld, and no
- * create inserted. */
+ * create inserted, until a record shows which. */
 static void test_cut_rename_withholds(void **s) {
     (void)s;
     static const char *const one[] = {
@@ -598,6 +598,27 @@ static void test_cut_rename_withholds(void **s) {
     assert_int_equal(st.inserted, 0);
     assert_int_equal(st.cut_bound, 0);
     assert_int_equal(st.cut_withheld, 1);
+    g_ptr_array_free(out, TRUE);
+
+    /* ... until a later record finds one of the two objects gone: its
+     * rename made the name */
+    static const char *const later[] = {
+        "mkdir 0 T cred=1:0:0 dir=1 name=\"new\" set_mode=493 newobj=3 " DIRA " fileid=103",
+        "create 0 T cred=1:0:0 dir=1 name=\"a\" createhow=0 set_mode=420 newobj=10 " FILEA " fileid=110",
+        "create 0 T cred=1:0:0 dir=1 name=\"c\" createhow=0 set_mode=420 newobj=11 " FILEA " fileid=111",
+        "rename 0 TC cred=1:0:0 dir=1 name=\"a\"",
+        "rename 0 TC cred=1:0:0 dir=1 name=\"c\"",
+        "remove 0 T cred=1:0:0 dir=3 name=\"b\"",
+        "getattr 70 T cred=1:0:0 obj=11",
+        NULL};
+    out = run(later, &st);
+    assert_int_equal(st.failures, 0);
+    assert_int_equal(st.inserted, 0);
+    assert_int_equal(st.cut_bound, 1);
+    assert_int_equal(rec_of(out, 3)->dir2, 1);
+    assert_int_equal(rec_of(out, 4)->dir2, 3);
+    assert_name(rec_of(out, 4), TBBT_F_NAME2, "b");
+    assert_int_equal(recheck(out), 0);
     g_ptr_array_free(out, TRUE);
 }
 
