@@ -2691,8 +2691,10 @@ static tbbt_id attrs_of(const struct tbbt_rec *r) {
  * setattr sets what it sets; a write and a commit only grow or keep a
  * file). A size counts only smaller: a larger one is the trace's writes,
  * lost or not. Returns the rule row for the first difference (mode,
- * owner, size), or -1 when none. */
-static int attrs_changed(const struct tbbt_fsobj *o, const struct tbbt_rec *r, struct tbbt_rec *x) {
+ * owner, size), or -1 when none. A size only when sizes is set (no
+ * record that may change it was in flight). */
+static int attrs_changed(const struct tbbt_fsobj *o, const struct tbbt_rec *r, int sizes,
+                         struct tbbt_rec *x) {
     tbbt_rec_clear(x);
     x->client = r->client, x->server = r->server, x->vers = r->vers, x->flags = r->flags & TBBT_RF_TCP;
     tbbt_rec_set_u64(x, TBBT_F_OBJ, o->id);
@@ -2714,7 +2716,7 @@ static int attrs_changed(const struct tbbt_fsobj *o, const struct tbbt_rec *r, s
         r->gid != o->attr.gid)
         tbbt_rec_set_u64(x, TBBT_F_GID, r->gid);
     uint64_t size = setattr && tbbt_rec_has(r, TBBT_F_SET_SIZE) ? r->set_size : o->attr.size;
-    if ((o->flags & TBBT_FSO_ATTRS) && tbbt_rec_has(r, TBBT_F_SIZE) && o->attr.type == TBBT_FT_REG &&
+    if (sizes && (o->flags & TBBT_FSO_ATTRS) && tbbt_rec_has(r, TBBT_F_SIZE) && o->attr.type == TBBT_FT_REG &&
         r->type == TBBT_FT_REG && r->op != TBBT_OP_WRITE && r->op != TBBT_OP_COMMIT && r->size < size)
         tbbt_rec_set_u64(x, TBBT_F_SIZE, r->size);
     if (tbbt_rec_has(x, TBBT_F_MODE))
@@ -2842,6 +2844,23 @@ static int in_flight(const struct tbbt_fsobj *o, const struct tbbt_rec *r) {
     return o->last_time > r->call_time;
 }
 
+/* Was a record that may set o's mode or owner -- a setattr of o, one
+ * whose reply was lost too -- called before r (held as seq) and still
+ * waiting for its reply when r was called? Only such a record can explain
+ * that r's reply shows another mode or owner than the model's: the other
+ * records in flight on a shared directory (makes, removes, renames in it)
+ * change neither, and a difference they do not explain is a lost chmod or
+ * chown (the model would otherwise learn it from the reply unnoticed). */
+static int sets_in_flight(const struct tbbt_pass2 *p, const struct tbbt_fsobj *o, const struct tbbt_rec *r,
+                          uint64_t seq) {
+    for (uint64_t s = seq; s-- > p->head_seq;) {
+        const struct tbbt_rec *q = &p->ring[s % p->cap];
+        if (q->op != TBBT_OP_SETATTR || !tbbt_rec_has(q, TBBT_F_OBJ) || q->obj != o->id) continue;
+        if ((q->flags & TBBT_RF_REPLY_LOST) || touch_time(q) > r->call_time) return 1;
+    }
+    return 0;
+}
+
 /* Is a link of object id, held before seq, one the snaplen cut (the
  * model has not its name: a link the trace has, not a lost one)? */
 static int link_cut(const struct tbbt_pass2 *p, tbbt_id id, uint64_t seq) {
@@ -2873,8 +2892,10 @@ static void check_attrs(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t
     struct tbbt_rec *x = &p->look;
     tbbt_id id = tbbt_rec_has(r, TBBT_F_TYPE) ? attrs_of(r) : 0;
     struct tbbt_fsobj *o = id ? tbbt_fsmodel_obj(p->m, id) : NULL;
-    int known = o && (o->flags & (TBBT_FSO_ATTRS | TBBT_FSO_RMODE)) && !in_flight(o, r);
-    int row = known ? attrs_changed(o, r, x) : -1;
+    int busy = o && in_flight(o, r);
+    int known =
+        o && (o->flags & (TBBT_FSO_ATTRS | TBBT_FSO_RMODE)) && !(busy && sets_in_flight(p, o, r, seq));
+    int row = known ? attrs_changed(o, r, !busy, x) : -1;
     if (row >= 0) attrs_reveal(p, o, r, seq, row, x);
     row = o && !in_flight(o, r) && !links_waiting(p, o->id) && !link_cut(p, o->id, seq)
               ? links_changed(o, r, x)
