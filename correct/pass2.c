@@ -457,6 +457,18 @@ static void note_set(struct tbbt_pass2 *p, const struct tbbt_rec *x, uint64_t se
     o->shown_time = t;
 }
 
+/* Corrective make x, placed just after held record seq, made its object
+ * there: that is the object's first touch when the records that touched
+ * it so far come later (a lost mkdir placed before its first use that a
+ * later record revealed). A lost make of a name in it, revealed later
+ * still, may then go before the first use of its own object, which the
+ * directory's first traced record followed (made_before_use). */
+static void made_first(struct tbbt_pass2 *p, const struct tbbt_rec *x, uint64_t seq) {
+    if (!sets_attrs(x) || x->op == TBBT_OP_SETATTR || !seq) return;
+    struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, x->newobj);
+    if (o && o->first_seq > seq) o->first_seq = seq;
+}
+
 /* Orders waiting records by (before_seq, call time, insertion order). */
 static int ins_before(const struct ins *a, const struct ins *b) {
     if (a->before_seq != b->before_seq) return a->before_seq < b->before_seq;
@@ -512,6 +524,7 @@ static void group_place(struct tbbt_pass2 *p, uint64_t seq, int64_t hi) {
         record_objects(p->m, &x->r, ids);
         for (int k = 0; k < 4; k++)
             touch(p, ids[k], t[i], x->before_seq - 1);
+        made_first(p, &x->r, x->before_seq - 1);
         note_set(p, &x->r, x->before_seq - 1, t[i]);
         pending_add(p, x);
     }
@@ -689,6 +702,47 @@ static uint64_t last_named(const struct tbbt_pass2 *p, tbbt_id dir, const char *
     return 0;
 }
 
+/* The waiting inserted make of object id (its entry), or NULL. */
+static struct ins *pending_make_ins(struct tbbt_pass2 *p, tbbt_id id) {
+    for (guint i = p->pending->len; i-- > 0;) {
+        struct ins *x = p->pending->pdata[i];
+        if (x->r.op < TBBT_OP_COUNT && (tbbt_op_info(x->r.op)->flags & TBBT_OPF_CREATES) &&
+            tbbt_rec_has(&x->r, TBBT_F_NEWOBJ) && x->r.newobj == id)
+            return x;
+    }
+    return NULL;
+}
+
+/* Directory id, made by an inserted mkdir still waiting to go out, must
+ * exist before held record seq (a lost make in it goes before the first
+ * use of the object it made, made_before_use): that mkdir, placed after
+ * seq (anywhere between its parent's making and id's first use: the
+ * capture does not say where), moves to just before seq -- unless its
+ * parent is not known to exist there or a held record between named it
+ * (found the name absent). Returns 1 when id is made before seq. */
+static int make_earlier(struct tbbt_pass2 *p, tbbt_id id, uint64_t seq) {
+    struct ins *x = pending_make_ins(p, id);
+    if (!x || x->r.op != TBBT_OP_MKDIR || !tbbt_rec_has(&x->r, TBBT_F_DIR) || seq <= p->head_seq ||
+        seq > p->played)
+        return 0;
+    if (x->before_seq <= seq) return 1;
+    const struct tbbt_fsobj *pd = tbbt_fsmodel_obj(p->m, x->r.dir);
+    int parent_there = pd && (pd->flags & TBBT_FSO_CREATED) ? pd->first_seq && pd->first_seq < seq
+                                                            : pd && (pd->flags & TBBT_FSO_INITIAL);
+    if (!parent_there ||
+        last_named(p, x->r.dir, tbbt_rec_str(&x->r, x->r.name), x->r.name.len, x->before_seq) >= seq)
+        return 0;
+    g_ptr_array_remove(p->pending, x);
+    int64_t hi = p->ring[seq % p->cap].call_time, lo = p->ring[(seq - 1) % p->cap].call_time;
+    if (p->have_out && lo < p->last_out_time) lo = p->last_out_time;
+    if (lo > hi) lo = hi;
+    x->r.call_time = x->r.reply_time = lo; /* before what goes there for names in it */
+    x->before_seq = seq;
+    made_first(p, &x->r, seq - 1);
+    pending_add(p, x);
+    return 1;
+}
+
 /* The held record before which a correction that makes (r->dir, r->name)
  * as r->newobj must go, when that object was used before r revealed it:
  * its first use, if the object was never named nor made, the name never
@@ -702,7 +756,8 @@ static uint64_t made_before_use(struct tbbt_pass2 *p, const struct tbbt_rec *r, 
     const struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, r->newobj);
     const struct tbbt_fsobj *d = tbbt_fsmodel_obj(p->m, r->dir);
     if (!o || !d || o->links || (o->flags & TBBT_FSO_CREATED) || o->first_seq >= seq ||
-        o->first_seq < p->head_seq || !tbbt_fsmodel_dir_fresh(p->m, r->dir) || d->first_seq >= o->first_seq)
+        o->first_seq < p->head_seq || !tbbt_fsmodel_dir_fresh(p->m, r->dir) ||
+        (d->first_seq >= o->first_seq && !make_earlier(p, r->dir, o->first_seq)))
         return 0;
     /* the name never met, or met only absent before that use */
     const struct tbbt_fsdent *n = tbbt_fsmodel_dent(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len);

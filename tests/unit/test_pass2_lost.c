@@ -616,6 +616,41 @@ static void test_write_mode_by_shown_owner(void **s) {
     tbbt_pass2_free(p);
 }
 
+/* A directory d whose mkdir was lost is revealed by a lookup after its
+ * first use (a mkdir of k in it); its mkdir goes before that use. A
+ * listing of d then shows a name "new" holding object 70, used (a
+ * getattr) before d's first traced record: the mkdir of "new" goes
+ * before that getattr (else the replay has no handle for it), and d's
+ * inserted mkdir, placed anywhere after its parent's, moves before it. */
+static void test_lost_make_in_lost_dir(void **s) {
+    (void)s;
+    static const struct line t[] = {
+        {100, 101, 801, "mkdir 0 T cred=1:0:0 dir=1 name=\"top\" set_mode=493 newobj=4 " DIRA},
+        {299, 300, 802, "getattr 0 T cred=1:0:0 obj=70 " DIRA},
+        {301, 302, 801, "mkdir 0 T cred=1:0:0 dir=74 name=\"k\" set_mode=493 newobj=76 " DIRA},
+        {400, 401, 801, "lookup 0 T cred=1:0:0 dir=4 name=\"d\" newobj=74 " DIRA},
+        {500, 501, 801,
+         "readdirplus 0 T cred=1:0:0 obj=74 cookie=0 cookieverf=0 dircount=4096 maxcount=32768 rcount=2 "
+         "eof=1 "
+         "entries=[176:1:76:2:4096:\"k\",170:2:70:2:4096:\"new\"]"},
+        {0, 0, 0, NULL}};
+    GPtrArray *out;
+    struct tbbt_pass2 *p = run(t, &out);
+    guint mk_d = out->len, mk_new = out->len;
+    for (guint k = 0; k < out->len; k++) {
+        const struct tbbt_rec *x = out->pdata[k];
+        if (!(x->flags & TBBT_RF_INSERTED) || x->op != TBBT_OP_MKDIR) continue;
+        if (x->newobj == 74) mk_d = k;
+        if (x->newobj == 70) mk_new = k;
+    }
+    assert_true(mk_d < at(out, 301));
+    assert_true(mk_d < mk_new);
+    assert_true(mk_new < at(out, 299));
+    assert_times_ascend(out);
+    g_ptr_array_free(out, TRUE);
+    tbbt_pass2_free(p);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_later_remove_ran_first),
@@ -637,6 +672,7 @@ int main(void) {
         cmocka_unit_test(test_rename_names_replaced),
         cmocka_unit_test(test_chown_beside_busy_dir),
         cmocka_unit_test(test_write_mode_by_shown_owner),
+        cmocka_unit_test(test_lost_make_in_lost_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
