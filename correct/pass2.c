@@ -3184,6 +3184,31 @@ static uint64_t explained_later(struct tbbt_pass2 *p, const struct tbbt_rec *v, 
     return found;
 }
 
+/* Lookup or listing r (held as seq, v as judged), traced as denied
+ * (ACCES, which the model judges of a lookup or listing only when its
+ * reply is lost: search_denied), that the directory's mode the model
+ * holds allows: the first later held record of another client, whose
+ * call overlaps r's and names an object r names (a chmod or chown of the
+ * directory), after which the model, on a copy, denies r. The server ran
+ * that record first; sent in the records' order, r would get through.
+ * Returns its seq, or 0. */
+static uint64_t denied_by_later(struct tbbt_pass2 *p, const struct tbbt_rec *v, uint64_t seq) {
+    if (v->status != TBBT_NFSERR_ACCES || (v->flags & TBBT_RF_NAME_SYNTH) || search_denied(p->m, v)) return 0;
+    struct tbbt_fsmodel *c = NULL;
+    uint64_t found = 0;
+    for (uint64_t s = seq + 1; s < p->next_seq && !found; s++) {
+        const struct tbbt_rec *q = &p->ring[s % p->cap];
+        if (q->call_time >= v->reply_time) break;
+        if (!changes_state(q) || !overlaps(v, q) || !share_object(p->m, v, q)) continue;
+        if (!c) c = tbbt_fsmodel_clone(p->m);
+        tbbt_fsmodel_apply(c, q, q->status);
+        if (search_denied(c, v)) found = s;
+    }
+    tbbt_fsmodel_free(c);
+    if (found) p->st.concurrent++;
+    return found;
+}
+
 /* Record r (held as seq, v as judged) failed in call order: is the
  * failure one the server's other order of an overlapping call of
  * another client explains? Then it is no failure (counted), and the
@@ -3475,12 +3500,13 @@ static void judge(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
     enum tbbt_oc pred = tbbt_oc_predict(p->m, v);
     enum tbbt_oc traced = tbbt_oc_traced(p->m, v);
     uint64_t defer_after = 0, reapply = 0;
-    if (traced == TBBT_OC_OTHER)
-        p->st.unmodelled++;
-    else if ((pred == TBBT_OC_ANY || pred == TBBT_OC_OK) && traced == TBBT_OC_STALE &&
-             !(r->flags & TBBT_RF_NAME_SYNTH) && tbbt_rec_has(r, TBBT_F_OBJ) &&
-             (tbbt_op_info(r->op)->flags & TBBT_OPF_OBJ) &&
-             !(tbbt_op_info(r->op)->flags & TBBT_OPF_DIRNAME) && nameless_unknown(p->m, r->obj))
+    if (traced == TBBT_OC_OTHER) {
+        defer_after = denied_by_later(p, v, seq);
+        if (!defer_after) p->st.unmodelled++;
+    } else if ((pred == TBBT_OC_ANY || pred == TBBT_OC_OK) && traced == TBBT_OC_STALE &&
+               !(r->flags & TBBT_RF_NAME_SYNTH) && tbbt_rec_has(r, TBBT_F_OBJ) &&
+               (tbbt_op_info(r->op)->flags & TBBT_OPF_OBJ) &&
+               !(tbbt_op_info(r->op)->flags & TBBT_OPF_DIRNAME) && nameless_unknown(p->m, r->obj))
         stale_unknown(p, r, seq);
     else if (pred != TBBT_OC_ANY && pred != traced && !(r->flags & TBBT_RF_NAME_SYNTH) &&
              !withheld(p, r, pred, traced) && !concurrent(p, v, seq, traced, &defer_after, &reapply))

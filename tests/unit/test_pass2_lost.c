@@ -651,6 +651,36 @@ static void test_lost_make_in_lost_dir(void **s) {
     tbbt_pass2_free(p);
 }
 
+/* B's lookup in a shared directory (0777), called while root's chmod of
+ * it to 0700 (another client) waited for its reply, was denied: the
+ * server ran the chmod first. The lookup goes out after the chmod, so
+ * that the replay, which sends in the records' order, runs them as the
+ * server did (sent first, it would find the name). A lookup denied with
+ * no such chmod in flight stays where it is. */
+static void test_denied_lookup_after_chmod(void **s) {
+    (void)s;
+    static const struct line t[] = {
+        {100, 101, 801, "mkdir 0 T cred=1:0:0 dir=1 name=\"d\" set_mode=511 newobj=5 " DIRA},
+        {200, 260, 802, "lookup 13 T cred=1:1000:1000 dir=5 name=\"x\""},
+        {210, 220, 801,
+         "setattr 0 T cred=1:0:0 obj=5 set_mode=448 type=2 mode=448 nlink=2 uid=0 gid=0 size=4096"},
+        {300, 301, 802, "lookup 13 T cred=1:1000:1000 dir=5 name=\"x\""},
+        {0, 0, 0, NULL}};
+    GPtrArray *out;
+    struct tbbt_pass2 *p = run(t, &out);
+    const struct tbbt_pass2_stats *st = tbbt_pass2_stats(p);
+    assert_int_equal(st->failures, 0);
+    assert_int_equal(st->inserted, 0);
+    assert_int_equal(st->concurrent, 1);
+    assert_int_equal(st->reordered, 1);
+    assert_true(at(out, 210) < at(out, 200));
+    assert_true(at(out, 200) < at(out, 300));
+    assert_int_equal(status_at(out, 200), TBBT_NFSERR_ACCES);
+    assert_times_ascend(out);
+    g_ptr_array_free(out, TRUE);
+    tbbt_pass2_free(p);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_later_remove_ran_first),
@@ -673,6 +703,7 @@ int main(void) {
         cmocka_unit_test(test_chown_beside_busy_dir),
         cmocka_unit_test(test_write_mode_by_shown_owner),
         cmocka_unit_test(test_lost_make_in_lost_dir),
+        cmocka_unit_test(test_denied_lookup_after_chmod),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
