@@ -838,6 +838,28 @@ static struct tbbt_rec *lookup_like(struct tbbt_pass2 *p, const struct tbbt_rec 
  * it would be, right after the mkdir (before the directory's first use),
  * and the directory began empty; a directory among them, with its names
  * (depth: of the recursion). Returns the records added. */
+/* foreach_initial_name: collects into c the names of directory c->dir
+ * there before the trace that a held record has removed since. */
+struct gone_names {
+    tbbt_id dir;
+    GPtrArray *names;
+    GArray *objs;
+};
+static void gone_name(void *ctx, const struct tbbt_fsdent *d) {
+    struct gone_names *c = ctx;
+    if (d->dir != c->dir || d->state != TBBT_NAME_ABSENT) return;
+    g_ptr_array_add(c->names, g_strndup(d->name, d->len));
+    g_array_append_val(c->objs, d->init_obj);
+}
+
+/* The type of the object of (dir, name, len) as the last held record
+ * before seq that named it shows it: a directory for an rmdir, else 0. */
+static uint32_t named_type(const struct tbbt_pass2 *p, tbbt_id dir, const char *name, size_t len,
+                           uint64_t seq) {
+    uint64_t s = last_named(p, dir, name, len, seq);
+    return s && p->ring[s % p->cap].op == TBBT_OP_RMDIR ? TBBT_FT_DIR : 0;
+}
+
 static int remake_names(struct tbbt_pass2 *p, tbbt_id id, uint64_t early, unsigned depth) {
     struct tbbt_rec *mk = pending_make(p, id);
     struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, id);
@@ -849,6 +871,11 @@ static int remake_names(struct tbbt_pass2 *p, tbbt_id id, uint64_t early, unsign
         g_ptr_array_add(names, g_strndup(d->name, d->len));
         g_array_append_val(objs, d->obj);
     }
+    /* and the ones removed since (an rmdir or remove that found them
+     * there): made too, the removal takes them away again */
+    guint present = names->len;
+    struct gone_names gn = {id, names, objs};
+    tbbt_fsmodel_foreach_initial_name(p->m, gone_name, &gn);
     o->flags = (o->flags & ~(uint32_t)TBBT_FSO_INIT_NAMES) | TBBT_FSO_MADE_EMPTY;
     mk->flags |= TBBT_RF_MADE_EMPTY;
     int64_t lo = mk->call_time;
@@ -867,8 +894,10 @@ static int remake_names(struct tbbt_pass2 *p, tbbt_id id, uint64_t early, unsign
         tbbt_rec_set_u64(x, TBBT_F_DIR, id);
         tbbt_rec_set_str(x, TBBT_F_NAME, name, len);
         if (obj) tbbt_rec_set_u64(x, TBBT_F_NEWOBJ, obj);
+        uint32_t gone_type = i >= present ? named_type(p, id, name, len, p->next_seq) : 0;
         uint32_t type = c && c->attr.type   ? c->attr.type
                         : c && c->nchildren ? TBBT_FT_DIR
+                        : gone_type         ? gone_type
                                             : listed_type(p, id, name, len);
         tbbt_rec_set_u64(x, TBBT_F_TYPE, type);
         struct tbbt_fix_out fo = {p->m, group_emit, p, &p->scratch};
@@ -877,6 +906,10 @@ static int remake_names(struct tbbt_pass2 *p, tbbt_id id, uint64_t early, unsign
         if (tbbt_fix_run(TBBT_FIX_MAKE_BY_REPLY, x, &fo) < 0 || !p->group->len) continue;
         n += (int)p->group->len;
         group_place(p, early, p->ring[early % p->cap].call_time);
+        if (i >= present) { /* removed since */
+            tbbt_fsmodel_unlink(p->m, id, name, len);
+            continue;
+        }
         if (type == TBBT_FT_DIR && obj) n += remake_names(p, obj, early, depth + 1); /* its names too */
     }
     g_ptr_array_free(names, TRUE);
