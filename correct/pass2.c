@@ -1498,10 +1498,23 @@ static void mend_made(struct tbbt_pass2 *p, tbbt_id dir, const char *name, size_
     const struct tbbt_fsdent *d = tbbt_fsmodel_dent(p->m, dir, name, len);
     uint64_t left = 0;
     int done = !d || d->state != TBBT_NAME_PRESENT || d->obj; /* the name holds an unknown object */
+    /* the name a held rename moved it from (the make's name, made for a
+     * rename whose source the capture lost: rename-missing-source) */
+    const struct tbbt_rec *mv = NULL;
+    for (uint64_t s = p->played; !done && !mv && s-- > p->head_seq;) {
+        const struct tbbt_rec *q = &p->ring[s % p->cap];
+        if (q->op == TBBT_OP_RENAME && q->status == TBBT_NFS_OK && tbbt_rec_has(q, TBBT_F_DIR2) &&
+            q->dir2 == dir && q->name2.len == len && !memcmp(tbbt_rec_str(q, q->name2), name, len))
+            mv = q;
+    }
     for (guint i = p->pending->len; i-- > 0;) {
         struct tbbt_rec *x = &((struct ins *)p->pending->pdata[i])->r;
         if (!unbound_make(x)) continue;
-        if (!done && x->dir == dir && x->name.len == len && !memcmp(tbbt_rec_str(x, x->name), name, len)) {
+        int here = x->dir == dir && x->name.len == len && !memcmp(tbbt_rec_str(x, x->name), name, len);
+        if (!here && mv)
+            here = x->dir == mv->dir && x->name.len == mv->name.len &&
+                   !memcmp(tbbt_rec_str(x, x->name), tbbt_rec_str(mv, mv->name), mv->name.len);
+        if (!done && here) {
             retype_make(x, type);
             tbbt_rec_set_u64(x, TBBT_F_NEWOBJ, obj);
             mark_made_empty(p->m, x);

@@ -710,6 +710,30 @@ static void test_lost_dir_removed_name(void **s) {
     tbbt_pass2_free(p);
 }
 
+/* A rename of a name no record made (its create lost) inserts that
+ * create, with no object (the rename's reply shows none); a lookup of
+ * the rename's target then shows the object: the inserted create makes
+ * it (so the replay learns its handle), though it made it under the
+ * rename's source name. */
+static void test_renamed_make_bound(void **s) {
+    (void)s;
+    static const struct line t[] = {
+        {100, 101, 801, "mkdir 0 T cred=1:0:0 dir=1 name=\"d\" set_mode=511 newobj=5 " DIRA},
+        {200, 201, 801, "rename 0 T cred=1:0:0 dir=5 name=\"tmp\" dir2=5 name2=\"new\""},
+        {300, 301, 802, "lookup 0 T cred=1:0:0 dir=5 name=\"new\" newobj=10 " FILEA},
+        {310, 311, 802, "read 0 T cred=1:0:0 obj=10 offset=0 count=10 rcount=10 eof=1 " FILEA},
+        {0, 0, 0, NULL}};
+    GPtrArray *out;
+    struct tbbt_pass2 *p = run(t, &out);
+    assert_int_equal(tbbt_pass2_stats(p)->inserted, 1);
+    const struct tbbt_rec *x = first_inserted(out);
+    assert_int_equal(x->op, TBBT_OP_CREATE);
+    assert_true(tbbt_rec_has(x, TBBT_F_NEWOBJ) && x->newobj == 10);
+    assert_true(x->name.len == 3 && !memcmp(tbbt_rec_str(x, x->name), "tmp", 3));
+    g_ptr_array_free(out, TRUE);
+    tbbt_pass2_free(p);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_later_remove_ran_first),
@@ -734,6 +758,7 @@ int main(void) {
         cmocka_unit_test(test_lost_make_in_lost_dir),
         cmocka_unit_test(test_denied_lookup_after_chmod),
         cmocka_unit_test(test_lost_dir_removed_name),
+        cmocka_unit_test(test_renamed_make_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
