@@ -2873,10 +2873,25 @@ static uint32_t dir_bits_used(const struct tbbt_rec *r, tbbt_id d) {
     return bits;
 }
 
+/* The permission bits on directory d that record r, denied (ACCES),
+ * needed: those dir_bits_used counts for its success. 0 when r was not
+ * denied or proves nothing of d (as dir_bits_used). */
+static uint32_t dir_bits_denied(const struct tbbt_rec *r, tbbt_id d) {
+    if (r->status != TBBT_NFSERR_ACCES || r->cred.flavor != TBBT_AUTH_SYS || r->cred.uid == 0 ||
+        (r->flags & (TBBT_RF_REPLY_LOST | TBBT_RF_INSERTED | TBBT_RF_RPC_ERROR | TBBT_RF_ARGS_CUT)))
+        return 0;
+    unsigned f = r->op < TBBT_OP_COUNT ? tbbt_op_info(r->op)->flags : 0;
+    if ((f & TBBT_OPF_LISTING) && tbbt_rec_has(r, TBBT_F_OBJ) && r->obj == d) return 4;
+    int named = ((f & TBBT_OPF_DIRNAME) && tbbt_rec_has(r, TBBT_F_DIR) && r->dir == d) ||
+                ((f & TBBT_OPF_DIRNAME2) && tbbt_rec_has(r, TBBT_F_DIR2) && r->dir2 == d);
+    return named ? (f & TBBT_OPF_MODIFIES) ? 3 : 1 : 0;
+}
+
 /* The last held record before seq (and after lo) that used directory o
  * with permission bits that o's mode, owner and group as change x sets
- * them would deny (dir_bits_used): the change came after it. 0 when none
- * (or o is no directory, or x changes none of those). */
+ * them would deny (dir_bits_used), or that was denied bits those would
+ * grant (dir_bits_denied): the change came after it. 0 when none (or o
+ * is no directory, or x changes none of those). */
 static uint64_t last_denied_use(const struct tbbt_pass2 *p, const struct tbbt_fsobj *o,
                                 const struct tbbt_rec *x, uint64_t lo, uint64_t seq) {
     if (o->attr.type != TBBT_FT_DIR ||
@@ -2890,6 +2905,8 @@ static uint64_t last_denied_use(const struct tbbt_pass2 *p, const struct tbbt_fs
         const struct tbbt_rec *q = &p->ring[s % p->cap];
         uint32_t bits = dir_bits_used(q, o->id);
         if (bits && ((mode >> tbbt_fsmodel_mode_shift(&a, &q->cred)) & bits) != bits) return s;
+        bits = dir_bits_denied(q, o->id);
+        if (bits && ((mode >> tbbt_fsmodel_mode_shift(&a, &q->cred)) & bits) == bits) return s;
     }
     return 0;
 }

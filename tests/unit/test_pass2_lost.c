@@ -734,6 +734,34 @@ static void test_renamed_make_bound(void **s) {
     tbbt_pass2_free(p);
 }
 
+/* A directory (0700, root's) is shown owned by 1000 later, and no
+ * record made that chown. A lookup by 1000 in it between the two replies
+ * was denied (so 1000 did not own it yet): the chown went after that
+ * lookup, not right after the mkdir that showed the old owner last --
+ * there, the replay would let the lookup through. */
+static void test_chown_after_last_denial(void **s) {
+    (void)s;
+    static const struct line t[] = {
+        {100, 101, 801,
+         "mkdir 0 T cred=1:0:0 dir=1 name=\"d\" set_mode=448 newobj=5 type=2 mode=448 nlink=2 uid=0 gid=0 "
+         "size=4096"},
+        {200, 201, 802, "lookup 13 T cred=1:1000:1000 dir=5 name=\"x\""},
+        {300, 301, 801, "getattr 0 T cred=1:0:0 obj=5 type=2 mode=448 nlink=2 uid=1000 gid=0 size=4096"},
+        {0, 0, 0, NULL}};
+    GPtrArray *out;
+    struct tbbt_pass2 *p = run(t, &out);
+    assert_int_equal(tbbt_pass2_stats(p)->inserted, 1);
+    const struct tbbt_rec *x = first_inserted(out);
+    assert_int_equal(x->op, TBBT_OP_SETATTR);
+    assert_true(tbbt_rec_has(x, TBBT_F_SET_UID) && x->set_uid == 1000);
+    guint k = 0;
+    while (out->pdata[k] != x)
+        k++;
+    assert_true(k > at(out, 200) && k < at(out, 300));
+    g_ptr_array_free(out, TRUE);
+    tbbt_pass2_free(p);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_later_remove_ran_first),
@@ -759,6 +787,7 @@ int main(void) {
         cmocka_unit_test(test_denied_lookup_after_chmod),
         cmocka_unit_test(test_lost_dir_removed_name),
         cmocka_unit_test(test_renamed_make_bound),
+        cmocka_unit_test(test_chown_after_last_denial),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
