@@ -1486,6 +1486,23 @@ static void made_as_shown(struct tbbt_pass2 *p, struct tbbt_rec *x, tbbt_id obj)
     if (x->op != TBBT_OP_SYMLINK && o->attr.mode) tbbt_rec_set_u64(x, TBBT_F_SET_MODE, o->attr.mode & 07777);
 }
 
+/* Inserted make x, made with no object, is shown to have made obj, a
+ * file (no directory) the model holds alive under another name: x was no
+ * make but the link (or the rename, of which the link keeps the old name
+ * too) the capture lost -- a create would give the replay a new file, and
+ * the records on obj after the removal of another of its names would get
+ * STALE. x becomes that link. Returns 1 when it did. */
+static int link_instead(struct tbbt_pass2 *p, struct tbbt_rec *x, tbbt_id obj) {
+    const struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, obj);
+    if (!o || !o->links || (o->flags & TBBT_FSO_GONE) || o->attr.type == TBBT_FT_DIR ||
+        x->op == TBBT_OP_MKDIR)
+        return 0;
+    x->op = TBBT_OP_LINK;
+    x->has &= (1ull << TBBT_F_DIR) | (1ull << TBBT_F_NAME);
+    tbbt_rec_set_u64(x, TBBT_F_OBJ, obj);
+    return 1;
+}
+
 /* A record shows obj as (dir, name): the latest inserted make of that
  * name still waiting to go out with no object (unbound_make) made it,
  * and now says so. Without it the replay makes the name but never learns
@@ -1514,7 +1531,9 @@ static void mend_made(struct tbbt_pass2 *p, tbbt_id dir, const char *name, size_
         if (!here && mv)
             here = x->dir == mv->dir && x->name.len == mv->name.len &&
                    !memcmp(tbbt_rec_str(x, x->name), tbbt_rec_str(mv, mv->name), mv->name.len);
-        if (!done && here) {
+        if (!done && here && link_instead(p, x, obj)) {
+            done = 1;
+        } else if (!done && here) {
             retype_make(x, type);
             tbbt_rec_set_u64(x, TBBT_F_NEWOBJ, obj);
             mark_made_empty(p->m, x);

@@ -762,6 +762,33 @@ static void test_chown_after_last_denial(void **s) {
     tbbt_pass2_free(p);
 }
 
+/* The same, but the object shown under the rename's target lives under
+ * a name the trace made (a): the lost call was a link (or a rename of a
+ * that kept its name), not a create -- the inserted record becomes the
+ * link of that file, so that after a's removal the replay still reads it
+ * (a new file there would leave the handle stale). */
+static void test_renamed_make_is_link(void **s) {
+    (void)s;
+    static const struct line t[] = {
+        {100, 101, 801, "mkdir 0 T cred=1:0:0 dir=1 name=\"d\" set_mode=511 newobj=5 " DIRA},
+        {110, 111, 801, "create 0 T cred=1:0:0 dir=5 name=\"a\" createhow=0 set_mode=420 newobj=10 " FILEA},
+        {200, 201, 801, "rename 0 T cred=1:0:0 dir=5 name=\"tmp\" dir2=5 name2=\"new\""},
+        {300, 301, 802, "lookup 0 T cred=1:0:0 dir=5 name=\"new\" newobj=10 " FILEA},
+        {310, 311, 802, "remove 0 T cred=1:0:0 dir=5 name=\"a\""},
+        {320, 321, 802, "read 0 T cred=1:0:0 obj=10 offset=0 count=10 rcount=10 eof=1 " FILEA},
+        {0, 0, 0, NULL}};
+    GPtrArray *out;
+    struct tbbt_pass2 *p = run(t, &out);
+    const struct tbbt_rec *x = first_inserted(out);
+    assert_int_equal(x->op, TBBT_OP_LINK);
+    assert_true(tbbt_rec_has(x, TBBT_F_OBJ) && x->obj == 10);
+    assert_false(tbbt_rec_has(x, TBBT_F_NEWOBJ));
+    assert_true(x->name.len == 3 && !memcmp(tbbt_rec_str(x, x->name), "tmp", 3));
+    assert_int_equal(tbbt_pass2_stats(p)->inserted, 1);
+    g_ptr_array_free(out, TRUE);
+    tbbt_pass2_free(p);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_later_remove_ran_first),
@@ -788,6 +815,7 @@ int main(void) {
         cmocka_unit_test(test_lost_dir_removed_name),
         cmocka_unit_test(test_renamed_make_bound),
         cmocka_unit_test(test_chown_after_last_denial),
+        cmocka_unit_test(test_renamed_make_is_link),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
