@@ -946,6 +946,10 @@ static int fix_place(struct tbbt_pass2 *p, enum tbbt_fix_act act, const struct t
         if (absent > made) made = absent;
         p->group_after = made >= p->head_seq ? made : 0;
         p->group_lo = made >= p->head_seq ? touch_time(&p->ring[made % p->cap]) : 0;
+        /* and after the directory's own make, when one was inserted there
+         * (its first touch, made_first: not a held record) */
+        const struct ins *dm = pending_make_ins(p, r->dir);
+        if (dm && dm->r.call_time > p->group_lo) p->group_lo = dm->r.call_time;
         group_place(p, early, p->ring[early % p->cap].call_time);
         if (!tbbt_rec_has(r, TBBT_F_MODE)) fit_made_mode(p, r->newobj, early, seq);
         k += remake_names(p, r->newobj, early, 0);
