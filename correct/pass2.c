@@ -831,13 +831,6 @@ static struct tbbt_rec *lookup_like(struct tbbt_pass2 *p, const struct tbbt_rec 
     return x;
 }
 
-/* An early mkdir (fix_place) made directory id before records that
- * listed or found names in it, which the model took as there before the
- * trace: they were made since, by calls the capture lost (a directory
- * made in the trace began empty). Each is made as the lookup that shows
- * it would be, right after the mkdir (before the directory's first use),
- * and the directory began empty; a directory among them, with its names
- * (depth: of the recursion). Returns the records added. */
 /* foreach_initial_name: collects into c the names of directory c->dir
  * there before the trace that a held record has removed since. */
 struct gone_names {
@@ -860,6 +853,14 @@ static uint32_t named_type(const struct tbbt_pass2 *p, tbbt_id dir, const char *
     return s && p->ring[s % p->cap].op == TBBT_OP_RMDIR ? TBBT_FT_DIR : 0;
 }
 
+/* An early mkdir (fix_place) made directory id before records that
+ * listed or found names in it, which the model took as there before the
+ * trace: they were made since, by calls the capture lost (a directory
+ * made in the trace began empty) -- those a held record removed since
+ * too. Each is made as the lookup that shows it would be, right after the
+ * mkdir (before the directory's first use), and the directory began
+ * empty; a directory among them, with its names (depth: of the
+ * recursion). Returns the records added. */
 static int remake_names(struct tbbt_pass2 *p, tbbt_id id, uint64_t early, unsigned depth) {
     struct tbbt_rec *mk = pending_make(p, id);
     struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, id);
