@@ -3280,7 +3280,9 @@ static uint64_t explained_later(struct tbbt_pass2 *p, const struct tbbt_rec *v, 
  * that record first; sent in the records' order, r would get through.
  * Returns its seq, or 0. */
 static uint64_t denied_by_later(struct tbbt_pass2 *p, const struct tbbt_rec *v, uint64_t seq) {
-    if (v->status != TBBT_NFSERR_ACCES || (v->flags & TBBT_RF_NAME_SYNTH) || search_denied(p->m, v)) return 0;
+    if ((v->op != TBBT_OP_LOOKUP && v->op != TBBT_OP_READDIR && v->op != TBBT_OP_READDIRPLUS) ||
+        v->status != TBBT_NFSERR_ACCES || (v->flags & TBBT_RF_NAME_SYNTH) || search_denied(p->m, v))
+        return 0;
     struct tbbt_fsmodel *c = NULL;
     uint64_t found = 0;
     for (uint64_t s = seq + 1; s < p->next_seq && !found; s++) {
