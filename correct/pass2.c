@@ -2995,7 +2995,7 @@ static int in_flight(const struct tbbt_fsobj *o, const struct tbbt_rec *r) {
  * chown (the model would otherwise learn it from the reply unnoticed). */
 static int sets_in_flight(const struct tbbt_pass2 *p, const struct tbbt_fsobj *o, const struct tbbt_rec *r,
                           uint64_t seq) {
-    for (uint64_t s = seq; s-- > p->head_seq;) {
+    for (uint64_t s = seq; s-- > p->head_seq && s + 4 * LOOKAHEAD > seq;) { /* a recent call */
         const struct tbbt_rec *q = &p->ring[s % p->cap];
         if (q->op != TBBT_OP_SETATTR || !tbbt_rec_has(q, TBBT_F_OBJ) || q->obj != o->id) continue;
         if ((q->flags & TBBT_RF_REPLY_LOST) || touch_time(q) > r->call_time) return 1;
