@@ -487,6 +487,18 @@ static void note_set(struct tbbt_pass2 *p, const struct tbbt_rec *x, uint64_t se
     o->shown_time = t;
 }
 
+/* Corrective make x, placed just after held record seq, made its object
+ * there: that is the object's first touch when the records that touched
+ * it so far come later (a lost mkdir placed before its first use that a
+ * later record revealed). A lost make of a name in it, revealed later
+ * still, may then go before the first use of its own object, which the
+ * directory's first traced record followed (made_before_use). */
+static void made_first(struct tbbt_pass2 *p, const struct tbbt_rec *x, uint64_t seq) {
+    if (!sets_attrs(x) || x->op == TBBT_OP_SETATTR || !seq) return;
+    struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, x->newobj);
+    if (o && o->first_seq > seq) o->first_seq = seq;
+}
+
 /* Orders waiting records by (before_seq, call time, insertion order). */
 static int ins_before(const struct ins *a, const struct ins *b) {
     if (a->before_seq != b->before_seq) return a->before_seq < b->before_seq;
@@ -542,6 +554,7 @@ static void group_place(struct tbbt_pass2 *p, uint64_t seq, int64_t hi) {
         record_objects(p->m, &x->r, ids);
         for (int k = 0; k < 4; k++)
             touch(p, ids[k], t[i], x->before_seq - 1);
+        made_first(p, &x->r, x->before_seq - 1);
         note_set(p, &x->r, x->before_seq - 1, t[i]);
         pending_add(p, x);
     }
@@ -719,6 +732,47 @@ static uint64_t last_named(const struct tbbt_pass2 *p, tbbt_id dir, const char *
     return 0;
 }
 
+/* The waiting inserted make of object id (its entry), or NULL. */
+static struct ins *pending_make_ins(struct tbbt_pass2 *p, tbbt_id id) {
+    for (guint i = p->pending->len; i-- > 0;) {
+        struct ins *x = p->pending->pdata[i];
+        if (x->r.op < TBBT_OP_COUNT && (tbbt_op_info(x->r.op)->flags & TBBT_OPF_CREATES) &&
+            tbbt_rec_has(&x->r, TBBT_F_NEWOBJ) && x->r.newobj == id)
+            return x;
+    }
+    return NULL;
+}
+
+/* Directory id, made by an inserted mkdir still waiting to go out, must
+ * exist before held record seq (a lost make in it goes before the first
+ * use of the object it made, made_before_use): that mkdir, placed after
+ * seq (anywhere between its parent's making and id's first use: the
+ * capture does not say where), moves to just before seq -- unless its
+ * parent is not known to exist there or a held record between named it
+ * (found the name absent). Returns 1 when id is made before seq. */
+static int make_earlier(struct tbbt_pass2 *p, tbbt_id id, uint64_t seq) {
+    struct ins *x = pending_make_ins(p, id);
+    if (!x || x->r.op != TBBT_OP_MKDIR || !tbbt_rec_has(&x->r, TBBT_F_DIR) || seq <= p->head_seq ||
+        seq > p->played)
+        return 0;
+    if (x->before_seq <= seq) return 1;
+    const struct tbbt_fsobj *pd = tbbt_fsmodel_obj(p->m, x->r.dir);
+    int parent_there = pd && (pd->flags & TBBT_FSO_CREATED) ? pd->first_seq && pd->first_seq < seq
+                                                            : pd && (pd->flags & TBBT_FSO_INITIAL);
+    if (!parent_there ||
+        last_named(p, x->r.dir, tbbt_rec_str(&x->r, x->r.name), x->r.name.len, x->before_seq) >= seq)
+        return 0;
+    g_ptr_array_remove(p->pending, x);
+    int64_t hi = p->ring[seq % p->cap].call_time, lo = p->ring[(seq - 1) % p->cap].call_time;
+    if (p->have_out && lo < p->last_out_time) lo = p->last_out_time;
+    if (lo > hi) lo = hi;
+    x->r.call_time = x->r.reply_time = lo; /* before what goes there for names in it */
+    x->before_seq = seq;
+    made_first(p, &x->r, seq - 1);
+    pending_add(p, x);
+    return 1;
+}
+
 /* The held record before which a correction that makes (r->dir, r->name)
  * as r->newobj must go, when that object was used before r revealed it:
  * its first use, if the object was never named nor made, the name never
@@ -732,7 +786,8 @@ static uint64_t made_before_use(struct tbbt_pass2 *p, const struct tbbt_rec *r, 
     const struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, r->newobj);
     const struct tbbt_fsobj *d = tbbt_fsmodel_obj(p->m, r->dir);
     if (!o || !d || o->links || (o->flags & TBBT_FSO_CREATED) || o->first_seq >= seq ||
-        o->first_seq < p->head_seq || !tbbt_fsmodel_dir_fresh(p->m, r->dir) || d->first_seq >= o->first_seq)
+        o->first_seq < p->head_seq || !tbbt_fsmodel_dir_fresh(p->m, r->dir) ||
+        (d->first_seq >= o->first_seq && !make_earlier(p, r->dir, o->first_seq)))
         return 0;
     /* the name never met, or met only absent before that use */
     const struct tbbt_fsdent *n = tbbt_fsmodel_dent(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len);
@@ -806,13 +861,36 @@ static struct tbbt_rec *lookup_like(struct tbbt_pass2 *p, const struct tbbt_rec 
     return x;
 }
 
+/* foreach_initial_name: collects into c the names of directory c->dir
+ * there before the trace that a held record has removed since. */
+struct gone_names {
+    tbbt_id dir;
+    GPtrArray *names;
+    GArray *objs;
+};
+static void gone_name(void *ctx, const struct tbbt_fsdent *d) {
+    struct gone_names *c = ctx;
+    if (d->dir != c->dir || d->state != TBBT_NAME_ABSENT) return;
+    g_ptr_array_add(c->names, g_strndup(d->name, d->len));
+    g_array_append_val(c->objs, d->init_obj);
+}
+
+/* The type of the object of (dir, name, len) as the last held record
+ * before seq that named it shows it: a directory for an rmdir, else 0. */
+static uint32_t named_type(const struct tbbt_pass2 *p, tbbt_id dir, const char *name, size_t len,
+                           uint64_t seq) {
+    uint64_t s = last_named(p, dir, name, len, seq);
+    return s && p->ring[s % p->cap].op == TBBT_OP_RMDIR ? TBBT_FT_DIR : 0;
+}
+
 /* An early mkdir (fix_place) made directory id before records that
  * listed or found names in it, which the model took as there before the
  * trace: they were made since, by calls the capture lost (a directory
- * made in the trace began empty). Each is made as the lookup that shows
- * it would be, right after the mkdir (before the directory's first use),
- * and the directory began empty; a directory among them, with its names
- * (depth: of the recursion). Returns the records added. */
+ * made in the trace began empty) -- those a held record removed since
+ * too. Each is made as the lookup that shows it would be, right after the
+ * mkdir (before the directory's first use), and the directory began
+ * empty; a directory among them, with its names (depth: of the
+ * recursion). Returns the records added. */
 static int remake_names(struct tbbt_pass2 *p, tbbt_id id, uint64_t early, unsigned depth) {
     struct tbbt_rec *mk = pending_make(p, id);
     struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, id);
@@ -824,6 +902,11 @@ static int remake_names(struct tbbt_pass2 *p, tbbt_id id, uint64_t early, unsign
         g_ptr_array_add(names, g_strndup(d->name, d->len));
         g_array_append_val(objs, d->obj);
     }
+    /* and the ones removed since (an rmdir or remove that found them
+     * there): made too, the removal takes them away again */
+    guint present = names->len;
+    struct gone_names gn = {id, names, objs};
+    tbbt_fsmodel_foreach_initial_name(p->m, gone_name, &gn);
     o->flags = (o->flags & ~(uint32_t)TBBT_FSO_INIT_NAMES) | TBBT_FSO_MADE_EMPTY;
     mk->flags |= TBBT_RF_MADE_EMPTY;
     int64_t lo = mk->call_time;
@@ -842,8 +925,10 @@ static int remake_names(struct tbbt_pass2 *p, tbbt_id id, uint64_t early, unsign
         tbbt_rec_set_u64(x, TBBT_F_DIR, id);
         tbbt_rec_set_str(x, TBBT_F_NAME, name, len);
         if (obj) tbbt_rec_set_u64(x, TBBT_F_NEWOBJ, obj);
+        uint32_t gone_type = i >= present ? named_type(p, id, name, len, p->next_seq) : 0;
         uint32_t type = c && c->attr.type   ? c->attr.type
                         : c && c->nchildren ? TBBT_FT_DIR
+                        : gone_type         ? gone_type
                                             : listed_type(p, id, name, len);
         tbbt_rec_set_u64(x, TBBT_F_TYPE, type);
         struct tbbt_fix_out fo = {p->m, group_emit, p, &p->scratch};
@@ -852,6 +937,10 @@ static int remake_names(struct tbbt_pass2 *p, tbbt_id id, uint64_t early, unsign
         if (tbbt_fix_run(TBBT_FIX_MAKE_BY_REPLY, x, &fo) < 0 || !p->group->len) continue;
         n += (int)p->group->len;
         group_place(p, early, p->ring[early % p->cap].call_time);
+        if (i >= present) { /* removed since */
+            tbbt_fsmodel_unlink(p->m, id, name, len);
+            continue;
+        }
         if (type == TBBT_FT_DIR && obj) n += remake_names(p, obj, early, depth + 1); /* its names too */
     }
     g_ptr_array_free(names, TRUE);
@@ -888,6 +977,10 @@ static int fix_place(struct tbbt_pass2 *p, enum tbbt_fix_act act, const struct t
         if (absent > made) made = absent;
         p->group_after = made >= p->head_seq ? made : 0;
         p->group_lo = made >= p->head_seq ? touch_time(&p->ring[made % p->cap]) : 0;
+        /* and after the directory's own make, when one was inserted there
+         * (its first touch, made_first: not a held record) */
+        const struct ins *dm = pending_make_ins(p, r->dir);
+        if (dm && dm->r.call_time > p->group_lo) p->group_lo = dm->r.call_time;
         group_place(p, early, p->ring[early % p->cap].call_time);
         if (!tbbt_rec_has(r, TBBT_F_MODE)) fit_made_mode(p, r->newobj, early, seq);
         k += remake_names(p, r->newobj, early, 0);
@@ -1428,6 +1521,23 @@ static void made_as_shown(struct tbbt_pass2 *p, struct tbbt_rec *x, tbbt_id obj)
     if (x->op != TBBT_OP_SYMLINK && o->attr.mode) tbbt_rec_set_u64(x, TBBT_F_SET_MODE, o->attr.mode & 07777);
 }
 
+/* Inserted make x, made with no object, is shown to have made obj, a
+ * file (no directory) the model holds alive under another name: x was no
+ * make but the link (or the rename, of which the link keeps the old name
+ * too) the capture lost -- a create would give the replay a new file, and
+ * the records on obj after the removal of another of its names would get
+ * STALE. x becomes that link. Returns 1 when it did. */
+static int link_instead(struct tbbt_pass2 *p, struct tbbt_rec *x, tbbt_id obj) {
+    const struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, obj);
+    if (!o || !o->links || (o->flags & TBBT_FSO_GONE) || o->attr.type == TBBT_FT_DIR ||
+        x->op == TBBT_OP_MKDIR)
+        return 0;
+    x->op = TBBT_OP_LINK;
+    x->has &= (1ull << TBBT_F_DIR) | (1ull << TBBT_F_NAME);
+    tbbt_rec_set_u64(x, TBBT_F_OBJ, obj);
+    return 1;
+}
+
 /* A record shows obj as (dir, name): the latest inserted make of that
  * name still waiting to go out with no object (unbound_make) made it,
  * and now says so. Without it the replay makes the name but never learns
@@ -1440,10 +1550,25 @@ static void mend_made(struct tbbt_pass2 *p, tbbt_id dir, const char *name, size_
     const struct tbbt_fsdent *d = tbbt_fsmodel_dent(p->m, dir, name, len);
     uint64_t left = 0;
     int done = !d || d->state != TBBT_NAME_PRESENT || d->obj; /* the name holds an unknown object */
+    /* the name a held rename moved it from (the make's name, made for a
+     * rename whose source the capture lost: rename-missing-source) */
+    const struct tbbt_rec *mv = NULL;
+    for (uint64_t s = p->played; !done && !mv && s-- > p->head_seq;) {
+        const struct tbbt_rec *q = &p->ring[s % p->cap];
+        if (q->op == TBBT_OP_RENAME && q->status == TBBT_NFS_OK && tbbt_rec_has(q, TBBT_F_DIR2) &&
+            q->dir2 == dir && q->name2.len == len && !memcmp(tbbt_rec_str(q, q->name2), name, len))
+            mv = q;
+    }
     for (guint i = p->pending->len; i-- > 0;) {
         struct tbbt_rec *x = &((struct ins *)p->pending->pdata[i])->r;
         if (!unbound_make(x)) continue;
-        if (!done && x->dir == dir && x->name.len == len && !memcmp(tbbt_rec_str(x, x->name), name, len)) {
+        int here = x->dir == dir && x->name.len == len && !memcmp(tbbt_rec_str(x, x->name), name, len);
+        if (!here && mv)
+            here = x->dir == mv->dir && x->name.len == mv->name.len &&
+                   !memcmp(tbbt_rec_str(x, x->name), tbbt_rec_str(mv, mv->name), mv->name.len);
+        if (!done && here && link_instead(p, x, obj)) {
+            done = 1;
+        } else if (!done && here) {
             retype_make(x, type);
             tbbt_rec_set_u64(x, TBBT_F_NEWOBJ, obj);
             mark_made_empty(p->m, x);
@@ -3072,8 +3197,10 @@ static tbbt_id attrs_of(const struct tbbt_rec *r) {
  * setattr sets what it sets; a write and a commit only grow or keep a
  * file). A size counts only smaller: a larger one is the trace's writes,
  * lost or not. Returns the rule row for the first difference (mode,
- * owner, size), or -1 when none. */
-static int attrs_changed(const struct tbbt_fsobj *o, const struct tbbt_rec *r, struct tbbt_rec *x) {
+ * owner, size), or -1 when none. A size only when sizes is set (no
+ * record that may change it was in flight). */
+static int attrs_changed(const struct tbbt_fsobj *o, const struct tbbt_rec *r, int sizes,
+                         struct tbbt_rec *x) {
     tbbt_rec_clear(x);
     x->client = r->client, x->server = r->server, x->vers = r->vers, x->flags = r->flags & TBBT_RF_TCP;
     tbbt_rec_set_u64(x, TBBT_F_OBJ, o->id);
@@ -3095,7 +3222,7 @@ static int attrs_changed(const struct tbbt_fsobj *o, const struct tbbt_rec *r, s
         r->gid != o->attr.gid)
         tbbt_rec_set_u64(x, TBBT_F_GID, r->gid);
     uint64_t size = setattr && tbbt_rec_has(r, TBBT_F_SET_SIZE) ? r->set_size : o->attr.size;
-    if ((o->flags & TBBT_FSO_ATTRS) && tbbt_rec_has(r, TBBT_F_SIZE) && o->attr.type == TBBT_FT_REG &&
+    if (sizes && (o->flags & TBBT_FSO_ATTRS) && tbbt_rec_has(r, TBBT_F_SIZE) && o->attr.type == TBBT_FT_REG &&
         r->type == TBBT_FT_REG && r->op != TBBT_OP_WRITE && r->op != TBBT_OP_COMMIT && r->size < size)
         tbbt_rec_set_u64(x, TBBT_F_SIZE, r->size);
     if (tbbt_rec_has(x, TBBT_F_MODE))
@@ -3151,10 +3278,25 @@ static uint32_t dir_bits_used(const struct tbbt_rec *r, tbbt_id d) {
     return bits;
 }
 
+/* The permission bits on directory d that record r, denied (ACCES),
+ * needed: those dir_bits_used counts for its success. 0 when r was not
+ * denied or proves nothing of d (as dir_bits_used). */
+static uint32_t dir_bits_denied(const struct tbbt_rec *r, tbbt_id d) {
+    if (r->status != TBBT_NFSERR_ACCES || r->cred.flavor != TBBT_AUTH_SYS || r->cred.uid == 0 ||
+        (r->flags & (TBBT_RF_REPLY_LOST | TBBT_RF_INSERTED | TBBT_RF_RPC_ERROR | TBBT_RF_ARGS_CUT)))
+        return 0;
+    unsigned f = r->op < TBBT_OP_COUNT ? tbbt_op_info(r->op)->flags : 0;
+    if ((f & TBBT_OPF_LISTING) && tbbt_rec_has(r, TBBT_F_OBJ) && r->obj == d) return 4;
+    int named = ((f & TBBT_OPF_DIRNAME) && tbbt_rec_has(r, TBBT_F_DIR) && r->dir == d) ||
+                ((f & TBBT_OPF_DIRNAME2) && tbbt_rec_has(r, TBBT_F_DIR2) && r->dir2 == d);
+    return named ? (f & TBBT_OPF_MODIFIES) ? 3 : 1 : 0;
+}
+
 /* The last held record before seq (and after lo) that used directory o
  * with permission bits that o's mode, owner and group as change x sets
- * them would deny (dir_bits_used): the change came after it. 0 when none
- * (or o is no directory, or x changes none of those). */
+ * them would deny (dir_bits_used), or that was denied bits those would
+ * grant (dir_bits_denied): the change came after it. 0 when none (or o
+ * is no directory, or x changes none of those). */
 static uint64_t last_denied_use(const struct tbbt_pass2 *p, const struct tbbt_fsobj *o,
                                 const struct tbbt_rec *x, uint64_t lo, uint64_t seq) {
     if (o->attr.type != TBBT_FT_DIR ||
@@ -3168,6 +3310,8 @@ static uint64_t last_denied_use(const struct tbbt_pass2 *p, const struct tbbt_fs
         const struct tbbt_rec *q = &p->ring[s % p->cap];
         uint32_t bits = dir_bits_used(q, o->id);
         if (bits && ((mode >> tbbt_fsmodel_mode_shift(&a, &q->cred)) & bits) != bits) return s;
+        bits = dir_bits_denied(q, o->id);
+        if (bits && ((mode >> tbbt_fsmodel_mode_shift(&a, &q->cred)) & bits) == bits) return s;
     }
     return 0;
 }
@@ -3223,6 +3367,23 @@ static int in_flight(const struct tbbt_fsobj *o, const struct tbbt_rec *r) {
     return o->last_time > r->call_time;
 }
 
+/* Was a record that may set o's mode or owner -- a setattr of o, one
+ * whose reply was lost too -- called before r (held as seq) and still
+ * waiting for its reply when r was called? Only such a record can explain
+ * that r's reply shows another mode or owner than the model's: the other
+ * records in flight on a shared directory (makes, removes, renames in it)
+ * change neither, and a difference they do not explain is a lost chmod or
+ * chown (the model would otherwise learn it from the reply unnoticed). */
+static int sets_in_flight(const struct tbbt_pass2 *p, const struct tbbt_fsobj *o, const struct tbbt_rec *r,
+                          uint64_t seq) {
+    for (uint64_t s = seq; s-- > p->head_seq && s + 4 * LOOKAHEAD > seq;) { /* a recent call */
+        const struct tbbt_rec *q = &p->ring[s % p->cap];
+        if (q->op != TBBT_OP_SETATTR || !tbbt_rec_has(q, TBBT_F_OBJ) || q->obj != o->id) continue;
+        if ((q->flags & TBBT_RF_REPLY_LOST) || touch_time(q) > r->call_time) return 1;
+    }
+    return 0;
+}
+
 /* Is a link of object id, held before seq, one the snaplen cut (the
  * model has not its name: a link the trace has, not a lost one)? */
 static int link_cut(const struct tbbt_pass2 *p, tbbt_id id, uint64_t seq) {
@@ -3254,8 +3415,10 @@ static void check_attrs(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t
     struct tbbt_rec *x = &p->look;
     tbbt_id id = tbbt_rec_has(r, TBBT_F_TYPE) ? attrs_of(r) : 0;
     struct tbbt_fsobj *o = id ? tbbt_fsmodel_obj(p->m, id) : NULL;
-    int known = o && (o->flags & (TBBT_FSO_ATTRS | TBBT_FSO_RMODE)) && !in_flight(o, r);
-    int row = known ? attrs_changed(o, r, x) : -1;
+    int busy = o && in_flight(o, r);
+    int known =
+        o && (o->flags & (TBBT_FSO_ATTRS | TBBT_FSO_RMODE)) && !(busy && sets_in_flight(p, o, r, seq));
+    int row = known ? attrs_changed(o, r, !busy, x) : -1;
     if (row >= 0) attrs_reveal(p, o, r, seq, row, x);
     row = o && !in_flight(o, r) && !links_waiting(p, o->id) && !link_cut(p, o->id, seq)
               ? links_changed(o, r, x)
@@ -3486,6 +3649,33 @@ static uint64_t explained_later(struct tbbt_pass2 *p, const struct tbbt_rec *v, 
         if (agrees(tbbt_oc_predict(c, v), traced)) found = s;
     }
     tbbt_fsmodel_free(c);
+    return found;
+}
+
+/* Lookup or listing r (held as seq, v as judged), traced as denied
+ * (ACCES, which the model judges of a lookup or listing only when its
+ * reply is lost: search_denied), that the directory's mode the model
+ * holds allows: the first later held record of another client, whose
+ * call overlaps r's and names an object r names (a chmod or chown of the
+ * directory), after which the model, on a copy, denies r. The server ran
+ * that record first; sent in the records' order, r would get through.
+ * Returns its seq, or 0. */
+static uint64_t denied_by_later(struct tbbt_pass2 *p, const struct tbbt_rec *v, uint64_t seq) {
+    if ((v->op != TBBT_OP_LOOKUP && v->op != TBBT_OP_READDIR && v->op != TBBT_OP_READDIRPLUS) ||
+        v->status != TBBT_NFSERR_ACCES || (v->flags & TBBT_RF_NAME_SYNTH) || search_denied(p->m, v))
+        return 0;
+    struct tbbt_fsmodel *c = NULL;
+    uint64_t found = 0;
+    for (uint64_t s = seq + 1; s < p->next_seq && !found; s++) {
+        const struct tbbt_rec *q = &p->ring[s % p->cap];
+        if (q->call_time >= v->reply_time) break;
+        if (!changes_state(q) || !overlaps(v, q) || !share_object(p->m, v, q)) continue;
+        if (!c) c = tbbt_fsmodel_clone(p->m);
+        tbbt_fsmodel_apply(c, q, q->status);
+        if (search_denied(c, v)) found = s;
+    }
+    tbbt_fsmodel_free(c);
+    if (found) p->st.concurrent++;
     return found;
 }
 
@@ -3780,12 +3970,13 @@ static void judge(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
     enum tbbt_oc pred = tbbt_oc_predict(p->m, v);
     enum tbbt_oc traced = tbbt_oc_traced(p->m, v);
     uint64_t defer_after = 0, reapply = 0;
-    if (traced == TBBT_OC_OTHER)
-        p->st.unmodelled++;
-    else if ((pred == TBBT_OC_ANY || pred == TBBT_OC_OK) && traced == TBBT_OC_STALE &&
-             !(r->flags & TBBT_RF_NAME_SYNTH) && tbbt_rec_has(r, TBBT_F_OBJ) &&
-             (tbbt_op_info(r->op)->flags & TBBT_OPF_OBJ) &&
-             !(tbbt_op_info(r->op)->flags & TBBT_OPF_DIRNAME) && nameless_unknown(p->m, r->obj))
+    if (traced == TBBT_OC_OTHER) {
+        defer_after = denied_by_later(p, v, seq);
+        if (!defer_after) p->st.unmodelled++;
+    } else if ((pred == TBBT_OC_ANY || pred == TBBT_OC_OK) && traced == TBBT_OC_STALE &&
+               !(r->flags & TBBT_RF_NAME_SYNTH) && tbbt_rec_has(r, TBBT_F_OBJ) &&
+               (tbbt_op_info(r->op)->flags & TBBT_OPF_OBJ) &&
+               !(tbbt_op_info(r->op)->flags & TBBT_OPF_DIRNAME) && nameless_unknown(p->m, r->obj))
         stale_unknown(p, r, seq);
     else if (pred != TBBT_OC_ANY && pred != traced && !(r->flags & TBBT_RF_NAME_SYNTH) &&
              !withheld(p, r, pred, traced) && !concurrent(p, v, seq, traced, &defer_after, &reapply))

@@ -449,7 +449,13 @@ static int set_mode(struct tbbt_fix_out *out, const struct tbbt_rec *r) {
     int want_ok = r->status == TBBT_NFS_OK;
     uint32_t need = tbbt_fsmodel_access_need(r);
     if (!need) return -1;
-    uint32_t bit = need << tbbt_fsmodel_mode_shift(&o->attr, &r->cred);
+    /* the class of the caller by the owner the reply shows, if it shows
+     * one: the model's may be guessed (a lost create) or out of date (a
+     * lost chown, which this setattr restores too) */
+    struct tbbt_fsattr a = o->attr;
+    if (tbbt_rec_has(r, TBBT_F_UID)) a.uid = r->uid;
+    if (tbbt_rec_has(r, TBBT_F_GID)) a.gid = r->gid;
+    uint32_t bit = need << tbbt_fsmodel_mode_shift(&a, &r->cred);
     uint32_t mode = want_ok ? (o->rmode | bit) : (o->rmode & ~bit);
     if (tbbt_rec_has(r, TBBT_F_MODE) && (((r->mode & bit) != 0) == want_ok)) mode = r->mode & 07777;
     struct tbbt_rec *x = root_setattr(out, r);

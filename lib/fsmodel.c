@@ -714,6 +714,9 @@ static void apply_rename(struct tbbt_fsmodel *m, const struct tbbt_rec *r, int s
         tbbt_fsmodel_learn_present(m, r->dir2, n2, r->name2.len, r->victim2);
     /* the source's object keeps its link count across the move */
     struct tbbt_fsdent *s = tbbt_fsmodel_dent(m, r->dir, n, r->name.len);
+    /* a name never met in a directory the trace made (known absent): the
+     * rename's success says a lost call made it */
+    if (!s) s = tbbt_fsmodel_learn_present(m, r->dir, n, r->name.len, src);
     dent_detach(m, s);
     s->state = TBBT_NAME_ABSENT;
     s->obj = 0;

@@ -7,10 +7,11 @@
 # bursts of 10 to 500 (tbbt-pcapdrop). Pass 2 repairs what later replies
 # reveal (a lost chmod, chown, chgrp, link, rename, removal) and decides
 # what lost replies got, and each trace is replayed in both orders, three
-# times, each on a fresh server and image. Checked: at least 98% of all
-# records match every time (36 traces of fresh captures measured 98.5-100%
-# in both orders on 2026-11-26, at least 99.9% on 29, docs/validation.md;
-# before, 94.5-100%). Issue 21's targets,
+# times, each on a fresh server and image. Checked: at least 99% of all
+# records match every time (36 traces of six fresh captures measured
+# 99.49-100% in both orders on 2026-11-27, at least 99.9% on 35,
+# docs/validation.md; on 2026-11-26 98.5-100%, before that 94.5-100%).
+# Issue 21's targets,
 # printed as MISS lines while they are not met (not failures): 99.9% every
 # time, and the three runs of one trace and order giving the same matched
 # count (the result does not depend on how the server schedules pipelined
@@ -25,7 +26,7 @@ BUILD=${1:?usage: lost_state.sh BUILD_DIR SRC_DIR}
 SRC=${2:?usage: lost_state.sh BUILD_DIR SRC_DIR}
 OPS=${TBBT_E2E_OPS:-3000}
 SEED=${TBBT_E2E_SEED:-31}
-MIN=98.0
+MIN=99.0
 TARGET=99.9
 
 . "$SRC/tests/lib/ganesha.sh"
