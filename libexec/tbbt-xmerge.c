@@ -206,7 +206,7 @@ static void take(struct input *in) {
         return;
     }
     if (fwrite(in->line, 1, in->len, M.out) != in->len) {
-        g_string_printf(M.err, "write failed: %s", strerror(errno));
+        g_string_printf(M.err, "%s: write failed: %s", M.out_path ? M.out_path : "stdout", strerror(errno));
         fatal(M.err->str);
     }
     M.n++;
