@@ -24,6 +24,7 @@
 
 #include <glib.h>
 
+#include "oom.h"
 #include "textcols.h"
 
 #define PROG "tbbt-merge" /* messages are the Perl tool's */
@@ -319,6 +320,7 @@ static GOptionEntry opt_table[] = {
 };
 
 int main(int argc, char **argv) {
+    tbbt_oom_on_failure("tbbt-merge"); /* a failed allocation: one line, exit 1 (lib/oom.h) */
     GOptionContext *ctx = g_option_context_new("FD PID NAME...  (tbbt-merge's helper)");
     GError *gerr = NULL;
     struct input *in = NULL;
