@@ -835,6 +835,13 @@ void tbbt_fsmodel_apply(struct tbbt_fsmodel *m, const struct tbbt_rec *r, int st
     }
     if ((f & TBBT_OPF_OBJ) && r->op != TBBT_OP_LINK && status == TBBT_NFS_OK) apply_obj(m, r);
     if (!(f & TBBT_OPF_DIRNAME) || !r->dir) return;
+    if (!tbbt_rec_has(r, TBBT_F_NAME)) { /* no name (a hand-edited record; found by fuzz/fuzz_pass3): */
+        if (status == TBBT_NFS_OK && tbbt_rec_has(r, TBBT_F_NEWOBJ) && r->newobj) { /* never the name "" */
+            touch(m, r->newobj);
+            tbbt_fsmodel_learn_attrs(m, r->newobj, r);
+        }
+        return;
+    }
     const char *n = tbbt_rec_str(r, r->name);
     if (tbbt_dot_name(n, r->name.len)) return;
     if (status == TBBT_NFS_OK || status == TBBT_NFSERR_NOENT) {
