@@ -27,7 +27,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 PIECE=16     # packets per capture piece
 PIECES=24    # pieces kept per capture (the first ones, then every k-th)
-LINES=48     # records per piece of a record stream (pass2, pass3, play)
+LINES=24     # records per piece of a record stream (pass2, pass3, play)
 
 # captures: every capture we can read, decompressed
 caps=("$top"/tests/data/*.zst)

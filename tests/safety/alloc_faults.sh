@@ -15,8 +15,8 @@
 # Commands: tbbt-prep (all three passes: records, map, summary JSON),
 # tbbt-check --write (pass 2), tbbt-map (pass 3), tbbt-play --simulate
 # (the player's model run: reader, policy, simulator, results JSON), on
-# the bundled capture. tbbt-init and a real replay (a server) are not
-# swept here.
+# the bundled capture. Then, where nfs-ganesha runs, tbbt-init and a
+# replay (tbbt-play) against it, fewer N (a server run each; below).
 # GLib's thread primitives (GPrivate, GRWLock, GCond: gthread-posix.c)
 # allocate on first use and abort on a refusal without a message through
 # the log ("Unexpected error from C library during 'malloc'"): by GLib's
@@ -28,7 +28,7 @@
 # which is what GLib 2.76 and later always do (lib/oom.h says so).
 # Not under a sanitizer: AddressSanitizer's allocator and an LD_PRELOAD
 # one do not mix (the test says so and is skipped).
-#   TBBT_ALLOC_MAX   sampled N per command beyond the first 20 (default 300)
+#   TBBT_ALLOC_MAX   sampled N per command beyond the first 20 (default 200)
 #   TBBT_ALLOC_SEED  the sample's seed (default 1)
 #   TBBT_ALLOC_ALL=1 every N
 # Usage (ctest): bash alloc_faults.sh BUILD_DIR SRC_DIR
@@ -47,28 +47,34 @@ if grep -q -E '^TBBT_SANITIZE:[A-Z]*=.*(address|thread|undefined|memory)' "$B/CM
 fi
 e2e_begin alloc-faults
 export G_SLICE=always-malloc
-MAX=${TBBT_ALLOC_MAX:-300}
+MAX=${TBBT_ALLOC_MAX:-200}
 SEED=${TBBT_ALLOC_SEED:-1}
 TRACE=$SRC/traces/ganesha-libnfs-mixed.pcap.zst
 "$B/transform/tbbt-prep" -q -o "$TMP/in.tbbt" "$TRACE" >/dev/null &&
     "$B/transform/tbbt-prep" -q --no-map -o "$TMP/raw.tbbt" "$TRACE" >/dev/null
 check "the inputs were made" [ -s "$TMP/in.tbbt" -a -s "$TMP/raw.tbbt" ]
 
-# which K: the N to try of K allocations, one a line
+# which K MAX FIRST: the N to try of K allocations, one a line: 1..FIRST
+# and MAX of the rest (seeded)
 which_n() {
-    local k=$1
-    if [ -n "${TBBT_ALLOC_ALL:-}" ] || [ "$k" -le $((20 + MAX)) ]; then
+    local k=$1 max=$2 first=$3
+    if [ -n "${TBBT_ALLOC_ALL:-}" ] || [ "$k" -le $((first + max)) ]; then
         seq 1 "$k"
         return
     fi
-    seq 1 20
-    awk -v k="$k" -v m="$MAX" -v s="$SEED" 'BEGIN { srand(s); while (n < m) { x = 21 + int(rand() * (k - 20)); if (!(x in seen)) { seen[x] = 1; n++; print x } } }' | sort -n
+    seq 1 "$first"
+    awk -v k="$k" -v m="$max" -v f="$first" -v s="$SEED" 'BEGIN { srand(s); while (n < m) { x = f + 1 + int(rand() * (k - f)); if (!(x in seen)) { seen[x] = 1; n++; print x } } }' | sort -n
 }
 
 # same A B: the same output (a JSON report's own run time, CPU time and
 # peak memory aside)
 same() {
     case $1 in
+    *.manifest) # another run's file handles: whole when it ends as the clean run's did
+        [ "$(tail -1 "$1")" = "$(tail -1 "$2")" ] && [ "$(wc -l <"$1")" = "$(wc -l <"$2")" ] ;;
+    */srv-*.json) # another run's figures: whole when it parses with the same keys, complete
+        perl -MJSON::PP -e 'local $/; my @k = map { open my $f, "<", $_ or exit 1; my $j = eval { decode_json(<$f>) } or exit 1;
+            exit 1 if exists $j->{complete} && !$j->{complete}; join ",", sort keys %$j } @ARGV; exit($k[0] ne $k[1])' "$1" "$2" ;;
     *.json) cmp -s <(sed -E 's/"(wall_s|cpu_s|maxrss_kb)": *[0-9.e+-]+//g' "$1") \
         <(sed -E 's/"(wall_s|cpu_s|maxrss_kb)": *[0-9.e+-]+//g' "$2") ;;
     *) cmp -s "$1" "$2" ;;
@@ -84,7 +90,7 @@ sweep() {
     (cd "$d/ref" && TBBT_FAILMALLOC_COUNT="$d/count" LD_PRELOAD=$LIB exec "$@") >"$d/ref.out" 2>&1 ||
         { check "$name: runs with nothing refused ($(tail -1 "$d/ref.out"))" false; return; }
     k=$(cat "$d/count")
-    for n in $(which_n "$k"); do
+    for n in $(which_n "$k" "${SWEEP_MAX:-$MAX}" "${SWEEP_FIRST:-20}"); do
         rm -rf "$d/run" && mkdir "$d/run"
         (cd "$d/run" && TBBT_FAILMALLOC_N=$n LD_PRELOAD=$LIB exec timeout 120 "$@") >"$d/out" 2>"$d/err"
         rc=$?
@@ -134,4 +140,27 @@ sweep check tbbt-check out.tbbt,check.json "$B/tools/tbbt-check" -q -w out.tbbt 
 sweep map tbbt-map out.hmap,out.tbbt,map.json \
     "$B/hierarchy/tbbt-map" -q -m out.hmap -w out.tbbt --json map.json "$TMP/raw.tbbt"
 sweep simulate tbbt-play sim.json "$B/player/tbbt-play" --simulate --sim-windows 100 --json sim.json "$TMP/in.tbbt"
+
+# tbbt-init and a replay against nfs-ganesha: a server run each, so fewer N
+# (TBBT_ALLOC_SERVER, default 40, after the first 5); the manifest and the
+# results carry that run's handles and figures, so "whole" is: the
+# manifest ends as the clean run's, the JSON parses with the same keys
+# and is complete. Each init rebuilds the run directory (--replace); each
+# replay plays on the image the last left (its figures do not matter).
+if ! tbbt_ganesha_usable 2>/dev/null; then
+    echo "     (nfs-ganesha cannot run here: tbbt-init and tbbt-play against a server not swept)"
+elif ! tbbt_ganesha_start "$TMP/srv" >/dev/null 2>&1; then
+    check "nfs-ganesha started" false
+else
+    SRV=(--nfs-port "$TBBT_NFS_PORT" --mount-port "$TBBT_MNT_PORT")
+    SWEEP_MAX=${TBBT_ALLOC_SERVER:-40} SWEEP_FIRST=5 sweep init tbbt-init in.manifest,srv-init.json \
+        "$B/hierarchy/tbbt-init" -q --replace "${SRV[@]}" --map "$TMP/in.hmap" --manifest in.manifest \
+        --json srv-init.json "127.0.0.1:$TBBT_EXPORT"
+    "$B/hierarchy/tbbt-init" -q --replace "${SRV[@]}" --map "$TMP/in.hmap" --manifest "$TMP/in.manifest" \
+        "127.0.0.1:$TBBT_EXPORT"
+    SWEEP_MAX=${TBBT_ALLOC_SERVER:-40} SWEEP_FIRST=5 sweep play tbbt-play srv-play.json \
+        "$B/player/tbbt-play" -q "${SRV[@]}" --manifest "$TMP/in.manifest" --json srv-play.json \
+        "$TMP/in.tbbt" "127.0.0.1:$TBBT_EXPORT"
+    tbbt_ganesha_stop "$TMP/srv"
+fi
 e2e_end
