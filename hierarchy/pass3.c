@@ -255,8 +255,10 @@ static const struct tbbt_rec *listing_as_named(struct tbbt_pass3 *p, const struc
 static const struct tbbt_rec *apply(struct tbbt_pass3 *p, const struct tbbt_rec *r) {
     unsigned f = tbbt_op_info(r->op)->flags;
     int status = r->status < 0 ? 0 : r->status; /* a lost reply: assumed done, as pass 2 does */
-    int dirname = (f & TBBT_OPF_DIRNAME) && tbbt_rec_has(r, TBBT_F_DIR) && tbbt_rec_has(r, TBBT_F_NAME) &&
-                  !tbbt_dot_name(tbbt_rec_str(r, r->name), r->name.len);
+    /* a directory of ID 0 is none (a hand-edited record; found by fuzz/fuzz_pass3): the model ignores it too
+     */
+    int dirname = (f & TBBT_OPF_DIRNAME) && tbbt_rec_has(r, TBBT_F_DIR) && r->dir &&
+                  tbbt_rec_has(r, TBBT_F_NAME) && !tbbt_dot_name(tbbt_rec_str(r, r->name), r->name.len);
     int moves = dirname && status == 0 &&
                 (r->op == TBBT_OP_REMOVE || r->op == TBBT_OP_RMDIR || r->op == TBBT_OP_RENAME);
     if (moves) r = with_victims(p, r);
