@@ -572,6 +572,7 @@ static void fill_attrs(struct mapw *mw, struct tbbt_hm_entry *h, tbbt_id id, int
                                   : (o->flags & TBBT_FSO_ATTRS)    ? &o->attr
                                                                    : NULL;
     h->type = a && a->type ? a->type : o->attr.type ? o->attr.type : TBBT_FT_REG;
+    if (h->type > TBBT_FT_FIFO) h->type = TBBT_FT_REG; /* no such type (a hand-edited record; fuzz_pass3) */
     if (o->last_seq & (OM_PARENT | OM_TOP)) h->type = TBBT_FT_DIR; /* it holds names */
     h->known = 0;
     if (a) {
