@@ -21,12 +21,13 @@ rpcseeds=$build/fuzz/fuzz-rpc-seeds
     { echo "fuzz-seeds: build tbbt-prep, tbbt-dump and fuzz-rpc-seeds in $build first" >&2; exit 1; }
 command -v editcap >/dev/null || { echo "fuzz-seeds: editcap not found (dev/install-deps.sh)" >&2; exit 1; }
 rm -rf "$out"
-mkdir -p "$out"/{capture,packets,rpc,recfile,rectext,hmap}
+mkdir -p "$out"/{capture,packets,rpc,recfile,rectext,hmap,pass2,pass3,play}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 PIECE=16     # packets per capture piece
 PIECES=24    # pieces kept per capture (the first ones, then every k-th)
+LINES=24     # records per piece of a record stream (pass2, pass3, play)
 
 # captures: every capture we can read, decompressed
 caps=("$top"/tests/data/*.zst)
@@ -38,6 +39,17 @@ for c in "${caps[@]}"; do
     n=$((n + 1))
     base=$(basename "$c" .zst)
     zstd -dqc "$c" >"$tmp/whole" || continue
+    # the record stream: pass 1's records of the whole capture, as text, in pieces
+    if "$prep" -q --max-warnings 0 --no-correct --no-map -o "$tmp/s.tbbt" "$tmp/whole" >/dev/null 2>&1; then
+        mkdir -p "$tmp/s$n"
+        "$dump" "$tmp/s.tbbt" 2>/dev/null | split -l "$LINES" -a 4 - "$tmp/s$n/r-" || true
+        mapfile -t pieces < <(ls "$tmp/s$n" | sort)
+        step=$(( (${#pieces[@]} + PIECES - 1) / PIECES ))
+        for ((i = 0; i < ${#pieces[@]}; i += step)); do
+            for t in pass2 pass3 play; do cp "$tmp/s$n/${pieces[$i]}" "$out/$t/$n-$i-$base.txt"; done
+        done
+        rm -rf "$tmp/s$n" "$tmp/s.tbbt"
+    fi
     mkdir -p "$tmp/p$n"
     editcap -F pcap -c "$PIECE" "$tmp/whole" "$tmp/p$n/piece.pcap" >/dev/null 2>&1 || continue
     mapfile -t pieces < <(ls "$tmp/p$n" | sort)
@@ -106,7 +118,11 @@ for f in "$top"/tests/data/*.txt; do
     split -l 16 -a 3 "$f" "$out/rectext/$(basename "$f" .txt)-"
 done
 for f in "$top"/tests/data/*.hmap; do cp "$f" "$out/hmap/"; done
-for t in capture packets rpc recfile rectext hmap; do
+for f in "$top"/tests/data/*.txt; do
+    case $(basename "$f") in ellard*) continue ;; esac
+    for t in pass2 pass3 play; do head -n "$LINES" "$f" >"$out/$t/$(basename "$f")"; done
+done
+for t in capture packets rpc recfile rectext hmap pass2 pass3 play; do
     [ -d "$top/fuzz/seeds/$t" ] && cp "$top/fuzz/seeds/$t"/* "$out/$t/" 2>/dev/null
     echo "fuzz-seeds: $t: $(ls "$out/$t" | wc -l) seeds, $(du -sk "$out/$t" | cut -f1) KB"
 done

@@ -18,6 +18,7 @@
 
 #include <glib.h>
 
+#include "oom.h"
 #include "outfile.h"
 #include "init.h"
 #include "opttab.h"
@@ -180,6 +181,7 @@ static int write_json(const struct tbbt_init_opts *o, const struct tbbt_init_sta
 }
 
 int main(int argc, char **argv) {
+    tbbt_oom_on_failure("tbbt-init"); /* a failed allocation: one line, exit 1 (lib/oom.h) */
     tbbt_opt_parse(&init_cmd, &argc, &argv);
     char err[1024];
     struct tbbt_ws *ws = tbbt_ws_load(err, sizeof(err));

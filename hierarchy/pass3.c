@@ -43,6 +43,7 @@ struct tbbt_pass3 {
     tbbt_p3_sink sink;
     void *ctx;
     struct tbbt_rec scratch; /* a record being given its victims */
+    int64_t now;             /* the latest call time put (at least 1): the map's clock */
     struct tbbt_rec listing; /* a listing without synthetically named objects (listing_as_named) */
     int synth;               /* a record with a synthetic name was met */
     tbbt_id next_fresh;
@@ -73,6 +74,7 @@ struct tbbt_pass3 *tbbt_pass3_new(tbbt_p3_sink sink, void *ctx) {
     p->sink = sink;
     p->ctx = ctx;
     p->next_fresh = TBBT_P3_FRESH_BASE;
+    p->now = 1;
     tbbt_rec_init(&p->scratch);
     tbbt_rec_init(&p->listing);
     return p;
@@ -180,7 +182,7 @@ static tbbt_id take_victim(struct tbbt_pass3 *p, const struct tbbt_rec *r, int s
     tbbt_id cur = 0;
     enum tbbt_name_state st = tbbt_fsmodel_name(p->m, dir, n, s.len, &cur);
     if (st == TBBT_NAME_PRESENT && cur) {
-        reconcile(p, rec_dent(p, r, second), r->call_time, 0, END_VANISHED);
+        reconcile(p, rec_dent(p, r, second), p->now, 0, END_VANISHED);
         return cur;
     }
     if (!known && !keep_unknown) known = fresh_id(p);
@@ -189,7 +191,7 @@ static tbbt_id take_victim(struct tbbt_pass3 *p, const struct tbbt_rec *r, int s
         if (!o->attr.type) o->attr.type = type;
     }
     struct tbbt_fsdent *d = tbbt_fsmodel_learn_present(p->m, dir, n, s.len, known);
-    size_t idx1 = reconcile(p, d, r->call_time, 0, END_VANISHED);
+    size_t idx1 = reconcile(p, d, p->now, 0, END_VANISHED);
     if (idx1 && !known && type) ent(p, idx1)->type = (uint8_t)type;
     return known;
 }
@@ -205,7 +207,7 @@ static const struct tbbt_rec *with_victims(struct tbbt_pass3 *p, const struct tb
         if (v) tbbt_rec_set_u64(c, TBBT_F_VICTIM, v);
         tbbt_id cur2 = 0;
         const char *n2 = tbbt_rec_str(c, c->name2);
-        if (!tbbt_dot_name(n2, c->name2.len) &&
+        if (tbbt_fsmodel_rename_whole(c) && !tbbt_dot_name(n2, c->name2.len) &&
             tbbt_fsmodel_name(p->m, c->dir2, n2, c->name2.len, &cur2) == TBBT_NAME_PRESENT &&
             (cur2 != v || !v)) {
             tbbt_id had2 = tbbt_rec_has(r, TBBT_F_VICTIM2) ? r->victim2 : 0;
@@ -223,9 +225,10 @@ static const struct tbbt_rec *with_victims(struct tbbt_pass3 *p, const struct tb
 /* After a rename: the target's new entry continues the source's (the
  * same object, maybe not known yet). */
 static void after_rename(struct tbbt_pass3 *p, const struct tbbt_rec *r, size_t src1) {
+    if (!tbbt_fsmodel_rename_whole(r)) return; /* moved nowhere known: no new entry */
     struct tbbt_fsdent *d2 = rec_dent(p, r, 1);
     if (!d2) return;
-    size_t idx1 = reconcile(p, d2, r->call_time, 1, END_REPLACED);
+    size_t idx1 = reconcile(p, d2, p->now, 1, END_REPLACED);
     if (idx1 && src1 && idx1 != src1) {
         ent(p, idx1)->prev = (uint32_t)src1;
         ent(p, src1)->next = (uint32_t)idx1;
@@ -252,8 +255,10 @@ static const struct tbbt_rec *listing_as_named(struct tbbt_pass3 *p, const struc
 static const struct tbbt_rec *apply(struct tbbt_pass3 *p, const struct tbbt_rec *r) {
     unsigned f = tbbt_op_info(r->op)->flags;
     int status = r->status < 0 ? 0 : r->status; /* a lost reply: assumed done, as pass 2 does */
-    int dirname = (f & TBBT_OPF_DIRNAME) && tbbt_rec_has(r, TBBT_F_DIR) && tbbt_rec_has(r, TBBT_F_NAME) &&
-                  !tbbt_dot_name(tbbt_rec_str(r, r->name), r->name.len);
+    /* a directory of ID 0 is none (a hand-edited record; found by fuzz/fuzz_pass3): the model ignores it too
+     */
+    int dirname = (f & TBBT_OPF_DIRNAME) && tbbt_rec_has(r, TBBT_F_DIR) && r->dir &&
+                  tbbt_rec_has(r, TBBT_F_NAME) && !tbbt_dot_name(tbbt_rec_str(r, r->name), r->name.len);
     int moves = dirname && status == 0 &&
                 (r->op == TBBT_OP_REMOVE || r->op == TBBT_OP_RMDIR || r->op == TBBT_OP_RENAME);
     if (moves) r = with_victims(p, r);
@@ -277,7 +282,7 @@ static const struct tbbt_rec *apply(struct tbbt_pass3 *p, const struct tbbt_rec 
     if (!dirname || status == TBBT_NFSERR_STALE) return r;
     struct tbbt_fsdent *d = rec_dent(p, r, 0);
     int how = r->op == TBBT_OP_RENAME ? END_RENAMED : moves ? END_REMOVED : END_VANISHED;
-    size_t made = d ? reconcile(p, d, r->call_time, make, how) : 0;
+    size_t made = d ? reconcile(p, d, p->now, make, how) : 0;
     /* a create whose reply the capture lost names no object: a later
      * lookup of the name may reveal it, and the player needs it */
     if (made && make && r->op != TBBT_OP_LINK && !tbbt_rec_has(r, TBBT_F_NEWOBJ) && !ent(p, made)->obj)
@@ -344,6 +349,10 @@ int tbbt_pass3_put(void *ctx, const struct tbbt_rec *r) {
     struct tbbt_pass3 *p = ctx;
     p->st.records++;
     p->pend_from = 0;
+    /* a record called before one already put (a hand-edited file; found by
+     * fuzz/fuzz_pass3) counts as made at the latest call time: a path is
+     * never deleted before it was created, which tbbt-init's reader refuses */
+    if (r->call_time > p->now) p->now = r->call_time;
     /* a record the player does not send (an RPC error, a call the snaplen
      * cut before a name or handle pass 2 could not restore) changes
      * nothing on the server, and its missing name is no name; a cut one
@@ -563,6 +572,7 @@ static void fill_attrs(struct mapw *mw, struct tbbt_hm_entry *h, tbbt_id id, int
                                   : (o->flags & TBBT_FSO_ATTRS)    ? &o->attr
                                                                    : NULL;
     h->type = a && a->type ? a->type : o->attr.type ? o->attr.type : TBBT_FT_REG;
+    if (h->type > TBBT_FT_FIFO) h->type = TBBT_FT_REG; /* no such type (a hand-edited record; fuzz_pass3) */
     if (o->last_seq & (OM_PARENT | OM_TOP)) h->type = TBBT_FT_DIR; /* it holds names */
     h->known = 0;
     if (a) {
@@ -671,6 +681,14 @@ static int write_initial(struct mapw *mw) {
         h = (struct tbbt_hm_entry){.del = TBBT_HM_NEVER, .origin = TBBT_HM_PLACEHOLDER, .path = path->str};
         if (it->kind == IT_ENTRY) {
             const struct p3ent *e = &g_array_index(p->ents, struct p3ent, it->ref);
+            /* a parent's path sorts before its children's, so a directory not
+             * written by now never will be: a cycle (a listing that shows a
+             * directory's ancestor inside it; found by fuzz/fuzz_pass3). Left
+             * out, as the later entries of a directory never placed are. */
+            if (!(mobj(mw, e->d->dir)->last_seq & OM_EMITTED)) {
+                p->st.unplaced++;
+                continue;
+            }
             h.id = e->obj, h.parent = e->d->dir, h.del = e->del, h.origin = TBBT_HM_TRACE;
         } else {
             h.id = it->ref;

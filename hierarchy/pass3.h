@@ -18,6 +18,9 @@
  * 0 when it existed before the trace (the model learnt it as initial),
  * else at the call time of the record that made it; deleted at the call
  * time of the record that removed it, renamed it away or replaced it.
+ * A record whose call time is before one already put (pass 1 repairs a
+ * capture's clock, but a hand-edited file may go back) counts as made at
+ * the latest call time seen, so that the map's times never go backwards.
  * Only records that change names do work beyond the model's: names the
  * trace only reads are entered at the end. An object whose name the trace
  * needs but never shows (a remove of a name never looked up) gets an ID

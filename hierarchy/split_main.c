@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "oom.h"
 #include "recfile.h"
 #include "split.h"
 #include "submap.h"
@@ -367,6 +368,7 @@ out:
 }
 
 int main(int argc, char **argv) {
+    tbbt_oom_on_failure("tbbt-split"); /* a failed allocation: one line, exit 1 (lib/oom.h) */
     struct job j = {0};
     parse(argc, argv, &j);
     signal(SIGINT, on_signal);

@@ -703,13 +703,17 @@ static void apply_rename(struct tbbt_fsmodel *m, const struct tbbt_rec *r, int s
         return;
     }
     if (status != TBBT_NFS_OK) return;
-    touch(m, r->dir2);
+    /* a rename that does not say where to (a hand-edited record; found by
+     * fuzz/fuzz_pass3): the name is gone, the object is nowhere the model
+     * knows -- never linked as the name "" of directory 0 */
+    int to = tbbt_fsmodel_rename_whole(r);
+    if (to) touch(m, r->dir2);
     tbbt_id src;
     if (tbbt_fsmodel_name(m, r->dir, n, r->name.len, &src) == TBBT_NAME_UNKNOWN)
         tbbt_fsmodel_learn_present(m, r->dir, n, r->name.len, tbbt_rec_has(r, TBBT_F_VICTIM) ? r->victim : 0);
     tbbt_fsmodel_name(m, r->dir, n, r->name.len, &src);
-    if (r->dir == r->dir2 && r->name.len == r->name2.len && !memcmp(n, n2, r->name.len)) return;
-    if (tbbt_fsmodel_name(m, r->dir2, n2, r->name2.len, NULL) == TBBT_NAME_UNKNOWN &&
+    if (to && r->dir == r->dir2 && r->name.len == r->name2.len && !memcmp(n, n2, r->name.len)) return;
+    if (to && tbbt_fsmodel_name(m, r->dir2, n2, r->name2.len, NULL) == TBBT_NAME_UNKNOWN &&
         tbbt_rec_has(r, TBBT_F_VICTIM2) && r->victim2)
         tbbt_fsmodel_learn_present(m, r->dir2, n2, r->name2.len, r->victim2);
     /* the source's object keeps its link count across the move */
@@ -722,7 +726,7 @@ static void apply_rename(struct tbbt_fsmodel *m, const struct tbbt_rec *r, int s
     s->obj = 0;
     struct tbbt_fsobj *o = src ? tbbt_fsmodel_obj(m, src) : NULL;
     uint32_t nl = o ? o->attr.nlink : 0, type = o ? o->attr.type : 0;
-    tbbt_fsmodel_link(m, r->dir2, n2, r->name2.len, src, type);
+    if (to) tbbt_fsmodel_link(m, r->dir2, n2, r->name2.len, src, type);
     if (o) o->attr.nlink = nl;
 }
 
@@ -834,6 +838,13 @@ void tbbt_fsmodel_apply(struct tbbt_fsmodel *m, const struct tbbt_rec *r, int st
     }
     if ((f & TBBT_OPF_OBJ) && r->op != TBBT_OP_LINK && status == TBBT_NFS_OK) apply_obj(m, r);
     if (!(f & TBBT_OPF_DIRNAME) || !r->dir) return;
+    if (!tbbt_rec_has(r, TBBT_F_NAME)) { /* no name (a hand-edited record; found by fuzz/fuzz_pass3): */
+        if (status == TBBT_NFS_OK && tbbt_rec_has(r, TBBT_F_NEWOBJ) && r->newobj) { /* never the name "" */
+            touch(m, r->newobj);
+            tbbt_fsmodel_learn_attrs(m, r->newobj, r);
+        }
+        return;
+    }
     const char *n = tbbt_rec_str(r, r->name);
     if (tbbt_dot_name(n, r->name.len)) return;
     if (status == TBBT_NFS_OK || status == TBBT_NFSERR_NOENT) {

@@ -188,6 +188,13 @@ int tbbt_fsmodel_listing_unmet(const struct tbbt_fsmodel *m, const struct tbbt_r
 struct tbbt_fsdent *tbbt_fsmodel_dent(const struct tbbt_fsmodel *m, tbbt_id dir, const char *name,
                                       size_t len);
 
+/* Does rename r say where to: a target directory (not 0) and a name?
+ * One without (a hand-edited record) removes its source name and links
+ * the object nowhere. */
+static inline int tbbt_fsmodel_rename_whole(const struct tbbt_rec *r) {
+    return tbbt_rec_has(r, TBBT_F_DIR2) && tbbt_rec_has(r, TBBT_F_NAME2) && r->dir2 != 0;
+}
+
 /* What the model knows of (dir, name); *obj (may be NULL) gets the object
  * it names when present (0 when not known). */
 enum tbbt_name_state tbbt_fsmodel_name(const struct tbbt_fsmodel *m, tbbt_id dir, const char *name,

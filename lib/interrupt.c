@@ -3,6 +3,7 @@
  * async-signal-safe; the list it reads is changed with the signals
  * blocked, so it never sees a half-made entry. */
 #include "interrupt.h"
+#include "oom.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -17,11 +18,15 @@ static char *tracked[MAX_TRACKED];
 static char line[160];
 static size_t line_len;
 
+void tbbt_interrupt_remove_all(void) {
+    for (int i = 0; i < MAX_TRACKED; i++)
+        if (tracked[i]) unlink(tracked[i]);
+}
+
 /* The handler: temporary files gone, one line, exit 3. */
 static void on_signal(int sig) {
     (void)sig;
-    for (int i = 0; i < MAX_TRACKED; i++)
-        if (tracked[i]) unlink(tracked[i]);
+    tbbt_interrupt_remove_all();
     if (line_len) {
         ssize_t w = write(STDERR_FILENO, line, line_len);
         (void)w;
@@ -30,6 +35,7 @@ static void on_signal(int sig) {
 }
 
 void tbbt_interrupt_on_signal(const char *tool) {
+    tbbt_oom_on_failure(tool); /* first: it allocates nothing */
     g_snprintf(line, sizeof(line), "%s: interrupted, nothing written\n", tool);
     line_len = strlen(line);
     struct sigaction sa;

@@ -13,8 +13,13 @@
 #define TBBT_INTERRUPT_H
 
 /* Installs the handler of SIGINT and SIGTERM: removes every registered
- * temporary file, prints "TOOL: interrupted, nothing written" and exits 3. */
+ * temporary file, prints "TOOL: interrupted, nothing written" and exits 3.
+ * Also installs oom.h's handler (a failed allocation: one line, exit 1). */
 void tbbt_interrupt_on_signal(const char *tool);
+
+/* Removes every registered temporary file now (no allocation: a last
+ * act before exiting, oom.h). */
+void tbbt_interrupt_remove_all(void);
 
 /* A temporary file being written (path copied), and its end (renamed or
  * removed). */

@@ -32,6 +32,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "oom.h"
 #include "htab.h"
 #include "rectext.h"
 
@@ -1111,7 +1112,8 @@ static void xa_parse(int argc, char **argv, struct xa_opts *o) {
 
 /* Runs the map then the records, then reports the mapping's counts. */
 int main(int argc, char **argv) {
-    static struct xa_opts o; /* its strings (GOption's copies) live until exit */
+    tbbt_oom_on_failure("tbbt-anonymize"); /* a failed allocation: one line, exit 1 (lib/oom.h) */
+    static struct xa_opts o;               /* its strings (GOption's copies) live until exit */
     xa_parse(argc, argv, &o);
     GBytes *key = xa_read_key(&o);
     gsize kl;

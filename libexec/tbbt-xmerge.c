@@ -24,6 +24,7 @@
 
 #include <glib.h>
 
+#include "oom.h"
 #include "textcols.h"
 
 #define PROG "tbbt-merge" /* messages are the Perl tool's */
@@ -206,7 +207,7 @@ static void take(struct input *in) {
         return;
     }
     if (fwrite(in->line, 1, in->len, M.out) != in->len) {
-        g_string_printf(M.err, "write failed: %s", strerror(errno));
+        g_string_printf(M.err, "%s: write failed: %s", M.out_path ? M.out_path : "stdout", strerror(errno));
         fatal(M.err->str);
     }
     M.n++;
@@ -319,6 +320,7 @@ static GOptionEntry opt_table[] = {
 };
 
 int main(int argc, char **argv) {
+    tbbt_oom_on_failure("tbbt-merge"); /* a failed allocation: one line, exit 1 (lib/oom.h) */
     GOptionContext *ctx = g_option_context_new("FD PID NAME...  (tbbt-merge's helper)");
     GError *gerr = NULL;
     struct input *in = NULL;

@@ -38,6 +38,7 @@
 
 #include <glib.h>
 
+#include "oom.h"
 #include "textcols.h"
 
 #define PROG "tbbt-summary" /* messages are the Perl tool's */
@@ -399,6 +400,7 @@ static GOptionEntry opt_table[] = {
 };
 
 int main(int argc, char **argv) {
+    tbbt_oom_on_failure("tbbt-summary"); /* a failed allocation: one line, exit 1 (lib/oom.h) */
     GOptionContext *ctx = g_option_context_new("<RECORDS-TEXT  (tbbt-summary's helper)");
     GError *gerr = NULL;
     struct stats s;

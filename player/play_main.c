@@ -18,6 +18,7 @@
 
 #include <glib.h>
 
+#include "oom.h"
 #include "outfile.h"
 #include "clones.h"
 #include "engine.h"
@@ -333,6 +334,7 @@ static int write_json(const struct tbbt_play_stats *st, const char *path) {
 }
 
 int main(int argc, char **argv) {
+    tbbt_oom_on_failure("tbbt-play"); /* a failed allocation: one line, exit 1 (lib/oom.h) */
     play_desc =
         g_strdup_printf("With no TRACE or SERVER, the workspace's (the current directory's %s, "
                         "docs/workspace.md): its one trace and the server tbbt-init built its image on; "
