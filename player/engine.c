@@ -28,6 +28,15 @@
 #include "wake.h"
 
 #define MAX_CONN 64
+/* Records admitted, and records sent, in one pass of the send thread at
+ * most. A pass ends by taking the replies that came meanwhile; a pass of
+ * hundreds of requests (the window moving on by hundreds of records at
+ * once, most of them free to go) held up the replies on fsdep's critical
+ * chain (one hot directory's creates and removes, one round trip each) for
+ * as long as it took. 64 and 128 each gave more ops/s than no bound, 32
+ * less (more writes); 128 writes hardly more often than no bound. */
+#define PASS_MAX 128
+#define DISPATCH_MORE 1 /* dispatch: more are due now (the pass's bound): go round again */
 #define SEND_BUF (2u << 20)
 
 /* Slot states. */
@@ -77,6 +86,8 @@ struct slot {
     int64_t sched_ns, send_ns;
     uint64_t load_ticket;       /* its request in the replay's load (stats_load.h) */
     int64_t ready_ns, flush_ns; /* TBBT_PLAY_COUNTS: offered, and its connection written (0: not yet) */
+    uint64_t admit_pass;        /* the send thread's pass that admitted it */
+    int dep;                    /* TBBT_PLAY_COUNTS: offered in a later pass (it waited on a dependency) */
 };
 
 /* A reply, decoded by the receive thread for the send thread. */
@@ -154,6 +165,10 @@ struct rt_counts {
     double arrive_read;  /* send: the arrival to the receive thread's read */
     double read_take;    /* send: that read to the send thread taking the reply */
     uint64_t flushed, taken;
+    double take_ready, dep_flush; /* send: for the records that waited on a dependency, the pass's take to
+                                     their offer, and that to their write */
+    uint64_t deps;
+    int64_t take_ns;     /* send: the last take of replies */
     double wait_ns[W_N]; /* send: time asleep, by what it waited for */
     uint64_t waits[W_N];
     double poll_ns; /* receive: time in poll() */
@@ -224,6 +239,7 @@ struct engine {
     uint64_t io_sleeps;  /* I/O thread: waits for room */
     uint64_t rx_polls;   /* receive thread: passes (one poll each) */
     struct rt_counts rt;
+    uint64_t pass;   /* the send thread's loop count */
     uint64_t *batch; /* dispatch: the seqs going out in one pass, and their connections */
     int *batch_conn;
     size_t batch_cap;
@@ -822,7 +838,7 @@ static void take_events(struct engine *e) {
     e->ev_spare = t;
     tbbt_wake_taken(&e->wk);
     pthread_mutex_unlock(&e->evmu);
-    if (e->rt.on) count_taken(e, t, now_ns());
+    if (e->rt.on && t->len) count_taken(e, t, e->rt.take_ns = now_ns());
     for (guint i = 0; i < t->len; i++)
         apply_event(e, &g_array_index(t, struct event, i));
     g_array_set_size(t, 0);
@@ -872,9 +888,11 @@ static void unhold(struct engine *e) {
     if (n) e->held[i] = last;
 }
 
-/* Adds loaded records to the ordering policy, within the window. */
+/* Adds loaded records to the ordering policy, within the window, PASS_MAX
+ * a pass at most. */
 static void admit(struct engine *e) {
     uint64_t loaded = atomic_load(&e->loaded);
+    if (loaded > e->next_add + PASS_MAX) loaded = e->next_add + PASS_MAX; /* the rest in the next passes */
     while (!e->stopping && e->next_add < loaded && e->next_add - atomic_load(&e->head) < e->win) {
         struct slot *s = &e->ring[e->next_add & e->mask];
         if (!e->have_t0) e->trace_t0 = s->r.call_time, e->have_t0 = 1;
@@ -887,6 +905,7 @@ static void admit(struct engine *e) {
         if (s->sched_ns && s->sched_ns >= e->warm_end) /* the trace's rate, per second of the schedule */
             tbbt_pstats_sec(e->st, (double)(s->sched_ns - e->t0) / 1e9)->traced++;
         atomic_store(&s->state, SL_WAITING);
+        s->admit_pass = e->pass;
         e->ord->add(e->sched, s->seq, &s->r);
         e->next_add++;
     }
@@ -935,6 +954,7 @@ static void offer(struct engine *e) {
         }
         atomic_store(&s->state, SL_HELD);
         s->ready_ns = t;
+        if ((s->dep = e->rt.on && s->admit_pass != e->pass)) e->rt.take_ready += (double)(t - e->rt.take_ns);
         hold(e, e->o->speedup > 0 ? s->sched_ns : 0, seq);
     }
 }
@@ -1058,6 +1078,7 @@ static void count_flushed(struct engine *e, size_t n, int c, int64_t t) {
         s->flush_ns = t;
         e->rt.ready_flush += (double)(t - s->ready_ns);
         e->rt.flushed++;
+        if (s->dep) e->rt.dep_flush += (double)(t - s->ready_ns), e->rt.deps++;
     }
 }
 
@@ -1073,9 +1094,9 @@ static void flush_all(struct engine *e) {
 
 /* Takes the held records that go now into e->batch, in the order they
  * go: those due (timestamp mode: at now, read again once the next is not
- * due at the old one), within the cap on outstanding requests. Returns
- * how many, and in *rc the ns until the next one is due (-1: none held,
- * 0: held back by the cap). */
+ * due at the old one), within the cap on outstanding requests, PASS_MAX
+ * at most. Returns how many, and in *rc the ns until the next one is due
+ * (-1: none held, 0: held back by the cap, DISPATCH_MORE: the bound). */
 static size_t take_due(struct engine *e, int64_t *rc) {
     size_t n = 0;
     int64_t now = now_ns();
@@ -1087,6 +1108,10 @@ static size_t take_due(struct engine *e, int64_t *rc) {
         }
         if (e->outstanding + n >= e->o->max_outstanding) {
             *rc = 0;
+            break;
+        }
+        if (n == PASS_MAX) {
+            *rc = DISPATCH_MORE;
             break;
         }
         if (n == e->batch_cap) {
@@ -1101,12 +1126,13 @@ static size_t take_due(struct engine *e, int64_t *rc) {
 }
 
 /* Sends the held records whose time has come, within the cap on
- * outstanding requests, in the order they are held. Each connection is
+ * outstanding requests and PASS_MAX, in the order they are held. Each connection is
  * written once a pass, as soon as the pass's last request for it is
  * queued, not all at the end: the server starts on the first
  * connection's calls while the player encodes the others' (the same
  * writes, earlier). Returns the ns until the next one is due (-1: none
- * held, 0: held back by the cap), or -2 on a send error. */
+ * held, 0: held back by the cap, DISPATCH_MORE: more are due), or -2 on a
+ * send error. */
 static int64_t dispatch(struct engine *e, char *err, size_t errlen) {
     int64_t rc;
     for (;;) {
@@ -1133,6 +1159,7 @@ static int64_t dispatch(struct engine *e, char *err, size_t errlen) {
         }
         flush_all(e);
         if (e->rt.on) count_flushed(e, n, -1, now_ns());
+        if (rc == DISPATCH_MORE) return rc; /* the pass's bound: the replies come first */
         /* more may go: held back by the cap, but a record of the pass did
          * not go out (no handle), or the next came due meanwhile */
         if (!e->nheld || e->outstanding >= e->o->max_outstanding) return rc;
@@ -1261,6 +1288,7 @@ static int play_loop(struct engine *e, char *err, size_t errlen) {
     int64_t last_live = now_ns();
     uint64_t last_done = 0;
     for (;;) {
+        e->pass++;
         take_events(e);
         int64_t now = now_ns();
         time_out(e, now);
@@ -1419,11 +1447,13 @@ static void write_counts(const struct engine *e) {
         f,
         "{\"sent\":%llu,\"handoffs\":%llu,\"wakes_send\":%llu,\"wakes_io\":%llu,\"sleeps_send\":%llu,"
         "\"sleeps_io\":%llu,\"polls_rx\":%llu,\"round_trip_us\":{\"ready_write\":%.2f,\"write_arrival\":%.2f,"
-        "\"arrival_read\":%.2f,\"read_taken\":%.2f},\"rx_poll_s\":%.4f,\"send_waits\":{",
+        "\"arrival_read\":%.2f,\"read_taken\":%.2f,\"dep_taken_ready\":%.2f,\"dep_ready_write\":%.2f,"
+        "\"deps\":%llu},\"rx_poll_s\":%.4f,\"send_waits\":{",
         (unsigned long long)e->st->sent, (unsigned long long)(ws + e->io_signals), (unsigned long long)ws,
         (unsigned long long)e->io_signals, (unsigned long long)e->wk.sleeps, (unsigned long long)e->io_sleeps,
         (unsigned long long)e->rx_polls, c->ready_flush / nf, c->flush_arrive / nt, c->arrive_read / nt,
-        c->read_take / nt, c->poll_ns / 1e9);
+        c->read_take / nt, c->deps ? c->take_ready / (double)c->deps / 1e3 : 0,
+        c->deps ? c->dep_flush / (double)c->deps / 1e3 : 0, (unsigned long long)c->deps, c->poll_ns / 1e9);
     for (int i = 0; i < W_N; i++)
         fprintf(f, "%s\"%s\":{\"n\":%llu,\"s\":%.4f}", i ? "," : "", wait_names[i],
                 (unsigned long long)c->waits[i], c->wait_ns[i] / 1e9);
