@@ -49,7 +49,14 @@
 #    between threads per request (tbbt-play's threads count their wakes of
 #    each other: TBBT_PLAY_COUNTS; the peer has one thread), sleeps per
 #    request (voluntary context switches), the responder's calls per read,
-#    peak RSS, and the ratio.
+#    peak RSS, and the ratio. Then what bounds the player here: the
+#    requests each client keeps out (time-weighted mean, and just after
+#    each send: tbbt-play's JSON, tbbt-asyncpeer's), where tbbt-play's
+#    round trip goes (TBBT_PLAY_COUNTS: offered -> written -> the reply's
+#    arrival -> read -> taken by the send thread, and for the requests that
+#    waited on a dependency, the hop from the reply that freed them to
+#    their write), and what its send thread sleeps on (a full window, a
+#    dependency, records not loaded, the cap).
 # 3. Timing: synthesized traces of GETATTRs of one file at exactly
 #    BENCH_PLAY_RATES (default "2000 5000 10000 20000") calls a second for
 #    BENCH_PLAY_SECONDS (default 5), played with --speedup 1 against
@@ -368,8 +375,20 @@ part_ceiling() {
                 perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>);
                     printf "%d %d %d %d %d\n", $j->{sent}, $j->{handoffs}, $j->{sleeps_send}, $j->{sleeps_io}, $j->{polls_rx}' \
                     <"$BENCH_TMP/counts.json" >>"$BENCH_TMP/ceil-$v.hand"
+                # where a request's round trip goes, and what the send thread slept on
+                perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>); my $r = $j->{round_trip_us};
+                    my $w = $j->{send_waits};
+                    print join(" ", (map { $r->{$_} } qw(ready_write write_arrival arrival_read read_taken
+                        dep_taken_ready dep_ready_write)), (map { $w->{$_}{s}, $w->{$_}{n} } qw(deps window records cap)),
+                        $j->{rx_poll_s}), "\n"' <"$BENCH_TMP/counts.json" >>"$BENCH_TMP/ceil-$v.rt"
             fi
             keep "ceil-$v" "$BENCH_TMP/r.json"
+            # requests out over the run: time-weighted mean, and mean just after each send
+            perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>);
+                if ($j->{outstanding} && defined $j->{outstanding}{mean_at_send}) {
+                    printf "%.2f %.2f\n", $j->{outstanding}{mean}, $j->{outstanding}{mean_at_send} }
+                else { printf "%.2f %.2f\n", $j->{load}{replay}{outstanding_mean}, $j->{outstanding}{mean} }' \
+                <"$BENCH_TMP/r.json" >>"$BENCH_TMP/ceil-$v.outs"
             nullserver_stop
             sed -n 's/.*(\([0-9.]*\) calls per read).*CPU \([0-9.]*\) s.*/\1 \2/p' "$BENCH_TMP/nullserver.out" \
                 >>"$BENCH_TMP/ceil-$v.ns"
@@ -437,6 +456,33 @@ part_ceiling() {
     echo "  thread, the send thread waking the I/O thread), as the threads counted them (TBBT_PLAY_COUNTS); the peer"
     echo "  has one thread. Per request, send-thread sleeps, I/O-thread sleeps and receive-thread polls:" \
         "$(awk '{printf "%.4f, %.4f, %.4f", $1, $2, $3}' <<<"$hs")."
+    # requests out, both clients; where tbbt-play's round trip goes; what its send thread waits for
+    local oc="" c2
+    for v in fsdep peer; do
+        oc="$oc $(awk '{print $1}' "$BENCH_TMP/ceil-$v.outs" | _bench_median) $(awk '{print $2}' "$BENCH_TMP/ceil-$v.outs" | _bench_median)"
+    done
+    awk -v o="$oc" 'BEGIN { split(o, a, " ")
+        printf "  requests out (time-weighted mean over the run; mean just after each send), medians: tbbt-play fsdep %.1f (%.1f),", a[1], a[2]
+        printf " tbbt-asyncpeer %.1f (%.1f)\n", a[3], a[4] }'
+    local rt=""
+    for c2 in 1 2 3 4 5 6; do rt="$rt $(awk -v c="$c2" '{print $c}' "$BENCH_TMP/ceil-fsdep.rt" | _bench_median)"; done
+    awk -v r="$rt" 'BEGIN { split(r, a, " ")
+        printf "  tbbt-play round trip, means in us (medians of the runs): offered -> its connection written %.1f; written -> the reply\n", a[1]
+        printf "  arrives (kernel time; the responder and loopback) %.1f; arrives -> read by the receive thread %.1f; read -> taken by\n", a[2], a[3]
+        printf "  the send thread %.1f. For the requests that waited on a dependency: the reply that freed them taken -> offered %.1f,\n", a[4], a[5]
+        printf "  offered -> written %.1f: the player'"'"'s own share of a dependency hop %.1f us, the responder'"'"'s side %.1f us\n", a[6],
+            a[3] + a[4] + a[5] + a[6], a[2] }'
+    # send-thread sleep seconds by reason, as a share of the replay's wall (sent / ops/s), medians
+    paste -d' ' "$BENCH_TMP/ceil-fsdep.rt" "$BENCH_TMP/ceil-fsdep.figs" | awk '{ w = $22 / $16
+        printf "%.4f %.4f %.4f %.4f %.4f %d %d %d %d\n", $7 / w, $9 / w, $11 / w, $13 / w, $15 / w, $8, $10, $12, $14 }' \
+        >"$BENCH_TMP/ceil-fsdep.waits"
+    local ws=""
+    for c2 in 1 2 3 4 5 6 7 8 9; do ws="$ws $(awk -v c="$c2" '{print $c}' "$BENCH_TMP/ceil-fsdep.waits" | _bench_median)"; done
+    awk -v r="$ws" 'BEGIN { split(r, a, " ")
+        printf "  tbbt-play send thread asleep, share of the replay'"'"'s wall (sleeps), medians: on a full window (the reply to its\n"
+        printf "  oldest record) %.1f%% (%d), on dependencies %.1f%% (%d), on records not loaded %.1f%% (%d), on the cap %.1f%% (%d);\n",
+            100 * a[2], a[7], 100 * a[1], a[6], 100 * a[3], a[8], 100 * a[4], a[9]
+        printf "  its receive thread in poll() %.1f%% of it\n", 100 * a[5] }'
     echo "  sleeps: voluntary context switches (GNU time, whole process) per request. calls/read: calls the responder"
     echo "  got per read() (median). Responder CPU (medians):" \
         "$(awk '{print $2}' "$BENCH_TMP/ceil-fsdep.ns" | _bench_median) s for tbbt-play's runs," \

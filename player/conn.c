@@ -276,7 +276,7 @@ static ssize_t read_stamped(struct tbbt_pconn *c, uint8_t *buf, size_t len, int 
         .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.b, .msg_controllen = sizeof(ctl.b)};
     ssize_t r = recvmsg(c->fd, &mh, flags);
     int64_t mono = clock_ns(CLOCK_MONOTONIC);
-    c->rx_ns = mono;
+    c->rx_ns = c->rd_ns = mono;
     if (r <= 0) return r;
     for (struct cmsghdr *h = CMSG_FIRSTHDR(&mh); h; h = CMSG_NXTHDR(&mh, h))
         if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_TIMESTAMPNS &&

@@ -30,6 +30,7 @@ struct tbbt_pconn {
     uint64_t bytes_out, bytes_in;
     int64_t rx_ns; /* CLOCK_MONOTONIC ns the kernel received the bytes of the last read (the last
                       of them: SO_TIMESTAMPNS), or the time of that read when it did not say */
+    int64_t rd_ns; /* CLOCK_MONOTONIC ns the last read returned (rx_ns to rd_ns: the reader's delay) */
     /* transmit stamps (tbbt_pconn_stamp_tx) */
     int tx_stamps;                   /* asked for, and granted */
     uint64_t queued;                 /* send side: bytes (TCP) or datagrams (UDP) queued since open */

@@ -28,6 +28,15 @@
 #include "wake.h"
 
 #define MAX_CONN 64
+/* Records admitted, and records sent, in one pass of the send thread at
+ * most. A pass ends by taking the replies that came meanwhile; a pass of
+ * hundreds of requests (the window moving on by hundreds of records at
+ * once, most of them free to go) held up the replies on fsdep's critical
+ * chain (one hot directory's creates and removes, one round trip each) for
+ * as long as it took. 64 and 128 each gave more ops/s than no bound, 32
+ * less (more writes); 128 writes hardly more often than no bound. */
+#define PASS_MAX 128
+#define DISPATCH_MORE 1 /* dispatch: more are due now (the pass's bound): go round again */
 #define SEND_BUF (2u << 20)
 
 /* Slot states. */
@@ -75,7 +84,10 @@ struct slot {
     int warm;       /* sent during the warm-up: left out of the figures */
     int retried;    /* sent again after its connection was lost */
     int64_t sched_ns, send_ns;
-    uint64_t load_ticket; /* its request in the replay's load (stats_load.h) */
+    uint64_t load_ticket;       /* its request in the replay's load (stats_load.h) */
+    int64_t ready_ns, flush_ns; /* TBBT_PLAY_COUNTS: offered, and its connection written (0: not yet) */
+    uint64_t admit_pass;        /* the send thread's pass that admitted it */
+    int dep;                    /* TBBT_PLAY_COUNTS: offered in a later pass (it waited on a dependency) */
 };
 
 /* A reply, decoded by the receive thread for the send thread. */
@@ -83,6 +95,7 @@ struct event {
     uint64_t seq;
     int64_t recv_ns;
     int64_t sent_ns; /* when the kernel sent it (conn.h: transmit stamps), or 0 */
+    int64_t read_ns; /* when the receive thread's read returned it */
     int status;      /* NFS status, or ST_RPC_ERROR */
     int has_fh, has_cookie;
     uint64_t cookie, verf;
@@ -133,6 +146,33 @@ static void fifo_pop(struct fifo *f) {
     f->head = (f->head + 1) % f->cap;
     f->len--;
 }
+
+/* What the send thread waits for when it sleeps (TBBT_PLAY_COUNTS): a
+ * reply that releases a dependant (deps), a reply that frees the oldest
+ * record of a full window (window), records the I/O thread has not loaded
+ * yet (records), a reply under the cap on outstanding requests (cap), or
+ * the next record's time (time, timestamp mode). */
+enum { W_DEPS, W_WINDOW, W_RECORDS, W_CAP, W_TIME, W_N };
+static const char *const wait_names[W_N] = {"deps", "window", "records", "cap", "time"};
+
+/* TBBT_PLAY_COUNTS: where a request's round trip goes, and where the
+ * threads wait; sums in ns, each field kept by one thread and read once
+ * the threads are joined. Measured only when asked (clock reads). */
+struct rt_counts {
+    int on;
+    double ready_flush;  /* send: offered (its dependencies met) to its connection's write */
+    double flush_arrive; /* send: that write to its reply's arrival (the kernel's receive time) */
+    double arrive_read;  /* send: the arrival to the receive thread's read */
+    double read_take;    /* send: that read to the send thread taking the reply */
+    uint64_t flushed, taken;
+    double take_ready, dep_flush; /* send: for the records that waited on a dependency, the pass's take to
+                                     their offer, and that to their write */
+    uint64_t deps;
+    int64_t take_ns;     /* send: the last take of replies */
+    double wait_ns[W_N]; /* send: time asleep, by what it waited for */
+    uint64_t waits[W_N];
+    double poll_ns; /* receive: time in poll() */
+};
 
 /* Records offered, waiting for their time: a min-heap by (time, seq). */
 struct held {
@@ -198,6 +238,11 @@ struct engine {
     uint64_t io_signals; /* send thread: wakes of the I/O thread */
     uint64_t io_sleeps;  /* I/O thread: waits for room */
     uint64_t rx_polls;   /* receive thread: passes (one poll each) */
+    struct rt_counts rt;
+    uint64_t pass;   /* the send thread's loop count */
+    uint64_t *batch; /* dispatch: the seqs going out in one pass, and their connections */
+    int *batch_conn;
+    size_t batch_cap;
     struct timespec cpu0;
 };
 
@@ -562,6 +607,7 @@ static void on_reply(void *ctx, const uint8_t *m, size_t n) {
     struct tbbt_pconn *c = &e->conn[e->rx_conn];
     struct event ev = {.seq = seq,
                        .recv_ns = c->rx_ns,
+                       .read_ns = c->rd_ns,
                        .sent_ns = tbbt_pconn_sent_at(c, atomic_load(&s->mark)),
                        .status = ST_RPC_ERROR};
     if (h.reply_stat == 0 && h.accept_stat == 0) {
@@ -610,8 +656,10 @@ static void *rx_main(void *arg) {
         int n = atomic_load(&e->nconn);
         for (int i = 0; i < n; i++) /* a broken connection is left alone until it is repaired */
             p[i] = (struct pollfd){.fd = atomic_load(&e->broken[i]) ? -1 : e->conn[i].fd, .events = POLLIN};
+        int64_t tp = e->rt.on ? now_ns() : 0;
         int r = poll(p, (nfds_t)n, 20);
         e->rx_polls++;
+        if (e->rt.on) e->rt.poll_ns += (double)(now_ns() - tp);
         if (r < 0 && errno != EINTR) break;
         int lost = 0;
         for (int i = 0; i < n && r > 0; i++)
@@ -767,6 +815,21 @@ static void apply_event(struct engine *e, const struct event *ev) {
     complete(e, s, ev->status, ev->recv_ns);
 }
 
+/* TBBT_PLAY_COUNTS: the round trip of the replies just taken (at now),
+ * from their requests' writes to here. */
+static void count_taken(struct engine *e, const GArray *t, int64_t now) {
+    struct rt_counts *c = &e->rt;
+    for (guint i = 0; i < t->len; i++) {
+        const struct event *ev = &g_array_index(t, struct event, i);
+        const struct slot *s = &e->ring[ev->seq & e->mask];
+        c->arrive_read += (double)(ev->read_ns - ev->recv_ns);
+        c->read_take += (double)(now - ev->read_ns);
+        if (s->seq == ev->seq && atomic_load(&s->state) == SL_SENT && s->flush_ns)
+            c->flush_arrive += (double)(ev->recv_ns - s->flush_ns);
+        c->taken++;
+    }
+}
+
 /* Takes the receive thread's replies. */
 static void take_events(struct engine *e) {
     pthread_mutex_lock(&e->evmu);
@@ -775,6 +838,7 @@ static void take_events(struct engine *e) {
     e->ev_spare = t;
     tbbt_wake_taken(&e->wk);
     pthread_mutex_unlock(&e->evmu);
+    if (e->rt.on && t->len) count_taken(e, t, e->rt.take_ns = now_ns());
     for (guint i = 0; i < t->len; i++)
         apply_event(e, &g_array_index(t, struct event, i));
     g_array_set_size(t, 0);
@@ -824,9 +888,11 @@ static void unhold(struct engine *e) {
     if (n) e->held[i] = last;
 }
 
-/* Adds loaded records to the ordering policy, within the window. */
+/* Adds loaded records to the ordering policy, within the window, PASS_MAX
+ * a pass at most. */
 static void admit(struct engine *e) {
     uint64_t loaded = atomic_load(&e->loaded);
+    if (loaded > e->next_add + PASS_MAX) loaded = e->next_add + PASS_MAX; /* the rest in the next passes */
     while (!e->stopping && e->next_add < loaded && e->next_add - atomic_load(&e->head) < e->win) {
         struct slot *s = &e->ring[e->next_add & e->mask];
         if (!e->have_t0) e->trace_t0 = s->r.call_time, e->have_t0 = 1;
@@ -839,6 +905,7 @@ static void admit(struct engine *e) {
         if (s->sched_ns && s->sched_ns >= e->warm_end) /* the trace's rate, per second of the schedule */
             tbbt_pstats_sec(e->st, (double)(s->sched_ns - e->t0) / 1e9)->traced++;
         atomic_store(&s->state, SL_WAITING);
+        s->admit_pass = e->pass;
         e->ord->add(e->sched, s->seq, &s->r);
         e->next_add++;
     }
@@ -867,6 +934,7 @@ static int refused(const struct engine *e, const struct tbbt_rec *r) {
 static void offer(struct engine *e) {
     uint64_t seq;
     int k;
+    int64_t t = e->rt.on ? now_ns() : 0;
     while (!e->stopping && (k = e->ord->next(e->sched, &seq)) != TBBT_SCHED_NONE) {
         struct slot *s = &e->ring[seq & e->mask];
         if (k == TBBT_SCHED_SKIP) {
@@ -885,6 +953,8 @@ static void offer(struct engine *e) {
             continue;
         }
         atomic_store(&s->state, SL_HELD);
+        s->ready_ns = t;
+        if ((s->dep = e->rt.on && s->admit_pass != e->pass)) e->rt.take_ready += (double)(t - e->rt.take_ns);
         hold(e, e->o->speedup > 0 ? s->sched_ns : 0, seq);
     }
 }
@@ -897,17 +967,27 @@ static int open_conn(struct engine *e, int i, char *err, size_t errlen) {
     return 0;
 }
 
+/* The connection a record goes on, when it has one already: its index,
+ * or -1 (its traced client's first request in its clone: conn_for makes
+ * one, or past MAX_CONN gives it one of the others). */
+static int conn_known(struct engine *e, const struct slot *s) {
+    if (e->o->connections > 0) return (int)((s->r.xid + s->clone) % (uint32_t)atomic_load(&e->nconn));
+    struct client_key k;
+    memset(&k, 0, sizeof(k));
+    k.ep = s->r.client, k.clone = s->clone;
+    return GPOINTER_TO_INT(g_hash_table_lookup(e->client_conn, &k)) - 1;
+}
+
 /* The connection for a record: its traced client's in its clone (made on
  * first use; past MAX_CONN the clients share them in turn), or one of
  * --connections in turn. Returns the index, or -1 with err. */
 static int conn_for(struct engine *e, const struct slot *s, char *err, size_t errlen) {
+    int idx = conn_known(e, s);
+    if (idx >= 0) return idx;
     int n = atomic_load(&e->nconn);
-    if (e->o->connections > 0) return (int)((s->r.xid + s->clone) % (uint32_t)n);
     struct client_key k;
     memset(&k, 0, sizeof(k));
     k.ep = s->r.client, k.clone = s->clone;
-    int idx = GPOINTER_TO_INT(g_hash_table_lookup(e->client_conn, &k));
-    if (idx) return idx - 1;
     if (n < MAX_CONN) {
         if (open_conn(e, n, err, errlen) < 0) return -1;
         atomic_store(&e->nconn, n + 1);
@@ -921,8 +1001,10 @@ static int conn_for(struct engine *e, const struct slot *s, char *err, size_t er
 
 static int repair(struct engine *e, int i, char *err, size_t errlen);
 
-/* Sends one held record. Returns 0, or -1 with err (a broken connection). */
-static int send_one(struct engine *e, struct slot *s, int64_t now, char *err, size_t errlen) {
+/* Sends one held record, on connection ci when known (conn_known), else
+ * on the one conn_for gives it. Returns 0, or -1 with err (a broken
+ * connection). */
+static int send_one(struct engine *e, struct slot *s, int ci, int64_t now, char *err, size_t errlen) {
     struct tbbt_cred cred = {1, e->o->uid, e->o->gid, 0, {0}};
     struct tbbt_enc_ctx c = {.fh = enc_fh,
                              .fh_ctx = e,
@@ -939,8 +1021,7 @@ static int send_one(struct engine *e, struct slot *s, int64_t now, char *err, si
         complete(e, s, ST_NO_HANDLE, now);
         return 0;
     }
-    int ci = conn_for(e, s, err, errlen);
-    if (ci < 0) return -1;
+    if (ci < 0 && (ci = conn_for(e, s, err, errlen)) < 0) return -1;
     if (atomic_load(&e->broken[ci]) && repair(e, ci, err, errlen) < 0) return -1;
     /* encoded: in timestamp mode it goes to the kernel now (latency and
      * load start here, as near the wire's call time as the player can
@@ -949,6 +1030,7 @@ static int send_one(struct engine *e, struct slot *s, int64_t now, char *err, si
     if (e->o->speedup > 0) now = now_ns();
     s->conn = ci;
     s->send_ns = now;
+    s->flush_ns = 0;
     s->warm = e->o->warmup_s > 0 && now < e->warm_end;
     atomic_store(&s->tag, s->seq << 12 | (uint64_t)(s->r.vers & 0xf) << 8 | s->r.op);
     atomic_store(&s->mark, tbbt_pconn_mark(&e->conn[ci], (size_t)n));
@@ -985,33 +1067,104 @@ static int send_one(struct engine *e, struct slot *s, int64_t now, char *err, si
     return 0;
 }
 
-/* Writes what each connection has queued (one write for the burst). */
+/* TBBT_PLAY_COUNTS: the batch's requests (the first n) on connection c
+ * (-1: every connection) were written at t. */
+static void count_flushed(struct engine *e, size_t n, int c, int64_t t) {
+    for (size_t i = 0; i < n; i++) {
+        struct slot *s = &e->ring[e->batch[i] & e->mask];
+        if (s->seq != e->batch[i] || atomic_load(&s->state) != SL_SENT || s->flush_ns ||
+            (c >= 0 && s->conn != c))
+            continue;
+        s->flush_ns = t;
+        e->rt.ready_flush += (double)(t - s->ready_ns);
+        e->rt.flushed++;
+        if (s->dep) e->rt.dep_flush += (double)(t - s->ready_ns), e->rt.deps++;
+    }
+}
+
+/* Writes what connection i has queued (one write for the burst). */
+static void flush_conn(struct engine *e, int i) {
+    if (e->conn[i].outlen && tbbt_pconn_flush(&e->conn[i]) < 0) atomic_store(&e->broken[i], 1);
+}
+
 static void flush_all(struct engine *e) {
     for (int i = 0; i < atomic_load(&e->nconn); i++)
-        if (e->conn[i].outlen && tbbt_pconn_flush(&e->conn[i]) < 0) atomic_store(&e->broken[i], 1);
+        flush_conn(e, i);
+}
+
+/* Takes the held records that go now into e->batch, in the order they
+ * go: those due (timestamp mode: at now, read again once the next is not
+ * due at the old one), within the cap on outstanding requests, PASS_MAX
+ * at most. Returns how many, and in *rc the ns until the next one is due
+ * (-1: none held, 0: held back by the cap, DISPATCH_MORE: the bound). */
+static size_t take_due(struct engine *e, int64_t *rc) {
+    size_t n = 0;
+    int64_t now = now_ns();
+    *rc = -1;
+    while (e->nheld) {
+        if (e->held[0].t > now && e->held[0].t > (now = now_ns())) {
+            *rc = e->held[0].t - now;
+            break;
+        }
+        if (e->outstanding + n >= e->o->max_outstanding) {
+            *rc = 0;
+            break;
+        }
+        if (n == PASS_MAX) {
+            *rc = DISPATCH_MORE;
+            break;
+        }
+        if (n == e->batch_cap) {
+            e->batch_cap = e->batch_cap ? 2 * e->batch_cap : 256;
+            e->batch = g_renew(uint64_t, e->batch, e->batch_cap);
+            e->batch_conn = g_renew(int, e->batch_conn, e->batch_cap);
+        }
+        e->batch[n++] = e->held[0].seq;
+        unhold(e);
+    }
+    return n;
 }
 
 /* Sends the held records whose time has come, within the cap on
- * outstanding requests. Returns the ns until the next one is due (-1:
- * none held, 0: held back by the cap), or -2 on a send error. */
+ * outstanding requests and PASS_MAX, in the order they are held. Each connection is
+ * written once a pass, as soon as the pass's last request for it is
+ * queued, not all at the end: the server starts on the first
+ * connection's calls while the player encodes the others' (the same
+ * writes, earlier). Returns the ns until the next one is due (-1: none
+ * held, 0: held back by the cap, DISPATCH_MORE: more are due), or -2 on a
+ * send error. */
 static int64_t dispatch(struct engine *e, char *err, size_t errlen) {
-    int64_t rc = -1;
-    while (e->nheld) {
-        int64_t now = now_ns();
-        if (e->held[0].t > now) {
-            rc = e->held[0].t - now;
-            break;
+    int64_t rc;
+    for (;;) {
+        size_t n = take_due(e, &rc);
+        int last[MAX_CONN], early = 1, nc = atomic_load(&e->nconn);
+        for (int c = 0; c < nc; c++)
+            last[c] = -1;
+        for (size_t i = 0; i < n; i++) { /* where each connection's last request of the pass is */
+            int c = conn_known(e, &e->ring[e->batch[i] & e->mask]);
+            e->batch_conn[i] = c;
+            if (c >= 0)
+                last[c] = (int)i;
+            else if (nc >= MAX_CONN) /* a new client shares a connection: which, only conn_for says */
+                early = 0;
         }
-        if (e->outstanding >= e->o->max_outstanding) {
-            rc = 0;
-            break;
+        for (size_t i = 0; i < n; i++) {
+            struct slot *s = &e->ring[e->batch[i] & e->mask];
+            int c = e->batch_conn[i];
+            if (send_one(e, s, c, now_ns(), err, errlen) < 0) return -2;
+            if (early && c >= 0 && last[c] == (int)i) {
+                flush_conn(e, c);
+                if (e->rt.on) count_flushed(e, i + 1, c, now_ns());
+            }
         }
-        struct slot *s = &e->ring[e->held[0].seq & e->mask];
-        unhold(e);
-        if (send_one(e, s, now, err, errlen) < 0) return -2;
+        flush_all(e);
+        if (e->rt.on) count_flushed(e, n, -1, now_ns());
+        if (rc == DISPATCH_MORE) return rc; /* the pass's bound: the replies come first */
+        /* more may go: held back by the cap, but a record of the pass did
+         * not go out (no handle), or the next came due meanwhile */
+        if (!e->nheld || e->outstanding >= e->o->max_outstanding) return rc;
+        if (rc > 0 && (rc = e->held[0].t - now_ns()) > 0) return rc; /* from now, not the pass's start */
     }
-    flush_all(e);
-    return rc;
 }
 
 /* The reply the send thread may sleep for, about to sleep: the one the
@@ -1044,11 +1197,21 @@ static void arm(struct engine *e) {
     pthread_mutex_unlock(&e->evmu);
 }
 
+/* What the send thread, about to sleep with wait from dispatch, waits for
+ * (TBBT_PLAY_COUNTS; W_*). */
+static int wait_reason(struct engine *e, int64_t wait) {
+    if (wait > 0) return W_TIME;
+    if (wait == 0) return W_CAP;
+    if (e->next_add - atomic_load(&e->head) >= e->win) return W_WINDOW;
+    if (e->next_add == atomic_load(&e->loaded) && !atomic_load(&e->io_eof)) return W_RECORDS;
+    return W_DEPS;
+}
+
 /* Sleeps until woken, or for at most ns (50 ms at most: timeouts and the
  * end of --duration are the send thread's to see). The other threads
  * wake it only while it says it sleeps, so a busy replay costs them no
- * syscall per record or reply. */
-static void sleep_for(struct engine *e, int64_t ns) {
+ * syscall per record or reply. why: wait_reason's, for the counts. */
+static void sleep_for(struct engine *e, int64_t ns, int why) {
     arm(e);
     tbbt_wake_raise(&e->wk);
     /* work that came in since the loop looked: do not sleep on it */
@@ -1057,7 +1220,9 @@ static void sleep_for(struct engine *e, int64_t ns) {
         tbbt_wake_lower(&e->wk);
         return;
     }
+    int64_t t = e->rt.on ? now_ns() : 0;
     tbbt_wake_wait(&e->wk, ns, 50000000);
+    if (e->rt.on) e->rt.wait_ns[why] += (double)(now_ns() - t), e->rt.waits[why]++;
 }
 
 /* A live line on stderr, once a second. */
@@ -1123,6 +1288,7 @@ static int play_loop(struct engine *e, char *err, size_t errlen) {
     int64_t last_live = now_ns();
     uint64_t last_done = 0;
     for (;;) {
+        e->pass++;
         take_events(e);
         int64_t now = now_ns();
         time_out(e, now);
@@ -1160,9 +1326,10 @@ static int play_loop(struct engine *e, char *err, size_t errlen) {
             return -1;
         }
         if (wait > 200000)
-            sleep_for(e, wait - 100000); /* the last 0.1 ms: spin, for the issue error */
+            sleep_for(e, wait - 100000, W_TIME); /* the last 0.1 ms: spin, for the issue error */
         else if (wait <= 0)
-            sleep_for(e, -1); /* nothing due, or the cap: until a reply or a record comes */
+            sleep_for(e, -1,
+                      wait_reason(e, wait)); /* nothing due, or the cap: until a reply or a record comes */
     }
 }
 
@@ -1199,6 +1366,8 @@ static int setup(struct engine *e, char *err, size_t errlen) {
         memcpy(e->payload + i, &x, 8);
     }
     e->sendbuf = g_malloc(SEND_BUF);
+    const char *counts = getenv("TBBT_PLAY_COUNTS");
+    e->rt.on = counts && *counts;
     e->xid_base = (uint32_t)(x ^ (uint64_t)time(NULL));
     if (!(e->rd = tbbt_recr_open(o->trace, err, errlen))) return -1;
     if (load_manifest(e, err, errlen) < 0) return -1;
@@ -1259,23 +1428,36 @@ static void teardown(struct engine *e) {
     }
     g_free(e->mf_server);
     g_free(e->sent_fifo.v);
+    g_free(e->batch), g_free(e->batch_conn);
 }
 
 /* For bench/play.sh: when TBBT_PLAY_COUNTS names a file, one JSON line
  * there with the hand-offs between the player's threads (wakes one thread
- * made of another) and their sleeps, as the threads counted them. Read
- * once the threads are joined. */
+ * made of another) and their sleeps, as the threads counted them, and
+ * where the time goes (struct rt_counts: means in us, wait times in s).
+ * Read once the threads are joined. */
 static void write_counts(const struct engine *e) {
     const char *path = getenv("TBBT_PLAY_COUNTS");
     FILE *f = path && *path ? fopen(path, "w") : NULL;
     if (!f) return;
+    const struct rt_counts *c = &e->rt;
     uint64_t ws = atomic_load(&e->wk.wakes);
-    fprintf(f,
-            "{\"sent\":%llu,\"handoffs\":%llu,\"wakes_send\":%llu,\"wakes_io\":%llu,\"sleeps_send\":%llu,"
-            "\"sleeps_io\":%llu,\"polls_rx\":%llu}\n",
-            (unsigned long long)e->st->sent, (unsigned long long)(ws + e->io_signals), (unsigned long long)ws,
-            (unsigned long long)e->io_signals, (unsigned long long)e->wk.sleeps,
-            (unsigned long long)e->io_sleeps, (unsigned long long)e->rx_polls);
+    double nf = c->flushed ? (double)c->flushed * 1e3 : 1, nt = c->taken ? (double)c->taken * 1e3 : 1;
+    fprintf(
+        f,
+        "{\"sent\":%llu,\"handoffs\":%llu,\"wakes_send\":%llu,\"wakes_io\":%llu,\"sleeps_send\":%llu,"
+        "\"sleeps_io\":%llu,\"polls_rx\":%llu,\"round_trip_us\":{\"ready_write\":%.2f,\"write_arrival\":%.2f,"
+        "\"arrival_read\":%.2f,\"read_taken\":%.2f,\"dep_taken_ready\":%.2f,\"dep_ready_write\":%.2f,"
+        "\"deps\":%llu},\"rx_poll_s\":%.4f,\"send_waits\":{",
+        (unsigned long long)e->st->sent, (unsigned long long)(ws + e->io_signals), (unsigned long long)ws,
+        (unsigned long long)e->io_signals, (unsigned long long)e->wk.sleeps, (unsigned long long)e->io_sleeps,
+        (unsigned long long)e->rx_polls, c->ready_flush / nf, c->flush_arrive / nt, c->arrive_read / nt,
+        c->read_take / nt, c->deps ? c->take_ready / (double)c->deps / 1e3 : 0,
+        c->deps ? c->dep_flush / (double)c->deps / 1e3 : 0, (unsigned long long)c->deps, c->poll_ns / 1e9);
+    for (int i = 0; i < W_N; i++)
+        fprintf(f, "%s\"%s\":{\"n\":%llu,\"s\":%.4f}", i ? "," : "", wait_names[i],
+                (unsigned long long)c->waits[i], c->wait_ns[i] / 1e9);
+    fprintf(f, "}}\n");
     fclose(f);
 }
 

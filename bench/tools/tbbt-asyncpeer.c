@@ -21,8 +21,11 @@
  * Prints one line (records, sent, replies, status matches, skipped,
  * ops/s, CPU per op) and, with --json, {"tool","depth","connections",
  * "totals":{records,sent,replies,matched,mismatched,skipped,stalls,
- * rpc_errors,wall_s,cpu_s,ops_per_s}} (ops_per_s = replies / wall, wall
- * from the first call to the last reply, as tbbt-play's).
+ * rpc_errors,wall_s,cpu_s,ops_per_s},"outstanding":{mean,mean_at_send}}
+ * (ops_per_s = replies / wall, wall from the first call to the last reply,
+ * as tbbt-play's; outstanding: calls out, time-weighted over the wall, the
+ * seconds each call was out summed, and just after each call went, itself
+ * counted: tbbt-play's load.replay.outstanding_mean and outstanding.mean).
  * Exit: 0 done, 1 failed (files, server, timeout), 2 bad usage. */
 #include <errno.h>
 #include <poll.h>
@@ -94,6 +97,7 @@ struct ap_call {
     int has_ck;
     uint8_t op;
     int32_t traced; /* the trace's status, -1 none */
+    double sent_at; /* mono_s() when it was queued */
 };
 
 /* One connection and the credentials it sends now. */
@@ -112,6 +116,9 @@ struct ap {
     GHashTable *cookies;     /* struct ap_ckey -> struct ap_cval */
     struct ap_call *calls, *free_calls;
     uint64_t inflight;
+    double now;         /* mono_s() after the poll whose replies are being handled */
+    double out_area;    /* sum over calls of the seconds each was out: time-weighted outstanding x wall */
+    double out_at_send; /* sum over calls of the calls out just after each went, itself counted */
     uint64_t records, sent, replies, matched, mismatched, skipped, stalls, rpc_errors;
     char *payload;
     char err[512];
@@ -252,6 +259,7 @@ static void on_reply(struct rpc_context *rpc, int status, void *data, void *priv
     struct ap *a = c->ap;
     a->inflight--;
     a->replies++;
+    a->out_area += a->now - c->sent_at;
     if (status != RPC_STATUS_SUCCESS) {
         a->rpc_errors++, a->mismatched++;
     } else {
@@ -500,6 +508,8 @@ static int issue(struct ap *a, const struct tbbt_rec *r) {
         g_hash_table_insert(a->pending, g_memdup2(&k->newobj, sizeof(k->newobj)), (gpointer)(p + 1));
     }
     a->inflight++, a->sent++;
+    k->sent_at = mono_s();
+    a->out_at_send += (double)a->inflight;
     return 1;
 }
 
@@ -514,6 +524,7 @@ static int service(struct ap *a) {
         snprintf(a->err, sizeof(a->err), "poll: %s", strerror(errno));
         return -1;
     }
+    a->now = mono_s(); /* the replies this pass reads came by now */
     for (int i = 0; i < a->nconn; i++)
         if (p[i].revents && rpc_service(a->conn[i].rpc, p[i].revents) < 0) {
             snprintf(a->err, sizeof(a->err), "connection %d: %s", i, rpc_get_error(a->conn[i].rpc));
@@ -577,24 +588,28 @@ static int run(struct ap *a, struct tbbt_recreader *rd, double *wall) {
  * or -1 when the file cannot be written. */
 static int report(const struct ap *a, double wall, double cpu) {
     double ops = wall > 0 ? (double)a->replies / wall : 0;
+    double out_mean = wall > 0 ? a->out_area / wall : 0,
+           out_send = a->sent ? a->out_at_send / (double)a->sent : 0;
     if (!cli.quiet)
         printf(
             "tbbt-asyncpeer: %llu records, %llu sent, %llu replies, %llu matched, %llu skipped (no handle), "
-            "%llu waits; %.0f ops/s, CPU %.3f s (%.2f us per request), depth %d, %d connections\n",
+            "%llu waits; %.0f ops/s, CPU %.3f s (%.2f us per request), depth %d, %d connections; "
+            "outstanding mean %.1f (%.1f at a send)\n",
             (unsigned long long)a->records, (unsigned long long)a->sent, (unsigned long long)a->replies,
             (unsigned long long)a->matched, (unsigned long long)a->skipped, (unsigned long long)a->stalls,
-            ops, cpu, a->sent ? cpu * 1e6 / (double)a->sent : 0, cli.depth, a->nconn);
+            ops, cpu, a->sent ? cpu * 1e6 / (double)a->sent : 0, cli.depth, a->nconn, out_mean, out_send);
     if (!cli.json) return 0;
     GString *j = g_string_new(NULL);
     g_string_append_printf(
         j,
         "{\"tool\":\"tbbt-asyncpeer\",\"depth\":%d,\"connections\":%d,\"totals\":{\"records\":%llu,"
         "\"sent\":%llu,\"replies\":%llu,\"matched\":%llu,\"mismatched\":%llu,\"skipped\":%llu,"
-        "\"stalls\":%llu,\"rpc_errors\":%llu,\"wall_s\":%.6f,\"cpu_s\":%.6f,\"ops_per_s\":%.3f}}\n",
+        "\"stalls\":%llu,\"rpc_errors\":%llu,\"wall_s\":%.6f,\"cpu_s\":%.6f,\"ops_per_s\":%.3f},"
+        "\"outstanding\":{\"mean\":%.3f,\"mean_at_send\":%.3f}}\n",
         cli.depth, a->nconn, (unsigned long long)a->records, (unsigned long long)a->sent,
         (unsigned long long)a->replies, (unsigned long long)a->matched, (unsigned long long)a->mismatched,
         (unsigned long long)a->skipped, (unsigned long long)a->stalls, (unsigned long long)a->rpc_errors,
-        wall, cpu, ops);
+        wall, cpu, ops, out_mean, out_send);
     return tbbt_out_put("tbbt-asyncpeer", cli.json, j);
 }
 
