@@ -16,6 +16,8 @@
 #   tbbt-prep -q -o X.tbbt IN                       (the default, passes 1, 2, 3; shown, not compared)
 #   tshark -n -r IN -T fields -e rpc.xid -e rpc.msgtyp -e nfs.procedure_v3 -e nfs.status
 #   nfstrace -m stat -T -I IN -f 'port P'
+# BENCH_PREP_ONLY=damaged runs only the damaged-capture rows (the clean
+# capture's pass 1 is still run there, as their peer).
 # Targets (issue 2): >= 10x tshark, >= 1.5x nfstrace, > 1M calls/s on one
 # core, peak memory flat in the capture's length.
 # Damaged rows (issue 20): the big capture as a busy site's capture holds
@@ -58,6 +60,7 @@ done
 
 echo "bench/prep: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), medians of $runs runs"
 printf '%s\n' "tools: $("$build/transform/tbbt-prep" --help >/dev/null 2>&1 && echo tbbt-prep) $(tshark -v | head -1) / $(nfstrace --help 2>&1 | head -1)"
+[ "${BENCH_PREP_ONLY:-}" = damaged ] && inputs=()
 for in in "${inputs[@]}"; do
     mb=$(awk -v s="$(stat -c %s "$in")" 'BEGIN {printf "%.1f", s / 1e6}')
     BENCH_WARM=$in # every run of every tool starts with the input in the page cache (lib.sh)
