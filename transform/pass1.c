@@ -61,6 +61,7 @@ struct pend {
 /* A reply captured before its call. */
 struct orphan {
     struct pkey key;
+    uint64_t hash; /* pkey_hash(&key), its place in the orphans table */
     int64_t ts;
     size_t len, caplen;
     uint8_t *data;
@@ -91,10 +92,10 @@ struct tbbt_pass1 {
     size_t pend_bytes; /* buffers of the records in the fifo, together */
     struct pend *free_list;
     struct pbody *free_bodies;
-    size_t free_heap;        /* record buffers the free bodies hold */
-    struct tbbt_rec scratch; /* a parked record unpacked, to be emitted */
-    struct tbbt_recpark *rp; /* where parked records are packed */
-    GHashTable *orphans;     /* struct pkey* -> struct orphan* */
+    size_t free_heap;         /* record buffers the free bodies hold */
+    struct tbbt_rec scratch;  /* a parked record unpacked, to be emitted */
+    struct tbbt_recpark *rp;  /* where parked records are packed */
+    struct tbbt_htab orphans; /* struct orphan * (by its key): found with the hash the call computed */
     GQueue orphan_fifo;
     size_t orphan_bytes;        /* their data, together (TBBT_P1_ORPHAN_BYTES at most) */
     struct keyent *recent_ring; /* keys of the last RECENT_SIZE emitted calls */
@@ -194,9 +195,9 @@ static gboolean ep_gequal(gconstpointer a, gconstpointer b) {
     return ep_equal(a, b);
 }
 
-/* GHashTable hash of an orphan's key. */
-static guint orphan_ghash(gconstpointer k) {
-    return (guint)pkey_hash(k);
+/* Table equality: an orphan against a struct pkey. */
+static int orphan_eq(const void *item, const void *key) {
+    return pkey_equal(&((const struct orphan *)item)->key, key);
 }
 
 /* client_index equality: a loss accumulator against an endpoint. */
@@ -204,17 +205,13 @@ static int lossacc_eq(const void *item, const void *key) {
     return ep_equal(&((const struct lossacc *)item)->ep, key);
 }
 
-static void orphan_free(gpointer p) {
-    struct orphan *o = p;
-    g_free(o->data);
-    g_free(o);
-}
-
 /* Forgets a waiting reply (paired, expired or evicted) and frees it. */
 static void orphan_drop(struct tbbt_pass1 *p, struct orphan *o) {
     g_queue_unlink(&p->orphan_fifo, &o->link);
     p->orphan_bytes -= o->caplen;
-    g_hash_table_remove(p->orphans, &o->key);
+    tbbt_htab_remove_item(&p->orphans, o->hash, o);
+    g_free(o->data);
+    g_free(o);
 }
 
 struct tbbt_pass1 *tbbt_pass1_new(const struct tbbt_pass1_opts *o, tbbt_rec_sink sink, void *ctx) {
@@ -225,7 +222,7 @@ struct tbbt_pass1 *tbbt_pass1_new(const struct tbbt_pass1_opts *o, tbbt_rec_sink
     tbbt_timefix_init(&p->tf, o->step_threshold);
     p->fh = tbbt_fhmap_new();
     tbbt_htab_init(&p->pending, pend_eq);
-    p->orphans = g_hash_table_new_full(orphan_ghash, pkey_equal, NULL, orphan_free);
+    tbbt_htab_init(&p->orphans, orphan_eq);
     g_queue_init(&p->orphan_fifo);
     p->recent_ring = g_new0(struct keyent, RECENT_SIZE);
     for (int g = 0; g < RIDX_GENS; g++)
@@ -864,8 +861,8 @@ static void on_call(struct tbbt_pass1 *p, const struct tbbt_rpc_hdr *h, const st
     if (kind == PK_NFS) nfs_call(p, e, h, m);
     tbbt_htab_put(&p->pending, hash, e);
     fifo_insert(p, e);
-    if (g_hash_table_size(p->orphans)) {
-        struct orphan *o = g_hash_table_lookup(p->orphans, &key);
+    if (tbbt_htab_size(&p->orphans)) {
+        struct orphan *o = tbbt_htab_find_inline(&p->orphans, hash, &key, orphan_eq);
         if (o) {
             struct tbbt_rpc_hdr rh;
             if (tbbt_rpc_parse_prefix(o->data, o->caplen, &rh) >= 0) {
@@ -885,19 +882,21 @@ static void on_call(struct tbbt_pass1 *p, const struct tbbt_rpc_hdr *h, const st
  * capture's clock runs (a hostile one could stamp every reply with the
  * same time, so the timeout alone bounds nothing); beyond, the oldest is
  * dropped as a reply without call, and counted. */
-static void orphan_keep(struct tbbt_pass1 *p, const struct pkey *key, const struct tbbt_msg *m, int64_t ts) {
-    if (g_hash_table_contains(p->orphans, key)) {
+static void orphan_keep(struct tbbt_pass1 *p, const struct pkey *key, uint64_t hash, const struct tbbt_msg *m,
+                        int64_t ts) {
+    if (tbbt_htab_find_inline(&p->orphans, hash, key, orphan_eq)) {
         p->st.replies_without_call++;
         return;
     }
     struct orphan *o = g_new0(struct orphan, 1);
     memcpy(&o->key, key, sizeof(o->key));
+    o->hash = hash;
     o->ts = ts;
     o->len = m->len;
     o->caplen = m->caplen;
     o->data = g_memdup2(m->data, m->caplen);
     o->link.data = o;
-    g_hash_table_insert(p->orphans, &o->key, o);
+    tbbt_htab_put(&p->orphans, hash, o);
     g_queue_push_tail_link(&p->orphan_fifo, &o->link);
     p->orphan_bytes += o->caplen;
     while (p->orphan_fifo.length > TBBT_P1_ORPHANS_MAX || p->orphan_bytes > TBBT_P1_ORPHAN_BYTES) {
@@ -930,7 +929,7 @@ static void on_reply(struct tbbt_pass1 *p, const struct tbbt_rpc_hdr *h, const s
     } else if (recent_has(p, hash, &key))
         p->st.dup_replies++;
     else
-        orphan_keep(p, &key, m, t1);
+        orphan_keep(p, &key, hash, m, t1);
 }
 
 static void pass1_msg(struct tbbt_pass1 *p, const struct tbbt_msg *m) {
@@ -1048,8 +1047,9 @@ void tbbt_pass1_free(struct tbbt_pass1 *p) {
     }
     tbbt_rec_free(&p->scratch);
     tbbt_recpark_free(p->rp);
-    g_queue_init(&p->orphan_fifo); /* its links live in the orphans, freed with the table */
-    g_hash_table_destroy(p->orphans);
+    while (p->orphan_fifo.head)
+        orphan_drop(p, p->orphan_fifo.head->data);
+    tbbt_htab_clear(&p->orphans);
     tbbt_htab_clear(&p->pending);
     for (int g = 0; g < RIDX_GENS; g++)
         g_free(p->recent_index[g]);
