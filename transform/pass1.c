@@ -377,7 +377,7 @@ static void emit(struct tbbt_pass1 *p, struct pend *e) {
     if (e->kind == PK_NFS) {
         struct tbbt_rec *r = &p->scratch;
         if (e->parked)
-            tbbt_recpark_unpack(r, e->park);
+            tbbt_recpark_unpack(p->rp, r, e->park);
         else
             r = &e->b->rec;
         r->flags |= e->flags;
@@ -457,7 +457,8 @@ static void drain(struct tbbt_pass1 *p, int all) {
         if (forced && !e->done && !overdue && !all) p->st.forced_out++;
         fifo_pop_head(p);
         if (e->next) { /* a queue held long is cold: fetch the next ones while this one goes out */
-            __builtin_prefetch(e->next->park);
+            for (int k = 0; k < 5; k++) /* a packed record is about 300 bytes */
+                __builtin_prefetch(e->next->park + 64 * k);
             tbbt_htab_prefetch(&p->pending, e->next->ke.hash);
             if (e->next->next) __builtin_prefetch(e->next->next);
         }

@@ -20,6 +20,10 @@ struct tbbt_recpark {
     struct slab *spare; /* empty slabs for reuse */
     unsigned nspare;
     size_t mem;
+    /* the field table (record.c) as packing wants it */
+    uint16_t off[TBBT_F_COUNT_]; /* where field f lives in the struct */
+    uint8_t size[TBBT_F_COUNT_]; /* its bytes: 8, 4, or 0 (the listing, kept apart) */
+    uint64_t mask8, mask4;       /* the fields of each size */
 };
 
 /* The header bytes copied as they are: times, endpoints, xid, version,
@@ -45,10 +49,10 @@ static uint32_t kept_gids(const struct tbbt_cred *c) {
 }
 
 /* Bytes tbbt_recpark_pack makes of r. */
-static size_t packed_size(const struct tbbt_rec *r) {
+static size_t packed_size(const struct tbbt_recpark *s, const struct tbbt_rec *r) {
     size_t n = HEAD_BYTES + offsetof(struct tbbt_cred, gids) + 4 * (size_t)kept_gids(&r->cred) + 8;
-    for (uint64_t m = r->has; m; m &= m - 1)
-        n += field_size((enum tbbt_field)__builtin_ctzll(m));
+    n += 8 * (size_t)__builtin_popcountll(r->has & s->mask8) +
+         4 * (size_t)__builtin_popcountll(r->has & s->mask4);
     return n + 8 + r->arena_len + (size_t)r->nentries * sizeof(struct tbbt_dirent);
 }
 
@@ -66,7 +70,16 @@ static inline void take(const uint8_t **p, void *dst, size_t n) {
 
 /* See recpark.h. */
 struct tbbt_recpark *tbbt_recpark_new(void) {
-    return g_new0(struct tbbt_recpark, 1);
+    struct tbbt_recpark *s = g_new0(struct tbbt_recpark, 1);
+    for (int f = 0; f < TBBT_F_COUNT_; f++) {
+        size_t n = field_size((enum tbbt_field)f);
+        g_assert(n == 0 || n == 4 || n == 8);
+        s->off[f] = (uint16_t)tbbt_fields[f].offset;
+        s->size[f] = (uint8_t)n;
+        if (n == 8) s->mask8 |= 1ull << f;
+        if (n == 4) s->mask4 |= 1ull << f;
+    }
+    return s;
 }
 
 /* Frees an empty slab, or keeps it for reuse. */
@@ -140,14 +153,17 @@ void tbbt_recpark_free(struct tbbt_recpark *s) {
 
 /* See recpark.h. */
 uint8_t *tbbt_recpark_pack(struct tbbt_recpark *s, const struct tbbt_rec *r, size_t *len) {
-    size_t n = packed_size(r);
+    size_t n = packed_size(s, r);
     uint8_t *buf = slab_alloc(s, n), *p = buf;
     put(&p, r, HEAD_BYTES);
     put(&p, &r->cred, offsetof(struct tbbt_cred, gids) + 4 * (size_t)kept_gids(&r->cred));
     put(&p, &r->has, 8);
-    for (uint64_t m = r->has; m; m &= m - 1) {
-        enum tbbt_field f = (enum tbbt_field)__builtin_ctzll(m);
-        put(&p, (const char *)r + tbbt_fields[f].offset, field_size(f));
+    for (uint64_t m = r->has & (s->mask8 | s->mask4); m; m &= m - 1) {
+        int f = __builtin_ctzll(m);
+        if (s->size[f] == 8)
+            put(&p, (const char *)r + s->off[f], 8);
+        else
+            put(&p, (const char *)r + s->off[f], 4);
     }
     put(&p, &r->arena_len, 4);
     put(&p, &r->nentries, 4);
@@ -157,29 +173,21 @@ uint8_t *tbbt_recpark_pack(struct tbbt_recpark *s, const struct tbbt_rec *r, siz
     return buf;
 }
 
-/* Clears what an unpacked record may hold: the fields its mask names,
- * the credentials, the lengths (the header is written over whole): less
- * than tbbt_rec_clear's whole struct, for a record unpacked into the same
- * struct again and again. */
-static void unpack_clear(struct tbbt_rec *r) {
-    for (uint64_t m = r->has; m; m &= m - 1) {
-        enum tbbt_field f = (enum tbbt_field)__builtin_ctzll(m);
-        memset((char *)r + tbbt_fields[f].offset, 0, field_size(f));
-    }
-    memset(&r->cred, 0, sizeof r->cred);
-}
-
-/* See recpark.h. r must be cleared (tbbt_rec_clear) or hold a record
- * unpacked here. */
-void tbbt_recpark_unpack(struct tbbt_rec *r, const uint8_t *p) {
-    unpack_clear(r);
+/* See recpark.h. */
+void tbbt_recpark_unpack(const struct tbbt_recpark *s, struct tbbt_rec *r, const uint8_t *p) {
+    /* the credentials and optional fields cleared (the header is written
+     * over whole, the buffers kept): tbbt_rec_clear but for those */
+    memset(&r->cred, 0, offsetof(struct tbbt_rec, entries) - offsetof(struct tbbt_rec, cred));
     take(&p, r, HEAD_BYTES);
     take(&p, &r->cred, offsetof(struct tbbt_cred, gids));
     take(&p, r->cred.gids, 4 * (size_t)kept_gids(&r->cred));
     take(&p, &r->has, 8);
-    for (uint64_t m = r->has; m; m &= m - 1) {
-        enum tbbt_field f = (enum tbbt_field)__builtin_ctzll(m);
-        take(&p, (char *)r + tbbt_fields[f].offset, field_size(f));
+    for (uint64_t m = r->has & (s->mask8 | s->mask4); m; m &= m - 1) {
+        int f = __builtin_ctzll(m);
+        if (s->size[f] == 8)
+            take(&p, (char *)r + s->off[f], 8);
+        else
+            take(&p, (char *)r + s->off[f], 4);
     }
     uint32_t alen, nent;
     take(&p, &alen, 4);

@@ -30,10 +30,9 @@ struct tbbt_recpark *tbbt_recpark_new(void);
  * *len. */
 uint8_t *tbbt_recpark_pack(struct tbbt_recpark *s, const struct tbbt_rec *r, size_t *len);
 
-/* Unpacks a record packed at p into r, which must be empty
- * (tbbt_rec_init, tbbt_rec_clear) or hold a record unpacked here before
- * (only what that one held is cleared; its buffers are reused). */
-void tbbt_recpark_unpack(struct tbbt_rec *r, const uint8_t *p);
+/* Unpacks a record packed at p into r (cleared first, keeping its
+ * buffers for reuse). */
+void tbbt_recpark_unpack(const struct tbbt_recpark *s, struct tbbt_rec *r, const uint8_t *p);
 
 /* Releases the record packed at p. */
 void tbbt_recpark_release(struct tbbt_recpark *s, uint8_t *p);
