@@ -64,8 +64,8 @@ struct orphan {
     uint64_t hash; /* pkey_hash(&key), its place in the orphans table */
     int64_t ts;
     size_t len, caplen;
-    uint8_t *data;
-    GList link; /* in orphan_fifo (data = this), unlinked in O(1) */
+    GList link;     /* in orphan_fifo (data = this), unlinked in O(1) */
+    uint8_t data[]; /* caplen bytes of the message, in the same allocation */
 };
 
 #define PEND_KEEP_BYTES (64u << 10)  /* record buffers kept for reuse, at most, per free body */
@@ -210,7 +210,6 @@ static void orphan_drop(struct tbbt_pass1 *p, struct orphan *o) {
     g_queue_unlink(&p->orphan_fifo, &o->link);
     p->orphan_bytes -= o->caplen;
     tbbt_htab_remove_item(&p->orphans, o->hash, o);
-    g_free(o->data);
     g_free(o);
 }
 
@@ -889,13 +888,13 @@ static void orphan_keep(struct tbbt_pass1 *p, const struct pkey *key, uint64_t h
         p->st.replies_without_call++;
         return;
     }
-    struct orphan *o = g_new0(struct orphan, 1);
+    struct orphan *o = g_malloc0(sizeof *o + m->caplen);
     memcpy(&o->key, key, sizeof(o->key));
     o->hash = hash;
     o->ts = ts;
     o->len = m->len;
     o->caplen = m->caplen;
-    o->data = g_memdup2(m->data, m->caplen);
+    if (m->caplen) memcpy(o->data, m->data, m->caplen);
     o->link.data = o;
     tbbt_htab_put(&p->orphans, hash, o);
     g_queue_push_tail_link(&p->orphan_fifo, &o->link);
