@@ -54,7 +54,7 @@ struct pend {
     int64_t call_time; /* rec.call_time, kept here for the parked */
     struct pbody *b;
     uint8_t *park;
-    size_t heap; /* rec's buffers (or park's bytes), as counted in pend_bytes */
+    size_t heap; /* rec's buffers (when parked, as they were), as counted in pend_bytes */
     struct pend *next_free;
 };
 
@@ -434,13 +434,14 @@ static void fifo_insert(struct tbbt_pass1 *p, struct pend *e) {
 /* Parks e, just answered (its record still in the caches): its record
  * packed, its body given back. */
 static void park(struct tbbt_pass1 *p, struct pend *e) {
-    size_t len = 0;
+    size_t len;
     if (e->kind == PK_NFS) e->park = tbbt_recpark_pack(p->rp, &e->b->rec, &len);
     e->parked = 1;
     body_put(p, e->b);
     e->b = NULL;
-    p->pend_bytes = p->pend_bytes - e->heap + len;
-    e->heap = len;
+    /* e->heap stays what the record's buffers held: max_pending_bytes
+     * bounds the same quantity, parked or not, so records are forced out
+     * (or not) exactly as they were before parking existed */
 }
 
 /* Emits from the head of the queue every call that is answered or whose
