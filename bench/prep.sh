@@ -23,9 +23,9 @@
 # Damaged rows (issue 20): the big capture as a busy site's capture holds
 # it (tbbt-pcapdrop: GRO super-segments cut at -s 256, and 5% of the
 # packets lost in bursts of 10 to 500), and the first half of each: pass
-# 1's calls per CPU second against the clean capture's in the same run
-# (target >= 80%), the default's CPU, and pass 1's peak memory whole
-# against half (target: flat). They are the decoder's:
+# 1's calls per CPU second against the clean capture's, run by run
+# interleaved with it (target >= 80%), the default's CPU, and pass 1's peak
+# memory whole against half (target: flat). They are the decoder's:
 # tshark and nfstrace decode and count, they do not build a hierarchy or
 # pre-play a model, so pass 1 is compared; the other two rows show what the
 # later passes add, and the last line gives "+ map"'s calls per CPU second
