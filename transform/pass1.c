@@ -10,6 +10,7 @@
 #include "htab.h"
 #include "fsmodel.h"
 #include "nfsdec.h"
+#include "recpark.h"
 
 enum pend_kind { PK_NFS, PK_MOUNT, PK_OTHER };
 
@@ -31,29 +32,45 @@ struct callfh {
     uint8_t data[TBBT_FH_MAX];
 };
 
-/* One call in flight, and then its record until emitted. */
+/* A call's record while it is being decoded, and the handles kept for its
+ * reply: the bulk of a call in flight, given back (to a free list, hot in
+ * the caches) once an answered call is parked. */
+struct pbody {
+    struct callfh fh_obj, fh_dir, fh_dir2;
+    struct tbbt_rec rec;
+    struct pbody *next_free;
+};
+
+/* One call in flight, and then its record until emitted: in its body, or,
+ * answered and waiting long behind an unanswered one, packed (recpark.h). */
 struct pend {
     struct keyent ke;         /* its key in the table of pending calls */
     struct pend *prev, *next; /* in the fifo */
     enum pend_kind kind;
-    int done; /* reply seen */
+    int done;       /* reply seen */
+    int parked;     /* b given back; the record, if NFS, is in park */
+    uint16_t flags; /* TBBT_RF_* to add to the parked record when emitted */
     uint32_t mount_vers, mount_proc;
-    struct callfh fh_obj, fh_dir, fh_dir2;
-    struct tbbt_rec rec;
-    size_t heap; /* rec's buffers, as counted in pend_bytes */
+    int64_t call_time; /* rec.call_time, kept here for the parked */
+    struct pbody *b;
+    uint8_t *park;
+    size_t heap; /* rec's buffers (when parked, as they were), as counted in pend_bytes */
     struct pend *next_free;
 };
 
 /* A reply captured before its call. */
 struct orphan {
     struct pkey key;
+    uint64_t hash; /* pkey_hash(&key), its place in the orphans table */
     int64_t ts;
     size_t len, caplen;
-    uint8_t *data;
-    GList link; /* in orphan_fifo (data = this), unlinked in O(1) */
+    GList link;     /* in orphan_fifo (data = this), unlinked in O(1) */
+    uint8_t data[]; /* caplen bytes of the message, in the same allocation */
 };
 
-#define PEND_KEEP_BYTES (64u << 10)  /* record buffers kept for reuse, at most, per free pend */
+#define PEND_KEEP_BYTES (64u << 10)  /* record buffers kept for reuse, at most, per free body */
+#define FREE_KEEP_BYTES (8u << 20)   /* and by all free bodies together */
+#define PARK_NS 100000000LL          /* 100 ms: calls answered behind a head unanswered longer are parked */
 #define RECENT_SIZE 65536            /* keys of emitted calls kept to recognise late duplicates */
 #define RIDX_EPOCH (RECENT_SIZE / 2) /* keys added to one generation of the recent index */
 #define RIDX_SIZE (2 * RIDX_EPOCH)   /* slots of one generation: at most half full */
@@ -74,7 +91,11 @@ struct tbbt_pass1 {
     size_t npend;
     size_t pend_bytes; /* buffers of the records in the fifo, together */
     struct pend *free_list;
-    GHashTable *orphans; /* struct pkey* -> struct orphan* */
+    struct pbody *free_bodies;
+    size_t free_heap;         /* record buffers the free bodies hold */
+    struct tbbt_rec scratch;  /* a parked record unpacked, to be emitted */
+    struct tbbt_recpark *rp;  /* where parked records are packed */
+    struct tbbt_htab orphans; /* struct orphan * (by its key): found with the hash the call computed */
     GQueue orphan_fifo;
     size_t orphan_bytes;        /* their data, together (TBBT_P1_ORPHAN_BYTES at most) */
     struct keyent *recent_ring; /* keys of the last RECENT_SIZE emitted calls */
@@ -174,9 +195,9 @@ static gboolean ep_gequal(gconstpointer a, gconstpointer b) {
     return ep_equal(a, b);
 }
 
-/* GHashTable hash of an orphan's key. */
-static guint orphan_ghash(gconstpointer k) {
-    return (guint)pkey_hash(k);
+/* Table equality: an orphan against a struct pkey. */
+static int orphan_eq(const void *item, const void *key) {
+    return pkey_equal(&((const struct orphan *)item)->key, key);
 }
 
 /* client_index equality: a loss accumulator against an endpoint. */
@@ -184,17 +205,12 @@ static int lossacc_eq(const void *item, const void *key) {
     return ep_equal(&((const struct lossacc *)item)->ep, key);
 }
 
-static void orphan_free(gpointer p) {
-    struct orphan *o = p;
-    g_free(o->data);
-    g_free(o);
-}
-
 /* Forgets a waiting reply (paired, expired or evicted) and frees it. */
 static void orphan_drop(struct tbbt_pass1 *p, struct orphan *o) {
     g_queue_unlink(&p->orphan_fifo, &o->link);
     p->orphan_bytes -= o->caplen;
-    g_hash_table_remove(p->orphans, &o->key);
+    tbbt_htab_remove_item(&p->orphans, o->hash, o);
+    g_free(o);
 }
 
 struct tbbt_pass1 *tbbt_pass1_new(const struct tbbt_pass1_opts *o, tbbt_rec_sink sink, void *ctx) {
@@ -205,7 +221,7 @@ struct tbbt_pass1 *tbbt_pass1_new(const struct tbbt_pass1_opts *o, tbbt_rec_sink
     tbbt_timefix_init(&p->tf, o->step_threshold);
     p->fh = tbbt_fhmap_new();
     tbbt_htab_init(&p->pending, pend_eq);
-    p->orphans = g_hash_table_new_full(orphan_ghash, pkey_equal, NULL, orphan_free);
+    tbbt_htab_init(&p->orphans, orphan_eq);
     g_queue_init(&p->orphan_fifo);
     p->recent_ring = g_new0(struct keyent, RECENT_SIZE);
     for (int g = 0; g < RIDX_GENS; g++)
@@ -213,23 +229,41 @@ struct tbbt_pass1 *tbbt_pass1_new(const struct tbbt_pass1_opts *o, tbbt_rec_sink
     p->clients = g_hash_table_new_full(ep_ghash, ep_gequal, NULL, g_free);
     tbbt_htab_init(&p->client_index, lossacc_eq);
     p->last_emitted = INT64_MIN;
+    tbbt_rec_init(&p->scratch);
+    p->rp = tbbt_recpark_new();
     return p;
 }
 
-/* Takes a pend from the free list (keeping its record's buffers) or makes
- * one: no allocation per call once the pipeline is warm. */
+/* Takes a body from the free list (keeping its record's buffers) or makes
+ * one. */
+static struct pbody *body_get(struct tbbt_pass1 *p) {
+    struct pbody *b = p->free_bodies;
+    if (b) {
+        p->free_bodies = b->next_free;
+        p->free_heap -= b->rec.arena_cap + (size_t)b->rec.entries_cap * sizeof(struct tbbt_dirent);
+        tbbt_rec_clear(&b->rec);
+    } else {
+        b = g_new0(struct pbody, 1);
+        tbbt_rec_init(&b->rec);
+    }
+    b->fh_obj.len = b->fh_dir.len = b->fh_dir2.len = 0;
+    return b;
+}
+
+/* Takes a pend from the free list or makes one, with a body: no
+ * allocation per call once the pipeline is warm. */
 static struct pend *pend_get(struct tbbt_pass1 *p) {
     struct pend *e = p->free_list;
-    if (e) {
+    if (e)
         p->free_list = e->next_free;
-        tbbt_rec_clear(&e->rec);
-    } else {
+    else
         e = g_new0(struct pend, 1);
-        tbbt_rec_init(&e->rec);
-    }
     e->done = 0;
+    e->parked = 0;
+    e->flags = 0;
     e->heap = 0;
-    e->fh_obj.len = e->fh_dir.len = e->fh_dir2.len = 0;
+    e->park = NULL;
+    e->b = body_get(p);
     return e;
 }
 
@@ -240,18 +274,33 @@ static size_t rec_heap(const struct tbbt_rec *r) {
 
 /* Counts the growth of e's record (decoded call or reply) in pend_bytes. */
 static void pend_account(struct tbbt_pass1 *p, struct pend *e) {
-    size_t h = rec_heap(&e->rec);
+    size_t h = e->b ? rec_heap(&e->b->rec) : 0;
     p->pend_bytes += h - e->heap;
     e->heap = h;
 }
 
-/* Returns e to the free list; a record that grew big (a long listing)
- * gives its buffers back, so the list keeps only small ones. */
-static void pend_put(struct tbbt_pass1 *p, struct pend *e) {
-    if (rec_heap(&e->rec) > PEND_KEEP_BYTES) {
-        tbbt_rec_free(&e->rec);
-        tbbt_rec_init(&e->rec);
+/* Returns a body to the free list; a record that grew big (a long
+ * listing), or one over the free bodies' budget, gives its buffers back,
+ * so the list keeps only small ones and its memory does not creep up with
+ * the capture's length. */
+static void body_put(struct tbbt_pass1 *p, struct pbody *b) {
+    size_t h = rec_heap(&b->rec);
+    if (h > PEND_KEEP_BYTES || p->free_heap + h > FREE_KEEP_BYTES) {
+        tbbt_rec_free(&b->rec);
+        tbbt_rec_init(&b->rec);
+        h = 0;
     }
+    p->free_heap += h;
+    b->next_free = p->free_bodies;
+    p->free_bodies = b;
+}
+
+/* Returns e (and its body or packed record) to the free lists. */
+static void pend_put(struct tbbt_pass1 *p, struct pend *e) {
+    if (e->b) body_put(p, e->b);
+    e->b = NULL;
+    if (e->park) tbbt_recpark_release(p->rp, e->park);
+    e->park = NULL;
     e->next_free = p->free_list;
     p->free_list = e;
 }
@@ -325,7 +374,12 @@ static void emit(struct tbbt_pass1 *p, struct pend *e) {
     tbbt_htab_remove_item(&p->pending, e->ke.hash, e);
     recent_add(p, &e->ke);
     if (e->kind == PK_NFS) {
-        struct tbbt_rec *r = &e->rec;
+        struct tbbt_rec *r = &p->scratch;
+        if (e->parked)
+            tbbt_recpark_unpack(p->rp, r, e->park);
+        else
+            r = &e->b->rec;
+        r->flags |= e->flags;
         if (!e->done) {
             r->flags |= TBBT_RF_REPLY_LOST;
             r->reply_time = r->call_time;
@@ -361,7 +415,7 @@ static struct pend *fifo_pop_head(struct tbbt_pass1 *p) {
  * later small ones), so the walk back from the tail is short. */
 static void fifo_insert(struct tbbt_pass1 *p, struct pend *e) {
     struct pend *l = p->tail;
-    while (l && l->rec.call_time > e->rec.call_time)
+    while (l && l->call_time > e->call_time)
         l = l->prev;
     e->prev = l;
     e->next = l ? l->next : p->head;
@@ -377,6 +431,19 @@ static void fifo_insert(struct tbbt_pass1 *p, struct pend *e) {
     pend_account(p, e);
 }
 
+/* Parks e, just answered (its record still in the caches): its record
+ * packed, its body given back. */
+static void park(struct tbbt_pass1 *p, struct pend *e) {
+    size_t len;
+    if (e->kind == PK_NFS) e->park = tbbt_recpark_pack(p->rp, &e->b->rec, &len);
+    e->parked = 1;
+    body_put(p, e->b);
+    e->b = NULL;
+    /* e->heap stays what the record's buffers held: max_pending_bytes
+     * bounds the same quantity, parked or not, so records are forced out
+     * (or not) exactly as they were before parking existed */
+}
+
 /* Emits from the head of the queue every call that is answered or whose
  * reply is overdue, and forces out the oldest when too many are waiting or
  * their records hold too much (answers waiting behind an unanswered call,
@@ -384,11 +451,17 @@ static void fifo_insert(struct tbbt_pass1 *p, struct pend *e) {
 static void drain(struct tbbt_pass1 *p, int all) {
     struct pend *e;
     while ((e = p->head) != NULL) {
-        int overdue = p->now - e->rec.call_time > p->o.reply_timeout;
+        int overdue = p->now - e->call_time > p->o.reply_timeout;
         int forced = p->npend > p->o.max_pending || p->pend_bytes > p->o.max_pending_bytes;
         if (!(e->done || overdue || all || forced)) break;
         if (forced && !e->done && !overdue && !all) p->st.forced_out++;
         fifo_pop_head(p);
+        if (e->next) { /* a queue held long is cold: fetch the next ones while this one goes out */
+            for (int k = 0; k < 5; k++) /* a packed record is about 300 bytes */
+                __builtin_prefetch(e->next->park + 64 * k);
+            tbbt_htab_prefetch(&p->pending, e->next->ke.hash);
+            if (e->next->next) __builtin_prefetch(e->next->next);
+        }
         emit(p, e);
     }
 }
@@ -451,29 +524,29 @@ static int wrong_type(struct tbbt_pass1 *p, tbbt_id id, enum tbbt_field f, unsig
 
 /* Maps the call's handles to IDs and keeps them for the reply. */
 static void call_ids(struct tbbt_pass1 *p, struct pend *e) {
-    tbbt_fhmap_set_clock(p->fh, e->rec.call_time);
+    tbbt_fhmap_set_clock(p->fh, e->b->rec.call_time);
     for (uint32_t i = 0; i < p->refs.n; i++) {
         const struct tbbt_fhref *f = &p->refs.v[i];
         int fresh;
         tbbt_id id = tbbt_fhmap_lookup(p->fh, f->data, f->len, &fresh);
-        if (!fresh && wrong_type(p, id, f->field, e->rec.op)) {
+        if (!fresh && wrong_type(p, id, f->field, e->b->rec.op)) {
             id = tbbt_fhmap_born(p->fh, f->data, f->len, id, 0, 0, 0, 0);
             fresh = 1;
         }
-        tbbt_rec_set_u64(&e->rec, f->field, id);
+        tbbt_rec_set_u64(&e->b->rec, f->field, id);
         if (f->field == TBBT_F_OBJ)
-            keep_fh(&e->fh_obj, f, fresh);
+            keep_fh(&e->b->fh_obj, f, fresh);
         else if (f->field == TBBT_F_DIR)
-            keep_fh(&e->fh_dir, f, fresh);
+            keep_fh(&e->b->fh_dir, f, fresh);
         else if (f->field == TBBT_F_DIR2)
-            keep_fh(&e->fh_dir2, f, fresh);
+            keep_fh(&e->b->fh_dir2, f, fresh);
     }
 }
 
 /* Decodes an NFS call into e's record. */
 static void nfs_call(struct tbbt_pass1 *p, struct pend *e, const struct tbbt_rpc_hdr *h,
                      const struct tbbt_msg *m) {
-    struct tbbt_rec *r = &e->rec;
+    struct tbbt_rec *r = &e->b->rec;
     r->vers = (uint8_t)h->vers;
     r->op = (uint8_t)tbbt_op_from_wire(h->vers, h->proc);
     r->cred = h->cred;
@@ -575,7 +648,7 @@ static int newobj_is_born(struct tbbt_pass1 *p, const struct tbbt_rec *r, tbbt_i
 
 /* Maps the reply's handles (new object, readdirplus entries) to IDs. */
 static void reply_ids(struct tbbt_pass1 *p, struct pend *e) {
-    struct tbbt_rec *r = &e->rec;
+    struct tbbt_rec *r = &e->b->rec;
     tbbt_fhmap_set_clock(p->fh, r->reply_time);
     int has_fid = tbbt_rec_has(r, TBBT_F_FSID) && tbbt_rec_has(r, TBBT_F_FILEID);
     uint64_t hs[FH_BATCH];
@@ -606,12 +679,12 @@ static void reply_ids(struct tbbt_pass1 *p, struct pend *e) {
     if (!has_fid) return;
     unsigned fl = tbbt_op_info(r->op)->flags;
     if ((fl & TBBT_OPF_OBJ) && !(fl & TBBT_OPF_NEWOBJ))
-        identify(p, r, TBBT_F_OBJ, &e->fh_obj, r->fsid, r->fileid, shown_identity(r));
+        identify(p, r, TBBT_F_OBJ, &e->b->fh_obj, r->fsid, r->fileid, shown_identity(r));
     const struct tbbt_fhmap_shown dir = {TBBT_FT_DIR, 0, 0, 0};
     if (tbbt_rec_has(r, TBBT_F_DIR_FILEID))
-        identify(p, r, TBBT_F_DIR, &e->fh_dir, r->fsid, r->dir_fileid, dir);
+        identify(p, r, TBBT_F_DIR, &e->b->fh_dir, r->fsid, r->dir_fileid, dir);
     if (tbbt_rec_has(r, TBBT_F_DIR2_FILEID))
-        identify(p, r, TBBT_F_DIR2, &e->fh_dir2, r->fsid, r->dir2_fileid, dir);
+        identify(p, r, TBBT_F_DIR2, &e->b->fh_dir2, r->fsid, r->dir2_fileid, dir);
 }
 
 /* Follows the names a successful reply creates, moves or removes, so that
@@ -657,8 +730,8 @@ static void track_names(struct tbbt_pass1 *p, struct tbbt_rec *r) {
  * so pass 2's model and the player see the dead object, not a new one. */
 static void stale_ids(struct tbbt_pass1 *p, struct pend *e) {
     static const enum tbbt_field fields[3] = {TBBT_F_OBJ, TBBT_F_DIR, TBBT_F_DIR2};
-    const struct callfh *fhs[3] = {&e->fh_obj, &e->fh_dir, &e->fh_dir2};
-    struct tbbt_rec *r = &e->rec;
+    const struct callfh *fhs[3] = {&e->b->fh_obj, &e->b->fh_dir, &e->b->fh_dir2};
+    struct tbbt_rec *r = &e->b->rec;
     for (int i = 0; i < 3; i++) {
         if (!fhs[i]->len || !fhs[i]->fresh || !tbbt_rec_has(r, fields[i])) continue;
         tbbt_id dead = tbbt_fhmap_dead(p->fh, fhs[i]->data, fhs[i]->len);
@@ -672,7 +745,7 @@ static void stale_ids(struct tbbt_pass1 *p, struct pend *e) {
 /* Decodes an NFS reply into the record of its call. */
 static void nfs_reply(struct tbbt_pass1 *p, struct pend *e, const struct tbbt_rpc_hdr *h, const uint8_t *data,
                       size_t caplen, int64_t ts) {
-    struct tbbt_rec *r = &e->rec;
+    struct tbbt_rec *r = &e->b->rec;
     r->reply_time = ts;
     if (h->cut && h->reply_stat == 0 && h->accept_stat == UINT32_MAX) { /* cut before its status */
         r->flags |= TBBT_RF_REPLY_TRUNC;
@@ -728,6 +801,7 @@ static void pair(struct tbbt_pass1 *p, struct pend *e, const struct tbbt_rpc_hdr
         }
     }
     pend_account(p, e);
+    if (e != p->head && p->now - p->head->call_time > PARK_NS) park(p, e);
 }
 
 #define DUP_COPY_NS 1000000LL /* 1 ms: no client retransmits that soon */
@@ -738,6 +812,7 @@ static void on_call(struct tbbt_pass1 *p, const struct tbbt_rpc_hdr *h, const st
     struct pkey key;
     make_key(&key, &m->src, &m->dst, h->xid);
     uint64_t hash = pkey_hash(&key);
+    tbbt_htab_prefetch(&p->pending, hash); /* for the put after the decoding */
     struct lossacc *a = client_find(p, &m->src);
     struct pend *e = NULL;
     if (!xid_unseen(a, h->xid)) {
@@ -746,7 +821,12 @@ static void on_call(struct tbbt_pass1 *p, const struct tbbt_rpc_hdr *h, const st
             p->st.retrans_calls++;
             /* a copy within DUP_COPY_NS is the same packet seen on a second
              * interface (captures merged), not the client sending it again */
-            if (e && llabs(t0 - e->rec.call_time) > DUP_COPY_NS) e->rec.flags |= TBBT_RF_RETRANS;
+            if (e && llabs(t0 - e->call_time) > DUP_COPY_NS) {
+                if (e->parked)
+                    e->flags |= TBBT_RF_RETRANS;
+                else
+                    e->b->rec.flags |= TBBT_RF_RETRANS;
+            }
             return;
         }
     }
@@ -777,22 +857,23 @@ static void on_call(struct tbbt_pass1 *p, const struct tbbt_rpc_hdr *h, const st
     e->kind = kind;
     e->mount_vers = h->vers;
     e->mount_proc = h->proc;
-    e->rec.call_time = t0;
-    e->rec.reply_time = t0;
-    e->rec.client = m->src;
-    e->rec.server = m->dst;
-    e->rec.xid = h->xid;
+    e->call_time = t0;
+    e->b->rec.call_time = t0;
+    e->b->rec.reply_time = t0;
+    e->b->rec.client = m->src;
+    e->b->rec.server = m->dst;
+    e->b->rec.xid = h->xid;
     if (kind == PK_NFS) nfs_call(p, e, h, m);
     tbbt_htab_put(&p->pending, hash, e);
     fifo_insert(p, e);
-    if (g_hash_table_size(p->orphans)) {
-        struct orphan *o = g_hash_table_lookup(p->orphans, &key);
+    if (tbbt_htab_size(&p->orphans)) {
+        struct orphan *o = tbbt_htab_find_inline(&p->orphans, hash, &key, orphan_eq);
         if (o) {
             struct tbbt_rpc_hdr rh;
             if (tbbt_rpc_parse_prefix(o->data, o->caplen, &rh) >= 0) {
                 /* the reply was stamped before the call; keep the call's
                  * time as the earlier of the two */
-                if (o->ts < e->rec.call_time) e->rec.call_time = o->ts;
+                if (o->ts < e->call_time) e->call_time = e->b->rec.call_time = o->ts;
                 pair(p, e, &rh, o->data, o->caplen, o->ts);
                 p->st.reply_first++;
             }
@@ -806,19 +887,21 @@ static void on_call(struct tbbt_pass1 *p, const struct tbbt_rpc_hdr *h, const st
  * capture's clock runs (a hostile one could stamp every reply with the
  * same time, so the timeout alone bounds nothing); beyond, the oldest is
  * dropped as a reply without call, and counted. */
-static void orphan_keep(struct tbbt_pass1 *p, const struct pkey *key, const struct tbbt_msg *m, int64_t ts) {
-    if (g_hash_table_contains(p->orphans, key)) {
+static void orphan_keep(struct tbbt_pass1 *p, const struct pkey *key, uint64_t hash, const struct tbbt_msg *m,
+                        int64_t ts) {
+    if (tbbt_htab_find_inline(&p->orphans, hash, key, orphan_eq)) {
         p->st.replies_without_call++;
         return;
     }
-    struct orphan *o = g_new0(struct orphan, 1);
+    struct orphan *o = g_malloc0(sizeof *o + m->caplen);
     memcpy(&o->key, key, sizeof(o->key));
+    o->hash = hash;
     o->ts = ts;
     o->len = m->len;
     o->caplen = m->caplen;
-    o->data = g_memdup2(m->data, m->caplen);
+    if (m->caplen) memcpy(o->data, m->data, m->caplen);
     o->link.data = o;
-    g_hash_table_insert(p->orphans, &o->key, o);
+    tbbt_htab_put(&p->orphans, hash, o);
     g_queue_push_tail_link(&p->orphan_fifo, &o->link);
     p->orphan_bytes += o->caplen;
     while (p->orphan_fifo.length > TBBT_P1_ORPHANS_MAX || p->orphan_bytes > TBBT_P1_ORPHAN_BYTES) {
@@ -851,7 +934,7 @@ static void on_reply(struct tbbt_pass1 *p, const struct tbbt_rpc_hdr *h, const s
     } else if (recent_has(p, hash, &key))
         p->st.dup_replies++;
     else
-        orphan_keep(p, &key, m, t1);
+        orphan_keep(p, &key, hash, m, t1);
 }
 
 static void pass1_msg(struct tbbt_pass1 *p, const struct tbbt_msg *m) {
@@ -959,11 +1042,19 @@ void tbbt_pass1_free(struct tbbt_pass1 *p) {
         pend_put(p, fifo_pop_head(p));
     while ((e = p->free_list) != NULL) {
         p->free_list = e->next_free;
-        tbbt_rec_free(&e->rec);
         g_free(e);
     }
-    g_queue_init(&p->orphan_fifo); /* its links live in the orphans, freed with the table */
-    g_hash_table_destroy(p->orphans);
+    struct pbody *b;
+    while ((b = p->free_bodies) != NULL) {
+        p->free_bodies = b->next_free;
+        tbbt_rec_free(&b->rec);
+        g_free(b);
+    }
+    tbbt_rec_free(&p->scratch);
+    tbbt_recpark_free(p->rp);
+    while (p->orphan_fifo.head)
+        orphan_drop(p, p->orphan_fifo.head->data);
+    tbbt_htab_clear(&p->orphans);
     tbbt_htab_clear(&p->pending);
     for (int g = 0; g < RIDX_GENS; g++)
         g_free(p->recent_index[g]);

@@ -6,7 +6,9 @@
  * call-time order: when its reply arrives, or, marked reply-lost, once the
  * reply is overdue. Retransmitted calls are kept once; a reply seen before
  * its call still pairs; a reply with no call is counted. Memory is bounded
- * by the calls in flight within the reply timeout, not by the capture, and
+ * by the calls in flight within the reply timeout, not by the capture (the
+ * answered ones waiting behind a call unanswered for over 100 ms are held
+ * packed: recpark.h), and
  * at most max_pending calls whose records hold max_pending_bytes (beyond,
  * the oldest is emitted early, counted in forced_out); replies captured before their call wait at most the
  * orphan timeout, and at most TBBT_P1_ORPHANS_MAX of them holding TBBT_P1_ORPHAN_BYTES of message data (the
