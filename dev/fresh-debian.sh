@@ -14,7 +14,8 @@
 #      and the untracked ones it does not ignore: no build tree, no .git),
 #      to /root/tbbt;
 #   3. binds the chroot onto itself (a mount point, as a machine's root
-#      is), mounts /proc, /sys and /dev (and /dev/pts) into it (loop devices for
+#      is), mounts /proc, /sys and /dev (and /dev/pts) into it, and this
+#      machine's rpcbind socket when it runs one (see step 3) (loop devices for
 #      the demo's two filers; the network, loopback included, is this
 #      machine's, as a chroot shares it), and /etc/resolv.conf for apt;
 #   4. runs, as root in the chroot, in /root/tbbt, the README's first two
@@ -39,17 +40,17 @@ mirror=${TBBT_MIRROR:-http://deb.debian.org/debian}
 
 [ "$(id -u)" = 0 ] || { echo "fresh-debian: run as root (debootstrap, chroot, mounts)" >&2; exit 2; }
 
-# umount_all: undo step 3, deepest first; quiet when nothing is mounted.
+# umount_all: undo step 3 (and whatever the commands left mounted under
+# the chroot), deepest first; quiet when nothing is mounted.
 umount_all() {
-    for m in dev/pts dev sys proc ""; do
-        if mountpoint -q "$root/$m" 2>/dev/null; then umount "$root/$m" 2>/dev/null || umount -l "$root/$m"; fi
-    done
+    awk -v r="$root" '$2 == r || index($2, r "/") == 1 { print $2 }' /proc/mounts | sort -r |
+        while read -r m; do umount "$m" 2>/dev/null || umount -l "$m"; done
     return 0
 }
 # remove_root: rm -rf the chroot, only once nothing is mounted under it
 # (a /dev still bound there would be emptied).
 remove_root() {
-    if grep -q " $root" /proc/mounts; then
+    if awk -v r="$root" '$2 == r || index($2, r "/") == 1 { f = 1 } END { exit !f }' /proc/mounts; then
         echo "fresh-debian: still mounted under $root: not removed" >&2
         return 0
     fi
@@ -97,6 +98,15 @@ mount -t proc proc "$root/proc"
 mount --bind /sys "$root/sys"
 mount --bind /dev "$root/dev"
 mount --bind /dev/pts "$root/dev/pts"
+# The chroot shares this machine's network, so port 111 is this machine's
+# rpcbind when one runs: the chroot's nfs-ganesha must register with that
+# one, through its socket as a local root process does (over the network
+# rpcbind takes the registration as an unprivileged one, and refuses it
+# while another server holds the program: "Cannot register NFS V3").
+if [ -S /run/rpcbind.sock ]; then
+    touch "$root/run/rpcbind.sock"
+    mount --bind /run/rpcbind.sock "$root/run/rpcbind.sock"
+fi
 cp -L /etc/resolv.conf "$root/etc/resolv.conf"
 
 # 4. the README's first two commands: the first line of each of its first
