@@ -5,8 +5,10 @@
 # (ethtool: tbbt-capture's check of the interface's offloads),
 # benchmark (nfstrace, gnuplot, GNU time), fuzz (clang and libFuzzer's
 # runtime, libclang-rt-N-dev for clang N, 14 on bookworm; editcap from
-# wireshark-common: dev/fuzz.sh) and package (dpkg-dev's dpkg-shlibdeps for
-# cpack -G DEB; man-db to render the man pages: tests/install).
+# wireshark-common: dev/fuzz.sh) and package (dpkg-dev's dpkg-shlibdeps and
+# file for cpack -G DEB, whose shlibdeps step runs file(1): a fresh Debian
+# 12 lacks it, dev/fresh-debian.sh; man-db to render the man pages:
+# tests/install).
 # Idempotent: installs only what is missing, runs apt-get update only when
 # something is missing, never asks a question (tshark's "may non-root
 # users capture?" is answered no). Runs as root, or through sudo.
@@ -21,7 +23,7 @@ perl libjson-pp-perl python3 time
 tshark wireshark-common tcpdump nfstrace gnuplot-nox chromium
 nfs-ganesha nfs-ganesha-vfs rpcbind iproute2 procps ethtool
 e2fsprogs xfsprogs util-linux mount
-dpkg-dev man-db
+dpkg-dev file man-db
 "
 
 DRY=0

@@ -3,10 +3,10 @@
 # the build into a fresh prefix P, then for every command in P/bin:
 #   - P/share/man/man1/NAME.1 exists, and `man --warnings -l` renders it
 #     with no warning from groff;
-#   - its OPTIONS section lists exactly the options the command accepts:
-#     for a C command, the options `NAME --help` prints; for a Perl command,
-#     the option specs its Getopt::Long call is given (TbbtGetoptSpy.pm);
-#     nothing missing, nothing else;
+#   - its OPTIONS section lists exactly the options the command accepts,
+#     as its option table lists them (`NAME --list-options`: lib/opttab.h
+#     for a C command, TBBT::Opts for a Perl one); nothing missing,
+#     nothing else;
 # and no page is installed for a command that is not in P/bin.
 # Usage (ctest): bash man.sh BUILD_DIR SRC_DIR
 BUILD=${1:?usage: man.sh BUILD_DIR SRC_DIR}
@@ -23,22 +23,12 @@ P=$TMP/prefix
 cmake --install "$BUILD" --prefix "$P" >"$TMP/install.log" 2>&1 ||
     { cat "$TMP/install.log"; echo "FAIL cmake --install"; exit 1; }
 
-# opts_help: the options a C command's --help declares, one a line, sorted:
-# those of its option lines ("  -o, --output=FILE   what it does": the
-# part before the gap of two or more spaces), not those its prose names.
-opts_help() {
-    "$1" --help 2>&1 | perl -ne '
-        next unless /^\s+((?:-[A-Za-z0-9], )?--?[A-Za-z0-9][\w-]*(?:[= ]\S+)?)(?:\s{2,}|\s*$)/;
-        print "$_\n" for $1 =~ /(?<![\w-])(--[a-z0-9][a-z0-9-]*|-[A-Za-z0-9])(?![A-Za-z0-9-])/g' | sort -u
-}
-
-# opts_spec: the options a Perl command's Getopt::Long call accepts.
-opts_spec() {
-    perl -I"$SRC/tests/install" -MTbbtGetoptSpy "$1" 2>/dev/null | perl -ne '
-        chomp;
-        my $neg = /!$/;    # negatable: --no-NAME too
-        s/[=:!+].*//;
-        for my $n (split /\|/) { print length($n) == 1 ? "-$n\n" : "--$n\n"; print "--no-$n\n" if $neg && length $n > 1 }' | sort -u
+# opts_list: the options a command accepts, one a line, sorted: the long
+# and short names its hidden --list-options prints (one tab-separated line
+# per option, from the command's option table: lib/opttab.h for the C
+# commands, TBBT::Opts for the Perl ones).
+opts_list() {
+    "$1" --list-options 2>/dev/null | cut -f1,2 | tr '\t' '\n' | grep -v '^$' | sort -u
 }
 
 # opts_page: the options the rendered page's OPTIONS section lists: on
@@ -66,13 +56,8 @@ for cmd in "$P"/bin/*; do
     MANWIDTH=80 man --warnings -l "$page" >"$TMP/$name.txt" 2>"$TMP/$name.warn"
     check "$name: man -l renders it without warnings" [ -s "$TMP/$name.txt" -a ! -s "$TMP/$name.warn" ]
     [ -s "$TMP/$name.warn" ] && sed 's/^/    /' "$TMP/$name.warn"
-    if head -c 4 "$cmd" | grep -q ELF; then
-        opts_help "$cmd" >"$TMP/$name.accepted"
-        from="--help"
-    else
-        opts_spec "$cmd" >"$TMP/$name.accepted"
-        from="its option specs"
-    fi
+    opts_list "$cmd" >"$TMP/$name.accepted"
+    from="its --list-options"
     opts_page "$page" >"$TMP/$name.page"
     check "$name: the page lists exactly the options of $from ($(wc -l <"$TMP/$name.accepted"))" \
         same_opts "$TMP/$name.accepted" "$TMP/$name.page"

@@ -158,7 +158,9 @@ like($err, qr/--max-mismatch/, 'bad --max-mismatch: names the option');
 my $help = `perl '$REPORT' --help 2>&1`;
 is($? >> 8, 0, '--help: exit 0');
 like($help, qr/tbbt-report \[-o DIR\] \[--title T\] \[--max-mismatch F\]/, '--help: the usage');
-like($help, qr/EXIT STATUS/, '--help: the whole manual');
+like($help, qr/^\s+--max-mismatch=F\s+.*\(default 0\.1%\)$/m, '--help: the options, with their defaults');
+my $man = `perl '$REPORT' --man 2>&1`;
+like($man, qr/EXIT STATUS/, '--man: the whole manual');
 
 # --- --title
 my $dir;

@@ -7,6 +7,7 @@ package TBBT::Usage;
 #   PROG: what is wrong
 #   Usage:
 #       the POD's SYNOPSIS (Pod::Usage, verbose 0)
+#   Try 'PROG --help' for the options.
 #
 # and exit 2, before any input is read or any output made.
 
@@ -15,10 +16,9 @@ use warnings;
 
 use Exporter qw(import);
 use FindBin;
-use Getopt::Long qw(GetOptionsFromArray);
 use Pod::Usage qw(pod2usage);
 
-our @EXPORT_OK = qw(usage_error get_options version);
+our @EXPORT_OK = qw(usage_error version print_version);
 
 # usage_error(PROG, MSG): prints "PROG: MSG" (MSG made one line: its own
 # lines joined with "; ") and the synopsis of the running script ($0's
@@ -30,7 +30,9 @@ sub usage_error {
     $msg =~ s/\s+\z//;
     $msg =~ s/\s*\n\s*/; /g;
     print STDERR "$prog: $msg\n";
-    pod2usage(-verbose => 0, -exitval => 2, -output => \*STDERR);
+    pod2usage(-verbose => 0, -exitval => 'NOEXIT', -output => \*STDERR);
+    print STDERR "Try '$prog --help' for the options.\n";
+    exit 2;
 }
 
 # version(): tbbt's version, from TBBT::Version, which CMake makes from
@@ -57,22 +59,6 @@ sub print_version {
     }
     print "$prog (tbbt) $v\n";
     exit 0;
-}
-
-# get_options(PROG, ARGV, SPEC...): GetOptionsFromArray(ARGV, SPEC...),
-# with --version added (print_version); returning true; when it fails, the complaints Getopt::Long warns
-# ("Unknown option: x", 'Value "abc" invalid for option n (number
-# expected)', "Option o requires an argument") become one usage error,
-# named after PROG rather than left as bare warnings.
-sub get_options {
-    my ($prog, $argv, @spec) = @_;
-    my @why;
-    my $ok = do {
-        local $SIG{__WARN__} = sub { push @why, $_[0] };
-        GetOptionsFromArray($argv, @spec, 'version' => sub { print_version($prog) });
-    };
-    usage_error($prog, @why ? join('', @why) : 'bad option') unless $ok;
-    return 1;
 }
 
 1;
