@@ -3631,13 +3631,14 @@ static uint64_t explained_earlier(struct tbbt_pass2 *p, const struct tbbt_rec *v
     return 0;
 }
 
-/* Record r (held as seq, v as judged), whose traced class is traced,
- * failed in call order: the first later held record of another client,
- * whose call overlaps r's and names an object r names, after which (and
- * after the overlapping ones before it) the model, on a copy, predicts
- * r's traced outcome. Returns its seq, or 0. */
-static uint64_t explained_later(struct tbbt_pass2 *p, const struct tbbt_rec *v, uint64_t seq,
-                                enum tbbt_oc traced) {
+/* The first later held record of another client whose call overlaps v's
+ * (held as seq) and names an object v names, after which (and after the
+ * overlapping ones before it) the model, on a copy, makes holds(c, v,
+ * ctx) true. Returns its seq, or 0. */
+static uint64_t first_later_that(struct tbbt_pass2 *p, const struct tbbt_rec *v, uint64_t seq,
+                                 int (*holds)(const struct tbbt_fsmodel *, const struct tbbt_rec *,
+                                              const void *),
+                                 const void *ctx) {
     struct tbbt_fsmodel *c = NULL;
     uint64_t found = 0;
     for (uint64_t s = seq + 1; s < p->next_seq && !found; s++) {
@@ -3646,10 +3647,31 @@ static uint64_t explained_later(struct tbbt_pass2 *p, const struct tbbt_rec *v, 
         if (!changes_state(q) || !overlaps(v, q) || !share_object(p->m, v, q)) continue;
         if (!c) c = tbbt_fsmodel_clone(p->m);
         tbbt_fsmodel_apply(c, q, q->status);
-        if (agrees(tbbt_oc_predict(c, v), traced)) found = s;
+        if (holds(c, v, ctx)) found = s;
     }
     tbbt_fsmodel_free(c);
     return found;
+}
+
+/* Does v's outcome on model c agree with the traced one (*ctx)? */
+static int later_agrees(const struct tbbt_fsmodel *c, const struct tbbt_rec *v, const void *ctx) {
+    return agrees(tbbt_oc_predict(c, v), *(const enum tbbt_oc *)ctx);
+}
+
+/* Does model c deny lookup or listing v its directory (ctx unused)? */
+static int later_denies(const struct tbbt_fsmodel *c, const struct tbbt_rec *v, const void *ctx) {
+    (void)ctx;
+    return search_denied(c, v);
+}
+
+/* Record r (held as seq, v as judged), whose traced class is traced,
+ * failed in call order: the first later held record of another client,
+ * whose call overlaps r's and names an object r names, after which (and
+ * after the overlapping ones before it) the model, on a copy, predicts
+ * r's traced outcome. Returns its seq, or 0. */
+static uint64_t explained_later(struct tbbt_pass2 *p, const struct tbbt_rec *v, uint64_t seq,
+                                enum tbbt_oc traced) {
+    return first_later_that(p, v, seq, later_agrees, &traced);
 }
 
 /* Lookup or listing r (held as seq, v as judged), traced as denied
@@ -3664,17 +3686,7 @@ static uint64_t denied_by_later(struct tbbt_pass2 *p, const struct tbbt_rec *v, 
     if ((v->op != TBBT_OP_LOOKUP && v->op != TBBT_OP_READDIR && v->op != TBBT_OP_READDIRPLUS) ||
         v->status != TBBT_NFSERR_ACCES || (v->flags & TBBT_RF_NAME_SYNTH) || search_denied(p->m, v))
         return 0;
-    struct tbbt_fsmodel *c = NULL;
-    uint64_t found = 0;
-    for (uint64_t s = seq + 1; s < p->next_seq && !found; s++) {
-        const struct tbbt_rec *q = &p->ring[s % p->cap];
-        if (q->call_time >= v->reply_time) break;
-        if (!changes_state(q) || !overlaps(v, q) || !share_object(p->m, v, q)) continue;
-        if (!c) c = tbbt_fsmodel_clone(p->m);
-        tbbt_fsmodel_apply(c, q, q->status);
-        if (search_denied(c, v)) found = s;
-    }
-    tbbt_fsmodel_free(c);
+    uint64_t found = first_later_that(p, v, seq, later_denies, NULL);
     if (found) p->st.concurrent++;
     return found;
 }
