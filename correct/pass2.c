@@ -3523,6 +3523,16 @@ static void settle_attrs(struct tbbt_pass2 *p, const struct tbbt_rec *q) {
     }
 }
 
+/* Did failed call r (a refused setattr, say) show o with another mode
+ * or owner than the model holds? Then it showed a change not known yet,
+ * not the values it holds (a setattr sets nothing when it fails). */
+static int shows_other(const struct tbbt_fsobj *o, const struct tbbt_rec *r) {
+    if (r->status == TBBT_NFS_OK || (r->flags & TBBT_RF_REPLY_LOST) || !(o->flags & TBBT_FSO_ATTRS)) return 0;
+    return (tbbt_rec_has(r, TBBT_F_MODE) && (o->flags & TBBT_FSO_RMODE) && (r->mode & 07777) != o->rmode) ||
+           (tbbt_rec_has(r, TBBT_F_UID) && r->uid != o->attr.uid) ||
+           (tbbt_rec_has(r, TBBT_F_GID) && r->gid != o->attr.gid);
+}
+
 /* Notes that r's reply showed the attributes of the object it names, or
  * that r (a corrective record too) set them: attrs_reveal places a change
  * after the last such record. Also the mode a make gave. */
@@ -3532,7 +3542,7 @@ static void note_shown(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t 
         return;
     tbbt_id id = tbbt_rec_has(r, TBBT_F_NEWOBJ) ? r->newobj : tbbt_rec_has(r, TBBT_F_OBJ) ? r->obj : 0;
     struct tbbt_fsobj *o = id ? tbbt_fsmodel_obj(p->m, id) : NULL;
-    if (!o) return;
+    if (!o || shows_other(o, r)) return;
     o->shown_seq = seq;
     o->shown_time = touch_time(r);
     /* a make's reply shows the mode it gave (an unchecked create of an

@@ -810,6 +810,41 @@ static void test_overlap_rename_of_unmet_name(void **s) {
     tbbt_pass2_free(p);
 }
 
+/* A refused setattr whose reply shows a mode the model does not hold (a
+ * chmod the capture lost) showed the new mode, not the old one: the lost
+ * chmod goes after the last record the new mode would have denied that
+ * got through (another user's create), before the first it denied --
+ * not after the refused setattr, where every denial between would replay
+ * as allowed. */
+static void test_chmod_before_refused_setattr(void **s) {
+    (void)s;
+    static const struct line t[] = {
+        {100, 101, 801,
+         "mkdir 0 T cred=1:1000:1000 dir=1 name=\"d\" set_mode=511 newobj=5 type=2 mode=511 nlink=2 uid=1000 "
+         "gid=1000 size=4096"},
+        {200, 201, 802,
+         "create 0 T cred=1:1001:1001 dir=5 name=\"y\" createhow=0 set_mode=420 newobj=6 type=1 mode=420 "
+         "nlink=1 uid=1001 gid=1001 size=0"},
+        {300, 301, 802, "lookup 13 T cred=1:1001:1001 dir=5 name=\"x\""},
+        {400, 401, 801,
+         "setattr 1 T cred=1:1000:1000 obj=5 set_gid=0 type=2 mode=448 nlink=2 uid=1000 gid=1000 size=4096"},
+        {500, 501, 801,
+         "getattr 0 T cred=1:1000:1000 obj=5 type=2 mode=448 nlink=2 uid=1000 gid=1000 size=4096"},
+        {0, 0, 0, NULL}};
+    GPtrArray *out;
+    struct tbbt_pass2 *p = run(t, &out);
+    assert_int_equal(tbbt_pass2_stats(p)->inserted, 1);
+    const struct tbbt_rec *x = first_inserted(out);
+    assert_int_equal(x->op, TBBT_OP_SETATTR);
+    assert_true(tbbt_rec_has(x, TBBT_F_SET_MODE) && x->set_mode == 0700);
+    guint k = 0;
+    while (out->pdata[k] != x)
+        k++;
+    assert_true(k > at(out, 200) && k < at(out, 300));
+    g_ptr_array_free(out, TRUE);
+    tbbt_pass2_free(p);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_later_remove_ran_first),
@@ -838,6 +873,7 @@ int main(void) {
         cmocka_unit_test(test_chown_after_last_denial),
         cmocka_unit_test(test_renamed_make_is_link),
         cmocka_unit_test(test_overlap_rename_of_unmet_name),
+        cmocka_unit_test(test_chmod_before_refused_setattr),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
