@@ -457,7 +457,7 @@ static void drain(struct tbbt_pass1 *p, int all) {
         if (forced && !e->done && !overdue && !all) p->st.forced_out++;
         fifo_pop_head(p);
         if (e->next) { /* a queue held long is cold: fetch the next ones while this one goes out */
-            for (int k = 0; k < 5; k++) /* a packed record is about 300 bytes */
+            for (int k = 0; e->next->park && k < 5; k++) /* a packed record is about 300 bytes */
                 __builtin_prefetch(e->next->park + 64 * k);
             tbbt_htab_prefetch(&p->pending, e->next->ke.hash);
             if (e->next->next) __builtin_prefetch(e->next->next);
