@@ -12,50 +12,19 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "pass1.h"
-
-/* Stores a big-endian (XDR) 32-bit value. */
-static void put32(uint8_t *p, uint32_t v) {
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
+#include "pass1_feed.h"
 
 static uint8_t buf[1 << 17];
-
-/* Writes an RPC header at buf: an NFSv3 call of proc, or an accepted,
- * successful reply (AUTH_NONE); returns its length. */
-static size_t rpc_hdr(int reply, uint32_t xid, uint32_t proc) {
-    memset(buf, 0, 40);
-    put32(buf, xid);
-    put32(buf + 4, reply ? 1 : 0);
-    if (reply) return 24;
-    put32(buf + 8, 2);       /* RPC version */
-    put32(buf + 12, 100003); /* NFS */
-    put32(buf + 16, 3);
-    put32(buf + 20, proc);
-    return 40;
-}
 
 /* Hands buf[0, len) to pass 1 as one message from the client (or, reply,
  * from the server) at time ts, as the capture layer would. */
 static void feed_buf(struct tbbt_pass1 *p, int reply, size_t len, int64_t ts) {
-    struct tbbt_msg m = {.ts_first = ts, .ts_last = ts, .data = buf, .caplen = len, .len = len, .pktno = 1};
-    m.src.family = m.dst.family = 4;
-    m.src.addr[0] = 10, m.src.port = 800;
-    m.dst.addr[0] = 11, m.dst.port = 2049;
-    if (reply) {
-        struct tbbt_endpoint t = m.src;
-        m.src = m.dst;
-        m.dst = t;
-    }
-    tbbt_pass1_msg(p, &m);
+    pass1_feed(p, buf, reply, len, len, ts);
 }
 
 /* An NFSv3 NULL call, or its reply padded to len bytes. */
 static void feed(struct tbbt_pass1 *p, int reply, uint32_t xid, size_t len, int64_t ts) {
-    size_t h = rpc_hdr(reply, xid, 0);
+    size_t h = pass1_rpc_hdr(buf, reply, xid, 0);
     if (len < h) len = h;
     memset(buf + h, 0, len - h);
     feed_buf(p, reply, len, ts);
@@ -64,12 +33,12 @@ static void feed(struct tbbt_pass1 *p, int reply, uint32_t xid, size_t len, int6
 /* A READDIR call (xid), and its reply listing n entries with names of
  * namelen bytes. */
 static void feed_readdir(struct tbbt_pass1 *p, uint32_t xid, unsigned n, size_t namelen, int64_t ts) {
-    size_t at = rpc_hdr(0, xid, 16);
+    size_t at = pass1_rpc_hdr(buf, 0, xid, 16);
     put32(buf + at, 8); /* the directory's handle */
     memset(buf + at + 4, 0x11, 8);
     memset(buf + at + 12, 0, 20); /* cookie, cookieverf, count */
     feed_buf(p, 0, at + 32, ts);
-    at = rpc_hdr(1, xid, 0);
+    at = pass1_rpc_hdr(buf, 1, xid, 0);
     memset(buf + at, 0, 16); /* NFS3_OK, no attributes, cookieverf */
     at += 16;
     size_t pad = (namelen + 3) & ~(size_t)3;

@@ -13,19 +13,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "pass1.h"
+#include "pass1_feed.h"
 
 #define NFS3_CREATE 8
 #define NFS3_REMOVE 12
-
-/* Stores a big-endian (XDR) 32-bit value. */
-static uint8_t *put32(uint8_t *p, uint32_t v) {
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-    return p + 4;
-}
 
 /* Stores an XDR opaque: length, bytes, padding. */
 static uint8_t *put_opaque(uint8_t *p, const void *b, uint32_t n) {
@@ -39,36 +30,17 @@ static uint8_t buf[4096];
 
 /* An RPC call header (AUTH_NONE) of NFSv3 procedure proc at buf. */
 static uint8_t *call_hdr(uint32_t xid, uint32_t proc) {
-    memset(buf, 0, 40);
-    put32(buf, xid);
-    put32(buf + 8, 2);
-    put32(buf + 12, 100003);
-    put32(buf + 16, 3);
-    put32(buf + 20, proc);
-    return buf + 40;
+    return buf + pass1_rpc_hdr(buf, 0, xid, proc);
 }
 
 /* An accepted, successful RPC reply header at buf. */
 static uint8_t *reply_hdr(uint32_t xid) {
-    memset(buf, 0, 24);
-    put32(buf, xid);
-    put32(buf + 4, 1);
-    return buf + 24;
+    return buf + pass1_rpc_hdr(buf, 1, xid, 0);
 }
 
 /* Hands buf[0, len) to pass 1, the capture keeping caplen bytes of it. */
 static void feed(struct tbbt_pass1 *p, int reply, size_t len, size_t caplen, int64_t ts) {
-    struct tbbt_msg m = {
-        .ts_first = ts, .ts_last = ts, .data = buf, .caplen = caplen, .len = len, .pktno = 1};
-    m.src.family = m.dst.family = 4;
-    m.src.addr[0] = 10, m.src.port = 800;
-    m.dst.addr[0] = 11, m.dst.port = 2049;
-    if (reply) {
-        struct tbbt_endpoint t = m.src;
-        m.src = m.dst;
-        m.dst = t;
-    }
-    tbbt_pass1_msg(p, &m);
+    pass1_feed(p, buf, reply, len, caplen, ts);
 }
 
 static const uint8_t DIRFH[8] = {1, 1, 1, 1, 1, 1, 1, 1};

@@ -14,7 +14,7 @@
 
 #include <glib.h>
 
-#include "pass1.h"
+#include "pass1_feed.h"
 #include "recfile.h"
 #include "recpark.h"
 
@@ -150,48 +150,17 @@ static void test_slabs_follow_records(void **s) {
 
 /* Pass 1 with and without a blocking call ahead. */
 
-/* Stores a big-endian (XDR) 32-bit value. */
-static void put32(uint8_t *p, uint32_t v) {
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
-
 static uint8_t buf[1 << 16];
-
-/* Writes an RPC header at buf: an NFSv3 call of proc (AUTH_NONE), or an
- * accepted, successful reply; returns its length. */
-static size_t rpc_hdr(int reply, uint32_t xid, uint32_t proc) {
-    memset(buf, 0, 40);
-    put32(buf, xid);
-    put32(buf + 4, reply ? 1 : 0);
-    if (reply) return 24;
-    put32(buf + 8, 2);
-    put32(buf + 12, 100003);
-    put32(buf + 16, 3);
-    put32(buf + 20, proc);
-    return 40;
-}
 
 /* Hands buf[0, len) to pass 1 from the client (or the server) at ts. */
 static void feed_buf(struct tbbt_pass1 *p, int reply, size_t len, int64_t ts) {
-    struct tbbt_msg m = {.ts_first = ts, .ts_last = ts, .data = buf, .caplen = len, .len = len, .pktno = 1};
-    m.src.family = m.dst.family = 4;
-    m.src.addr[0] = 10, m.src.port = 800;
-    m.dst.addr[0] = 11, m.dst.port = 2049;
-    if (reply) {
-        struct tbbt_endpoint t = m.src;
-        m.src = m.dst;
-        m.dst = t;
-    }
-    tbbt_pass1_msg(p, &m);
+    pass1_feed(p, buf, reply, len, len, ts);
 }
 
 /* A LOOKUP of a name in a directory, and (ok) its reply with the new
  * handle and both objects' attributes. */
 static void lookup(struct tbbt_pass1 *p, uint32_t xid, int64_t ts, int ok) {
-    size_t at = rpc_hdr(0, xid, 3);
+    size_t at = pass1_rpc_hdr(buf, 0, xid, 3);
     put32(buf + at, 8);
     memset(buf + at + 4, 0x21, 8); /* the directory's handle */
     char name[24];
@@ -201,7 +170,7 @@ static void lookup(struct tbbt_pass1 *p, uint32_t xid, int64_t ts, int ok) {
     memcpy(buf + at + 16, name, (size_t)n);
     feed_buf(p, 0, at + 16 + (((size_t)n + 3) & ~(size_t)3), ts);
     if (!ok) return;
-    at = rpc_hdr(1, xid, 0);
+    at = pass1_rpc_hdr(buf, 1, xid, 0);
     put32(buf + at, 0); /* NFS3_OK */
     put32(buf + at + 4, 8);
     memset(buf + at + 8, 0, 8);
@@ -243,7 +212,7 @@ static GPtrArray *run(int blocked) {
         int64_t t = t0 + 1000000 + (int64_t)x * 5000000;
         lookup(p, x, t, 1);
         if (x == 700) { /* xid 500's call again */
-            size_t at = rpc_hdr(0, 500, 3);
+            size_t at = pass1_rpc_hdr(buf, 0, 500, 3);
             put32(buf + at, 8);
             memset(buf + at + 4, 0x21, 8);
             put32(buf + at + 12, 10);
