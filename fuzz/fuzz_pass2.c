@@ -41,17 +41,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     struct tbbt_rec r;
     tbbt_rec_init(&r);
     uint64_t put = 0, flagged = 0; /* records put, of which already flagged inserted */
-    const char *c = (const char *)data, *end = c + size;
-    while (c < end) {
-        const char *nl = memchr(c, '\n', (size_t)(end - c));
-        size_t len = nl ? (size_t)(nl - c) + 1 : (size_t)(end - c);
+    size_t at = 0, len = 0;
+    const char *c;
+    while ((c = fuzz_next_line(data, size, &at, &len)) != NULL) {
         char err[256];
         if (tbbt_rec_parse_text(&r, c, len, err, sizeof(err)) == 0) {
             if (tbbt_pass2_put(p, &r) != 0) abort(); /* the sink never fails */
             put++;
             flagged += (r.flags & TBBT_RF_INSERTED) != 0;
         }
-        c += len;
     }
     if (tbbt_pass2_finish(p) != 0) abort();
     const struct tbbt_pass2_stats *s = tbbt_pass2_stats(p);

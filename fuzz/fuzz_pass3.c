@@ -76,16 +76,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size && (data[0] & 1)) tbbt_pass3_add_root(p, 1);
     struct tbbt_rec r;
     tbbt_rec_init(&r);
-    const char *c = (const char *)data, *end = c + size;
-    while (c < end) {
-        const char *nl = memchr(c, '\n', (size_t)(end - c));
-        size_t len = nl ? (size_t)(nl - c) + 1 : (size_t)(end - c);
+    size_t at = 0, len = 0;
+    const char *c;
+    while ((c = fuzz_next_line(data, size, &at, &len)) != NULL) {
         char err[256];
         if (tbbt_rec_parse_text(&r, c, len, err, sizeof(err)) == 0) {
             if (tbbt_pass3_put(p, &r) != 0) abort(); /* the sink never fails */
             put++;
         }
-        c += len;
     }
     char err[512] = "";
     const char *map = map_file();

@@ -390,10 +390,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     GArray *recs = g_array_new(FALSE, TRUE, sizeof(struct tbbt_rec));
     struct tbbt_rec r;
     tbbt_rec_init(&r);
-    const char *c = (const char *)data, *end = c + size;
-    while (c < end && recs->len < 4096) {
-        const char *nl = memchr(c, '\n', (size_t)(end - c));
-        size_t len = nl ? (size_t)(nl - c) + 1 : (size_t)(end - c);
+    size_t at = 0, len = 0;
+    const char *c;
+    while (recs->len < 4096 && (c = fuzz_next_line(data, size, &at, &len)) != NULL) {
         char err[256];
         if (tbbt_rec_parse_text(&r, c, len, err, sizeof(err)) == 0) {
             struct tbbt_rec copy;
@@ -401,7 +400,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             tbbt_rec_copy(&copy, &r);
             g_array_append_val(recs, copy);
         }
-        c += len;
     }
     tbbt_rec_free(&r);
     f.n = recs->len;

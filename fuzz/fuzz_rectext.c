@@ -10,16 +10,14 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     struct tbbt_rec r;
     tbbt_rec_init(&r);
-    const char *p = (const char *)data, *end = p + size;
-    while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        size_t len = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+    size_t at = 0, len = 0;
+    const char *p;
+    while ((p = fuzz_next_line(data, size, &at, &len)) != NULL) {
         char err[256] = "";
         if (tbbt_rec_parse_text(&r, p, len, err, sizeof(err)) == 0)
             fuzz_check_record(&r);
         else if (!*err)
             abort();
-        p += len;
     }
     tbbt_rec_free(&r);
     return 0;

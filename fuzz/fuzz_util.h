@@ -44,6 +44,18 @@ static inline const char *fuzz_memfile(const uint8_t *data, size_t size) {
     return path;
 }
 
+/* The next line of data[*at, size), its newline included: returns its
+ * start and sets *len, or NULL at the end. The targets that read records
+ * in their text form walk their input with it. */
+static inline const char *fuzz_next_line(const uint8_t *data, size_t size, size_t *at, size_t *len) {
+    if (*at >= size) return NULL;
+    const char *c = (const char *)data + *at;
+    const char *nl = memchr(c, '\n', size - *at);
+    *len = nl ? (size_t)(nl - c) + 1 : size - *at;
+    *at += *len;
+    return c;
+}
+
 /* A record any reader produced must survive both of the project's
  * writers and read back the same: its text form parses to a record with
  * the same text form, and its binary encoding decodes to one with the same
