@@ -60,15 +60,18 @@ struct tbbt_capstats {
     uint64_t messages;              /* RPC messages delivered */
     uint64_t msg_bytes;             /* their length on the wire */
     uint64_t call_msgs, call_bytes; /* of which calls (TCP), and their length */
-    uint64_t
-        tail_call_bytes; /* bytes skipped in streams of calls after their last message: no xid shows them */
-    uint64_t head_calls; /* calls estimated lost before the first captured call of streams not seen open */
-    uint64_t truncated_msgs;   /* of which cut short */
-    uint64_t bad_packets;      /* malformed headers (counted, skipped) */
-    int tail_cut;              /* the file ended in the middle of a packet */
-    int drops_known;           /* the file recorded the kernel's drops (pcapng statistics) */
-    uint64_t kernel_drops;     /* packets the capturing kernel dropped, when known */
-    int64_t ts_first, ts_last; /* first and last packet time (raw) */
+    uint64_t edge_call_bytes;       /* bytes skipped in streams of calls after their last message, or before
+                                       their first call when their SYN was seen: no xid brackets them */
+    uint64_t head_calls;            /* calls estimated lost before the first captured call of streams not seen
+                                       open (half of head_calls_max: when each opened is not known) */
+    uint64_t head_calls_max;        /* the same were each open, at its pace, all the time its packets can
+                                       have been lost: the top of the estimate's range */
+    uint64_t truncated_msgs;        /* of which cut short */
+    uint64_t bad_packets;           /* malformed headers (counted, skipped) */
+    int tail_cut;                   /* the file ended in the middle of a packet */
+    int drops_known;                /* the file recorded the kernel's drops (pcapng statistics) */
+    uint64_t kernel_drops;          /* packets the capturing kernel dropped, when known */
+    int64_t ts_first, ts_last;      /* first and last packet time (raw) */
 };
 
 struct tbbt_capture;

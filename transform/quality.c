@@ -69,15 +69,20 @@ void tbbt_quality_assess(struct tbbt_quality *q, const struct tbbt_capstats *cs,
     memset(q, 0, sizeof(*q));
     q->cs = cs;
     add_clients(q, loss, nloss);
-    /* calls lost after a stream's last captured call: no later xid shows
-     * them, the stream's length does (the FIN's sequence number) */
+    /* calls lost after a stream's last captured call, or before its first
+     * in a stream seen open: no xid on both sides shows them, the stream's
+     * sequence numbers do (its SYN's, its FIN's) */
     double per_call_byte = cs->call_bytes ? (double)cs->call_msgs / (double)cs->call_bytes : 0;
-    q->calls_tail = (uint64_t)((double)cs->tail_call_bytes * per_call_byte + 0.5);
+    q->calls_tail = (uint64_t)((double)cs->edge_call_bytes * per_call_byte + 0.5);
     q->calls_missing += q->calls_tail;
     /* and before a stream's first captured call, where its opening was lost too (tcpreasm.c) */
+    q->calls_head = cs->head_calls;
     q->calls_missing += cs->head_calls;
     uint64_t all = q->calls_seen + q->calls_missing;
     q->missing_share = all ? (double)q->calls_missing / (double)all : 0;
+    uint64_t low = q->calls_missing - q->calls_head, high = low + cs->head_calls_max;
+    q->share_low = low ? (double)low / (double)(q->calls_seen + low) : 0;
+    q->share_high = high ? (double)high / (double)(q->calls_seen + high) : 0;
     q->records = s->records;
     q->restored = restored < s->args_cut ? restored : s->args_cut;
     q->args_cut = s->args_cut - q->restored;
@@ -135,6 +140,11 @@ void tbbt_quality_print(const struct tbbt_quality *q, FILE *out) {
     fprintf(out, "  calls: %llu seen, est. %llu missing (%.2f%%) over %llu clients",
             (unsigned long long)q->calls_seen, (unsigned long long)q->calls_missing, 100 * q->missing_share,
             (unsigned long long)q->clients);
+    if (q->calls_head)
+        fprintf(out,
+                "; %llu of them before the first packet of streams whose opening was lost, a guess at "
+                "their pace: %.2f-%.2f%% missing",
+                (unsigned long long)q->calls_head, 100 * q->share_low, 100 * q->share_high);
     if (q->clients_unsequenced)
         fprintf(out, " (%llu clients, %llu calls, with random xids: not estimated)",
                 (unsigned long long)q->clients_unsequenced, (unsigned long long)q->calls_unsequenced);
@@ -215,10 +225,12 @@ void tbbt_quality_json(const struct tbbt_quality *q, GString *j) {
         j,
         ",\"thresholds\":{\"usable\":%.2f,\"degraded\":%.2f},\"calls_seen\":%llu,\"calls_missing_estimated\":"
         "%llu,"
-        "\"missing_share\":%.6f,\"clients\":%llu,\"clients_unsequenced\":%llu,\"calls_unsequenced\":%llu,"
+        "\"missing_share\":%.6f,\"missing_share_range\":[%.6f,%.6f],\"calls_missing_before_openings\":%llu,"
+        "\"clients\":%llu,\"clients_unsequenced\":%llu,\"calls_unsequenced\":%llu,"
         "\"records\":%llu,\"records_args_cut\":%llu,\"cut_share\":%.6f,\"replies_missing\":%llu,\"causes\":{",
         TBBT_Q_USABLE_MAX, TBBT_Q_DEGRADED_MAX, (unsigned long long)q->calls_seen,
-        (unsigned long long)q->calls_missing, q->missing_share, (unsigned long long)q->clients,
+        (unsigned long long)q->calls_missing, q->missing_share, q->share_low, q->share_high,
+        (unsigned long long)q->calls_head, (unsigned long long)q->clients,
         (unsigned long long)q->clients_unsequenced, (unsigned long long)q->calls_unsequenced,
         (unsigned long long)q->records, (unsigned long long)q->args_cut, q->cut_share,
         (unsigned long long)q->replies_missing);

@@ -53,8 +53,12 @@ enum tbbt_cause {
 struct tbbt_quality {
     uint64_t calls_seen;    /* RPC calls of the clients whose xids count up */
     uint64_t calls_missing; /* estimated, of those clients */
-    uint64_t calls_tail;    /* of which after a TCP stream's last call (from its length, not xids) */
-    double missing_share;   /* calls_missing / (calls_seen + calls_missing) */
+    uint64_t calls_tail; /* of which after a TCP stream's last call or before the first of one seen open (from
+                            its length, not xids) */
+    double missing_share;         /* calls_missing / (calls_seen + calls_missing) */
+    uint64_t calls_head;          /* of which before the first packet of streams whose opening was lost: a
+                                     guess at their pace (capture.h), in a range: */
+    double share_low, share_high; /* missing_share were none or the most of them lost */
     uint64_t clients, clients_unsequenced, calls_unsequenced; /* clients with random xids: no estimate */
     uint64_t records;                                         /* NFS records */
     uint64_t args_cut;        /* records cut before an argument the replay needs */

@@ -1,6 +1,7 @@
 /* tcpreasm.c -- TCP reassembly and RPC record marking (see tcpreasm.h). */
 #include "tcpreasm.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include <glib.h>
@@ -33,6 +34,11 @@ struct oseg {
     uint8_t data[];
 };
 
+/* Holes remembered to date lost stream openings, and how many calls from
+ * a stream's start set its pace there. */
+#define HOLE_RING 64
+#define HEAD_PACE_CALLS 64
+
 /* One direction of a connection. */
 struct dir {
     struct flowkey key;
@@ -47,7 +53,9 @@ struct dir {
     int opened;      /* the capture saw its SYN: nothing was before its first byte */
     uint64_t ncalls; /* calls delivered, the first and last at: */
     int64_t call_first, call_last;
+    int64_t call_early;             /* the HEAD_PACE_CALLS-th call's time: the pace near the start */
     int64_t ts_open;                /* its first packet's time */
+    int64_t ts_before;              /* the packet before the current one (0: none) */
     uint64_t skipped, skipped_mark; /* bytes skipped in all, and when the last message was delivered */
     int delivered;                  /* delivered at least one message */
     int64_t ts_seen;                /* last packet time */
@@ -91,6 +99,12 @@ struct tbbt_tcpreasm {
     size_t mem;        /* bytes held in message and out-of-order buffers */
     size_t ooo_dirs;   /* directions holding out-of-order data */
     int64_t next_idle; /* capture time of the next idle sweep */
+    /* the last holes seen in any direction, as capture times: the packet
+     * before each and the one after; a lost stream opening is dated by them */
+    struct {
+        int64_t t1, t2, open; /* open: the first packet of the hole's direction */
+    } holes[HOLE_RING];
+    unsigned nholes;
     uint8_t ports[65536 / 8];
 };
 
@@ -275,7 +289,10 @@ static void deliver(struct tbbt_tcpreasm *r, struct dir *d, const uint8_t *data,
         r->st->call_msgs++;
         r->st->call_bytes += len;
         d->calls = 1;
+        if (!d->ncalls && d->opened) /* seen open: what it skipped so far was lost before this call */
+            r->st->edge_call_bytes += d->skipped;
         if (!d->ncalls++) d->call_first = ts_first;
+        if (d->ncalls == HEAD_PACE_CALLS) d->call_early = ts_first;
         d->call_last = ts_first;
     }
     d->skipped_mark = d->skipped;
@@ -513,6 +530,16 @@ static void free_oseg(struct tbbt_tcpreasm *r, struct dir *d, struct oseg *o) {
     g_free(o);
 }
 
+/* Remembers that d's bytes between its previous packet and the one at ts
+ * were lost: other streams' lost openings are dated by it (head_calls). */
+static void note_hole(struct tbbt_tcpreasm *r, const struct dir *d, int64_t ts) {
+    if (!d->ts_before) return;
+    unsigned i = r->nholes++ % HOLE_RING;
+    r->holes[i].t1 = d->ts_before;
+    r->holes[i].t2 = ts;
+    r->holes[i].open = d->ts_open;
+}
+
 /* Feeds every buffered segment that no longer lies beyond a hole. */
 static void drain(struct tbbt_tcpreasm *r, struct dir *d) {
     while (d->ooo && seqdiff(d->ooo->seq, d->next_seq) <= 0) {
@@ -610,6 +637,7 @@ static void data(struct tbbt_tcpreasm *r, struct dir *d, uint32_t seq, const uin
         drain(r, d);
         return;
     }
+    if (!d->ooo) note_hole(r, d, ts); /* bytes before this segment's are missing */
     if (seqdiff(seq, d->next_seq) > (int32_t)TBBT_TCP_MAX_FRAG * 4) { /* a jump: start over there */
         r->st->tcp_gaps++;
         lose_sync(r, d, WHY_GAP);
@@ -641,27 +669,63 @@ static void flush(struct tbbt_tcpreasm *r, struct dir *d) {
     d->state = ST_HUNT;
 }
 
+/* Orders capture times for qsort. */
+static int cmp_time(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* When the calls lost before d's first packet began: the median start of
+ * the holes other streams, there well before d's first packet, show over
+ * d's opening (holes that began before d's first packet and ended within
+ * `near` of it or later: the same lost burst). Each busy witness's hole
+ * begins just before the burst; the median sets aside a stream that was
+ * idle long before it and a straggler loss just before d's first packet.
+ * Without a witness, the capture's first packet. Streams that appeared with
+ * d (its own replies among them) are no witness: their first packets came
+ * after the burst too. */
+static int64_t head_start(const struct tbbt_tcpreasm *r, const struct dir *d, double near) {
+    int64_t t[HOLE_RING];
+    unsigned n = r->nholes < HOLE_RING ? r->nholes : HOLE_RING, k = 0;
+    for (unsigned i = 0; i < n; i++) {
+        int64_t t1 = r->holes[i].t1, t2 = r->holes[i].t2;
+        if (t1 < d->ts_open && (double)(d->ts_open - t2) <= near &&
+            (double)(d->ts_open - r->holes[i].open) > near && t1 > r->st->ts_first)
+            t[k++] = t1;
+    }
+    if (!k) return r->st->ts_first;
+    qsort(t, k, sizeof(t[0]), cmp_time);
+    return t[(k - 1) / 2];
+}
+
 /* Calls a stream of calls the capture did not see open made before its
  * first captured one, when that came well after the capture began: no
  * earlier xid shows them, nor any sequence number (the handshake was lost
- * with them), so they are estimated at the stream's own pace -- the time
- * from the capture's first packet to the stream's first, over the mean time
- * between its calls, less one (more than four means: less is the wait of
- * a stream that was open). A stream already open when the capture began has
- * its first call at once and counts nothing (a mid-stream start loses
- * nothing the capture could have held). */
+ * with them). At the stream's pace near its start (its first
+ * HEAD_PACE_CALLS calls: a stream's pace changes as its work does) they
+ * fill at most the time its packets can have been lost -- from the start of
+ * the hole other streams show around its opening (the same lost burst), or
+ * the capture's first packet when none does. When within that time it
+ * opened is not known (it was not open before it, or its packets would be
+ * there): taken as anywhere alike, half that many are expected, which is
+ * what is counted; the whole is the top of the range reported. A stream
+ * whose first packet came within four means of that start was open at it
+ * and counts nothing (a mid-stream start loses nothing the capture could
+ * have held). */
 static void head_calls(struct tbbt_tcpreasm *r, const struct dir *d) {
     if (d->opened || d->ncalls < 2 || !r->st->ts_first || d->ts_open <= r->st->ts_first) return;
-    double mean = (double)(d->call_last - d->call_first) / (double)(d->ncalls - 1);
-    double gap = (double)(d->ts_open - r->st->ts_first);
-    if (mean > 0 && gap > 4 * mean)
-        r->st->head_calls += (uint64_t)(gap / mean - 1); /* a stream open at the
-                                        start waits about one mean for its first call */
+    double mean = d->ncalls >= HEAD_PACE_CALLS
+                      ? (double)(d->call_early - d->call_first) / (HEAD_PACE_CALLS - 1)
+                      : (double)(d->call_last - d->call_first) / (double)(d->ncalls - 1);
+    double gap = (double)(d->ts_open - head_start(r, d, 4 * mean));
+    if (mean <= 0 || gap <= 4 * mean) return;
+    r->st->head_calls += (uint64_t)(gap / mean / 2 + 0.5);
+    r->st->head_calls_max += (uint64_t)(gap / mean + 0.5);
 }
 
 /* Removes a direction from the table and frees it (after flush). */
 static void drop_dir(struct tbbt_tcpreasm *r, struct dir *d) {
-    if (d->calls) r->st->tail_call_bytes += d->skipped - d->skipped_mark; /* no later call's xid shows them */
+    if (d->calls) r->st->edge_call_bytes += d->skipped - d->skipped_mark; /* no later call's xid shows them */
     head_calls(r, d);
     if (r->last[0] == d) r->last[0] = NULL;
     if (r->last[1] == d) r->last[1] = NULL;
@@ -735,6 +799,7 @@ static void fin_hole(struct tbbt_tcpreasm *r, struct dir *d, uint32_t fin_seq) {
     int32_t hole = seqdiff(fin_seq, d->next_seq);
     if (hole <= 0 || d->ooo || hole > (int32_t)TBBT_TCP_MAX_FRAG * 4) return;
     r->st->tcp_gaps++;
+    note_hole(r, d, d->ts_seen);
     if (d->state == ST_BODY && d->inmsg) {
         r->in_hole = 1;
         feed(r, d, NULL, 0, (size_t)hole, d->ts_seen, 0);
@@ -752,6 +817,7 @@ void tbbt_tcpreasm_segment(struct tbbt_tcpreasm *r, const struct tbbt_tcpseg *s)
     int end = s->flags & (TBBT_TH_FIN | TBBT_TH_RST);
     struct dir *d = find_dir(r, s, s->len > 0 || !end);
     if (!d) return;
+    d->ts_before = d->ts_seen;
     d->ts_seen = s->ts;
     if (s->flags & TBBT_TH_SYN) d->has_ack = 0, d->opened = 1; /* (a new connection on the tuple, maybe) */
     if (s->flags & TBBT_TH_ACK) note_ack(r, d, s->ack);

@@ -313,9 +313,10 @@ static void test_midstream_pickup(void **state) {
 }
 
 /* Calls lost before a stream's first captured packet, its opening lost
- * too (no SYN): counted at the stream's own pace when the stream began
- * well after the capture (head_calls); not when it was open at the start
- * (its first packet within four mean intervals), nor when its SYN was
+ * too (no SYN): at the stream's own pace over the time since the capture
+ * began, half expected (when it opened is not known) and the whole the
+ * range's top (head_calls, head_calls_max); nothing when it was open at the
+ * start (its first packet within four mean intervals), nor when its SYN was
  * seen. */
 static void feed_calls(struct tbbt_tcpreasm *r, int64_t t0, size_t skip) {
     St.n = 0;
@@ -332,9 +333,10 @@ static void test_head_calls(void **state) {
     memset(&ST, 0, sizeof ST);
     ST.ts_first = 1; /* the capture's first packet */
     struct tbbt_tcpreasm *r = tbbt_tcpreasm_new(&ST, cb, NULL);
-    feed_calls(r, 1001, 0); /* first packet 1000 ns in, calls 10 ns apart: 100 intervals, less one */
+    feed_calls(r, 1001, 0); /* first packet 1000 ns in, calls 10 ns apart: 100 intervals */
     assert_int_equal(S.n, 10);
-    assert_int_equal(ST.head_calls, 99);
+    assert_int_equal(ST.head_calls, 50);
+    assert_int_equal(ST.head_calls_max, 100);
     tbbt_tcpreasm_free(r);
 
     memset(&S, 0, sizeof S);
@@ -354,6 +356,64 @@ static void test_head_calls(void **state) {
                               .flags = TBBT_TH_SYN, .ts = 1000,  .pktno = 1};
     tbbt_tcpreasm_segment(r, &syn);
     feed_calls(r, 1001, 0);
+    assert_int_equal(ST.head_calls, 0);
+    tbbt_tcpreasm_free(r);
+}
+
+/* Feeds bytes [off, off+len) of s from src as one captured segment (ISN 1000). */
+static void seg_from(struct tbbt_tcpreasm *r, const struct tbbt_endpoint *src, const struct stream *s,
+                     size_t off, size_t len, uint8_t flags, int64_t ts, uint64_t pktno) {
+    struct tbbt_tcpseg g = {.src = src,
+                            .dst = &SRV,
+                            .seq = 1001 + (uint32_t)off,
+                            .flags = flags,
+                            .data = s->b + off,
+                            .caplen = len,
+                            .len = len,
+                            .ts = ts,
+                            .pktno = pktno};
+    tbbt_tcpreasm_segment(r, &g);
+}
+
+/* A burst that took a stream's opening is dated by the hole another,
+ * older stream shows over it: the lost calls are counted from that hole's
+ * start, not from the capture's first packet. */
+static void test_head_calls_witness(void **state) {
+    (void)state;
+    static struct stream W;
+    static const struct tbbt_endpoint CLI2 = {.family = 4, .addr = {10, 0, 0, 3}, .port = 800};
+    memset(&S, 0, sizeof S);
+    memset(&ST, 0, sizeof ST);
+    ST.ts_first = 1;
+    struct tbbt_tcpreasm *r = tbbt_tcpreasm_new(&ST, cb, NULL);
+    W.n = 0;
+    for (int k = 12; k < 16; k++)
+        rec(&W, call(k, 100), 100, 0);
+    struct tbbt_tcpseg syn = {.src = &CLI2, .dst = &SRV, .seq = 1000, .flags = TBBT_TH_SYN, .ts = 1};
+    tbbt_tcpreasm_segment(r, &syn);
+    seg_from(r, &CLI2, &W, 0, 104, 0, 100, 2);
+    seg_from(r, &CLI2, &W, 104, 104, 0, 110, 3);
+    seg_from(r, &CLI2, &W, 312, 104, 0, 990, 4); /* its third call lost: a hole from 110 to 990 */
+    feed_calls(r, 1001, 0);                  /* the other stream's first packet at 1001, calls 10 ns apart */
+    assert_int_equal(ST.head_calls_max, 89); /* (1001 - 110) / 10 */
+    assert_int_equal(ST.head_calls, 45);
+    tbbt_tcpreasm_free(r);
+}
+
+/* A stream seen open whose first calls were lost: the bytes before its
+ * first captured call are counted (no xid before them shows them). */
+static void test_lost_first_calls_of_open_stream(void **state) {
+    (void)state;
+    St.n = 0;
+    for (int k = 0; k < 5; k++)
+        rec(&St, call(k, 100), 100, 0);
+    struct tbbt_tcpreasm *r = start(); /* the SYN seen */
+    for (size_t k = 2; k < 5; k++)     /* calls 0 and 1 lost */
+        seg(r, &St, k * 104, 104, 104, 0, 10 + (int64_t)k, k + 1);
+    tbbt_tcpreasm_finish(r);
+    assert_int_equal(S.n, 3);
+    assert_int_equal(S.m[0].xid, 0x1002);
+    assert_int_equal(ST.edge_call_bytes, 208);
     assert_int_equal(ST.head_calls, 0);
     tbbt_tcpreasm_free(r);
 }
@@ -637,6 +697,8 @@ int main(void) {
         cmocka_unit_test(test_lost_mark_resync),
         cmocka_unit_test(test_midstream_pickup),
         cmocka_unit_test(test_head_calls),
+        cmocka_unit_test(test_head_calls_witness),
+        cmocka_unit_test(test_lost_first_calls_of_open_stream),
         cmocka_unit_test(test_header_straddles_segments),
         cmocka_unit_test(test_fin_and_rst),
         cmocka_unit_test(test_self_connection),
