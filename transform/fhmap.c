@@ -322,6 +322,14 @@ static int shown_other(const struct obj *o, const struct tbbt_fhmap_shown *s) {
     return s->has_owner && o->has_owner && (o->uid != s->uid || o->gid != s->gid);
 }
 
+/* Keeps the type attributes showed for o when it had none: an object never
+ * changes type, so a later handle with o's identity and another type is
+ * another object (a listing's entry shows the type of an object no reply
+ * has described yet). */
+static void note_type(struct obj *o, const struct tbbt_fhmap_shown *s) {
+    if (s->type && !o->type) o->type = s->type;
+}
+
 /* Contract in fhmap.h. An object keeps its place in fid_table as long as it
  * has_fid (the entry is only ever replaced by the object itself), so an
  * object already carrying (fsid, fileid) needs no lookup: the common case of
@@ -331,11 +339,17 @@ tbbt_id tbbt_fhmap_identify(struct tbbt_fhmap *m, const uint8_t *fh, size_t len,
     struct obj *o = obj_by_id(m, id);
     struct fidkey key = {fsid, fileid};
     if (!o) return id;
-    if (o->has_fid && o->fid.fsid == fsid && o->fid.fileid == fileid) return id;
+    if (o->has_fid && o->fid.fsid == fsid && o->fid.fileid == fileid) {
+        note_type(o, s);
+        return id;
+    }
     if (len > 64) len = 64;
     uint64_t h = fid_hash(&key);
     struct obj *known = tbbt_htab_find(&m->fid_table, h, &key);
-    if (known == o) return id;
+    if (known == o) {
+        note_type(o, s);
+        return id;
+    }
     if (known && shown_other(known, s)) {
         obj_retire(m, known);
         m->st.reborn++;
@@ -346,12 +360,14 @@ tbbt_id tbbt_fhmap_identify(struct tbbt_fhmap *m, const uint8_t *fh, size_t len,
         o->fid = key;
         o->has_fid = 1;
         tbbt_htab_put(&m->fid_table, h, o);
+        note_type(o, s);
         return id;
     }
     if (fresh && o->nfh == 1) {
         obj_drop_fresh(m, o);
         obj_add_fh(m, known, fh, len, fh_hash(fh, len));
         m->st.aliases++;
+        note_type(known, s);
         return known->id;
     }
     m->st.conflicts++;

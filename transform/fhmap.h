@@ -64,7 +64,8 @@ struct tbbt_fhmap_shown {
  * otherwise id is returned and the identity recorded. A live ID with the
  * identity but another type or another owner than s shows is dead (its
  * inode was reused and the removal not seen): it is retired and id takes
- * the identity. */
+ * the identity. The type s shows is kept for the object that has the
+ * identity, when it had none. */
 tbbt_id tbbt_fhmap_identify(struct tbbt_fhmap *m, const uint8_t *fh, size_t len, tbbt_id id, int fresh,
                             uint64_t fsid, uint64_t fileid, const struct tbbt_fhmap_shown *s);
 

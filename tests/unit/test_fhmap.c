@@ -74,6 +74,24 @@ static void test_type_tells_reuse(void **state) {
     tbbt_fhmap_free(m);
 }
 
+/* The type a listing's entry showed tells reuse as well: a file known only
+ * from an entry (no reply described it, no set_attr) whose inode a
+ * directory took later, its removal lost, is not that directory. */
+static void test_entry_type_tells_reuse(void **state) {
+    (void)state;
+    struct tbbt_fhmap *m = tbbt_fhmap_new();
+    int fresh;
+    tbbt_id a = tbbt_fhmap_lookup(m, H1, sizeof(H1), &fresh);
+    assert_int_equal(tbbt_fhmap_identify(m, H1, sizeof(H1), a, fresh, 7, 42, TYPE(TBBT_FT_REG)), a);
+    tbbt_id b = tbbt_fhmap_lookup(m, H2, sizeof(H2), &fresh);
+    assert_int_equal(tbbt_fhmap_identify(m, H2, sizeof(H2), b, fresh, 7, 42, TYPE(TBBT_FT_DIR)), b);
+    assert_int_not_equal(a, b);
+    assert_int_equal(tbbt_fhmap_by_fileid(m, 7, 42), b);
+    assert_int_equal(tbbt_fhmap_type(m, b), TBBT_FT_DIR);
+    assert_int_equal(tbbt_fhmap_stats(m)->reborn, 1);
+    tbbt_fhmap_free(m);
+}
+
 /* Another owner tells reuse too: a fresh handle for a known identity
  * whose attributes show another uid or gid, with no SETATTR between, is a
  * file another user made in the inode of one whose removal the capture
@@ -284,6 +302,7 @@ int main(void) {
         cmocka_unit_test(test_stable_ids),
         cmocka_unit_test(test_alias_by_fileid),
         cmocka_unit_test(test_type_tells_reuse),
+        cmocka_unit_test(test_entry_type_tells_reuse),
         cmocka_unit_test(test_owner_tells_reuse),
         cmocka_unit_test(test_fileid_reuse_after_remove),
         cmocka_unit_test(test_dead_handles),
