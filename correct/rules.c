@@ -70,6 +70,14 @@ const struct tbbt_rule tbbt_rules[] = {
      "rmdir missed a non-empty directory the model holds: its removes and rmdir were lost"},
     {"rmdir-unknown-entries", TBBT_OP_RMDIR, TBBT_OC_OK, TBBT_OC_NOTEMPTY, TBBT_FIX_AGREE,
      "rmdir found entries the trace never named: they existed before (teaches)"},
+    {"rmdir-file-present", TBBT_OP_RMDIR, TBBT_OC_NOTDIR, TBBT_OC_OK, TBBT_FIX_REPLACE_DIR,
+     "rmdir succeeded on a name the model holds a file under: the file's removal and a mkdir were lost "
+     "(the server may have given the directory the file's inode)"},
+    {"rmdir-file-noent", TBBT_OP_RMDIR, TBBT_OC_NOTDIR, TBBT_OC_NOENT, TBBT_FIX_REMOVE_NAME,
+     "rmdir missed a name the model holds a file under: the file's removal was lost"},
+    {"rmdir-file-nonempty", TBBT_OP_RMDIR, TBBT_OC_NOTDIR, TBBT_OC_NOTEMPTY, TBBT_FIX_REPLACE_DIR,
+     "rmdir found a directory with entries where the model holds a file: the file's removal and a "
+     "mkdir were lost (the entries stay unknown)"},
     /* rename */
     {"rename-missing-source", TBBT_OP_RENAME, TBBT_OC_NOENT, TBBT_OC_OK, TBBT_FIX_MAKE_FILE,
      "rename of a source the model had absent succeeded: a create was lost"},
@@ -224,9 +232,10 @@ const char *tbbt_oc_name(enum tbbt_oc c) {
 
 const char *tbbt_fix_name(enum tbbt_fix_act a) {
     static const char *const n[TBBT_FIX_COUNT_] = {
-        "none",      "remove-name",   "make-by-reply", "replace",        "make-file",   "make-dir",
-        "empty-dir", "empty-name2",   "remove-object", "set-mode",       "keep-object", "make-listed",
-        "set-attrs", "move-by-reply", "move-listed",   "link-synthetic", "make-gone",   "set-dir-mode"};
+        "none",           "remove-name", "make-by-reply", "replace",         "make-file",
+        "make-dir",       "empty-dir",   "empty-name2",   "remove-object",   "set-mode",
+        "keep-object",    "make-listed", "set-attrs",     "move-by-reply",   "move-listed",
+        "link-synthetic", "make-gone",   "set-dir-mode",  "replace-with-dir"};
     return a < TBBT_FIX_COUNT_ ? n[a] : "?";
 }
 
@@ -529,6 +538,10 @@ int tbbt_fix_run(enum tbbt_fix_act a, const struct tbbt_rec *r, struct tbbt_fix_
         return k + make_name(out, r, r->dir, n, r->name.len, r->type, r->newobj, mode);
     case TBBT_FIX_MAKE_FILE: return make_name(out, r, r->dir, n, r->name.len, TBBT_FT_REG, 0, 0);
     case TBBT_FIX_MAKE_DIR: return make_name(out, r, r->dir, n, r->name.len, TBBT_FT_DIR, 0, 0);
+    case TBBT_FIX_REPLACE_DIR:
+        k = remove_name(out, r, r->dir, n, r->name.len, 0);
+        if (k <= 0) return -1;
+        return k + make_name(out, r, r->dir, n, r->name.len, TBBT_FT_DIR, 0, 0);
     case TBBT_FIX_EMPTY_DIR: return empty_dir(out, r, r->dir, n, r->name.len);
     case TBBT_FIX_EMPTY_NAME2: return empty_dir(out, r, r->dir2, tbbt_rec_str(r, r->name2), r->name2.len);
     case TBBT_FIX_SET_MODE: return set_mode(out, r);

@@ -76,6 +76,8 @@ enum tbbt_fix_act {
     TBBT_FIX_SET_DIR_MODE,  /* setattr (as root) of the mode of r's directory whose mode denies r, a
                                successful change of names in it: write and search set for r's
                                caller's class */
+    TBBT_FIX_REPLACE_DIR,   /* REMOVE_NAME, then MAKE_DIR: (dir, name) held a directory where the
+                               model has another kind of object */
     TBBT_FIX_COUNT_
 };
 

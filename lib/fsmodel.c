@@ -474,7 +474,7 @@ static int predict_remove(const struct tbbt_fsmodel *m, const struct tbbt_rec *r
     const struct tbbt_fsobj *o = cur ? tbbt_fsmodel_obj(m, cur) : NULL;
     uint32_t type = o ? o->attr.type : 0;
     if (r->op == TBBT_OP_REMOVE) return type == TBBT_FT_DIR ? TBBT_PREDICT_ANY : TBBT_NFS_OK;
-    if (type && type != TBBT_FT_DIR) return TBBT_PREDICT_ANY;
+    if (type && type != TBBT_FT_DIR) return TBBT_NFSERR_NOTDIR; /* RFC 1813: RMDIR of a non-directory */
     return o && o->nchildren ? TBBT_NFSERR_NOTEMPTY : TBBT_NFS_OK;
 }
 

@@ -409,6 +409,34 @@ static void test_rmdir_noent_nonempty(void **s) {
     expect(t, 3, "rmdir-noent-nonempty", w, 2);
 }
 
+/* rmdir succeeded where the model holds a file: the file's removal and a
+ * mkdir were lost (a directory took the file's inode, and a listing's
+ * fileid made the model take the directory for the file): remove and
+ * mkdir inserted. */
+static void test_rmdir_file_present(void **s) {
+    (void)s;
+    struct step t[] = {CR(ROOT, "f", 10), RD(0, ROOT, "f")};
+    struct want w[] = {{TBBT_OP_REMOVE, ROOT, "f", 0, 1}, {TBBT_OP_MKDIR, ROOT, "f", 0, 1}};
+    expect(t, 2, "rmdir-file-present", w, 2);
+}
+
+/* rmdir NOENT where the model holds a file: the file's removal was lost. */
+static void test_rmdir_file_noent(void **s) {
+    (void)s;
+    struct step t[] = {CR(ROOT, "f", 10), RD(2, ROOT, "f")};
+    struct want w[] = {{TBBT_OP_REMOVE, ROOT, "f", 0, 1}};
+    expect(t, 2, "rmdir-file-noent", w, 1);
+}
+
+/* rmdir NOTEMPTY where the model holds a file: the file's removal and a
+ * mkdir were lost; the directory's entries stay unknown. */
+static void test_rmdir_file_nonempty(void **s) {
+    (void)s;
+    struct step t[] = {CR(ROOT, "f", 10), RD(66, ROOT, "f")};
+    struct want w[] = {{TBBT_OP_REMOVE, ROOT, "f", 0, 1}, {TBBT_OP_MKDIR, ROOT, "f", 0, 1}};
+    expect(t, 2, "rmdir-file-nonempty", w, 2);
+}
+
 /* rmdir NOTEMPTY where the model knows no entry: not a failure (the
  * directory had entries before the trace), nothing inserted. */
 static void test_rmdir_unknown_entries(void **s) {
@@ -1579,6 +1607,9 @@ int main(void) {
         cmocka_unit_test(test_rmdir_noent_present),
         cmocka_unit_test(test_rmdir_noent_nonempty),
         cmocka_unit_test(test_rmdir_unknown_entries),
+        cmocka_unit_test(test_rmdir_file_present),
+        cmocka_unit_test(test_rmdir_file_noent),
+        cmocka_unit_test(test_rmdir_file_nonempty),
         cmocka_unit_test(test_rename_missing_source),
         cmocka_unit_test(test_rename_noent_present),
         cmocka_unit_test(test_rename_target_not_empty),
