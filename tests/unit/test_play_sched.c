@@ -455,7 +455,7 @@ static void test_conservative_random_conflicts(void **st) {
     c->destroy(s);
 }
 
-/* fsdep: a remove whose traced reply was lost keeps its write locks until
+/* fsdep: a remove whose traced reply was lost keeps its locks until
  * its reply even where locks go at the send (--deps send), so the lookup
  * of its name waits for it; one whose reply the trace saw releases them
  * at the send, as that mode has it. A getattr of another object goes.
@@ -491,6 +491,51 @@ static void test_fsdep_lost_remove(void **st) {
         }
         tbbt_rec_free(&r);
         f->destroy(s);
+    }
+}
+
+/* Issue 21, point 2: a lookup of "journal" whose traced reply was lost,
+ * then a remove of that name. On a server that runs pipelined requests
+ * at once, a remove sent before the lookup's reply may run first: the
+ * lookup then finds no file, where the trace's client found one. So the
+ * remove waits for the lookup's replay reply in either order and every
+ * deps mode: a lost reply's read locks last until its reply, as its write
+ * locks do (fsdep), and the two conflict on the directory and the name
+ * (conservative). A getattr of another object goes. */
+static void test_lost_lookup_holds_remove(void **st) {
+    (void)st;
+    static const struct {
+        const struct tbbt_sched_ops *ops;
+        int deps;
+    } cases[] = {{&tbbt_sched_conservative, 0},
+                 {&tbbt_sched_fsdep, TBBT_DEPS_REPLY},
+                 {&tbbt_sched_fsdep, TBBT_DEPS_SEND},
+                 {&tbbt_sched_fsdep, TBBT_DEPS_STRICT}};
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        const struct tbbt_sched_ops *o = cases[k].ops;
+        void *s = new_sched(o, cases[k].deps, NULL);
+        struct tbbt_rec r;
+        tbbt_rec_init(&r);
+        mk(&r, TBBT_OP_LOOKUP, 0, 0);
+        r.flags = TBBT_RF_REPLY_LOST, r.status = -1;
+        dirname(&r, 1, "journal", 0);
+        o->add(s, 0, &r);
+        mk(&r, TBBT_OP_GETATTR, 1, 2);
+        tbbt_rec_set_u64(&r, TBBT_F_OBJ, 3);
+        o->add(s, 1, &r);
+        mk(&r, TBBT_OP_REMOVE, 3, 4);
+        dirname(&r, 1, "journal", 2);
+        o->add(s, 2, &r);
+        assert_int_equal(nxt(o, s), 0);
+        o->sent(s, 0);
+        assert_int_equal(nxt(o, s), 1); /* unrelated: not held */
+        o->sent(s, 1);
+        o->done(s, 1, 1);
+        assert_int_equal(nxt(o, s), -1); /* the remove waits for the lookup's reply */
+        o->done(s, 0, 1);
+        assert_int_equal(nxt(o, s), 2);
+        tbbt_rec_free(&r);
+        o->destroy(s);
     }
 }
 
@@ -857,8 +902,9 @@ static void test_locks(void **st) {
     n = tbbt_sched_locks(&r, TBBT_DEPS_SEND, l);
     assert_int_equal(n, 1);
     assert_false(l[0].write);
-    /* a lost reply: its write locks last until the reply in send mode
-     * too; its read locks do not */
+    /* a lost reply: all its locks, read and write, last until the reply
+     * in send mode too (issue 21: a remove after a lost lookup of its
+     * name waits for the lookup's reply) */
     mk(&r, TBBT_OP_REMOVE, 0, 0);
     r.flags = TBBT_RF_REPLY_LOST, r.status = -1;
     tbbt_rec_set_u64(&r, TBBT_F_DIR, 1);
@@ -869,7 +915,7 @@ static void test_locks(void **st) {
     r.flags = TBBT_RF_REPLY_LOST, r.status = -1;
     tbbt_rec_set_u64(&r, TBBT_F_DIR, 1);
     assert_int_equal(tbbt_sched_locks(&r, TBBT_DEPS_SEND, l), 1);
-    assert_true(!l[0].write && !l[0].until_reply);
+    assert_true(!l[0].write && l[0].until_reply);
     /* an object named twice: one lock, the stronger; one the record also
      * names as its directory is not made anew by it */
     mk(&r, TBBT_OP_LOOKUP, 0, 1); /* "." */
@@ -992,6 +1038,7 @@ int main(void) {
         cmocka_unit_test(test_conservative_read_read),
         cmocka_unit_test(test_conservative_random_conflicts),
         cmocka_unit_test(test_fsdep_lost_remove),
+        cmocka_unit_test(test_lost_lookup_holds_remove),
         cmocka_unit_test(test_object_queue),
         cmocka_unit_test(test_revealed_handle),
         cmocka_unit_test(test_reveal_after_create),
