@@ -25,10 +25,9 @@
  * LOOKUP of that (directory handle, name) answers NFS3ERR_NOENT until a
  * CREATE, MKDIR, SYMLINK or MKNOD makes the name again (RENAME and LINK
  * are not followed); a delayed LOOKUP sees the names as they are when it
- * runs. --log
- * writes "SECONDS call|reply XID PROC" per call read and per reply put
- * to its connection's output, in the order they happen (one thread), so
- * a test can tell whether a call came after a reply went.
+ * runs. --log writes "SECONDS call|reply XID PROC" per call read and per
+ * reply put to its connection's output, in the order they happen (one
+ * thread), so a test can tell whether a call came after a reply went.
  *
  * Replies are encoded with the rpcgen XDR routines of lib/proto/tbbt_nfs.x
  * into a per-connection output buffer (xdrmem), calls parsed with
@@ -79,8 +78,8 @@ static GOptionEntry ns_entries[] = {
     {"seconds", 0, 0, G_OPTION_ARG_DOUBLE, &opt.seconds, "Exit after S seconds (default: on a signal)", "S"},
     {"delay-proc", 0, 0, G_OPTION_ARG_STRING, &opt.delay_proc,
      "Run the calls of this NFSv3 procedure (remove, lookup, ...) --delay-ms late", "PROC"},
-    {"delay-ms", 0, 0, G_OPTION_ARG_INT, &opt.delay_ms,
-     "Milliseconds a --delay-proc reply is held (0..60000)", "MS"},
+    {"delay-ms", 0, 0, G_OPTION_ARG_INT, &opt.delay_ms, "Milliseconds a --delay-proc call is held (0..60000)",
+     "MS"},
     {"names", 0, 0, G_OPTION_ARG_NONE, &opt.names,
      "Remember removed names: a LOOKUP of one answers NOENT (a REMOVE takes effect when its reply goes)",
      NULL},
