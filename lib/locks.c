@@ -112,17 +112,17 @@ static unsigned add_lock(struct tbbt_lock *l, unsigned n, const struct tbbt_lock
 unsigned tbbt_sched_locks(const struct tbbt_rec *r, int deps, struct tbbt_lock *l) {
     unsigned nr, n = 0;
     const struct tbbt_lock_rule *rule = tbbt_lock_rules(r->op, &nr);
-    /* a lost reply's write locks last until the replay's reply: the
-     * reader after it waits for it, whether or not the server runs one
-     * connection's requests in order (locks.h) */
-    int strict = deps == TBBT_DEPS_STRICT || tbbt_sched_reply_lost(r);
+    /* a lost reply's locks, read and write, last until the replay's
+     * reply: the record after it that conflicts waits for it, whether or
+     * not the server runs one connection's requests in order (locks.h) */
+    int lost = tbbt_sched_reply_lost(r), strict = deps == TBBT_DEPS_STRICT;
     for (unsigned i = 0; i < nr; i++) {
         const struct tbbt_lock_rule *u = &rule[i];
         int write = u->how == TBBT_LK_WRITE;
         struct tbbt_lock k = {.obj = arg_id(r, u->arg),
                               .write = (uint8_t)write,
                               .until_reply =
-                                  (uint8_t)(deps == TBBT_DEPS_REPLY || u->reply || (write && strict)),
+                                  (uint8_t)(deps == TBBT_DEPS_REPLY || u->reply || lost || (write && strict)),
                               .principal = u->principal,
                               .creates = u->creates,
                               .reveal = u->how == TBBT_LK_REVEAL};
@@ -198,7 +198,7 @@ void tbbt_locks_print(FILE *f) {
           "twice by one record gets one lock, the stronger. When a request's locks are released is the\n"
           "`--deps` mode: `reply` (the default) at the record's reply; `send` (the paper's) at the send;\n"
           "`strict` its write locks at the reply and its read locks at the send. A reply's locks last\n"
-          "until the reply in every mode, and so do the write locks of a record whose reply the capture\n"
+          "until the reply in every mode, and so do all the locks of a record whose reply the capture\n"
           "lost. A record that failed (its replay status differs from the trace's, other than one error\n"
           "for another, or no reply came) poisons the objects in the last column: the later records that\n"
           "lock a poisoned object are skipped, except one that makes it anew (newobj of create, mkdir,\n"

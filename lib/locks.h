@@ -72,8 +72,9 @@ struct tbbt_lock {
 /* Did the trace miss r's reply (flagged lost, or no status)? Its client
  * had the reply, at a time nobody knows: the player holds the records
  * that depend on r until r's replay reply (player/order.h), in either
- * order: in fsdep, r's write locks last until its reply in every deps
- * mode, as --deps strict has them. */
+ * order: in fsdep, all r's locks, read and write, last until its reply
+ * in every deps mode (a write after a lost read must not overtake it
+ * either: issue 21). */
 static inline int tbbt_sched_reply_lost(const struct tbbt_rec *r) {
     return (r->flags & TBBT_RF_REPLY_LOST) || r->status < 0;
 }
@@ -81,7 +82,7 @@ static inline int tbbt_sched_reply_lost(const struct tbbt_rec *r) {
 /* The locks record r takes in deps mode (TBBT_DEPS_*), from its
  * procedure's rules: an object named twice gets one lock, the stronger
  * (and is made anew by neither); a record whose reply the trace lost
- * (tbbt_sched_reply_lost) keeps its write locks until the reply in every
+ * (tbbt_sched_reply_lost) keeps all its locks until the reply in every
  * mode. Fills locks; returns the number (<= TBBT_MAX_LOCKS). Depends on
  * nothing but r and deps. */
 unsigned tbbt_sched_locks(const struct tbbt_rec *r, int deps, struct tbbt_lock *locks);

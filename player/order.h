@@ -36,10 +36,12 @@
  *                           in order.
  *                   strict  send, and every write lock until the reply
  *                           (design.md's --strict-deps).
- *                 A record whose reply the trace lost keeps its write locks
- *                 until its reply in every mode, as strict does: when it
- *                 ran in the trace is unknown, so a later reader must not
- *                 overtake it on a server that reorders.
+ *                 A record whose reply the trace lost keeps all its locks,
+ *                 read and write, until its reply in every mode: when it
+ *                 ran in the trace is unknown, so a later record that
+ *                 conflicts with it (a reader after a lost write, a writer
+ *                 after a lost read) must not overtake it on a server that
+ *                 reorders.
  *                 A record that failed (its
  *                 reply differs from the trace, or never came) poisons the
  *                 objects it creates or changes (not one a rename or link

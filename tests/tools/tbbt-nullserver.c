@@ -16,17 +16,18 @@
  * other core. It is not an NFS server and must never be used as one.
  *
  * For the player's ordering tests (tests/play/lost_reply_order.sh), a
- * server that answers pipelined calls out of order: --delay-proc holds
- * the replies to one procedure (e.g. remove) --delay-ms before they go,
- * while the calls after them are answered at once, as a server that runs
- * one connection's requests concurrently may. --names keeps the one piece
- * of state such a test needs: a REMOVE or RMDIR takes effect when its
- * reply goes (a delayed one late), then a LOOKUP of that (directory
- * handle, name) answers NFS3ERR_NOENT until a CREATE, MKDIR, SYMLINK or
- * MKNOD makes the name again (RENAME and LINK are not followed). --log
- * writes "SECONDS call|reply XID PROC" per call read and per reply put
- * to its connection's output, in the order they happen (one thread), so
- * a test can tell whether a call came after a reply went.
+ * server that answers pipelined calls out of order: --delay-proc runs
+ * the calls of one procedure (e.g. remove, lookup) --delay-ms late, its
+ * reply computed and sent then, while the calls after them are answered
+ * at once, as a server that runs one connection's requests concurrently
+ * may. --names keeps the one piece of state such a test needs: a REMOVE
+ * or RMDIR takes effect when its reply goes (a delayed one late), then a
+ * LOOKUP of that (directory handle, name) answers NFS3ERR_NOENT until a
+ * CREATE, MKDIR, SYMLINK or MKNOD makes the name again (RENAME and LINK
+ * are not followed); a delayed LOOKUP sees the names as they are when it
+ * runs. --log writes "SECONDS call|reply XID PROC" per call read and per
+ * reply put to its connection's output, in the order they happen (one
+ * thread), so a test can tell whether a call came after a reply went.
  *
  * Replies are encoded with the rpcgen XDR routines of lib/proto/tbbt_nfs.x
  * into a per-connection output buffer (xdrmem), calls parsed with
@@ -76,9 +77,9 @@ static GOptionEntry ns_entries[] = {
     {"read-max", 0, 0, G_OPTION_ARG_INT, &opt.read_max, "Largest READ reply data, bytes (default 4096)", "N"},
     {"seconds", 0, 0, G_OPTION_ARG_DOUBLE, &opt.seconds, "Exit after S seconds (default: on a signal)", "S"},
     {"delay-proc", 0, 0, G_OPTION_ARG_STRING, &opt.delay_proc,
-     "Hold the replies to this NFSv3 procedure (remove, lookup, ...) --delay-ms before they go", "PROC"},
-    {"delay-ms", 0, 0, G_OPTION_ARG_INT, &opt.delay_ms,
-     "Milliseconds a --delay-proc reply is held (0..60000)", "MS"},
+     "Run the calls of this NFSv3 procedure (remove, lookup, ...) --delay-ms late", "PROC"},
+    {"delay-ms", 0, 0, G_OPTION_ARG_INT, &opt.delay_ms, "Milliseconds a --delay-proc call is held (0..60000)",
+     "MS"},
     {"names", 0, 0, G_OPTION_ARG_NONE, &opt.names,
      "Remember removed names: a LOOKUP of one answers NOENT (a REMOVE takes effect when its reply goes)",
      NULL},
@@ -99,15 +100,13 @@ struct ns_conn {
     int want_out; /* EPOLLOUT registered */
 };
 
-/* A reply held back (--delay-proc): its bytes, when it goes, and the
- * name its REMOVE removes then (--names; NULL: none). */
+/* A call held back (--delay-proc): its message, its header, when it runs. */
 struct ns_held {
     struct ns_conn *c;
     double due;
-    uint8_t *bytes;
+    uint8_t *msg;
     size_t len;
-    uint32_t xid, proc;
-    GBytes *gone;
+    struct tbbt_rpc_hdr h;
 };
 
 static volatile sig_atomic_t stop;
@@ -376,28 +375,21 @@ static int results(XDR *x, uint32_t proc, const uint8_t *a, size_t n) {
     }
 }
 
-/* --delay-proc: keeps the reply bytes b[0..len) to go at now + delay,
- * with the name key it applies then (taken over). */
-static void hold(struct ns_conn *c, const uint8_t *b, size_t len, uint32_t xid, uint32_t proc, GBytes *key) {
+/* --delay-proc: keeps the call message m[0..n) to run at now + delay. */
+static void hold(struct ns_conn *c, const uint8_t *m, size_t n, const struct tbbt_rpc_hdr *h) {
     struct ns_held *e = g_new(struct ns_held, 1);
-    *e = (struct ns_held){c, mono_s() + opt.delay_ms / 1000.0, g_memdup2(b, len), len, xid, proc, key};
+    *e = (struct ns_held){c, mono_s() + opt.delay_ms / 1000.0, g_memdup2(m, n), n, *h};
     g_queue_push_tail(&held_q, e);
 }
 
-/* Frees a held reply. */
+/* Frees a held call. */
 static void held_free(struct ns_held *e) {
-    if (e->gone) g_bytes_unref(e->gone);
-    g_free(e->bytes), g_free(e);
+    g_free(e->msg), g_free(e);
 }
 
-/* Appends the reply to one call message m[0..n) to c's output buffer
- * (or holds it: --delay-proc). A message that is not an RPC call is
- * ignored. */
-static void answer(struct ns_conn *c, const uint8_t *m, size_t n) {
-    struct tbbt_rpc_hdr h;
-    if (tbbt_rpc_parse(m, n, &h) < 0 || h.mtype != 0) return;
-    calls++;
-    log_event("call", h.xid, h.proc);
+/* Runs the call m[0..n) (header h): appends its reply to c's output
+ * buffer, logs it and applies it to the names. */
+static void run_call(struct ns_conn *c, const uint8_t *m, size_t n, struct tbbt_rpc_hdr h) {
     grow(&c->out, &c->outcap, c->outlen + NS_REPLY_ROOM);
     uint8_t *base = c->out + c->outlen;
     XDR x;
@@ -428,14 +420,23 @@ static void answer(struct ns_conn *c, const uint8_t *m, size_t n) {
     if (gone && accept == 0 &&
         (h.proc == 8 || h.proc == 9 || h.proc == 10 || h.proc == 11 || h.proc == 12 || h.proc == 13))
         key = dirop_key(m + h.body, n - h.body);
-    if (accept == 0 && (int)h.proc == delay_proc) {
-        hold(c, base, 4 + len, h.xid, h.proc, key);
-        return;
-    }
     c->outlen += 4 + len;
     log_event("reply", h.xid, h.proc);
     names_apply(h.proc, key);
     if (key) g_bytes_unref(key);
+}
+
+/* Answers one call message m[0..n) now, or holds it to run late
+ * (--delay-proc). A message that is not an RPC call is ignored. */
+static void answer(struct ns_conn *c, const uint8_t *m, size_t n) {
+    struct tbbt_rpc_hdr h;
+    if (tbbt_rpc_parse(m, n, &h) < 0 || h.mtype != 0) return;
+    calls++;
+    log_event("call", h.xid, h.proc);
+    if (h.prog == NS_PROG_NFS && h.vers == 3 && (int)h.proc == delay_proc)
+        hold(c, m, n, &h);
+    else
+        run_call(c, m, n, h);
 }
 
 /* Consumes the whole fragments in c->in, answering every complete
@@ -563,20 +564,17 @@ static double mono_s(void) {
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-/* Sends the held replies that are due (now or before), in the order they
- * were held: each is put to its connection's output, logged, applied to
- * the names, and written. A connection that breaks is dropped. */
+/* Runs the held calls that are due (now or before), in the order they
+ * were held: each reply is put to its connection's output, logged,
+ * applied to the names, and written. A connection that breaks is
+ * dropped. */
 static void release_due(int ep) {
     double now = mono_s();
     struct ns_held *e;
     while ((e = g_queue_peek_head(&held_q)) && e->due <= now) {
         g_queue_pop_head(&held_q);
         struct ns_conn *c = e->c;
-        grow(&c->out, &c->outcap, c->outlen + e->len);
-        memcpy(c->out + c->outlen, e->bytes, e->len);
-        c->outlen += e->len;
-        log_event("reply", e->xid, e->proc);
-        names_apply(e->proc, e->gone);
+        run_call(c, e->msg, e->len, e->h);
         held_free(e);
         if (flush(c) < 0) {
             epoll_ctl(ep, EPOLL_CTL_DEL, c->fd, NULL);
