@@ -483,12 +483,14 @@ static void find_tops(struct mapw *mw) {
 /* Objects the trace used by handle that existed before it, had no name
  * then and hold nothing (foreach callback): never named in the trace, or
  * named only by names the trace made later (a link, a rename onto them:
- * the object was used before, so it was there). */
+ * the object was used before, so it was there). One that died nameless
+ * (a later call found it stale) is there too when a reply showed it alive
+ * first (its attributes): its calls until then need it. */
 static void find_nameless(void *ctx, const struct tbbt_fsobj *o) {
     struct mapw *mw = ctx;
     if (!(o->flags & TBBT_FSO_INITIAL) || (o->flags & TBBT_FSO_CREATED)) return;
     if (o->last_seq & (OM_INITIAL | OM_TOP | OM_PARENT) || o->id >= TBBT_P3_FRESH_BASE) return;
-    if ((o->flags & TBBT_FSO_GONE) && !(o->last_seq & OM_ENTRY)) return;
+    if ((o->flags & TBBT_FSO_GONE) && !(o->last_seq & OM_ENTRY) && !(o->flags & TBBT_FSO_ATTRS)) return;
     ((struct tbbt_fsobj *)o)->last_seq |= OM_NAMELESS; /* the pass owns the model */
     g_array_append_val(mw->nameless_objs, o->id);
 }

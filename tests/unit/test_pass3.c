@@ -352,6 +352,24 @@ static void test_nameless_then_linked(void **st) {
     done(p, &s, m);
 }
 
+/* An object used by handle with no name, shown alive (a read's
+ * attributes), then found stale (its removal lost): the initial image
+ * holds it still as a nameless object, for the calls made while it
+ * lived. */
+static void test_nameless_then_stale(void **st) {
+    (void)st;
+    struct seen s = {g_ptr_array_new()};
+    struct tbbt_pass3 *p = tbbt_pass3_new(keep, &s);
+    tbbt_pass3_add_root(p, 1);
+    feed(p, 1, "getattr 0 T cred=1:0:0 obj=1 " DIRA);
+    feed(p, 2, "read 0 T cred=1:0:0 obj=31 offset=0 count=4096 rcount=0 eof=1 " FILEA(0));
+    feed(p, 3, "read 70 T cred=1:0:0 obj=31 offset=0 count=4096");
+    GPtrArray *m = map_of(p);
+    assert_int_equal(at(m, "tbbt-nameless/31", 0)->e.id, 31);
+    assert_int_equal(tbbt_pass3_stats(p)->nameless, 1);
+    done(p, &s, m);
+}
+
 /* A rename whose object no later record reveals: after the window, an ID
  * of its own, the same in the record and in the map, through a second
  * rename too. */
@@ -426,6 +444,7 @@ int main(void) {
         cmocka_unit_test(test_rename_never_revealed),
         cmocka_unit_test(test_lost_create_reply),
         cmocka_unit_test(test_nameless_then_linked),
+        cmocka_unit_test(test_nameless_then_stale),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
