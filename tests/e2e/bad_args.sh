@@ -30,7 +30,9 @@
 #   4. Servers that are not NFS (a Perl listener that answers junk, one
 #      that closes every connection, one that accepts and says nothing) and
 #      a port where nothing listens: tbbt-init and tbbt-play --timeout 2
-#      exit 1 within the timeout and a few seconds, one line naming the
+#      exit 1 by themselves (not killed by the test's 60 s watchdog; how
+#      long they took is printed, not asserted: it depends on the
+#      machine), one line naming the
 #      server and saying "not an NFS server" / "no reply" / "cannot
 #      connect", nothing on stdout.
 #   5. On nfs-ganesha (skipped, not the whole test, when it cannot run
@@ -79,17 +81,17 @@ usage_case() {
     shift 2
     name=$(basename "$tool")
     listing >"$TMP/before"
-    local t0=$SECONDS rc
+    local rc
     (cd "$RUN" && timeout 30 "$tool" "$@" </dev/null >"$TMP/u.out" 2>"$TMP/u.err")
     rc=$?
     listing >"$TMP/after"
     local why=""
+    [ $rc = 124 ] && why="$why killed by the 30 s watchdog;"
     [ $rc = 2 ] || why="$why exit $rc;"
     [ ! -s "$TMP/u.out" ] || why="$why stdout not empty;"
     head -1 "$TMP/u.err" | grep -q "^$name: ." || why="$why first line not '$name: ...';"
     grep -q '^Usage:' "$TMP/u.err" || why="$why no 'Usage:' line;"
     cmp -s "$TMP/before" "$TMP/after" || why="$why files created or changed: $(diff "$TMP/before" "$TMP/after" | grep '^>' | head -2 | tr '\n' ' ');"
-    [ $((SECONDS - t0)) -le 30 ] || why="$why took $((SECONDS - t0)) s;"
     check "$name, $what: exit 2, '$(head -1 "$TMP/u.err")' + usage${why:+ --$why}" [ -z "$why" ]
 }
 
@@ -152,6 +154,7 @@ usage_case "$S/tbbt-compare" "no server" -o out "$IN/t.tbbt"
 one_line() {
     local what=$1 want=$2 re=$3 quiet=${4:-0} rc why=""
     rc=$(cat "$TMP/f.rc")
+    [ "$rc" = 124 ] && why="$why killed by the 60 s watchdog;"
     [ "$rc" = "$want" ] || why="$why exit $rc;"
     [ "$(wc -l <"$TMP/f.err")" = 1 ] || why="$why $(wc -l <"$TMP/f.err") lines on stderr;"
     grep -Eq -- "$re" "$TMP/f.err" || why="$why does not match '$re';"
@@ -279,13 +282,13 @@ for m in junk close silent refused; do
         127.0.0.1:/no/nfs/here
     dt=$((SECONDS - t0))
     one_line "tbbt-init, $m port" 1 "^tbbt-init: 127\.0\.0\.1:/no/nfs/here: .*($re.*$p|$p.*$re)" 1
-    check "tbbt-init, $m port: done within the timeout and 3 s (${dt} s)" [ $dt -le 5 ]
+    check "tbbt-init, $m port: ended by itself, not by the watchdog (${dt} s)" [ "$(cat "$TMP/f.rc")" != 124 ]
     t0=$SECONDS
     run_f "$PLAY" --timeout 2 --nfs-port "$p" --manifest "$IN/t.manifest" --json "$RUN/out.json" "$IN/t.tbbt" \
         127.0.0.1:/no/nfs/here
     dt=$((SECONDS - t0))
     one_line "tbbt-play, $m port" 1 "^tbbt-play: 127\.0\.0\.1:/no/nfs/here: .*($re.*$p|$p.*$re)" 1
-    check "tbbt-play, $m port: done within the timeout and 3 s (${dt} s)" [ $dt -le 5 ]
+    check "tbbt-play, $m port: ended by itself, not by the watchdog (${dt} s)" [ "$(cat "$TMP/f.rc")" != 124 ]
     check "$m port: no output left" eval '[ -z "$(ls -A "$RUN")" ]'
     rm -rf "${RUN:?}"/* 2>/dev/null
 done

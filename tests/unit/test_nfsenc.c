@@ -11,7 +11,8 @@
  * smaller buffer size (refused, nothing written past the end) and cut by
  * one byte (the decoder must miss it: no trailing bytes). Then random
  * records, errors, WRITE payload repetition, readdir cookie translation,
- * the exclusive-create verifier, and the encode rate (printed). */
+ * the exclusive-create verifier. (The encode rate is measured in
+ * bench/nfsenc.sh.) */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <cmocka.h>
 #include <rpc/rpc.h>
@@ -1025,60 +1025,6 @@ static void test_no_alloc(void **state) {
 #endif
 }
 
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* The encode rate, printed (not asserted): a mix as the player sees it. */
-static void test_rate(void **state) {
-    (void)state;
-    static const struct {
-        int vers;
-        enum tbbt_op op;
-        uint32_t count;
-        const char *label;
-    } mix[] = {
-        {3, TBBT_OP_GETATTR, 0, "getattr v3"},
-        {3, TBBT_OP_LOOKUP, 0, "lookup v3"},
-        {3, TBBT_OP_SETATTR, 0, "setattr v3"},
-        {3, TBBT_OP_READ, 8192, "read v3"},
-        {3, TBBT_OP_WRITE, 8192, "write 8 KiB v3"},
-        {3, TBBT_OP_WRITE, 65536, "write 64 KiB v3 (repeated)"},
-        {3, TBBT_OP_READDIRPLUS, 0, "readdirplus v3"},
-        {2, TBBT_OP_WRITE, 8192, "write 8 KiB v2"},
-    };
-    static uint8_t payload[8192];
-    for (size_t i = 0; i < sizeof(payload); i++)
-        payload[i] = (uint8_t)rnd();
-    for (size_t i = 0; i < sizeof(mix) / sizeof(mix[0]); i++) {
-        struct tbbt_rec r;
-        struct tbbt_enc_ctx c;
-        struct player p;
-        ctx_init(&c, &p, mix[i].vers);
-        c.cookie = live_cookie;
-        c.cookie_ctx = &p;
-        c.payload = payload;
-        c.payload_len = sizeof(payload);
-        rec_for(&r, mix[i].vers, mix[i].op);
-        fill_all(&r, 0, 0);
-        r.count = mix[i].count;
-        char err[200];
-        long n = 0;
-        double t0 = now(), t;
-        do {
-            for (int j = 0; j < 1000; j++)
-                if (tbbt_nfs_encode_call(&r, (uint32_t)n + j, &c, buf, BUFSZ, err, sizeof(err)) < 0)
-                    fail_msg("%s", err);
-            n += 1000;
-            t = now() - t0;
-        } while (t < 0.2);
-        printf("# nfsenc rate: %-28s %10.0f calls/s\n", mix[i].label, n / t);
-        tbbt_rec_free(&r);
-    }
-}
-
 static int setup(void **state) {
     (void)state;
     live_init();
@@ -1086,6 +1032,7 @@ static int setup(void **state) {
 }
 
 int main(void) {
+    /* clang-format off */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_all_fields),
         cmocka_unit_test(test_defaults),
@@ -1099,7 +1046,7 @@ int main(void) {
         cmocka_unit_test(test_exclusive_verf),
         cmocka_unit_test(test_credentials),
         cmocka_unit_test(test_no_alloc),
-        cmocka_unit_test(test_rate),
     };
+    /* clang-format on */
     return cmocka_run_group_tests(tests, setup, NULL);
 }
