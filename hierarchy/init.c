@@ -19,6 +19,7 @@
 #include "hmap.h"
 #include "initctx.h"
 #include "manifest.h"
+#include "rng.h"
 
 #define NFS3ERR_EXIST_ 17
 #define NFS3ERR_NOENT_ 2
@@ -627,14 +628,6 @@ static int pick_deleted(const struct dfile *f, size_t j, void *ctx) {
 
 /* ---- the run ---- */
 
-/* splitmix64 for the shuffle. */
-static uint64_t mix(uint64_t *s) {
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 /* The files to fill, in the order they join the scope: each kept file
  * (map order, its clones side by side), the fillers spread evenly among
  * them; all shuffled when files of different directories interleave. */
@@ -668,7 +661,7 @@ static void data_files(struct init *in, struct image *img, struct data *d, uint6
     if (!o->interleave_dirs) return;
     uint64_t st = o->seed ^ 0x2545f4914f6cdd1dull;
     for (size_t i = d->n; i > 1; i--) {
-        size_t j = (size_t)(mix(&st) % i);
+        size_t j = (size_t)(tbbt_splitmix64(&st) % i);
         struct dfile t = d->f[i - 1];
         d->f[i - 1] = d->f[j];
         d->f[j] = t;
@@ -851,7 +844,7 @@ static int age(struct init *in, struct image *img) {
     d.payload = g_malloc(2 * (size_t)d.wmax); /* twice: a write starts anywhere in the first half */
     uint64_t r = in->o->seed;
     for (uint32_t i = 0; i + 8 <= d.wmax; i += 8) {
-        uint64_t v = mix(&r);
+        uint64_t v = tbbt_splitmix64(&r);
         memcpy(d.payload + i, &v, 8); /* incompressible */
     }
     memcpy(d.payload + d.wmax, d.payload, d.wmax); /* periodic: byte k of the data is payload[k % wmax] */

@@ -24,6 +24,7 @@
 #include "nfs_ops.h"
 #include "nfsenc.h"
 #include "recfile.h"
+#include "rng.h"
 #include "safename.h"
 #include "wake.h"
 
@@ -1362,7 +1363,7 @@ static int setup(struct engine *e, char *err, size_t errlen) {
     e->payload = g_malloc(1u << 20);
     uint64_t x = o->seed * 0x9e3779b97f4a7c15ull + 1;
     for (uint32_t i = 0; i < (1u << 20); i += 8) { /* incompressible, not deduplicable */
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        tbbt_xorshift64(&x);
         memcpy(e->payload + i, &x, 8);
     }
     e->sendbuf = g_malloc(SEND_BUF);

@@ -45,6 +45,7 @@
 #include "nfsconn.h"
 #include "nfsenc.h"
 #include "recfile.h"
+#include "rng.h"
 
 #define AP_MAX_CONN 64
 #define AP_NAME (TBBT_ENC_NAME_MAX + 1)
@@ -628,7 +629,7 @@ static void setup(struct ap *a) {
     a->payload = g_malloc(AP_PAYLOAD);
     uint64_t x = 0x9e3779b97f4a7c15ull;
     for (uint32_t i = 0; i < AP_PAYLOAD; i += 8) { /* incompressible, as the player's */
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        tbbt_xorshift64(&x);
         memcpy(a->payload + i, &x, 8);
     }
 }

@@ -38,6 +38,7 @@
 #include "fsmodel.h"
 #include "hmap.h"
 #include "nfsconn.h"
+#include "rng.h"
 
 #define PC_MAX_WRITE (1u << 20) /* tbbt-init's cap on wtmax */
 
@@ -377,10 +378,7 @@ static void pc_payload(struct pc *pc) {
     uint64_t s = (uint64_t)cli.seed;
     pc->payload = g_malloc(pc->wmax + 8);
     for (uint32_t i = 0; i < pc->wmax; i += 8) {
-        uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        z ^= z >> 31;
+        uint64_t z = tbbt_splitmix64(&s);
         memcpy(pc->payload + i, &z, 8);
     }
 }

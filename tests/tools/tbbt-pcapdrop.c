@@ -37,6 +37,7 @@
 #include <pcap/pcap.h>
 
 #include "linklayer.h"
+#include "rng.h"
 
 #define PD_MAX_PORTS 16
 #define PD_MAXSNAP 262144 /* libpcap's MAXIMUM_SNAPLEN, tcpdump's default */
@@ -295,10 +296,7 @@ enum { PD_S_BURST = 0x6275, PD_S_FRAG = 0x6672, PD_S_MID = 0x6d69 };
 
 /* Returns a well-mixed 64-bit hash of (seed, i): splitmix64 of their sum. */
 static uint64_t pd_mix(uint64_t seed, uint64_t i) {
-    uint64_t z = seed * 0x9e3779b97f4a7c15ull + i * 0xd1b54a32d192ed03ull + 0x632be59bd9b4e019ull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
+    return tbbt_rng_mix(seed * TBBT_RNG_GOLDEN + i * 0xd1b54a32d192ed03ull + 0x632be59bd9b4e019ull);
 }
 
 /* Returns 1 when the choice for (seed, i) falls in the share percent (0..100):

@@ -66,6 +66,7 @@
 #include <nfsc/libnfs-raw-nfs.h>
 
 #include "nfs_ops.h"
+#include "rng.h"
 
 #define WL_MAX_CLIENTS 64
 #define WL_MAX_UIDS 16
@@ -269,15 +270,7 @@ bad:
     return -1;
 }
 
-/* ---- deterministic random numbers (splitmix64) ----------------------------- */
-
-/* Returns the next 64-bit value of the generator state *s. */
-static uint64_t wl_rand(uint64_t *s) {
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
+/* ---- deterministic random numbers (splitmix64, lib/rng.h) ------------------- */
 
 /* CLOCK_MONOTONIC in ns. */
 static int64_t wl_now_ns(void) {
@@ -288,7 +281,7 @@ static int64_t wl_now_ns(void) {
 
 /* Returns a value uniform in [0, n) (n > 0). */
 static uint64_t wl_below(uint64_t *s, uint64_t n) {
-    return wl_rand(s) % n;
+    return tbbt_splitmix64(s) % n;
 }
 
 /* ---- the per-client model of its subtree ---------------------------------- */
@@ -1746,7 +1739,7 @@ int main(int argc, char **argv) {
     r->payload = malloc(2u << 20);
     if (!r->payload) wl_die("out of memory");
     for (size_t i = 0; i < (2u << 20) / 8; i++) {
-        uint64_t v = wl_rand(&prng);
+        uint64_t v = tbbt_splitmix64(&prng);
         memcpy(r->payload + i * 8, &v, 8);
     }
 
