@@ -14,6 +14,7 @@
 #include <nfsc/libnfs-raw.h>
 
 #include "aging.h"
+#include "clock.h"
 #include "fsmodel.h"
 #include "safename.h"
 #include "hmap.h"
@@ -787,12 +788,6 @@ static void progress(const struct init *in, const char *what) {
     if (!in->o->quiet) fprintf(stderr, "tbbt-init: %s\n", what);
 }
 
-static double mono(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 /* The map root's mode and owner, for the clones' roots (a replay by the
  * trace's users must meet the permissions the trace met). NULL: none. */
 static const struct tbbt_inf_attr *root_attr(const struct image *img, struct tbbt_inf_attr *a) {
@@ -859,7 +854,7 @@ static int age(struct init *in, struct image *img) {
         rc = tbbt_init_mkdir(in, &in->run, "fill", NULL, &fill);
         if (rc == 0) rc = filler_calls(in, &d, &fill, 1, pick_all, NULL);
     }
-    double t0 = mono();
+    double t0 = tbbt_now_s();
     if (rc == 0) {
         char msg[160];
         snprintf(msg, sizeof(msg), "writing %.1f MB in appends (scope %llu blocks, %u appends a file)",
@@ -867,7 +862,7 @@ static int age(struct init *in, struct image *img) {
         progress(in, msg);
         rc = write_data(in, &d);
     }
-    st->data_s = mono() - t0;
+    st->data_s = tbbt_now_s() - t0;
     if (rc == 0 && ndel) {
         for (size_t j = 0; j < d.n; j++)
             if (d.f[j].del) st->fill_deleted += d.f[j].size, st->fillers_deleted++;
@@ -896,9 +891,9 @@ static int run_steps(struct init *in, struct image *img) {
     st->tbytes = fs.t, st->used_before = fs.t - fs.f;
     if (in->o->replace && remove_manifest(in) < 0) return -1; /* RUN is about to be emptied */
     if (tbbt_init_rundir(in) < 0 || remove_manifest(in) < 0) return -1;
-    double t0 = mono();
+    double t0 = tbbt_now_s();
     if (build_clones(in, img) < 0) return -1;
-    st->create_s = mono() - t0;
+    st->create_s = tbbt_now_s() - t0;
     if (age(in, img) < 0) return -1;
     if (fsstat(in, &fs) < 0) return -1;
     st->used_after = fs.t - fs.f;
@@ -915,10 +910,10 @@ int tbbt_init_run(const struct tbbt_init_opts *o, struct tbbt_init_stats *st, ch
     st->fullness_after = -1;
     struct init in = {.o = o, .st = st};
     struct image img = {0};
-    double t0 = mono();
+    double t0 = tbbt_now_s();
     int rc = load_map(o->map, &img, &st->refused, err, errlen);
     if (rc == 0 && (rc = run_steps(&in, &img)) < 0) snprintf(err, errlen, "%s", in.err);
-    st->wall = mono() - t0;
+    st->wall = tbbt_now_s() - t0;
     if (in.q) st->reconnects = tbbt_nfsq_reconnects(in.q), st->resent = tbbt_nfsq_resent(in.q);
     if (in.q) tbbt_nfsq_free(in.q);
     for (int i = 0; in.rpcs && i < o->connections; i++)

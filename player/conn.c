@@ -1,6 +1,7 @@
 /* conn.c -- TCP connections with RPC record marking (see conn.h). */
 #include "conn.h"
 
+#include "clock.h"
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/errqueue.h>
@@ -172,13 +173,6 @@ static int consume(struct tbbt_pconn *c, void (*cb)(void *, const uint8_t *, siz
     return 0;
 }
 
-/* Clock id's time now, in ns. */
-static int64_t clock_ns(clockid_t id) {
-    struct timespec t;
-    clock_gettime(id, &t);
-    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
 int tbbt_pconn_stamp_tx(struct tbbt_pconn *c) {
     int f = SOF_TIMESTAMPING_TX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE | SOF_TIMESTAMPING_OPT_ID |
             SOF_TIMESTAMPING_OPT_TSONLY;
@@ -197,7 +191,7 @@ uint64_t tbbt_pconn_mark(const struct tbbt_pconn *c, size_t len) {
  * mono: the monotonic time now), or 0 when implausible (in the future, or
  * 10 s old). */
 static int64_t mono_of(const struct timespec *ts, int64_t mono) {
-    int64_t age = clock_ns(CLOCK_REALTIME) - ((int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec);
+    int64_t age = tbbt_clock_ns(CLOCK_REALTIME) - ((int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec);
     return age >= 0 && age < 10000000000 ? mono - age : 0;
 }
 
@@ -232,7 +226,7 @@ static void take_stamps(struct tbbt_pconn *c) {
                 h->cmsg_len >= CMSG_LEN(sizeof(struct scm_timestamping))) {
                 struct scm_timestamping t;
                 memcpy(&t, CMSG_DATA(h), sizeof(t));
-                ns = mono_of(&t.ts[0], clock_ns(CLOCK_MONOTONIC));
+                ns = mono_of(&t.ts[0], tbbt_now_ns());
             } else if (((h->cmsg_level == IPPROTO_IP && h->cmsg_type == IP_RECVERR) ||
                         (h->cmsg_level == IPPROTO_IPV6 && h->cmsg_type == IPV6_RECVERR)) &&
                        h->cmsg_len >= CMSG_LEN(sizeof(struct sock_extended_err))) {
@@ -275,7 +269,7 @@ static ssize_t read_stamped(struct tbbt_pconn *c, uint8_t *buf, size_t len, int 
     struct msghdr mh = {
         .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.b, .msg_controllen = sizeof(ctl.b)};
     ssize_t r = recvmsg(c->fd, &mh, flags);
-    int64_t mono = clock_ns(CLOCK_MONOTONIC);
+    int64_t mono = tbbt_now_ns();
     c->rx_ns = c->rd_ns = mono;
     if (r <= 0) return r;
     for (struct cmsghdr *h = CMSG_FIRSTHDR(&mh); h; h = CMSG_NXTHDR(&mh, h))

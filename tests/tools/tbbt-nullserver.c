@@ -54,6 +54,7 @@
 #include <glib.h>
 
 #include "nfsdec.h"
+#include "clock.h"
 #include "tbbt_nfs.h"
 
 #define NS_PROG_NFS 100003u
@@ -117,8 +118,7 @@ static int delay_proc = -1; /* NFSv3 procedure number, -1: none */
 static GQueue held_q;       /* struct ns_held, by due time (one delay: arrival order) */
 static GHashTable *gone;    /* --names: (dir handle, name) keys removed, GBytes */
 static FILE *logf;          /* --log */
-static double t0;           /* mono_s() at start, for the log */
-static double mono_s(void);
+static double t0;           /* tbbt_now_s() at start, for the log */
 
 /* SIGINT, SIGTERM: leave the loop. */
 static void on_signal(int sig) {
@@ -211,7 +211,7 @@ static const char *proc_name(uint32_t proc) {
 
 /* --log: one line, "SECONDS EVENT XID PROC". */
 static void log_event(const char *event, uint32_t xid, uint32_t proc) {
-    if (logf) fprintf(logf, "%.6f %s %08x %s\n", mono_s() - t0, event, xid, proc_name(proc));
+    if (logf) fprintf(logf, "%.6f %s %08x %s\n", tbbt_now_s() - t0, event, xid, proc_name(proc));
 }
 
 /* --names: what a reply that goes does to the names. A REMOVE's or
@@ -380,7 +380,7 @@ static int results(XDR *x, uint32_t proc, const uint8_t *a, size_t n) {
  * with the name key it applies then (taken over). */
 static void hold(struct ns_conn *c, const uint8_t *b, size_t len, uint32_t xid, uint32_t proc, GBytes *key) {
     struct ns_held *e = g_new(struct ns_held, 1);
-    *e = (struct ns_held){c, mono_s() + opt.delay_ms / 1000.0, g_memdup2(b, len), len, xid, proc, key};
+    *e = (struct ns_held){c, tbbt_now_s() + opt.delay_ms / 1000.0, g_memdup2(b, len), len, xid, proc, key};
     g_queue_push_tail(&held_q, e);
 }
 
@@ -556,18 +556,11 @@ static void accept_all(int ep, int lfd) {
     }
 }
 
-/* The monotonic clock, seconds. */
-static double mono_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 /* Sends the held replies that are due (now or before), in the order they
  * were held: each is put to its connection's output, logged, applied to
  * the names, and written. A connection that breaks is dropped. */
 static void release_due(int ep) {
-    double now = mono_s();
+    double now = tbbt_now_s();
     struct ns_held *e;
     while ((e = g_queue_peek_head(&held_q)) && e->due <= now) {
         g_queue_pop_head(&held_q);
@@ -592,7 +585,7 @@ static void release_due(int ep) {
 static int wait_ms(void) {
     struct ns_held *e = g_queue_peek_head(&held_q);
     if (!e) return 100;
-    double ms = (e->due - mono_s()) * 1000.0 + 1;
+    double ms = (e->due - tbbt_now_s()) * 1000.0 + 1;
     return ms <= 0 ? 0 : ms >= 100 ? 100 : (int)ms;
 }
 
@@ -629,7 +622,7 @@ int main(int argc, char **argv) {
     int ok = g_option_context_parse(ctx, &argc, &argv, &ge);
     g_option_context_free(ctx);
     char err[256] = "no arguments";
-    t0 = mono_s();
+    t0 = tbbt_now_s();
     if (!ok || argc != 1 || setup_opts(err, sizeof(err)) < 0) {
         fprintf(stderr, "tbbt-nullserver: %s (try --help)\n", ge ? ge->message : err);
         return 2;
@@ -647,9 +640,9 @@ int main(int argc, char **argv) {
     int ep = epoll_create1(EPOLL_CLOEXEC);
     struct epoll_event le = {.events = EPOLLIN, .data.ptr = NULL};
     epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &le);
-    double end = opt.seconds > 0 ? mono_s() + opt.seconds : 0;
+    double end = opt.seconds > 0 ? tbbt_now_s() + opt.seconds : 0;
     struct epoll_event evs[64];
-    while (!stop && (!end || mono_s() < end)) {
+    while (!stop && (!end || tbbt_now_s() < end)) {
         int n = epoll_wait(ep, evs, 64, wait_ms());
         for (int i = 0; i < n; i++) {
             struct ns_conn *c = evs[i].data.ptr;

@@ -66,6 +66,7 @@
 #include <nfsc/libnfs-raw-nfs.h>
 
 #include "nfs_ops.h"
+#include "clock.h"
 #include "rng.h"
 
 #define WL_MAX_CLIENTS 64
@@ -272,13 +273,6 @@ bad:
 
 /* ---- deterministic random numbers (splitmix64, lib/rng.h) ------------------- */
 
-/* CLOCK_MONOTONIC in ns. */
-static int64_t wl_now_ns(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
 /* Returns a value uniform in [0, n) (n > 0). */
 static uint64_t wl_below(uint64_t *s, uint64_t n) {
     return tbbt_splitmix64(s) % n;
@@ -359,7 +353,7 @@ struct wl_run {
     uint32_t umasks[WL_MAX_UMASKS];
     int numasks;
     char *payload; /* 2 MiB of seeded random bytes, write data is a slice */
-    struct timespec last_reply;
+    int64_t last_reply;
 };
 
 /* What a SETATTR sets, for the counts of chmod, chown and chgrp. */
@@ -636,7 +630,7 @@ static void wl_reply(struct rpc_context *rpc, int status, void *data, void *priv
     struct wl_client *c = k->c;
     (void)rpc;
     c->inflight--;
-    clock_gettime(CLOCK_MONOTONIC, &wl_g->last_reply);
+    wl_g->last_reply = tbbt_now_ns();
     if (status != RPC_STATUS_SUCCESS) {
         if (!c->failed)
             fprintf(stderr, "tbbt-workload: client %d: %s failed: %s\n", c->id,
@@ -1334,7 +1328,7 @@ static int wl_next_proc(struct wl_client *c) {
  * and never depends on timing. */
 static void wl_pump(struct wl_run *r, struct wl_client *c) {
     while (!c->failed && c->todo > 0 && !c->barrier && c->inflight < r->o.depth) {
-        if (r->o.think && wl_now_ns() < c->next_ns) return; /* still thinking */
+        if (r->o.think && tbbt_now_ns() < c->next_ns) return; /* still thinking */
         /* peek: a namespace call waits for the queue to drain */
         uint64_t saved = c->rng;
         int proc = wl_next_proc(c);
@@ -1352,23 +1346,21 @@ static void wl_pump(struct wl_run *r, struct wl_client *c) {
         }
         c->todo--;
         if (r->o.think)
-            c->next_ns = wl_now_ns() + (int64_t)wl_below(&c->trng, 2000u * (uint64_t)r->o.think + 1);
+            c->next_ns = tbbt_now_ns() + (int64_t)wl_below(&c->trng, 2000u * (uint64_t)r->o.think + 1);
     }
 }
 
 /* ---- connection and event loop -------------------------------------------- */
 
-/* Returns seconds elapsed since *t. */
-static double wl_since(const struct timespec *t) {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)(now.tv_sec - t->tv_sec) + (double)(now.tv_nsec - t->tv_nsec) / 1e9;
+/* Returns seconds elapsed since t (tbbt_now_ns). */
+static double wl_since(int64_t t) {
+    return (double)(tbbt_now_ns() - t) / 1e9;
 }
 
 /* How long the loop may wait for a socket, ms: 100, or until the first
  * thinking client (--think) may call again (rounded up). */
 static int wl_wait_ms(struct wl_run *r) {
-    int64_t w = 100000000, now = r->o.think ? wl_now_ns() : 0;
+    int64_t w = 100000000, now = r->o.think ? tbbt_now_ns() : 0;
     for (int i = 0; r->o.think && i < r->o.clients; i++) {
         const struct wl_client *c = &r->cl[i];
         if (c->todo > 0 && !c->failed && c->next_ns - now < w) w = c->next_ns > now ? c->next_ns - now : 0;
@@ -1382,7 +1374,7 @@ static int wl_wait_ms(struct wl_run *r) {
 static int wl_loop(struct wl_run *r, int (*done)(struct wl_run *)) {
     int n = (int)r->o.clients;
     struct pollfd pfd[WL_MAX_CLIENTS];
-    clock_gettime(CLOCK_MONOTONIC, &r->last_reply);
+    r->last_reply = tbbt_now_ns();
     while (!done(r)) {
         for (int i = 0; i < n; i++) {
             if (r->cl[i].failed) return -1;
@@ -1399,7 +1391,7 @@ static int wl_loop(struct wl_run *r, int (*done)(struct wl_run *)) {
                 return -1;
             }
         }
-        if (wl_since(&r->last_reply) > (double)r->o.timeout) {
+        if (wl_since(r->last_reply) > (double)r->o.timeout) {
             fprintf(stderr, "tbbt-workload: no reply from %s for %ld s, giving up\n", r->url.host,
                     r->o.timeout);
             return -1;
@@ -1448,8 +1440,7 @@ static void wl_mnt_cb(struct rpc_context *rpc, int status, void *data, void *pri
 /* Waits (poll, bounded by --timeout) until s->done for one rpc context.
  * Returns 0 when done, -1 on timeout or a broken socket. */
 static int wl_wait_one(struct wl_run *r, struct rpc_context *rpc, struct wl_setup *s) {
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int64_t t0 = tbbt_now_ns();
     while (!s->done) {
         struct pollfd p = {.fd = rpc_get_fd(rpc), .events = (short)rpc_which_events(rpc)};
         if (poll(&p, 1, 100) < 0 && errno != EINTR) return -1;
@@ -1457,7 +1448,7 @@ static int wl_wait_one(struct wl_run *r, struct rpc_context *rpc, struct wl_setu
             snprintf(s->err, sizeof(s->err), "%s", rpc_get_error(rpc));
             return -1;
         }
-        if (wl_since(&t0) > (double)r->o.timeout) {
+        if (wl_since(t0) > (double)r->o.timeout) {
             snprintf(s->err, sizeof(s->err), "timed out after %ld s", r->o.timeout);
             return -1;
         }
@@ -1534,7 +1525,7 @@ static void wl_sync_wait(struct wl_run *r, struct wl_client *c, struct wl_sync *
         if (poll(&p, 1, 100) < 0 && errno != EINTR) wl_die("poll: %s", strerror(errno));
         if (rpc_service(c->rpc, p.revents) < 0)
             wl_die("client %d: %s: %s", c->id, what, rpc_get_error(c->rpc));
-        if (wl_since(&r->last_reply) > (double)r->o.timeout) wl_die("client %d: %s: timed out", c->id, what);
+        if (wl_since(r->last_reply) > (double)r->o.timeout) wl_die("client %d: %s: timed out", c->id, what);
     }
     if (s->rpcstatus != RPC_STATUS_SUCCESS) wl_die("client %d: %s failed", c->id, what);
 }
@@ -1543,7 +1534,7 @@ static void wl_sync_wait(struct wl_run *r, struct wl_client *c, struct wl_sync *
  * on transport failure. */
 static void wl_sync_lookup(struct wl_run *r, struct wl_client *c, nfs_fh3 dir, const char *name,
                            struct wl_sync *s) {
-    clock_gettime(CLOCK_MONOTONIC, &r->last_reply);
+    r->last_reply = tbbt_now_ns();
     memset(s, 0, sizeof(*s));
     s->proc = NFS3_LOOKUP;
     LOOKUP3args la = {.what = {.dir = dir, .name = (char *)name}};
@@ -1743,8 +1734,7 @@ int main(int argc, char **argv) {
         memcpy(r->payload + i * 8, &v, 8);
     }
 
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int64_t t0 = tbbt_now_ns();
     static char rootbuf[WL_MAX_CLIENTS][NFS3_FHSIZE], topbuf[NFS3_FHSIZE], cbuf[NFS3_FHSIZE];
     nfs_fh3 root, top, cdir;
     struct wl_uid rootid = {0, 0};
@@ -1776,7 +1766,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "tbbt-workload: %d clients connected to %s:%s, running %ld calls (seed %ld)\n",
                 (int)r->o.clients, r->url.host, r->url.export, r->o.ops, r->o.seed);
     int rc = wl_loop(r, wl_all_done);
-    wl_summary(r, wl_since(&t0));
+    wl_summary(r, wl_since(t0));
     for (int i = 0; i < r->o.clients; i++) {
         rpc_destroy_context(r->cl[i].rpc);
         free(r->cl[i].obj);

@@ -17,14 +17,9 @@
 #include <time.h>
 
 #include "wake.h"
+#include "clock.h"
 
 #define BOUND_NS 2000000000LL /* a sleep this long is a lost wake-up */
-
-static int64_t now_ns(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
 
 /* The batch: a sixteenth of the cap, 1 at least, never above the cap. */
 static void test_batch(void **st) {
@@ -90,9 +85,9 @@ static void test_no_sleep_through(void **st) {
     tbbt_wake_raise(&w);
     assert_false(tbbt_wake_owed(&w));
     tbbt_wake_sleeper(&w); /* came after the look */
-    int64_t t = now_ns();
+    int64_t t = tbbt_now_ns();
     tbbt_wake_wait(&w, -1, BOUND_NS);
-    assert_true(now_ns() - t < BOUND_NS / 2);
+    assert_true(tbbt_now_ns() - t < BOUND_NS / 2);
     assert_false(tbbt_wake_asleep(&w));
 }
 
@@ -194,9 +189,9 @@ static void sleeper(struct duo *d, uint32_t most) {
             tbbt_wake_lower(&d->w);
             continue;
         }
-        int64_t t = now_ns();
+        int64_t t = tbbt_now_ns();
         tbbt_wake_wait(&d->w, -1, BOUND_NS);
-        if (now_ns() - t >= BOUND_NS) {
+        if (tbbt_now_ns() - t >= BOUND_NS) {
             d->lost++;
             return; /* one is enough */
         }
