@@ -80,8 +80,9 @@ int tbbt_pconn_send(struct tbbt_pconn *c, const uint8_t *msg, size_t len) {
         return 0;
     }
     c->queued += len + 4;
-    uint32_t mark = htonl(0x80000000u | (uint32_t)len);
-    struct iovec iov[2] = {{&mark, 4}, {(void *)msg, len}};
+    uint8_t mark[4];
+    tbbt_recmark_put(mark, len);
+    struct iovec iov[2] = {{mark, 4}, {(void *)msg, len}};
     size_t left = len + 4;
     int k = 0;
     while (left) {
@@ -122,54 +123,25 @@ int tbbt_pconn_queue(struct tbbt_pconn *c, const uint8_t *msg, size_t len) {
         if (len + 4 > c->outcap)
             c->out = g_realloc(c->out, c->outcap = len + 4 > (512u << 10) ? len + 4 : 512u << 10);
     }
-    uint32_t mark = htonl(0x80000000u | (uint32_t)len);
-    memcpy(c->out + c->outlen, &mark, 4);
+    tbbt_recmark_put(c->out + c->outlen, len);
     memcpy(c->out + c->outlen + 4, msg, len);
     c->outlen += len + 4;
     c->queued += len + 4;
     return c->outlen > (256u << 10) ? tbbt_pconn_flush(c) : 0;
 }
 
-/* Appends n bytes to the message being reassembled. */
-static void msg_add(struct tbbt_pconn *c, const uint8_t *p, size_t n) {
-    if (c->msglen + n > c->msgcap) {
-        while (c->msglen + n > c->msgcap)
-            c->msgcap = c->msgcap ? 2 * c->msgcap : 65536;
-        c->msg = g_realloc(c->msg, c->msgcap);
-    }
-    memcpy(c->msg + c->msglen, p, n);
-    c->msglen += n;
-}
-
 /* Consumes whole fragments from the buffer; a last fragment completes a
  * message. Returns 0, or -1 for an absurd fragment. */
 static int consume(struct tbbt_pconn *c, void (*cb)(void *, const uint8_t *, size_t), void *ctx, char *err,
                    size_t errlen) {
-    size_t off = 0;
-    while (c->len - off >= 4) {
-        uint32_t mark;
-        memcpy(&mark, c->buf + off, 4);
-        mark = ntohl(mark);
-        size_t flen = mark & 0x7fffffffu;
-        if (flen > TBBT_PCONN_MAX_MSG || c->msglen + flen > TBBT_PCONN_MAX_MSG) {
-            snprintf(err, errlen, "%s: a reply fragment of %zu bytes: not an RPC stream", c->peer, flen);
-            return -1;
-        }
-        if (c->len - off - 4 < flen) break;
-        int last = (mark & 0x80000000u) != 0;
-        if (last && !c->msglen) {
-            cb(ctx, c->buf + off + 4, flen); /* the common case: no copy */
-        } else {
-            msg_add(c, c->buf + off + 4, flen);
-            if (last) {
-                cb(ctx, c->msg, c->msglen);
-                c->msglen = 0;
-            }
-        }
-        off += 4 + flen;
+    size_t flen;
+    ssize_t off = tbbt_recmark_consume(&c->rm, c->buf, c->len, TBBT_PCONN_MAX_MSG, cb, ctx, &flen);
+    if (off < 0) {
+        snprintf(err, errlen, "%s: a reply fragment of %zu bytes: not an RPC stream", c->peer, flen);
+        return -1;
     }
-    memmove(c->buf, c->buf + off, c->len - off);
-    c->len -= off;
+    memmove(c->buf, c->buf + off, c->len - (size_t)off);
+    c->len -= (size_t)off;
     return 0;
 }
 
@@ -386,8 +358,9 @@ int tbbt_pconn_probe(struct tbbt_pconn *c, int timeout, char *err, size_t errlen
 void tbbt_pconn_close(struct tbbt_pconn *c) {
     if (c->fd >= 0) close(c->fd);
     c->fd = -1;
-    g_free(c->buf), g_free(c->msg), g_free(c->out), g_free(c->stamps);
-    c->buf = c->msg = c->out = NULL;
+    g_free(c->buf), g_free(c->out), g_free(c->stamps);
+    tbbt_recmark_free(&c->rm);
+    c->buf = c->out = NULL;
     c->stamps = NULL, c->tx_stamps = 0, c->nstamps = c->stamp_next = 0, c->queued = 0;
-    c->len = c->cap = c->msglen = c->msgcap = c->outlen = c->outcap = 0;
+    c->len = c->cap = c->outlen = c->outcap = 0;
 }

@@ -54,6 +54,7 @@
 #include <glib.h>
 
 #include "nfsdec.h"
+#include "recmark.h"
 #include "clock.h"
 #include "tbbt_nfs.h"
 
@@ -93,8 +94,7 @@ struct ns_conn {
     int fd;
     uint8_t *in;
     size_t inlen, incap;
-    uint8_t *msg;
-    size_t msglen, msgcap;
+    struct tbbt_recmark rm;
     uint8_t *out;
     size_t outoff, outlen, outcap;
     int want_out; /* EPOLLOUT registered */
@@ -422,8 +422,7 @@ static void answer(struct ns_conn *c, const uint8_t *m, size_t n) {
     }
     uint32_t len = xdr_getpos(&x);
     xdr_destroy(&x);
-    uint32_t mark = htonl(0x80000000u | len);
-    memcpy(base, &mark, 4);
+    tbbt_recmark_put(base, len);
     GBytes *key = NULL; /* --names: the name a reply to this call makes or removes */
     if (gone && accept == 0 &&
         (h.proc == 8 || h.proc == 9 || h.proc == 10 || h.proc == 11 || h.proc == 12 || h.proc == 13))
@@ -438,33 +437,19 @@ static void answer(struct ns_conn *c, const uint8_t *m, size_t n) {
     if (key) g_bytes_unref(key);
 }
 
+/* answer() as lib/recmark.h's callback. */
+static void answer_cb(void *c, const uint8_t *m, size_t n) {
+    answer(c, m, n);
+}
+
 /* Consumes the whole fragments in c->in, answering every complete
  * message. Returns 0, or -1 on a message too large. */
 static int consume(struct ns_conn *c) {
-    size_t off = 0;
-    while (c->inlen - off >= 4) {
-        uint32_t mark;
-        memcpy(&mark, c->in + off, 4);
-        mark = ntohl(mark);
-        size_t flen = mark & 0x7fffffffu;
-        if (flen > NS_MAX_MSG || c->msglen + flen > NS_MAX_MSG) return -1;
-        if (c->inlen - off - 4 < flen) break;
-        const uint8_t *frag = c->in + off + 4;
-        off += 4 + flen;
-        if ((mark & 0x80000000u) && !c->msglen) { /* the usual case: one fragment, no copy */
-            answer(c, frag, flen);
-            continue;
-        }
-        grow(&c->msg, &c->msgcap, c->msglen + flen);
-        memcpy(c->msg + c->msglen, frag, flen);
-        c->msglen += flen;
-        if (mark & 0x80000000u) {
-            answer(c, c->msg, c->msglen);
-            c->msglen = 0;
-        }
-    }
-    memmove(c->in, c->in + off, c->inlen - off);
-    c->inlen -= off;
+    size_t flen;
+    ssize_t off = tbbt_recmark_consume(&c->rm, c->in, c->inlen, NS_MAX_MSG, answer_cb, c, &flen);
+    if (off < 0) return -1;
+    memmove(c->in, c->in + off, c->inlen - (size_t)off);
+    c->inlen -= (size_t)off;
     return 0;
 }
 
@@ -500,7 +485,8 @@ static void drop(struct ns_conn *c) {
         g_queue_delete_link(&held_q, l);
     }
     close(c->fd);
-    g_free(c->in), g_free(c->msg), g_free(c->out), g_free(c);
+    tbbt_recmark_free(&c->rm);
+    g_free(c->in), g_free(c->out), g_free(c);
 }
 
 /* Serves readable/writable events on c. Returns 0, or -1 when it is to
