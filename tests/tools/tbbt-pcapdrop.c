@@ -37,6 +37,7 @@
 #include <pcap/pcap.h>
 
 #include "linklayer.h"
+#include "htab.h"
 #include "rng.h"
 
 #define PD_MAX_PORTS 16
@@ -642,10 +643,7 @@ struct pd_map {
 
 /* Returns the FNV-1a hash of k. */
 static uint64_t pd_hash(const struct pd_key *k) {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < sizeof(k->b); i++)
-        h = (h ^ k->b[i]) * 0x100000001b3ull;
-    return h;
+    return tbbt_htab_fnv1a(k->b, sizeof(k->b), TBBT_HTAB_FNV1A_BASIS);
 }
 
 /* Returns the slot of k in m: its own, or the empty one where it goes. */
