@@ -66,6 +66,8 @@
 #include <nfsc/libnfs-raw-nfs.h>
 
 #include "nfs_ops.h"
+#include "opttab.h"
+#include "usage.h"
 #include "clock.h"
 #include "rng.h"
 
@@ -78,162 +80,80 @@
 #define WL_NFOREIGN 64        /* others' entries of the shared directories a client remembers */
 #define WL_NOBODY 0xfffffffeu /* uid/gid of a model object whose attributes no reply showed yet */
 
-/* --names values, in the order of wl_names_choices */
+/* --names values */
 enum wl_names { WL_NAMES_SHORT, WL_NAMES_MAILDIR, WL_NAMES_MIXED };
-static const char *const wl_names_choices[] = {"short", "maildir", "mixed", NULL};
 
-/* ---- options: declared once, in a table ---------------------------------- */
+/* ---- options: declared once, in a table (lib/opttab.h) ------------------- */
+
+#define TOOL "tbbt-workload"
+#define SYNOPSIS "tbbt-workload [options] nfs://HOST/EXPORT?nfsport=N&mountport=M"
 
 struct wl_opts {
     long clients, ops, seed, depth, max_io, timeout, quiet, names, shared, think;
     const char *uids, *dir, *url, *umask;
 };
 
-/* WL_CHOICE: one of the option's choices, stored as its index (a long) */
-enum wl_opt_type { WL_INT, WL_STR, WL_FLAG, WL_CHOICE };
+/* What the table parses into (opttab's types), copied into struct wl_opts. */
+static gint o_clients, o_ops, o_seed, o_depth, o_max_io, o_timeout, o_shared, o_think;
+static gboolean o_quiet;
+static char *o_uids, *o_dir, *o_names, *o_umask;
 
-struct wl_option {
-    const char *name;
-    enum wl_opt_type type;
-    size_t off;
-    const char *def;
-    long min, max;
-    const char *const *choices; /* WL_CHOICE: allowed values, NULL-terminated */
-    const char *help;
-};
+static const struct tbbt_opt wl_options[] = {
+    {"clients", 0, TBBT_OPT_INT, &o_clients, "N", "3", 1, WL_MAX_CLIENTS,
+     .help = "concurrent clients, one TCP connection each"},
+    {"ops", 0, TBBT_OPT_INT, &o_ops, "N", "1000", 1, 1000000000,
+     .help = "NFS calls in total, shared among the clients (set-up calls not counted)"},
+    {"seed", 0, TBBT_OPT_INT, &o_seed, "N", "1", 0, 0x7fffffff, .help = "seed of the call sequence"},
+    {"depth", 0, TBBT_OPT_INT, &o_depth, "N", "16", 1, 256,
+     .help = "outstanding data calls per client (namespace calls go one at a time)"},
+    {"max-io", 0, TBBT_OPT_INT, &o_max_io, "N", "1048576", 512, 1048576,
+     .help = "largest READ/WRITE count in bytes"},
+    {"timeout", 0, TBBT_OPT_INT, &o_timeout, "N", "30", 1, 3600,
+     .help = "seconds without any reply before giving up"},
+    {"uids", 0, TBBT_OPT_STRING, &o_uids, "LIST", "0:0,1000:1000,1001:1001",
+     .help = "AUTH_SYS uid:gid pairs, comma separated; client K uses pair K mod count"},
+    {"dir", 0, TBBT_OPT_STRING, &o_dir, "NAME", "tbbt-workload",
+     .help = "subdirectory of the export to work in (created; nothing outside it is touched)"},
+    {"names", 0, TBBT_OPT_STRING, &o_names, "KIND", "short", .choices = "short|maildir|mixed",
+     .help = "new names: short (f12, d3), maildir (deliveries of 60-150 bytes, cur/new/tmp, flag renames), "
+             "or both"},
+    {"shared", 0, TBBT_OPT_INT, &o_shared, "N", "0", 0, WL_MAX_SHARED,
+     .help = "directories DIR/shared/sK every client also works in, with chmod/chown/chgrp and ACCES among "
+             "the users (0: none; with N > 0 the call sequence depends on timing too)"},
+    {"umask", 0, TBBT_OPT_STRING, &o_umask, "LIST", "022",
+     .help = "octal umasks, comma separated; client K creates with 0666/0777 less mask K mod count"},
+    {"think", 0, TBBT_OPT_INT, &o_think, "USEC", "0", 0, 10000000,
+     .help = "mean pause in microseconds before each of a client's calls, drawn uniformly from 0 to twice it "
+             "(seeded; the calls chosen stay the same): a client that thinks, not a closed loop (0: none)"},
+    {"quiet", 0, TBBT_OPT_FLAG, &o_quiet, .help = "print only the summary"},
+    TBBT_OPT_END};
 
-static const struct wl_option wl_options[] = {
-    {"clients", WL_INT, offsetof(struct wl_opts, clients), "3", 1, WL_MAX_CLIENTS, NULL,
-     "concurrent clients, one TCP connection each"},
-    {"ops", WL_INT, offsetof(struct wl_opts, ops), "1000", 1, 1000000000L, NULL,
-     "NFS calls in total, shared among the clients (set-up calls not counted)"},
-    {"seed", WL_INT, offsetof(struct wl_opts, seed), "1", 0, 0x7fffffffL, NULL, "seed of the call sequence"},
-    {"depth", WL_INT, offsetof(struct wl_opts, depth), "16", 1, 256, NULL,
-     "outstanding data calls per client (namespace calls go one at a time)"},
-    {"max-io", WL_INT, offsetof(struct wl_opts, max_io), "1048576", 512, 1048576, NULL,
-     "largest READ/WRITE count in bytes"},
-    {"timeout", WL_INT, offsetof(struct wl_opts, timeout), "30", 1, 3600, NULL,
-     "seconds without any reply before giving up"},
-    {"uids", WL_STR, offsetof(struct wl_opts, uids), "0:0,1000:1000,1001:1001", 0, 0, NULL,
-     "AUTH_SYS uid:gid pairs, comma separated; client K uses pair K mod count"},
-    {"dir", WL_STR, offsetof(struct wl_opts, dir), "tbbt-workload", 0, 0, NULL,
-     "subdirectory of the export to work in (created; nothing outside it is touched)"},
-    {"names", WL_CHOICE, offsetof(struct wl_opts, names), "short", 0, 0, wl_names_choices,
-     "new names: short (f12, d3), maildir (deliveries of 60-150 bytes, cur/new/tmp, flag renames), or both"},
-    {"shared", WL_INT, offsetof(struct wl_opts, shared), "0", 0, WL_MAX_SHARED, NULL,
-     "directories DIR/shared/sK every client also works in, with chmod/chown/chgrp and ACCES among "
-     "the users (0: none; with N > 0 the call sequence depends on timing too)"},
-    {"umask", WL_STR, offsetof(struct wl_opts, umask), "022", 0, 0, NULL,
-     "octal umasks, comma separated; client K creates with 0666/0777 less mask K mod count"},
-    {"think", WL_INT, offsetof(struct wl_opts, think), "0", 0, 10000000L, NULL,
-     "mean pause in microseconds before each of a client's calls, drawn uniformly from 0 to twice it "
-     "(seeded; the calls chosen stay the same): a client that thinks, not a closed loop (0: none)"},
-    {"quiet", WL_FLAG, offsetof(struct wl_opts, quiet), "0", 0, 1, NULL, "print only the summary"},
-};
-#define WL_NOPTIONS (sizeof(wl_options) / sizeof(wl_options[0]))
+static const struct tbbt_cmd wl_cmd = {TOOL, SYNOPSIS, "URL - a seeded NFSv3 workload, to capture",
+                                       "Exit: 0 done, 1 connection/timeout failure, 2 bad usage.",
+                                       wl_options};
 
-/* Writes option o's value placeholder (N, TEXT, or its choices a|b|c) into
- * buf, so that --help and the error messages name the same values. */
-static void wl_metavar(const struct wl_option *o, char *buf, size_t len) {
-    snprintf(buf, len, "%s", o->type == WL_INT ? "N" : o->type == WL_STR ? "TEXT" : "");
-    for (size_t j = 0; o->type == WL_CHOICE && o->choices[j]; j++) {
-        size_t used = strlen(buf);
-        snprintf(buf + used, len - used, "%s%s", j ? "|" : "", o->choices[j]);
-    }
-}
-
-/* Prints --help from the option table to f. */
-static void wl_usage(FILE *f) {
-    fprintf(f, "usage: tbbt-workload [options] nfs://HOST/EXPORT?nfsport=N&mountport=M\n");
-    for (size_t i = 0; i < WL_NOPTIONS; i++) {
-        const struct wl_option *o = &wl_options[i];
-        char meta[128];
-        wl_metavar(o, meta, sizeof(meta));
-        fprintf(f, "  --%-10s %-6s %s (default %s)\n", o->name, meta, o->help, o->def);
-    }
-}
-
-/* Stores text as the value of option o in opts. Returns 0, or -1 with a
- * message in err when the value is not a number, is out of bounds or is not
- * one of the option's choices. */
-static int wl_opt_set(struct wl_opts *opts, const struct wl_option *o, const char *text, char *err,
-                      size_t errlen) {
-    char *p = (char *)opts + o->off;
-    if (o->type == WL_STR) {
-        *(const char **)p = text;
-        return 0;
-    }
-    if (o->type == WL_CHOICE) {
-        for (long j = 0; o->choices[j]; j++)
-            if (strcmp(o->choices[j], text) == 0) {
-                *(long *)p = j;
-                return 0;
-            }
-        char meta[128];
-        wl_metavar(o, meta, sizeof(meta));
-        snprintf(err, errlen, "--%s: '%s' is not one of %s", o->name, text, meta);
-        return -1;
-    }
-    char *end;
-    errno = 0;
-    long v = strtol(text, &end, 0);
-    if (errno || *text == '\0' || *end != '\0' || v < o->min || v > o->max) {
-        snprintf(err, errlen, "--%s: '%s' is not a number in %ld..%ld", o->name, text, o->min, o->max);
-        return -1;
-    }
-    *(long *)p = v;
-    return 0;
-}
-
-/* Parses argv into opts (defaults first). Returns 0, 1 for --help, or -1 with
- * a message in err (unknown option, with a "did you mean" when close). */
-static int wl_parse(int argc, char **argv, struct wl_opts *opts, char *err, size_t errlen) {
-    memset(opts, 0, sizeof(*opts));
-    for (size_t i = 0; i < WL_NOPTIONS; i++)
-        if (wl_opt_set(opts, &wl_options[i], wl_options[i].def, err, errlen) < 0) return -1;
-    for (int a = 1; a < argc; a++) {
-        const char *arg = argv[a];
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) return 1;
-        if (strncmp(arg, "--", 2) != 0) {
-            if (opts->url) {
-                snprintf(err, errlen, "unexpected argument '%s'", arg);
-                return -1;
-            }
-            opts->url = arg;
-            continue;
-        }
-        const char *name = arg + 2, *eq = strchr(name, '=');
-        size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
-        const struct wl_option *o = NULL;
-        for (size_t i = 0; i < WL_NOPTIONS; i++)
-            if (strlen(wl_options[i].name) == nlen && strncmp(wl_options[i].name, name, nlen) == 0)
-                o = &wl_options[i];
-        if (!o) {
-            const char *hint = "";
-            for (size_t i = 0; i < WL_NOPTIONS; i++)
-                if (nlen >= 2 && strncmp(wl_options[i].name, name, 2) == 0) hint = wl_options[i].name;
-            snprintf(err, errlen, "unknown option '%s'%s%s%s", arg, *hint ? " (did you mean --" : "", hint,
-                     *hint ? "?)" : "");
-            return -1;
-        }
-        const char *val = "1";
-        if (o->type != WL_FLAG) {
-            if (eq)
-                val = eq + 1;
-            else if (a + 1 < argc)
-                val = argv[++a];
-            else {
-                snprintf(err, errlen, "--%s needs a value", o->name);
-                return -1;
-            }
-        }
-        if (wl_opt_set(opts, o, val, err, errlen) < 0) return -1;
-    }
-    if (!opts->url) {
-        snprintf(err, errlen, "no server URL given");
-        return -1;
-    }
-    return 0;
+/* Parses the command line into opts (a bad option or operand is a usage
+ * error, exit 2; --help exits 0). */
+static void wl_parse(int argc, char **argv, struct wl_opts *opts) {
+    tbbt_opt_parse(&wl_cmd, &argc, &argv);
+    if (argc < 2) tbbt_usage_error(TOOL, SYNOPSIS, "no server URL given");
+    if (argc > 2) tbbt_usage_error(TOOL, SYNOPSIS, "unexpected argument '%s'", argv[2]);
+    *opts = (struct wl_opts){.clients = o_clients,
+                             .ops = o_ops,
+                             .seed = o_seed,
+                             .depth = o_depth,
+                             .max_io = o_max_io,
+                             .timeout = o_timeout,
+                             .quiet = o_quiet,
+                             .shared = o_shared,
+                             .think = o_think,
+                             .uids = o_uids,
+                             .dir = o_dir,
+                             .url = argv[1],
+                             .umask = o_umask};
+    opts->names = !strcmp(o_names, "maildir") ? WL_NAMES_MAILDIR
+                  : !strcmp(o_names, "mixed") ? WL_NAMES_MIXED
+                                              : WL_NAMES_SHORT;
 }
 
 /* ---- server address --------------------------------------------------------- */
@@ -1714,16 +1634,11 @@ int main(int argc, char **argv) {
     struct wl_run *r = &run;
     char err[512] = "";
     wl_g = r;
-    int pr = wl_parse(argc, argv, &r->o, err, sizeof(err));
-    if (pr == 1) {
-        wl_usage(stdout);
-        return 0;
-    }
-    if (pr < 0 || wl_parse_url(r->o.url, &r->url, err, sizeof(err)) < 0 ||
+    wl_parse(argc, argv, &r->o);
+    if (wl_parse_url(r->o.url, &r->url, err, sizeof(err)) < 0 ||
         wl_parse_uids(r, r->o.uids, err, sizeof(err)) < 0 ||
         wl_parse_umasks(r, r->o.umask, err, sizeof(err)) < 0 || strchr(r->o.dir, '/') || !*r->o.dir) {
-        fprintf(stderr, "tbbt-workload: %s (--help for usage)\n",
-                pr < 0 || err[0] ? err : "--dir must be one name");
+        fprintf(stderr, "tbbt-workload: %s (--help for usage)\n", err[0] ? err : "--dir must be one name");
         return 2;
     }
     uint64_t prng = (uint64_t)r->o.seed * 0x2545f4914f6cdd1dull + 7;
