@@ -1,7 +1,6 @@
 /* nfsq.c -- asynchronous NFS calls in flight (see nfsq.h). */
 #include "nfsq.h"
 
-#include "clock.h"
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -13,6 +12,8 @@
 #include <glib.h>
 #include <nfsc/libnfs.h>
 #include <nfsc/libnfs-raw.h>
+
+#include "clock.h"
 
 #define NFSQ_MAX_CONN 64
 

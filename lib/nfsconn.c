@@ -1,7 +1,6 @@
 /* nfsconn.c -- reaching an NFS export (see nfsconn.h). */
 #include "nfsconn.h"
 
-#include "clock.h"
 #include <errno.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -14,6 +13,8 @@
 #include <nfsc/libnfs-raw.h>
 #include <nfsc/libnfs-raw-mount.h>
 #include <nfsc/libnfs-raw-nfs.h>
+
+#include "clock.h"
 
 /* Reads a port number from s (all of it, or up to '&'). -1 if bad. */
 static int port_of(const char *s) {

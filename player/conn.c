@@ -1,7 +1,6 @@
 /* conn.c -- TCP connections with RPC record marking (see conn.h). */
 #include "conn.h"
 
-#include "clock.h"
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/errqueue.h>
@@ -24,6 +23,7 @@
 #include <glib.h>
 
 #include "nfsdec.h"
+#include "clock.h"
 
 /* The NFS port: the given one, or the portmapper's answer (IPv4). */
 static int nfs_port(const struct tbbt_nfs_server *s, struct addrinfo *ai, int udp) {
