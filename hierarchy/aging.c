@@ -4,6 +4,8 @@
 #include <glib.h>
 #include <string.h>
 
+#include "rng.h"
+
 /* A file being appended. */
 struct active {
     uint32_t file, ncuts, next;
@@ -21,14 +23,6 @@ struct tbbt_aging {
     uint64_t rng;
 };
 
-/* splitmix64: the next value of state *s. */
-static uint64_t rnd(uint64_t *s) {
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 static uint64_t blocks_of(uint64_t size) {
     return (size + TBBT_AGE_BLOCK - 1) / TBBT_AGE_BLOCK;
 }
@@ -42,7 +36,7 @@ uint32_t tbbt_aging_cuts(const struct tbbt_age_opts *o, uint32_t file, uint64_t 
     uint64_t st = o->seed * 0x9e3779b97f4a7c15ull ^ ((uint64_t)file + 1) * 0xd1b54a32d192ed03ull;
     double *w = g_new(double, k), sum = 0;
     for (uint32_t i = 0; i < k; i++)
-        sum += w[i] = 0.5 + (double)(rnd(&st) >> 11) / 9007199254740992.0;
+        sum += w[i] = 0.5 + (double)(tbbt_splitmix64(&st) >> 11) / 9007199254740992.0;
     uint64_t spare = blocks - k, given = 0;
     for (uint32_t i = 0; i < k; i++) {
         uint64_t extra = i + 1 == k ? spare - given : (uint64_t)((double)spare * w[i] / sum);
@@ -96,7 +90,7 @@ static void admit(struct tbbt_aging *a) {
 int tbbt_aging_next(struct tbbt_aging *a, struct tbbt_age_step *s) {
     admit(a);
     if (!a->nact) return 0;
-    size_t i = a->nact == 1 ? 0 : (size_t)(rnd(&a->rng) % a->nact);
+    size_t i = a->nact == 1 ? 0 : (size_t)(tbbt_splitmix64(&a->rng) % a->nact);
     struct active *x = &a->act[i];
     s->file = x->file;
     s->offset = x->offset;

@@ -12,6 +12,7 @@
 #include "fsmodel.h"
 #include "pass3.h"
 #include "rectext.h"
+#include "rng.h"
 
 _Static_assert(TBBT_AUG_ID_BASE > TBBT_P3_FRESH_BASE, "synthetic IDs must stay above pass 3's fresh IDs");
 
@@ -30,19 +31,11 @@ struct rng {
     int has_spare;
 };
 
-/* splitmix64 step: the seeding generator recommended for xoshiro. */
-static uint64_t splitmix64(uint64_t *x) {
-    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 /* Seeds stream number `stream` of seed. */
 static void rng_seed(struct rng *r, uint64_t seed, uint64_t stream) {
     uint64_t x = seed ^ (stream * 0xd1342543de82ef95ULL);
     for (int i = 0; i < 4; i++)
-        r->s[i] = splitmix64(&x);
+        r->s[i] = tbbt_splitmix64(&x);
     r->has_spare = 0;
 }
 

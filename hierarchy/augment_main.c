@@ -20,6 +20,7 @@
 #include "interrupt.h"
 #include "opttab.h"
 #include "usage.h"
+#include "clock.h"
 #include "version.h"
 
 #define TOOL "tbbt-augment"
@@ -151,13 +152,6 @@ static char *default_output(const char *in) {
     return g_strconcat(in, ".aug.hmap", NULL);
 }
 
-/* Seconds on clock clk. */
-static double now_s(clockid_t clk) {
-    struct timespec ts;
-    clock_gettime(clk, &ts);
-    return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* The output's comment: the input's, then one line saying how it grew. */
 static char *make_comment(const struct tbbt_aug *a, const struct tbbt_aug_params *p, const char *in) {
     GString *c = g_string_new(tbbt_aug_comment(a));
@@ -199,7 +193,7 @@ int main(int argc, char **argv) {
     const char *in = parse_args(argc, argv, &p, &dist);
     char *out = opt.output ? g_strdup(opt.output) : default_output(in);
     char err[1024], rerr[512];
-    double w0 = now_s(CLOCK_MONOTONIC), c0 = now_s(CLOCK_PROCESS_CPUTIME_ID);
+    double w0 = tbbt_now_s(), c0 = tbbt_clock_s(CLOCK_PROCESS_CPUTIME_ID);
     struct tbbt_aug *a = tbbt_aug_new();
     int rc = tbbt_aug_load(a, in, err, sizeof(err));
     if (rc == 0 && tbbt_aug_run(a, &p, rerr, sizeof(rerr)) < 0) {
@@ -208,7 +202,7 @@ int main(int argc, char **argv) {
     }
     char *comment = rc == 0 ? make_comment(a, &p, in) : NULL;
     if (rc == 0) rc = tbbt_aug_write(a, out, comment, err, sizeof(err));
-    double wall = now_s(CLOCK_MONOTONIC) - w0, cpu = now_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+    double wall = tbbt_now_s() - w0, cpu = tbbt_clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
     if (rc != 0) {
         fprintf(stderr, "tbbt-augment: %s\n", err);
     } else {

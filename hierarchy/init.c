@@ -14,11 +14,13 @@
 #include <nfsc/libnfs-raw.h>
 
 #include "aging.h"
+#include "clock.h"
 #include "fsmodel.h"
 #include "safename.h"
 #include "hmap.h"
 #include "initctx.h"
 #include "manifest.h"
+#include "rng.h"
 
 #define NFS3ERR_EXIST_ 17
 #define NFS3ERR_NOENT_ 2
@@ -627,14 +629,6 @@ static int pick_deleted(const struct dfile *f, size_t j, void *ctx) {
 
 /* ---- the run ---- */
 
-/* splitmix64 for the shuffle. */
-static uint64_t mix(uint64_t *s) {
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 /* The files to fill, in the order they join the scope: each kept file
  * (map order, its clones side by side), the fillers spread evenly among
  * them; all shuffled when files of different directories interleave. */
@@ -668,7 +662,7 @@ static void data_files(struct init *in, struct image *img, struct data *d, uint6
     if (!o->interleave_dirs) return;
     uint64_t st = o->seed ^ 0x2545f4914f6cdd1dull;
     for (size_t i = d->n; i > 1; i--) {
-        size_t j = (size_t)(mix(&st) % i);
+        size_t j = (size_t)(tbbt_splitmix64(&st) % i);
         struct dfile t = d->f[i - 1];
         d->f[i - 1] = d->f[j];
         d->f[j] = t;
@@ -794,12 +788,6 @@ static void progress(const struct init *in, const char *what) {
     if (!in->o->quiet) fprintf(stderr, "tbbt-init: %s\n", what);
 }
 
-static double mono(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 /* The map root's mode and owner, for the clones' roots (a replay by the
  * trace's users must meet the permissions the trace met). NULL: none. */
 static const struct tbbt_inf_attr *root_attr(const struct image *img, struct tbbt_inf_attr *a) {
@@ -851,7 +839,7 @@ static int age(struct init *in, struct image *img) {
     d.payload = g_malloc(2 * (size_t)d.wmax); /* twice: a write starts anywhere in the first half */
     uint64_t r = in->o->seed;
     for (uint32_t i = 0; i + 8 <= d.wmax; i += 8) {
-        uint64_t v = mix(&r);
+        uint64_t v = tbbt_splitmix64(&r);
         memcpy(d.payload + i, &v, 8); /* incompressible */
     }
     memcpy(d.payload + d.wmax, d.payload, d.wmax); /* periodic: byte k of the data is payload[k % wmax] */
@@ -866,7 +854,7 @@ static int age(struct init *in, struct image *img) {
         rc = tbbt_init_mkdir(in, &in->run, "fill", NULL, &fill);
         if (rc == 0) rc = filler_calls(in, &d, &fill, 1, pick_all, NULL);
     }
-    double t0 = mono();
+    double t0 = tbbt_now_s();
     if (rc == 0) {
         char msg[160];
         snprintf(msg, sizeof(msg), "writing %.1f MB in appends (scope %llu blocks, %u appends a file)",
@@ -874,7 +862,7 @@ static int age(struct init *in, struct image *img) {
         progress(in, msg);
         rc = write_data(in, &d);
     }
-    st->data_s = mono() - t0;
+    st->data_s = tbbt_now_s() - t0;
     if (rc == 0 && ndel) {
         for (size_t j = 0; j < d.n; j++)
             if (d.f[j].del) st->fill_deleted += d.f[j].size, st->fillers_deleted++;
@@ -903,9 +891,9 @@ static int run_steps(struct init *in, struct image *img) {
     st->tbytes = fs.t, st->used_before = fs.t - fs.f;
     if (in->o->replace && remove_manifest(in) < 0) return -1; /* RUN is about to be emptied */
     if (tbbt_init_rundir(in) < 0 || remove_manifest(in) < 0) return -1;
-    double t0 = mono();
+    double t0 = tbbt_now_s();
     if (build_clones(in, img) < 0) return -1;
-    st->create_s = mono() - t0;
+    st->create_s = tbbt_now_s() - t0;
     if (age(in, img) < 0) return -1;
     if (fsstat(in, &fs) < 0) return -1;
     st->used_after = fs.t - fs.f;
@@ -922,10 +910,10 @@ int tbbt_init_run(const struct tbbt_init_opts *o, struct tbbt_init_stats *st, ch
     st->fullness_after = -1;
     struct init in = {.o = o, .st = st};
     struct image img = {0};
-    double t0 = mono();
+    double t0 = tbbt_now_s();
     int rc = load_map(o->map, &img, &st->refused, err, errlen);
     if (rc == 0 && (rc = run_steps(&in, &img)) < 0) snprintf(err, errlen, "%s", in.err);
-    st->wall = mono() - t0;
+    st->wall = tbbt_now_s() - t0;
     if (in.q) st->reconnects = tbbt_nfsq_reconnects(in.q), st->resent = tbbt_nfsq_resent(in.q);
     if (in.q) tbbt_nfsq_free(in.q);
     for (int i = 0; in.rpcs && i < o->connections; i++)

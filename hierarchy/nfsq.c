@@ -13,6 +13,8 @@
 #include <nfsc/libnfs.h>
 #include <nfsc/libnfs-raw.h>
 
+#include "clock.h"
+
 #define NFSQ_MAX_CONN 64
 
 enum { CALL_FREE, CALL_OUT, CALL_WAIT }; /* a slot: unused, sent, waiting to be sent again */
@@ -48,12 +50,6 @@ struct tbbt_nfsq {
     uint64_t reconnects, resent;
 };
 
-static double mono(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 struct tbbt_nfsq *tbbt_nfsq_new(struct rpc_context **rpcs, int n, int depth) {
     struct tbbt_nfsq *q = g_new0(struct tbbt_nfsq, 1);
     q->n = n < NFSQ_MAX_CONN ? n : NFSQ_MAX_CONN;
@@ -61,7 +57,7 @@ struct tbbt_nfsq *tbbt_nfsq_new(struct rpc_context **rpcs, int n, int depth) {
     q->owner = rpcs;
     q->depth = depth > 0 ? depth : 1;
     q->all = g_ptr_array_new_with_free_func(g_free);
-    q->last_reply = mono();
+    q->last_reply = tbbt_now_s();
     return q;
 }
 
@@ -80,7 +76,7 @@ void *tbbt_nfsq_user(const struct tbbt_nfsq *q) {
 }
 
 double tbbt_nfsq_silence(const struct tbbt_nfsq *q) {
-    return mono() - q->last_reply;
+    return tbbt_now_s() - q->last_reply;
 }
 
 int tbbt_nfsq_room(const struct tbbt_nfsq *q) {
@@ -159,7 +155,7 @@ static void finish(struct tbbt_nfsq *q, struct nfsq_call *c, int status, void *d
     void *priv = c->priv;
     int retried = c->sends > 1;
     release(q, c); /* first: the callback may issue the next call */
-    q->last_reply = mono();
+    q->last_reply = tbbt_now_s();
     q->cur_retried = retried;
     cb(q, status, data, priv);
     q->cur_retried = 0;
@@ -200,15 +196,15 @@ static int reconnect(struct tbbt_nfsq *q, int i, char *err, size_t errlen) {
     }
     snprintf(line, sizeof(line), "connection %d lost (%s); making it again", i, why);
     if (q->say) q->say(q->connect_ctx, line);
-    double t0 = mono();
+    double t0 = tbbt_now_s();
     while (!(q->rpc[i] = q->connect(q->connect_ctx, err, errlen))) {
-        if (mono() - t0 > q->timeout_s) return -1;
+        if (tbbt_now_s() - t0 > q->timeout_s) return -1;
         usleep(250 * 1000);
     }
     q->owner[i] = q->rpc[i];
     q->broken[i] = 0;
     q->reconnects++;
-    snprintf(line, sizeof(line), "connection %d made again after %.1f s", i, mono() - t0);
+    snprintf(line, sizeof(line), "connection %d made again after %.1f s", i, tbbt_now_s() - t0);
     if (q->say) q->say(q->connect_ctx, line);
     return 0;
 }
@@ -223,7 +219,7 @@ static void send_again(struct tbbt_nfsq *q) {
         q->resent++;
         if (send_on_next(q, c) < 0) finish(q, c, RPC_STATUS_ERROR, "the call could not be sent again");
     }
-    q->last_reply = mono();
+    q->last_reply = tbbt_now_s();
 }
 
 /* Mends every broken connection, then sends the calls put aside. Without
@@ -270,10 +266,10 @@ int tbbt_nfsq_service(struct tbbt_nfsq *q, int timeout_ms, char *err, size_t err
 }
 
 int tbbt_nfsq_drain(struct tbbt_nfsq *q, int timeout_s, char *err, size_t errlen) {
-    q->last_reply = mono();
+    q->last_reply = tbbt_now_s();
     while (q->inflight > 0) {
         if (tbbt_nfsq_service(q, 100, err, errlen) < 0) return -1;
-        if (mono() - q->last_reply > timeout_s) {
+        if (tbbt_now_s() - q->last_reply > timeout_s) {
             snprintf(err, errlen, "%d calls unanswered for %d s", q->inflight, timeout_s);
             return -1;
         }

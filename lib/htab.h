@@ -107,6 +107,19 @@ static inline uint64_t tbbt_htab_mix(uint64_t h) {
     return h ^ (h >> 33);
 }
 
+/* FNV-1a's offset basis: where tbbt_htab_fnv1a starts a hash. */
+#define TBBT_HTAB_FNV1A_BASIS 0xcbf29ce484222325ULL
+
+/* FNV-1a over n bytes at p, from h (TBBT_HTAB_FNV1A_BASIS, or a seed mixed
+ * into it): one multiplication a byte, for short keys; its low bits are
+ * weak, so a table indexed by them mixes the result (tbbt_htab_mix). */
+static inline uint64_t tbbt_htab_fnv1a(const void *p, size_t n, uint64_t h) {
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 0x100000001b3ULL;
+    return h;
+}
+
 /* The equality of a table keyed by 64-bit words (IDs) hashed with
  * tbbt_htab_mix, a bijection: equal hashes are equal keys, so it is true
  * without reading the item, a cache miss the caller may have no other use

@@ -14,6 +14,8 @@
 #include <nfsc/libnfs-raw-mount.h>
 #include <nfsc/libnfs-raw-nfs.h>
 
+#include "clock.h"
+
 /* Reads a port number from s (all of it, or up to '&'). -1 if bad. */
 static int port_of(const char *s) {
     char *end;
@@ -89,12 +91,6 @@ struct step {
     char msg[256];
 };
 
-static double mono(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 /* Services rpc until st->done or the time `end` (monotonic seconds).
  * Returns 0 when the step succeeded; -1 when it failed, the connection
  * broke or garbage came (st->msg says what), or time ran out (*late set). */
@@ -120,7 +116,7 @@ static int wait_until(struct rpc_context *rpc, struct step *st, double end, int 
                                            : "the connection was closed");
             return -1;
         }
-        if (!st->done && mono() > end) {
+        if (!st->done && tbbt_now_s() > end) {
             *late = 1;
             return -1;
         }
@@ -198,7 +194,7 @@ static void mnt3_refused(const char *name, int code, char *err, size_t errlen) {
  * sentence naming the server (name) and the port in err. */
 static struct rpc_context *reach(const struct tbbt_nfs_server *s, const char *name, int port, int prog,
                                  int vers, const char *what, int timeout, char *err, size_t errlen) {
-    double end = mono() + timeout;
+    double end = tbbt_now_s() + timeout;
     struct step st = {0};
     int late = 0;
     for (;;) {
@@ -238,7 +234,7 @@ static struct rpc_context *reach(const struct tbbt_nfs_server *s, const char *na
             rpc_destroy_context(rpc);
             return NULL;
         }
-        if (mono() > end) {
+        if (tbbt_now_s() > end) {
             snprintf(err, errlen, "%s: cannot connect to %s at %s port %d: %s", name, what, s->host, port,
                      late        ? "no answer"
                      : st.msg[0] ? st.msg
@@ -262,7 +258,7 @@ int tbbt_nfs_mount(const struct tbbt_nfs_server *s, int timeout, struct tbbt_fh 
     struct step st = {.fh = root};
     int late = 0, rc = -1;
     if (rpc_mount3_mnt_async(m, mnt_cb, (char *)s->export, &st) < 0 ||
-        wait_until(m, &st, mono() + timeout, &late) < 0) {
+        wait_until(m, &st, tbbt_now_s() + timeout, &late) < 0) {
         if (st.mnt_status)
             mnt3_refused(name, st.mnt_status, err, errlen);
         else if (late)

@@ -100,9 +100,7 @@ struct xa_out {
 /* A 64-bit hash of bytes (FNV-1a with a final mix, so that the table's
  * low bits depend on every byte). */
 static uint64_t xa_hash(const char *p, size_t n) {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)p[i]) * 0x100000001b3ull;
+    uint64_t h = tbbt_htab_fnv1a(p, n, TBBT_HTAB_FNV1A_BASIS);
     h ^= h >> 31;
     h *= 0x7fb5d329728ea185ull;
     return h ^ (h >> 27);

@@ -23,6 +23,7 @@
 #include <glib.h>
 
 #include "nfsdec.h"
+#include "clock.h"
 
 /* The NFS port: the given one, or the portmapper's answer (IPv4). */
 static int nfs_port(const struct tbbt_nfs_server *s, struct addrinfo *ai, int udp) {
@@ -79,8 +80,9 @@ int tbbt_pconn_send(struct tbbt_pconn *c, const uint8_t *msg, size_t len) {
         return 0;
     }
     c->queued += len + 4;
-    uint32_t mark = htonl(0x80000000u | (uint32_t)len);
-    struct iovec iov[2] = {{&mark, 4}, {(void *)msg, len}};
+    uint8_t mark[4];
+    tbbt_recmark_put(mark, len);
+    struct iovec iov[2] = {{mark, 4}, {(void *)msg, len}};
     size_t left = len + 4;
     int k = 0;
     while (left) {
@@ -121,62 +123,26 @@ int tbbt_pconn_queue(struct tbbt_pconn *c, const uint8_t *msg, size_t len) {
         if (len + 4 > c->outcap)
             c->out = g_realloc(c->out, c->outcap = len + 4 > (512u << 10) ? len + 4 : 512u << 10);
     }
-    uint32_t mark = htonl(0x80000000u | (uint32_t)len);
-    memcpy(c->out + c->outlen, &mark, 4);
+    tbbt_recmark_put(c->out + c->outlen, len);
     memcpy(c->out + c->outlen + 4, msg, len);
     c->outlen += len + 4;
     c->queued += len + 4;
     return c->outlen > (256u << 10) ? tbbt_pconn_flush(c) : 0;
 }
 
-/* Appends n bytes to the message being reassembled. */
-static void msg_add(struct tbbt_pconn *c, const uint8_t *p, size_t n) {
-    if (c->msglen + n > c->msgcap) {
-        while (c->msglen + n > c->msgcap)
-            c->msgcap = c->msgcap ? 2 * c->msgcap : 65536;
-        c->msg = g_realloc(c->msg, c->msgcap);
-    }
-    memcpy(c->msg + c->msglen, p, n);
-    c->msglen += n;
-}
-
 /* Consumes whole fragments from the buffer; a last fragment completes a
  * message. Returns 0, or -1 for an absurd fragment. */
 static int consume(struct tbbt_pconn *c, void (*cb)(void *, const uint8_t *, size_t), void *ctx, char *err,
                    size_t errlen) {
-    size_t off = 0;
-    while (c->len - off >= 4) {
-        uint32_t mark;
-        memcpy(&mark, c->buf + off, 4);
-        mark = ntohl(mark);
-        size_t flen = mark & 0x7fffffffu;
-        if (flen > TBBT_PCONN_MAX_MSG || c->msglen + flen > TBBT_PCONN_MAX_MSG) {
-            snprintf(err, errlen, "%s: a reply fragment of %zu bytes: not an RPC stream", c->peer, flen);
-            return -1;
-        }
-        if (c->len - off - 4 < flen) break;
-        int last = (mark & 0x80000000u) != 0;
-        if (last && !c->msglen) {
-            cb(ctx, c->buf + off + 4, flen); /* the common case: no copy */
-        } else {
-            msg_add(c, c->buf + off + 4, flen);
-            if (last) {
-                cb(ctx, c->msg, c->msglen);
-                c->msglen = 0;
-            }
-        }
-        off += 4 + flen;
+    size_t flen;
+    ssize_t off = tbbt_recmark_consume(&c->rm, c->buf, c->len, TBBT_PCONN_MAX_MSG, cb, ctx, &flen);
+    if (off < 0) {
+        snprintf(err, errlen, "%s: a reply fragment of %zu bytes: not an RPC stream", c->peer, flen);
+        return -1;
     }
-    memmove(c->buf, c->buf + off, c->len - off);
-    c->len -= off;
+    memmove(c->buf, c->buf + off, c->len - (size_t)off);
+    c->len -= (size_t)off;
     return 0;
-}
-
-/* Clock id's time now, in ns. */
-static int64_t clock_ns(clockid_t id) {
-    struct timespec t;
-    clock_gettime(id, &t);
-    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
 int tbbt_pconn_stamp_tx(struct tbbt_pconn *c) {
@@ -197,7 +163,7 @@ uint64_t tbbt_pconn_mark(const struct tbbt_pconn *c, size_t len) {
  * mono: the monotonic time now), or 0 when implausible (in the future, or
  * 10 s old). */
 static int64_t mono_of(const struct timespec *ts, int64_t mono) {
-    int64_t age = clock_ns(CLOCK_REALTIME) - ((int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec);
+    int64_t age = tbbt_clock_ns(CLOCK_REALTIME) - ((int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec);
     return age >= 0 && age < 10000000000 ? mono - age : 0;
 }
 
@@ -232,7 +198,7 @@ static void take_stamps(struct tbbt_pconn *c) {
                 h->cmsg_len >= CMSG_LEN(sizeof(struct scm_timestamping))) {
                 struct scm_timestamping t;
                 memcpy(&t, CMSG_DATA(h), sizeof(t));
-                ns = mono_of(&t.ts[0], clock_ns(CLOCK_MONOTONIC));
+                ns = mono_of(&t.ts[0], tbbt_now_ns());
             } else if (((h->cmsg_level == IPPROTO_IP && h->cmsg_type == IP_RECVERR) ||
                         (h->cmsg_level == IPPROTO_IPV6 && h->cmsg_type == IPV6_RECVERR)) &&
                        h->cmsg_len >= CMSG_LEN(sizeof(struct sock_extended_err))) {
@@ -275,7 +241,7 @@ static ssize_t read_stamped(struct tbbt_pconn *c, uint8_t *buf, size_t len, int 
     struct msghdr mh = {
         .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.b, .msg_controllen = sizeof(ctl.b)};
     ssize_t r = recvmsg(c->fd, &mh, flags);
-    int64_t mono = clock_ns(CLOCK_MONOTONIC);
+    int64_t mono = tbbt_now_ns();
     c->rx_ns = c->rd_ns = mono;
     if (r <= 0) return r;
     for (struct cmsghdr *h = CMSG_FIRSTHDR(&mh); h; h = CMSG_NXTHDR(&mh, h))
@@ -392,8 +358,9 @@ int tbbt_pconn_probe(struct tbbt_pconn *c, int timeout, char *err, size_t errlen
 void tbbt_pconn_close(struct tbbt_pconn *c) {
     if (c->fd >= 0) close(c->fd);
     c->fd = -1;
-    g_free(c->buf), g_free(c->msg), g_free(c->out), g_free(c->stamps);
-    c->buf = c->msg = c->out = NULL;
+    g_free(c->buf), g_free(c->out), g_free(c->stamps);
+    tbbt_recmark_free(&c->rm);
+    c->buf = c->out = NULL;
     c->stamps = NULL, c->tx_stamps = 0, c->nstamps = c->stamp_next = 0, c->queued = 0;
-    c->len = c->cap = c->msglen = c->msgcap = c->outlen = c->outcap = 0;
+    c->len = c->cap = c->outlen = c->outcap = 0;
 }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "nfsconn.h"
+#include "recmark.h"
 
 #define TBBT_PCONN_MAX_MSG (4u << 20) /* a reply larger than this is refused */
 
@@ -23,9 +24,8 @@ struct tbbt_pconn {
     /* receive side */
     uint8_t *buf; /* bytes read, not yet consumed */
     size_t len, cap;
-    uint8_t *msg; /* the message being reassembled from fragments */
-    size_t msglen, msgcap;
-    uint8_t *out; /* send side: messages queued, written together */
+    struct tbbt_recmark rm; /* the message being reassembled from fragments */
+    uint8_t *out;           /* send side: messages queued, written together */
     size_t outlen, outcap;
     uint64_t bytes_out, bytes_in;
     int64_t rx_ns; /* CLOCK_MONOTONIC ns the kernel received the bytes of the last read (the last

@@ -17,6 +17,7 @@
 #include <glib.h>
 
 #include "clones.h"
+#include "clock.h"
 #include "conn.h"
 #include "htab.h"
 #include "manifest.h"
@@ -24,6 +25,7 @@
 #include "nfs_ops.h"
 #include "nfsenc.h"
 #include "recfile.h"
+#include "rng.h"
 #include "safename.h"
 #include "wake.h"
 
@@ -245,12 +247,6 @@ struct engine {
     size_t batch_cap;
     struct timespec cpu0;
 };
-
-static int64_t now_ns(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
 
 /* ---- handles and cookies ---- */
 
@@ -656,10 +652,10 @@ static void *rx_main(void *arg) {
         int n = atomic_load(&e->nconn);
         for (int i = 0; i < n; i++) /* a broken connection is left alone until it is repaired */
             p[i] = (struct pollfd){.fd = atomic_load(&e->broken[i]) ? -1 : e->conn[i].fd, .events = POLLIN};
-        int64_t tp = e->rt.on ? now_ns() : 0;
+        int64_t tp = e->rt.on ? tbbt_now_ns() : 0;
         int r = poll(p, (nfds_t)n, 20);
         e->rx_polls++;
-        if (e->rt.on) e->rt.poll_ns += (double)(now_ns() - tp);
+        if (e->rt.on) e->rt.poll_ns += (double)(tbbt_now_ns() - tp);
         if (r < 0 && errno != EINTR) break;
         int lost = 0;
         for (int i = 0; i < n && r > 0; i++)
@@ -838,7 +834,7 @@ static void take_events(struct engine *e) {
     e->ev_spare = t;
     tbbt_wake_taken(&e->wk);
     pthread_mutex_unlock(&e->evmu);
-    if (e->rt.on && t->len) count_taken(e, t, e->rt.take_ns = now_ns());
+    if (e->rt.on && t->len) count_taken(e, t, e->rt.take_ns = tbbt_now_ns());
     for (guint i = 0; i < t->len; i++)
         apply_event(e, &g_array_index(t, struct event, i));
     g_array_set_size(t, 0);
@@ -934,11 +930,11 @@ static int refused(const struct engine *e, const struct tbbt_rec *r) {
 static void offer(struct engine *e) {
     uint64_t seq;
     int k;
-    int64_t t = e->rt.on ? now_ns() : 0;
+    int64_t t = e->rt.on ? tbbt_now_ns() : 0;
     while (!e->stopping && (k = e->ord->next(e->sched, &seq)) != TBBT_SCHED_NONE) {
         struct slot *s = &e->ring[seq & e->mask];
         if (k == TBBT_SCHED_SKIP) {
-            complete(e, s, ST_SKIPPED, now_ns());
+            complete(e, s, ST_SKIPPED, tbbt_now_ns());
             continue;
         }
         if (!tbbt_rec_replayable(&s->r)) { /* never ran on the traced server, or cut */
@@ -949,7 +945,7 @@ static void offer(struct engine *e) {
             continue;
         }
         if (refused(e, &s->r)) { /* failed, so what depends on it is skipped */
-            complete(e, s, ST_REFUSED, now_ns());
+            complete(e, s, ST_REFUSED, tbbt_now_ns());
             continue;
         }
         atomic_store(&s->state, SL_HELD);
@@ -1027,7 +1023,7 @@ static int send_one(struct engine *e, struct slot *s, int ci, int64_t now, char 
      * load start here, as near the wire's call time as the player can
      * tell: docs/load-fidelity.md); at full speed the dispatch's time,
      * one clock read less */
-    if (e->o->speedup > 0) now = now_ns();
+    if (e->o->speedup > 0) now = tbbt_now_ns();
     s->conn = ci;
     s->send_ns = now;
     s->flush_ns = 0;
@@ -1099,10 +1095,10 @@ static void flush_all(struct engine *e) {
  * (-1: none held, 0: held back by the cap, DISPATCH_MORE: the bound). */
 static size_t take_due(struct engine *e, int64_t *rc) {
     size_t n = 0;
-    int64_t now = now_ns();
+    int64_t now = tbbt_now_ns();
     *rc = -1;
     while (e->nheld) {
-        if (e->held[0].t > now && e->held[0].t > (now = now_ns())) {
+        if (e->held[0].t > now && e->held[0].t > (now = tbbt_now_ns())) {
             *rc = e->held[0].t - now;
             break;
         }
@@ -1151,19 +1147,19 @@ static int64_t dispatch(struct engine *e, char *err, size_t errlen) {
         for (size_t i = 0; i < n; i++) {
             struct slot *s = &e->ring[e->batch[i] & e->mask];
             int c = e->batch_conn[i];
-            if (send_one(e, s, c, now_ns(), err, errlen) < 0) return -2;
+            if (send_one(e, s, c, tbbt_now_ns(), err, errlen) < 0) return -2;
             if (early && c >= 0 && last[c] == (int)i) {
                 flush_conn(e, c);
-                if (e->rt.on) count_flushed(e, i + 1, c, now_ns());
+                if (e->rt.on) count_flushed(e, i + 1, c, tbbt_now_ns());
             }
         }
         flush_all(e);
-        if (e->rt.on) count_flushed(e, n, -1, now_ns());
+        if (e->rt.on) count_flushed(e, n, -1, tbbt_now_ns());
         if (rc == DISPATCH_MORE) return rc; /* the pass's bound: the replies come first */
         /* more may go: held back by the cap, but a record of the pass did
          * not go out (no handle), or the next came due meanwhile */
         if (!e->nheld || e->outstanding >= e->o->max_outstanding) return rc;
-        if (rc > 0 && (rc = e->held[0].t - now_ns()) > 0) return rc; /* from now, not the pass's start */
+        if (rc > 0 && (rc = e->held[0].t - tbbt_now_ns()) > 0) return rc; /* from now, not the pass's start */
     }
 }
 
@@ -1220,9 +1216,9 @@ static void sleep_for(struct engine *e, int64_t ns, int why) {
         tbbt_wake_lower(&e->wk);
         return;
     }
-    int64_t t = e->rt.on ? now_ns() : 0;
+    int64_t t = e->rt.on ? tbbt_now_ns() : 0;
     tbbt_wake_wait(&e->wk, ns, 50000000);
-    if (e->rt.on) e->rt.wait_ns[why] += (double)(now_ns() - t), e->rt.waits[why]++;
+    if (e->rt.on) e->rt.wait_ns[why] += (double)(tbbt_now_ns() - t), e->rt.waits[why]++;
 }
 
 /* A live line on stderr, once a second. */
@@ -1258,14 +1254,14 @@ static void rx_let_go(struct engine *e) {
 
 static int repair(struct engine *e, int i, char *err, size_t errlen) {
     e->st->reconnects++;
-    tbbt_pstats_sec(e->st, (double)(now_ns() - e->t0) / 1e9)->reconnects++;
+    tbbt_pstats_sec(e->st, (double)(tbbt_now_ns() - e->t0) / 1e9)->reconnects++;
     for (size_t k = 0; k < e->sent_fifo.len; k++) {
         uint64_t seq = fifo_at(&e->sent_fifo, k);
         struct slot *s = &e->ring[seq & e->mask];
         if (s->seq != seq || atomic_load(&s->state) != SL_SENT || s->conn != i) continue;
-        out_done(e, s, now_ns());
+        out_done(e, s, tbbt_now_ns());
         if (read_only(s->r.op) || s->retried) {
-            complete(e, s, ST_CONN_LOST, now_ns());
+            complete(e, s, ST_CONN_LOST, tbbt_now_ns());
         } else {
             s->retried = 1;
             atomic_store(&s->state, SL_HELD);
@@ -1274,9 +1270,9 @@ static int repair(struct engine *e, int i, char *err, size_t errlen) {
     }
     rx_let_go(e);
     tbbt_pconn_close(&e->conn[i]);
-    int64_t give_up = now_ns() + (int64_t)e->o->timeout_s * 1000000000;
+    int64_t give_up = tbbt_now_ns() + (int64_t)e->o->timeout_s * 1000000000;
     while (open_conn(e, i, err, errlen) < 0) {
-        if (now_ns() > give_up || interrupted) return -1;
+        if (tbbt_now_ns() > give_up || interrupted) return -1;
         usleep(200000);
     }
     atomic_store(&e->broken[i], 0);
@@ -1285,12 +1281,12 @@ static int repair(struct engine *e, int i, char *err, size_t errlen) {
 
 /* The send thread's loop: until every record is done, or a stop. */
 static int play_loop(struct engine *e, char *err, size_t errlen) {
-    int64_t last_live = now_ns();
+    int64_t last_live = tbbt_now_ns();
     uint64_t last_done = 0;
     for (;;) {
         e->pass++;
         take_events(e);
-        int64_t now = now_ns();
+        int64_t now = tbbt_now_ns();
         time_out(e, now);
         if (!e->stopping && (interrupted || (e->end_at && now >= e->end_at))) {
             e->stopping = 1;
@@ -1362,7 +1358,7 @@ static int setup(struct engine *e, char *err, size_t errlen) {
     e->payload = g_malloc(1u << 20);
     uint64_t x = o->seed * 0x9e3779b97f4a7c15ull + 1;
     for (uint32_t i = 0; i < (1u << 20); i += 8) { /* incompressible, not deduplicable */
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        tbbt_xorshift64(&x);
         memcpy(e->payload + i, &x, 8);
     }
     e->sendbuf = g_malloc(SEND_BUF);
@@ -1501,7 +1497,7 @@ int tbbt_play_run(const struct tbbt_play_opts *o, struct tbbt_play_stats *st, ch
     double c0 = cpu_s();
     if (rc == 0) {
         iso_now(st->started, sizeof(st->started));
-        e->t0 = now_ns() + 20000000; /* 20 ms to fill the window before the first deadline */
+        e->t0 = tbbt_now_ns() + 20000000; /* 20 ms to fill the window before the first deadline */
         e->warm_end = e->t0 + (int64_t)(o->warmup_s * 1e9);
         if (o->warmup_s > 0) tbbt_load_from(&e->replay_load, e->warm_end);
         e->end_at = o->duration_s > 0 ? e->t0 + (int64_t)(o->duration_s * 1e9) : 0;
@@ -1514,7 +1510,7 @@ int tbbt_play_run(const struct tbbt_play_opts *o, struct tbbt_play_stats *st, ch
     }
     if (rc == 0) rc = play_loop(e, err, errlen);
     if (o->live) fputc('\n', stderr);
-    int64_t end = now_ns();
+    int64_t end = tbbt_now_ns();
     st->wall_s = (double)(end - e->t0) / 1e9;
     st->cpu_s = cpu_s() - c0;
     iso_now(st->ended, sizeof(st->ended));

@@ -130,10 +130,7 @@ static void touch_put(struct touch *t, uint64_t key, uint8_t kind) {
  * directory's mixed ID. Two pairs with one hash conflict, which at worst
  * holds a record that need not wait. */
 static uint64_t name_key(tbbt_id dir, const char *name, uint32_t len) {
-    uint64_t h = tbbt_htab_mix(dir) ^ 0xcbf29ce484222325ULL;
-    for (uint32_t k = 0; k < len; k++)
-        h = (h ^ (uint8_t)name[k]) * 0x100000001b3ULL;
-    return h;
+    return tbbt_htab_fnv1a(name, len, tbbt_htab_mix(dir) ^ TBBT_HTAB_FNV1A_BASIS);
 }
 
 /* Sets t's summary bits from its keys (after touch_put: a kind may grow

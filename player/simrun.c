@@ -14,6 +14,7 @@
 #include "hist.h"
 #include "recfile.h"
 #include "rectext.h"
+#include "clock.h"
 #include "usage.h"
 
 static const uint32_t default_windows[] = {100, 200, 500, 1000, 2000, 5000, 10000};
@@ -281,12 +282,6 @@ static double cpu_now(void) {
            ru.ru_stime.tv_usec / 1e6;
 }
 
-static double wall_now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + t.tv_nsec / 1e9;
-}
-
 int tbbt_simrun_main(int argc, char **argv, const struct tbbt_simrun_args *a) {
     if (argc != 2) usage(argc < 2 ? "no TRACE.tbbt given" : "--simulate takes TRACE.tbbt only (no server)");
     struct run *u = g_new0(struct run, 1);
@@ -294,11 +289,11 @@ int tbbt_simrun_main(int argc, char **argv, const struct tbbt_simrun_args *a) {
     int64_t dflt;
     int rc = check(u, a, &dflt);
     char err[600] = "";
-    double c0 = cpu_now(), w0 = wall_now();
+    double c0 = cpu_now(), w0 = tbbt_now_s();
     uint64_t limit = a->limit > 0 ? (uint64_t)a->limit : UINT64_MAX;
     if (rc == 0 && dflt < 0 && trace_latency(u, dflt, limit, err, sizeof(err)) < 0) rc = 1;
     if (rc == 0 && simulate(u, limit, err, sizeof(err)) < 0) rc = 1;
-    u->cpu_s = cpu_now() - c0, u->wall_s = wall_now() - w0;
+    u->cpu_s = cpu_now() - c0, u->wall_s = tbbt_now_s() - w0;
     if (rc == 1) fprintf(stderr, "tbbt-play: %s\n", err);
     if (rc == 0 && !a->quiet) report(u, stdout);
     if (rc == 0 && a->json) {

@@ -129,22 +129,13 @@ void tbbt_pass1_opts_default(struct tbbt_pass1_opts *o) {
     o->max_pending_bytes = (size_t)256 << 20;
 }
 
-/* A 64-bit finaliser (murmur3's): spreads every input bit over the word. */
-static inline uint64_t mix64(uint64_t h) {
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ULL;
-    return h ^ (h >> 33);
-}
-
 /* Hashes an endpoint a word at a time: this runs several times per call,
  * so it must not walk the address byte by byte. */
 static inline uint64_t ep_hash64(const struct tbbt_endpoint *e) {
     uint64_t a, b;
     memcpy(&a, e->addr, 8);
     memcpy(&b, e->addr + 8, 8);
-    return mix64(a ^ mix64(b ^ ((uint64_t)e->port << 8 | e->family)));
+    return tbbt_htab_mix(a ^ tbbt_htab_mix(b ^ ((uint64_t)e->port << 8 | e->family)));
 }
 
 static guint ep_hash(const struct tbbt_endpoint *e) {

@@ -30,6 +30,7 @@
 #include "opttab.h"
 #include "usage.h"
 #include "version.h"
+#include "clock.h"
 #include "workspace.h"
 
 #define TOOL "tbbt-prep"
@@ -180,12 +181,6 @@ static int write_map(struct prep *p, struct tbbt_pass1 *p1, const char *in, cons
     int rc = tbbt_pass3_write_map(p->p3, path, comment, p->err, sizeof(p->err));
     g_free(b1), g_free(b2), g_free(comment);
     return rc;
-}
-
-static double now_s(clockid_t clk) {
-    struct timespec ts;
-    clock_gettime(clk, &ts);
-    return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* Formats an endpoint as the text form does. */
@@ -508,10 +503,10 @@ int main(int argc, char **argv) {
         return finish(&p, outpath, mappath, meta, 1);
     }
     setup_passes(&p);
-    double w0 = now_s(CLOCK_MONOTONIC), c0 = now_s(CLOCK_PROCESS_CPUTIME_ID);
+    double w0 = tbbt_now_s(), c0 = tbbt_clock_s(CLOCK_PROCESS_CPUTIME_ID);
     int rc = run_input(&p);
     if (rc == 0 && p.p3) rc = write_map(&p, p.p1, in, outpath, mappath);
-    double wall = now_s(CLOCK_MONOTONIC) - w0, cpu = now_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+    double wall = tbbt_now_s() - w0, cpu = tbbt_clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
     if (rc != 0) {
         fprintf(stderr, "tbbt-prep: %s\n", p.err);
         tbbt_recw_abort(p.w);

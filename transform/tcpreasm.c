@@ -7,6 +7,7 @@
 #include <glib.h>
 
 #include "htab.h"
+#include "rng.h"
 
 enum { ST_HUNT, ST_MARK, ST_BODY };
 
@@ -146,22 +147,13 @@ int tbbt_rpc_plausible(const uint8_t *p, size_t n, int strict) {
     return 0;
 }
 
-/* Mixes 64 bits (splitmix64 finaliser). */
-static inline uint64_t mix(uint64_t x) {
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ULL;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
-
 /* Hashes the 40 bytes of a flow key: one multiply per word, one final
  * mix (it runs once per segment). */
 static uint64_t key_hash64(const struct flowkey *k) {
     uint64_t w[5];
     memcpy(w, k, sizeof w);
-    return mix(w[0] ^ w[1] * 0x9e3779b97f4a7c15ULL ^ w[2] * 0xc2b2ae3d27d4eb4fULL ^
-               w[3] * 0x165667b19e3779f9ULL ^ w[4] * 0x27d4eb2f165667c5ULL);
+    return tbbt_rng_mix(w[0] ^ w[1] * TBBT_RNG_GOLDEN ^ w[2] * 0xc2b2ae3d27d4eb4fULL ^
+                        w[3] * 0x165667b19e3779f9ULL ^ w[4] * 0x27d4eb2f165667c5ULL);
 }
 
 /* GHashTable hash of a flow key. */

@@ -41,10 +41,12 @@
 #include <nfsc/libnfs-raw-nfs.h>
 
 #include "outfile.h"
+#include "clock.h"
 #include "manifest.h"
 #include "nfsconn.h"
 #include "nfsenc.h"
 #include "recfile.h"
+#include "rng.h"
 
 #define AP_MAX_CONN 64
 #define AP_NAME (TBBT_ENC_NAME_MAX + 1)
@@ -97,7 +99,7 @@ struct ap_call {
     int has_ck;
     uint8_t op;
     int32_t traced; /* the trace's status, -1 none */
-    double sent_at; /* mono_s() when it was queued */
+    double sent_at; /* tbbt_now_s() when it was queued */
 };
 
 /* One connection and the credentials it sends now. */
@@ -116,19 +118,13 @@ struct ap {
     GHashTable *cookies;     /* struct ap_ckey -> struct ap_cval */
     struct ap_call *calls, *free_calls;
     uint64_t inflight;
-    double now;         /* mono_s() after the poll whose replies are being handled */
+    double now;         /* tbbt_now_s() after the poll whose replies are being handled */
     double out_area;    /* sum over calls of the seconds each was out: time-weighted outstanding x wall */
     double out_at_send; /* sum over calls of the calls out just after each went, itself counted */
     uint64_t records, sent, replies, matched, mismatched, skipped, stalls, rpc_errors;
     char *payload;
     char err[512];
 };
-
-static double mono_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 static double cpu_s(void) {
     struct rusage ru;
@@ -508,7 +504,7 @@ static int issue(struct ap *a, const struct tbbt_rec *r) {
         g_hash_table_insert(a->pending, g_memdup2(&k->newobj, sizeof(k->newobj)), (gpointer)(p + 1));
     }
     a->inflight++, a->sent++;
-    k->sent_at = mono_s();
+    k->sent_at = tbbt_now_s();
     a->out_at_send += (double)a->inflight;
     return 1;
 }
@@ -524,7 +520,7 @@ static int service(struct ap *a) {
         snprintf(a->err, sizeof(a->err), "poll: %s", strerror(errno));
         return -1;
     }
-    a->now = mono_s(); /* the replies this pass reads came by now */
+    a->now = tbbt_now_s(); /* the replies this pass reads came by now */
     for (int i = 0; i < a->nconn; i++)
         if (p[i].revents && rpc_service(a->conn[i].rpc, p[i].revents) < 0) {
             snprintf(a->err, sizeof(a->err), "connection %d: %s", i, rpc_get_error(a->conn[i].rpc));
@@ -540,7 +536,7 @@ static int run(struct ap *a, struct tbbt_recreader *rd, double *wall) {
     tbbt_rec_init(&r);
     uint64_t limit = cli.limit > 0 ? (uint64_t)cli.limit : UINT64_MAX;
     int have = 0, rc = 0;
-    double t0 = 0, last_reply = mono_s();
+    double t0 = 0, last_reply = tbbt_now_s();
     for (;;) {
         if (!have && a->records < limit) {
             int k = tbbt_recr_next(rd, &r);
@@ -550,7 +546,7 @@ static int run(struct ap *a, struct tbbt_recreader *rd, double *wall) {
                 break;
             }
             have = k, a->records += (uint64_t)k;
-            if (have && !t0) t0 = mono_s();
+            if (have && !t0) t0 = tbbt_now_s();
         }
         if (have && a->inflight < (uint64_t)cli.depth) {
             int k = issue(a, &r);
@@ -570,7 +566,7 @@ static int run(struct ap *a, struct tbbt_recreader *rd, double *wall) {
             rc = -1;
             break;
         }
-        double now = mono_s();
+        double now = tbbt_now_s();
         if (a->replies != before) last_reply = now;
         if (a->inflight && now - last_reply > cli.timeout) {
             snprintf(a->err, sizeof(a->err), "no reply in %d s (%llu in flight)", cli.timeout,
@@ -579,7 +575,7 @@ static int run(struct ap *a, struct tbbt_recreader *rd, double *wall) {
             break;
         }
     }
-    *wall = t0 ? mono_s() - t0 : 0;
+    *wall = t0 ? tbbt_now_s() - t0 : 0;
     tbbt_rec_free(&r);
     return rc;
 }
@@ -628,7 +624,7 @@ static void setup(struct ap *a) {
     a->payload = g_malloc(AP_PAYLOAD);
     uint64_t x = 0x9e3779b97f4a7c15ull;
     for (uint32_t i = 0; i < AP_PAYLOAD; i += 8) { /* incompressible, as the player's */
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        tbbt_xorshift64(&x);
         memcpy(a->payload + i, &x, 8);
     }
 }

@@ -35,9 +35,11 @@
 #include <nfsc/libnfs-raw-nfs.h>
 
 #include "outfile.h"
+#include "clock.h"
 #include "fsmodel.h"
 #include "hmap.h"
 #include "nfsconn.h"
+#include "rng.h"
 
 #define PC_MAX_WRITE (1u << 20) /* tbbt-init's cap on wtmax */
 
@@ -85,13 +87,6 @@ struct pc_reply {
     uint32_t wtmax;
 };
 
-/* Monotonic seconds. */
-static double mono(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 /* A usage error: one line, exit 2. */
 static void usage(const char *what) {
     fprintf(stderr, "tbbt-plaincopy: %s (try --help)\n", what);
@@ -130,7 +125,7 @@ static sattr3 sattr(const struct tbbt_hm_entry *e, uint32_t def) {
  * "most" calls are in flight (done NULL): 0, or -1 with pc->err on a broken
  * connection or a silence of --timeout seconds. */
 static int pc_wait(struct pc *pc, const int *done, int most) {
-    double last = mono();
+    double last = tbbt_now_s();
     while (done ? !*done : pc->inflight > most) {
         struct pollfd p = {.fd = rpc_get_fd(pc->rpc), .events = (short)rpc_which_events(pc->rpc)};
         if (poll(&p, 1, 100) < 0 && errno != EINTR) {
@@ -142,8 +137,8 @@ static int pc_wait(struct pc *pc, const int *done, int most) {
             snprintf(pc->err, sizeof(pc->err), "connection: %s", rpc_get_error(pc->rpc));
             return -1;
         }
-        if (pc->inflight != before) last = mono();
-        if (mono() - last > cli.timeout) {
+        if (pc->inflight != before) last = tbbt_now_s();
+        if (tbbt_now_s() - last > cli.timeout) {
             snprintf(pc->err, sizeof(pc->err), "no reply for %d s", cli.timeout);
             return -1;
         }
@@ -377,10 +372,7 @@ static void pc_payload(struct pc *pc) {
     uint64_t s = (uint64_t)cli.seed;
     pc->payload = g_malloc(pc->wmax + 8);
     for (uint32_t i = 0; i < pc->wmax; i += 8) {
-        uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        z ^= z >> 31;
+        uint64_t z = tbbt_splitmix64(&s);
         memcpy(pc->payload + i, &z, 8);
     }
 }
@@ -399,11 +391,11 @@ static int pc_run(const struct tbbt_nfs_server *srv, struct pc *pc, double *secs
     if (pc_finish(pc, rpc_nfs3_fsinfo_async(pc->rpc, cb_fsinfo, &fa, &r), &r, ".", "FSINFO") < 0) return -1;
     pc->wmax = r.wtmax && r.wtmax < PC_MAX_WRITE ? r.wtmax : PC_MAX_WRITE;
     pc_payload(pc);
-    double t0 = mono();
+    double t0 = tbbt_now_s();
     if (pc_mkdir(pc, &root, cli.dir, NULL, cli.dir, &top) < 0) return -1;
     pc->dirs--; /* DIR itself is not part of the image */
     int rc = pc_copy(pc, &top);
-    *secs = mono() - t0;
+    *secs = tbbt_now_s() - t0;
     return rc;
 }
 

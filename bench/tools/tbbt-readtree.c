@@ -30,6 +30,7 @@
 #include <nfsc/libnfs-raw-nfs.h>
 
 #include "outfile.h"
+#include "clock.h"
 #include "nfsconn.h"
 
 #define RT_MAX_READ (1u << 20)
@@ -87,13 +88,6 @@ struct rt_reply {
     uint32_t rtmax;
 };
 
-/* Monotonic seconds. */
-static double mono(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 /* A usage error: one line, exit 2. */
 static void usage(const char *what) {
     fprintf(stderr, "tbbt-readtree: %s (try --help)\n", what);
@@ -120,7 +114,7 @@ static int copy_fh(const nfs_fh3 *h, struct tbbt_fh *fh) {
  * flight: 0, or -1 with rt->err on a broken connection or a silence of
  * --timeout seconds. */
 static int rt_wait(struct rt *rt, const int *done, int most) {
-    double last = mono();
+    double last = tbbt_now_s();
     while (done ? !*done : rt->inflight > most) {
         struct pollfd p = {.fd = rpc_get_fd(rt->rpc), .events = (short)rpc_which_events(rt->rpc)};
         if (poll(&p, 1, 100) < 0 && errno != EINTR) {
@@ -132,8 +126,8 @@ static int rt_wait(struct rt *rt, const int *done, int most) {
             snprintf(rt->err, sizeof(rt->err), "%s: connection: %s", rt->path, rpc_get_error(rt->rpc));
             return -1;
         }
-        if (rt->inflight != before) last = mono();
-        if (mono() - last > cli.timeout) {
+        if (rt->inflight != before) last = tbbt_now_s();
+        if (tbbt_now_s() - last > cli.timeout) {
             snprintf(rt->err, sizeof(rt->err), "%s: no reply for %d s", rt->path, cli.timeout);
             return -1;
         }
@@ -325,10 +319,10 @@ static int rt_run(const struct tbbt_nfs_server *srv, struct rt *rt, double *secs
     struct rt_reply r = {.rt = rt};
     if (rt_finish(rt, rpc_nfs3_fsinfo_async(rt->rpc, cb_fsinfo, &fa, &r), &r, ".", "FSINFO") < 0) return -1;
     rt->rmax = r.rtmax && r.rtmax < RT_MAX_READ ? r.rtmax : RT_MAX_READ;
-    double t0 = mono();
+    double t0 = tbbt_now_s();
     int rc = rt_descend(rt, &root, &top);
     if (rc == 0) rc = rt_walk(rt, &top, cli.dir ? cli.dir : ".");
-    *secs = mono() - t0;
+    *secs = tbbt_now_s() - t0;
     return rc;
 }
 

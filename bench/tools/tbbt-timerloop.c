@@ -34,6 +34,7 @@
 
 #include "outfile.h"
 #include "hist.h"
+#include "clock.h"
 
 struct tl_opts {
     gdouble rate, duration;
@@ -51,12 +52,6 @@ static GOptionEntry tl_entries[] = {
     {"json", 'j', 0, G_OPTION_ARG_FILENAME, &opt.json, "Write the figures as one JSON document", "FILE"},
     {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
-static int64_t now_ns(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
 /* player/engine.c's sleep_for: a futex wait on a word that says "asleep"
  * for ns (at most 50 ms; ns < 0: 50 ms). */
 static void sleep_for(int *word, int64_t ns) {
@@ -73,7 +68,7 @@ static void run_player(int64_t t0, double period, uint64_t n, struct tbbt_hist *
     int word = 0;
     uint64_t i = 0;
     while (i < n) {
-        int64_t now = now_ns();
+        int64_t now = tbbt_now_ns();
         int64_t due = t0 + (int64_t)((double)i * period);
         if (due <= now) { /* dispatch: every deadline passed is "sent" now */
             tbbt_hist_add(h, (uint64_t)(now - due));
@@ -92,7 +87,7 @@ static void run_nanosleep(int64_t t0, double period, uint64_t n, struct tbbt_his
         struct timespec ts = {.tv_sec = due / 1000000000, .tv_nsec = due % 1000000000};
         while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
             ;
-        int64_t now = now_ns();
+        int64_t now = tbbt_now_ns();
         tbbt_hist_add(h, (uint64_t)(now > due ? now - due : 0));
     }
 }
@@ -122,12 +117,12 @@ int main(int argc, char **argv) {
     double period = 1e9 / opt.rate;
     uint64_t n = (uint64_t)(opt.duration * opt.rate);
     double c0 = cpu_s();
-    int64_t t0 = now_ns() + 20000000;
+    int64_t t0 = tbbt_now_ns() + 20000000;
     if (!strcmp(method, "player"))
         run_player(t0, period, n, &h);
     else
         run_nanosleep(t0, period, n, &h);
-    double wall = (double)(now_ns() - t0) / 1e9, cpu = cpu_s() - c0;
+    double wall = (double)(tbbt_now_ns() - t0) / 1e9, cpu = cpu_s() - c0;
     printf("tbbt-timerloop: %s, %.0f/s, %llu deadlines, lateness p50 %.1f us, p99 %.1f us, max %.1f us; "
            "CPU %.3f s of %.3f s\n",
            method, opt.rate, (unsigned long long)h.n, tbbt_hist_quantile(&h, 0.5) / 1e3,

@@ -34,6 +34,7 @@
 #include <glib.h>
 
 #include "outfile.h"
+#include "clock.h"
 
 struct wc_opts {
     gint round_trips;
@@ -107,12 +108,6 @@ static double cpu_s(long *vcsw) {
            r.ru_stime.tv_usec / 1e6;
 }
 
-static double wall_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + t.tv_nsec / 1e9;
-}
-
 /* Passes the turn n times each way, this thread on cpu a, its partner on
  * cpu b. Returns 0, or -1 (errno set) when a thread cannot be pinned or
  * started. The partner is pinned before the first hand-off counted, so
@@ -130,7 +125,7 @@ static int measure(int a, int b, int n, struct wc_fig *f) {
     give(1);  /* pin yourself, */
     await(0); /* and say when */
     long v0, v1;
-    double c0 = cpu_s(&v0), w0 = wall_s();
+    double c0 = cpu_s(&v0), w0 = tbbt_now_s();
     for (int i = 0; p.pin_rc == 0 && i < n; i++) {
         give(1);
         await(0);
@@ -140,7 +135,7 @@ static int measure(int a, int b, int n, struct wc_fig *f) {
         errno = p.pin_rc;
         return -1;
     }
-    double c1 = cpu_s(&v1), w1 = wall_s();
+    double c1 = cpu_s(&v1), w1 = tbbt_now_s();
     f->handoffs = 2L * n;
     f->wall_us = (w1 - w0) * 1e6 / (double)f->handoffs;
     f->cpu_us = (c1 - c0) * 1e6 / (double)f->handoffs;

@@ -39,144 +39,47 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include <glib.h>
 #include <nfsc/libnfs.h>
+
+#include "opttab.h"
+#include "usage.h"
 
 #define NS_MAX_ARGS 4
 #define NS_CHUNK 65536
 
-/* ---- options: declared once, in a table ---------------------------------- */
+/* ---- options: declared once, in a table (lib/opttab.h) ------------------- */
+
+#define TOOL "tbbt-nfsscript"
+#define SYNOPSIS "tbbt-nfsscript [options] nfs://HOST/EXPORT?nfsport=N&mountport=M [SCRIPT|-]"
 
 struct ns_opts {
-    long uid, gid, timeout, quiet, dircache;
+    gint uid, gid, timeout;
+    gboolean quiet, dircache;
     const char *url, *script;
 };
 
-enum ns_opt_type { NS_INT, NS_FLAG };
+static struct ns_opts opt;
 
-struct ns_option {
-    const char *name;
-    enum ns_opt_type type;
-    size_t off;
-    const char *def;
-    long min, max;
-    const char *help;
-};
+static const struct tbbt_opt ns_options[] = {
+    {"uid", 0, TBBT_OPT_INT, &opt.uid, "N", "0", 0, 0x7fffffff, .help = "AUTH_SYS uid of every call"},
+    {"gid", 0, TBBT_OPT_INT, &opt.gid, "N", "0", 0, 0x7fffffff, .help = "AUTH_SYS gid of every call"},
+    {"timeout", 0, TBBT_OPT_INT, &opt.timeout, "N", "30000", 100, 3600000,
+     .help = "milliseconds to wait for a reply"},
+    {"dircache", 0, TBBT_OPT_FLAG, &opt.dircache,
+     .help = "let libnfs cache directory listings (off: every path is looked up on the wire)"},
+    {"quiet", 0, TBBT_OPT_FLAG, &opt.quiet, .help = "print nothing but errors"},
+    TBBT_OPT_END};
 
-static const struct ns_option ns_options[] = {
-    {"uid", NS_INT, offsetof(struct ns_opts, uid), "0", 0, 0x7fffffffL, "AUTH_SYS uid of every call"},
-    {"gid", NS_INT, offsetof(struct ns_opts, gid), "0", 0, 0x7fffffffL, "AUTH_SYS gid of every call"},
-    {"timeout", NS_INT, offsetof(struct ns_opts, timeout), "30000", 100, 3600000,
-     "milliseconds to wait for a reply"},
-    {"dircache", NS_FLAG, offsetof(struct ns_opts, dircache), "0", 0, 1,
-     "let libnfs cache directory listings (off: every path is looked up on the wire)"},
-    {"quiet", NS_FLAG, offsetof(struct ns_opts, quiet), "0", 0, 1, "print nothing but errors"},
-};
-#define NS_NOPTIONS (sizeof(ns_options) / sizeof(ns_options[0]))
-
-/* Checks the option table (names unique, defaults within bounds); aborts
- * on a programming error. */
-static void ns_check_table(void) {
-    for (size_t i = 0; i < NS_NOPTIONS; i++) {
-        long d = strtol(ns_options[i].def, NULL, 0);
-        if (d < ns_options[i].min || d > ns_options[i].max) abort();
-        for (size_t j = i + 1; j < NS_NOPTIONS; j++)
-            if (strcmp(ns_options[i].name, ns_options[j].name) == 0) abort();
-    }
-}
-
-/* Prints --help from the option table and the command list to f. */
-static void ns_usage(FILE *f) {
-    fprintf(f, "usage: tbbt-nfsscript [options] nfs://HOST/EXPORT?nfsport=N&mountport=M [SCRIPT|-]\n");
-    for (size_t i = 0; i < NS_NOPTIONS; i++) {
-        const struct ns_option *o = &ns_options[i];
-        fprintf(f, "  --%-9s %-2s %s (default %s)\n", o->name, o->type == NS_INT ? "N" : "", o->help, o->def);
-    }
-    fprintf(f, "commands (one a line; a leading '-' lets the line fail):\n"
-               "  stat PATH | read PATH | write PATH OFFSET COUNT | append PATH COUNT\n"
-               "  create PATH [MODE] | mkdir PATH [MODE] | rmdir PATH | remove PATH\n"
-               "  rename FROM TO | link EXISTING NEW | symlink TARGET PATH | readlink PATH\n"
-               "  ls PATH | truncate PATH SIZE | chmod PATH MODE | sleep MS\n");
-}
-
-/* Stores text as the value of option o in opts. Returns 0, or -1 with a
- * message in err when the value is not a number or is out of bounds. */
-static int ns_opt_set(struct ns_opts *opts, const struct ns_option *o, const char *text, char *err,
-                      size_t errlen) {
-    char *end;
-    errno = 0;
-    long v = strtol(text, &end, 0);
-    if (errno || *text == '\0' || *end != '\0' || v < o->min || v > o->max) {
-        snprintf(err, errlen, "--%s: '%s' is not a number in %ld..%ld", o->name, text, o->min, o->max);
-        return -1;
-    }
-    *(long *)((char *)opts + o->off) = v;
-    return 0;
-}
-
-/* The option named by the nlen bytes at name, or NULL. */
-static const struct ns_option *ns_find_option(const char *name, size_t nlen) {
-    for (size_t i = 0; i < NS_NOPTIONS; i++)
-        if (strlen(ns_options[i].name) == nlen && strncmp(ns_options[i].name, name, nlen) == 0)
-            return &ns_options[i];
-    return NULL;
-}
-
-/* Stores a positional argument (URL, then script). Returns 0 or -1. */
-static int ns_positional(struct ns_opts *opts, const char *arg, char *err, size_t errlen) {
-    if (!opts->url)
-        opts->url = arg;
-    else if (!opts->script)
-        opts->script = arg;
-    else {
-        snprintf(err, errlen, "unexpected argument '%s'", arg);
-        return -1;
-    }
-    return 0;
-}
-
-/* Parses argv into opts (defaults first). Returns 0, 1 for --help, or -1
- * with a message in err (unknown option, with a "did you mean" when close). */
-static int ns_parse(int argc, char **argv, struct ns_opts *opts, char *err, size_t errlen) {
-    memset(opts, 0, sizeof(*opts));
-    for (size_t i = 0; i < NS_NOPTIONS; i++)
-        if (ns_opt_set(opts, &ns_options[i], ns_options[i].def, err, errlen) < 0) return -1;
-    for (int a = 1; a < argc; a++) {
-        const char *arg = argv[a];
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) return 1;
-        if (strncmp(arg, "--", 2) != 0 || strcmp(arg, "-") == 0) {
-            if (ns_positional(opts, arg, err, errlen) < 0) return -1;
-            continue;
-        }
-        const char *name = arg + 2, *eq = strchr(name, '=');
-        size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
-        const struct ns_option *o = ns_find_option(name, nlen);
-        if (!o) {
-            const char *hint = "";
-            for (size_t i = 0; i < NS_NOPTIONS; i++)
-                if (nlen >= 2 && strncmp(ns_options[i].name, name, 2) == 0) hint = ns_options[i].name;
-            snprintf(err, errlen, "unknown option '%s'%s%s%s", arg, *hint ? " (did you mean --" : "", hint,
-                     *hint ? "?)" : "");
-            return -1;
-        }
-        const char *val = "1";
-        if (o->type != NS_FLAG) {
-            if (eq)
-                val = eq + 1;
-            else if (a + 1 < argc)
-                val = argv[++a];
-            else {
-                snprintf(err, errlen, "--%s needs a value", o->name);
-                return -1;
-            }
-        }
-        if (ns_opt_set(opts, o, val, err, errlen) < 0) return -1;
-    }
-    if (!opts->url) {
-        snprintf(err, errlen, "no server URL given");
-        return -1;
-    }
-    return 0;
-}
+static const struct tbbt_cmd ns_cmd = {
+    TOOL, SYNOPSIS, "URL [SCRIPT|-] - run a script of NFSv3 calls with a real client",
+    "Commands (one a line; a leading '-' lets the line fail):\n"
+    "  stat PATH | read PATH | write PATH OFFSET COUNT | append PATH COUNT\n"
+    "  create PATH [MODE] | mkdir PATH [MODE] | rmdir PATH | remove PATH\n"
+    "  rename FROM TO | link EXISTING NEW | symlink TARGET PATH | readlink PATH\n"
+    "  ls PATH | truncate PATH SIZE | chmod PATH MODE | sleep MS\n"
+    "Exit: 0 every command done, 1 a command or the mount failed, 2 usage.",
+    ns_options};
 
 /* ---- script lines --------------------------------------------------------- */
 
@@ -608,18 +511,11 @@ static struct nfs_context *ns_connect(const struct ns_opts *opts) {
 }
 
 int main(int argc, char **argv) {
-    ns_check_table();
-    struct ns_opts opts;
-    char err[512];
-    int p = ns_parse(argc, argv, &opts, err, sizeof(err));
-    if (p == 1) {
-        ns_usage(stdout);
-        return 0;
-    }
-    if (p < 0) {
-        fprintf(stderr, "tbbt-nfsscript: %s (--help for usage)\n", err);
-        return 2;
-    }
+    tbbt_opt_parse(&ns_cmd, &argc, &argv);
+    if (argc < 2) tbbt_usage_error(TOOL, SYNOPSIS, "no server URL given");
+    if (argc > 3) tbbt_usage_error(TOOL, SYNOPSIS, "unexpected argument '%s'", argv[3]);
+    opt.url = argv[1], opt.script = argc > 2 ? argv[2] : NULL;
+    const struct ns_opts opts = opt;
     const char *name = opts.script && strcmp(opts.script, "-") != 0 ? opts.script : "-";
     FILE *f = strcmp(name, "-") == 0 ? stdin : fopen(name, "r");
     if (!f) {

@@ -55,6 +55,8 @@
 #include <glib.h>
 
 #include "nfsdec.h"
+#include "recmark.h"
+#include "clock.h"
 #include "tbbt_nfs.h"
 
 #define NS_PROG_NFS 100003u
@@ -93,8 +95,7 @@ struct ns_conn {
     int fd;
     uint8_t *in;
     size_t inlen, incap;
-    uint8_t *msg;
-    size_t msglen, msgcap;
+    struct tbbt_recmark rm;
     uint8_t *out;
     size_t outoff, outlen, outcap;
     int want_out; /* EPOLLOUT registered */
@@ -116,8 +117,7 @@ static int delay_proc = -1; /* NFSv3 procedure number, -1: none */
 static GQueue held_q;       /* struct ns_held, by due time (one delay: arrival order) */
 static GHashTable *gone;    /* --names: (dir handle, name) keys removed, GBytes */
 static FILE *logf;          /* --log */
-static double t0;           /* mono_s() at start, for the log */
-static double mono_s(void);
+static double t0;           /* tbbt_now_s() at start, for the log */
 
 /* SIGINT, SIGTERM: leave the loop. */
 static void on_signal(int sig) {
@@ -210,7 +210,7 @@ static const char *proc_name(uint32_t proc) {
 
 /* --log: one line, "SECONDS EVENT XID PROC". */
 static void log_event(const char *event, uint32_t xid, uint32_t proc) {
-    if (logf) fprintf(logf, "%.6f %s %08x %s\n", mono_s() - t0, event, xid, proc_name(proc));
+    if (logf) fprintf(logf, "%.6f %s %08x %s\n", tbbt_now_s() - t0, event, xid, proc_name(proc));
 }
 
 /* --names: what a reply that goes does to the names. A REMOVE's or
@@ -378,7 +378,7 @@ static int results(XDR *x, uint32_t proc, const uint8_t *a, size_t n) {
 /* --delay-proc: keeps the call message m[0..n) to run at now + delay. */
 static void hold(struct ns_conn *c, const uint8_t *m, size_t n, const struct tbbt_rpc_hdr *h) {
     struct ns_held *e = g_new(struct ns_held, 1);
-    *e = (struct ns_held){c, mono_s() + opt.delay_ms / 1000.0, g_memdup2(m, n), n, *h};
+    *e = (struct ns_held){c, tbbt_now_s() + opt.delay_ms / 1000.0, g_memdup2(m, n), n, *h};
     g_queue_push_tail(&held_q, e);
 }
 
@@ -414,8 +414,7 @@ static void run_call(struct ns_conn *c, const uint8_t *m, size_t n, struct tbbt_
     }
     uint32_t len = xdr_getpos(&x);
     xdr_destroy(&x);
-    uint32_t mark = htonl(0x80000000u | len);
-    memcpy(base, &mark, 4);
+    tbbt_recmark_put(base, len);
     GBytes *key = NULL; /* --names: the name a reply to this call makes or removes */
     if (gone && accept == 0 &&
         (h.proc == 8 || h.proc == 9 || h.proc == 10 || h.proc == 11 || h.proc == 12 || h.proc == 13))
@@ -439,33 +438,19 @@ static void answer(struct ns_conn *c, const uint8_t *m, size_t n) {
         run_call(c, m, n, h);
 }
 
+/* answer() as lib/recmark.h's callback. */
+static void answer_cb(void *c, const uint8_t *m, size_t n) {
+    answer(c, m, n);
+}
+
 /* Consumes the whole fragments in c->in, answering every complete
  * message. Returns 0, or -1 on a message too large. */
 static int consume(struct ns_conn *c) {
-    size_t off = 0;
-    while (c->inlen - off >= 4) {
-        uint32_t mark;
-        memcpy(&mark, c->in + off, 4);
-        mark = ntohl(mark);
-        size_t flen = mark & 0x7fffffffu;
-        if (flen > NS_MAX_MSG || c->msglen + flen > NS_MAX_MSG) return -1;
-        if (c->inlen - off - 4 < flen) break;
-        const uint8_t *frag = c->in + off + 4;
-        off += 4 + flen;
-        if ((mark & 0x80000000u) && !c->msglen) { /* the usual case: one fragment, no copy */
-            answer(c, frag, flen);
-            continue;
-        }
-        grow(&c->msg, &c->msgcap, c->msglen + flen);
-        memcpy(c->msg + c->msglen, frag, flen);
-        c->msglen += flen;
-        if (mark & 0x80000000u) {
-            answer(c, c->msg, c->msglen);
-            c->msglen = 0;
-        }
-    }
-    memmove(c->in, c->in + off, c->inlen - off);
-    c->inlen -= off;
+    size_t flen;
+    ssize_t off = tbbt_recmark_consume(&c->rm, c->in, c->inlen, NS_MAX_MSG, answer_cb, c, &flen);
+    if (off < 0) return -1;
+    memmove(c->in, c->in + off, c->inlen - (size_t)off);
+    c->inlen -= (size_t)off;
     return 0;
 }
 
@@ -501,7 +486,8 @@ static void drop(struct ns_conn *c) {
         g_queue_delete_link(&held_q, l);
     }
     close(c->fd);
-    g_free(c->in), g_free(c->msg), g_free(c->out), g_free(c);
+    tbbt_recmark_free(&c->rm);
+    g_free(c->in), g_free(c->out), g_free(c);
 }
 
 /* Serves readable/writable events on c. Returns 0, or -1 when it is to
@@ -557,19 +543,12 @@ static void accept_all(int ep, int lfd) {
     }
 }
 
-/* The monotonic clock, seconds. */
-static double mono_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 /* Runs the held calls that are due (now or before), in the order they
  * were held: each reply is put to its connection's output, logged,
  * applied to the names, and written. A connection that breaks is
  * dropped. */
 static void release_due(int ep) {
-    double now = mono_s();
+    double now = tbbt_now_s();
     struct ns_held *e;
     while ((e = g_queue_peek_head(&held_q)) && e->due <= now) {
         g_queue_pop_head(&held_q);
@@ -590,7 +569,7 @@ static void release_due(int ep) {
 static int wait_ms(void) {
     struct ns_held *e = g_queue_peek_head(&held_q);
     if (!e) return 100;
-    double ms = (e->due - mono_s()) * 1000.0 + 1;
+    double ms = (e->due - tbbt_now_s()) * 1000.0 + 1;
     return ms <= 0 ? 0 : ms >= 100 ? 100 : (int)ms;
 }
 
@@ -627,7 +606,7 @@ int main(int argc, char **argv) {
     int ok = g_option_context_parse(ctx, &argc, &argv, &ge);
     g_option_context_free(ctx);
     char err[256] = "no arguments";
-    t0 = mono_s();
+    t0 = tbbt_now_s();
     if (!ok || argc != 1 || setup_opts(err, sizeof(err)) < 0) {
         fprintf(stderr, "tbbt-nullserver: %s (try --help)\n", ge ? ge->message : err);
         return 2;
@@ -645,9 +624,9 @@ int main(int argc, char **argv) {
     int ep = epoll_create1(EPOLL_CLOEXEC);
     struct epoll_event le = {.events = EPOLLIN, .data.ptr = NULL};
     epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &le);
-    double end = opt.seconds > 0 ? mono_s() + opt.seconds : 0;
+    double end = opt.seconds > 0 ? tbbt_now_s() + opt.seconds : 0;
     struct epoll_event evs[64];
-    while (!stop && (!end || mono_s() < end)) {
+    while (!stop && (!end || tbbt_now_s() < end)) {
         int n = epoll_wait(ep, evs, 64, wait_ms());
         for (int i = 0; i < n; i++) {
             struct ns_conn *c = evs[i].data.ptr;

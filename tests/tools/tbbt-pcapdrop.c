@@ -37,6 +37,8 @@
 #include <pcap/pcap.h>
 
 #include "linklayer.h"
+#include "htab.h"
+#include "rng.h"
 
 #define PD_MAX_PORTS 16
 #define PD_MAXSNAP 262144 /* libpcap's MAXIMUM_SNAPLEN, tcpdump's default */
@@ -295,10 +297,7 @@ enum { PD_S_BURST = 0x6275, PD_S_FRAG = 0x6672, PD_S_MID = 0x6d69 };
 
 /* Returns a well-mixed 64-bit hash of (seed, i): splitmix64 of their sum. */
 static uint64_t pd_mix(uint64_t seed, uint64_t i) {
-    uint64_t z = seed * 0x9e3779b97f4a7c15ull + i * 0xd1b54a32d192ed03ull + 0x632be59bd9b4e019ull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
+    return tbbt_rng_mix(seed * TBBT_RNG_GOLDEN + i * 0xd1b54a32d192ed03ull + 0x632be59bd9b4e019ull);
 }
 
 /* Returns 1 when the choice for (seed, i) falls in the share percent (0..100):
@@ -644,10 +643,7 @@ struct pd_map {
 
 /* Returns the FNV-1a hash of k. */
 static uint64_t pd_hash(const struct pd_key *k) {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < sizeof(k->b); i++)
-        h = (h ^ k->b[i]) * 0x100000001b3ull;
-    return h;
+    return tbbt_htab_fnv1a(k->b, sizeof(k->b), TBBT_HTAB_FNV1A_BASIS);
 }
 
 /* Returns the slot of k in m: its own, or the empty one where it goes. */

@@ -66,6 +66,10 @@
 #include <nfsc/libnfs-raw-nfs.h>
 
 #include "nfs_ops.h"
+#include "opttab.h"
+#include "usage.h"
+#include "clock.h"
+#include "rng.h"
 
 #define WL_MAX_CLIENTS 64
 #define WL_MAX_UIDS 16
@@ -76,162 +80,80 @@
 #define WL_NFOREIGN 64        /* others' entries of the shared directories a client remembers */
 #define WL_NOBODY 0xfffffffeu /* uid/gid of a model object whose attributes no reply showed yet */
 
-/* --names values, in the order of wl_names_choices */
+/* --names values */
 enum wl_names { WL_NAMES_SHORT, WL_NAMES_MAILDIR, WL_NAMES_MIXED };
-static const char *const wl_names_choices[] = {"short", "maildir", "mixed", NULL};
 
-/* ---- options: declared once, in a table ---------------------------------- */
+/* ---- options: declared once, in a table (lib/opttab.h) ------------------- */
+
+#define TOOL "tbbt-workload"
+#define SYNOPSIS "tbbt-workload [options] nfs://HOST/EXPORT?nfsport=N&mountport=M"
 
 struct wl_opts {
     long clients, ops, seed, depth, max_io, timeout, quiet, names, shared, think;
     const char *uids, *dir, *url, *umask;
 };
 
-/* WL_CHOICE: one of the option's choices, stored as its index (a long) */
-enum wl_opt_type { WL_INT, WL_STR, WL_FLAG, WL_CHOICE };
+/* What the table parses into (opttab's types), copied into struct wl_opts. */
+static gint o_clients, o_ops, o_seed, o_depth, o_max_io, o_timeout, o_shared, o_think;
+static gboolean o_quiet;
+static char *o_uids, *o_dir, *o_names, *o_umask;
 
-struct wl_option {
-    const char *name;
-    enum wl_opt_type type;
-    size_t off;
-    const char *def;
-    long min, max;
-    const char *const *choices; /* WL_CHOICE: allowed values, NULL-terminated */
-    const char *help;
-};
+static const struct tbbt_opt wl_options[] = {
+    {"clients", 0, TBBT_OPT_INT, &o_clients, "N", "3", 1, WL_MAX_CLIENTS,
+     .help = "concurrent clients, one TCP connection each"},
+    {"ops", 0, TBBT_OPT_INT, &o_ops, "N", "1000", 1, 1000000000,
+     .help = "NFS calls in total, shared among the clients (set-up calls not counted)"},
+    {"seed", 0, TBBT_OPT_INT, &o_seed, "N", "1", 0, 0x7fffffff, .help = "seed of the call sequence"},
+    {"depth", 0, TBBT_OPT_INT, &o_depth, "N", "16", 1, 256,
+     .help = "outstanding data calls per client (namespace calls go one at a time)"},
+    {"max-io", 0, TBBT_OPT_INT, &o_max_io, "N", "1048576", 512, 1048576,
+     .help = "largest READ/WRITE count in bytes"},
+    {"timeout", 0, TBBT_OPT_INT, &o_timeout, "N", "30", 1, 3600,
+     .help = "seconds without any reply before giving up"},
+    {"uids", 0, TBBT_OPT_STRING, &o_uids, "LIST", "0:0,1000:1000,1001:1001",
+     .help = "AUTH_SYS uid:gid pairs, comma separated; client K uses pair K mod count"},
+    {"dir", 0, TBBT_OPT_STRING, &o_dir, "NAME", "tbbt-workload",
+     .help = "subdirectory of the export to work in (created; nothing outside it is touched)"},
+    {"names", 0, TBBT_OPT_STRING, &o_names, "KIND", "short", .choices = "short|maildir|mixed",
+     .help = "new names: short (f12, d3), maildir (deliveries of 60-150 bytes, cur/new/tmp, flag renames), "
+             "or both"},
+    {"shared", 0, TBBT_OPT_INT, &o_shared, "N", "0", 0, WL_MAX_SHARED,
+     .help = "directories DIR/shared/sK every client also works in, with chmod/chown/chgrp and ACCES among "
+             "the users (0: none; with N > 0 the call sequence depends on timing too)"},
+    {"umask", 0, TBBT_OPT_STRING, &o_umask, "LIST", "022",
+     .help = "octal umasks, comma separated; client K creates with 0666/0777 less mask K mod count"},
+    {"think", 0, TBBT_OPT_INT, &o_think, "USEC", "0", 0, 10000000,
+     .help = "mean pause in microseconds before each of a client's calls, drawn uniformly from 0 to twice it "
+             "(seeded; the calls chosen stay the same): a client that thinks, not a closed loop (0: none)"},
+    {"quiet", 0, TBBT_OPT_FLAG, &o_quiet, .help = "print only the summary"},
+    TBBT_OPT_END};
 
-static const struct wl_option wl_options[] = {
-    {"clients", WL_INT, offsetof(struct wl_opts, clients), "3", 1, WL_MAX_CLIENTS, NULL,
-     "concurrent clients, one TCP connection each"},
-    {"ops", WL_INT, offsetof(struct wl_opts, ops), "1000", 1, 1000000000L, NULL,
-     "NFS calls in total, shared among the clients (set-up calls not counted)"},
-    {"seed", WL_INT, offsetof(struct wl_opts, seed), "1", 0, 0x7fffffffL, NULL, "seed of the call sequence"},
-    {"depth", WL_INT, offsetof(struct wl_opts, depth), "16", 1, 256, NULL,
-     "outstanding data calls per client (namespace calls go one at a time)"},
-    {"max-io", WL_INT, offsetof(struct wl_opts, max_io), "1048576", 512, 1048576, NULL,
-     "largest READ/WRITE count in bytes"},
-    {"timeout", WL_INT, offsetof(struct wl_opts, timeout), "30", 1, 3600, NULL,
-     "seconds without any reply before giving up"},
-    {"uids", WL_STR, offsetof(struct wl_opts, uids), "0:0,1000:1000,1001:1001", 0, 0, NULL,
-     "AUTH_SYS uid:gid pairs, comma separated; client K uses pair K mod count"},
-    {"dir", WL_STR, offsetof(struct wl_opts, dir), "tbbt-workload", 0, 0, NULL,
-     "subdirectory of the export to work in (created; nothing outside it is touched)"},
-    {"names", WL_CHOICE, offsetof(struct wl_opts, names), "short", 0, 0, wl_names_choices,
-     "new names: short (f12, d3), maildir (deliveries of 60-150 bytes, cur/new/tmp, flag renames), or both"},
-    {"shared", WL_INT, offsetof(struct wl_opts, shared), "0", 0, WL_MAX_SHARED, NULL,
-     "directories DIR/shared/sK every client also works in, with chmod/chown/chgrp and ACCES among "
-     "the users (0: none; with N > 0 the call sequence depends on timing too)"},
-    {"umask", WL_STR, offsetof(struct wl_opts, umask), "022", 0, 0, NULL,
-     "octal umasks, comma separated; client K creates with 0666/0777 less mask K mod count"},
-    {"think", WL_INT, offsetof(struct wl_opts, think), "0", 0, 10000000L, NULL,
-     "mean pause in microseconds before each of a client's calls, drawn uniformly from 0 to twice it "
-     "(seeded; the calls chosen stay the same): a client that thinks, not a closed loop (0: none)"},
-    {"quiet", WL_FLAG, offsetof(struct wl_opts, quiet), "0", 0, 1, NULL, "print only the summary"},
-};
-#define WL_NOPTIONS (sizeof(wl_options) / sizeof(wl_options[0]))
+static const struct tbbt_cmd wl_cmd = {TOOL, SYNOPSIS, "URL - a seeded NFSv3 workload, to capture",
+                                       "Exit: 0 done, 1 connection/timeout failure, 2 bad usage.",
+                                       wl_options};
 
-/* Writes option o's value placeholder (N, TEXT, or its choices a|b|c) into
- * buf, so that --help and the error messages name the same values. */
-static void wl_metavar(const struct wl_option *o, char *buf, size_t len) {
-    snprintf(buf, len, "%s", o->type == WL_INT ? "N" : o->type == WL_STR ? "TEXT" : "");
-    for (size_t j = 0; o->type == WL_CHOICE && o->choices[j]; j++) {
-        size_t used = strlen(buf);
-        snprintf(buf + used, len - used, "%s%s", j ? "|" : "", o->choices[j]);
-    }
-}
-
-/* Prints --help from the option table to f. */
-static void wl_usage(FILE *f) {
-    fprintf(f, "usage: tbbt-workload [options] nfs://HOST/EXPORT?nfsport=N&mountport=M\n");
-    for (size_t i = 0; i < WL_NOPTIONS; i++) {
-        const struct wl_option *o = &wl_options[i];
-        char meta[128];
-        wl_metavar(o, meta, sizeof(meta));
-        fprintf(f, "  --%-10s %-6s %s (default %s)\n", o->name, meta, o->help, o->def);
-    }
-}
-
-/* Stores text as the value of option o in opts. Returns 0, or -1 with a
- * message in err when the value is not a number, is out of bounds or is not
- * one of the option's choices. */
-static int wl_opt_set(struct wl_opts *opts, const struct wl_option *o, const char *text, char *err,
-                      size_t errlen) {
-    char *p = (char *)opts + o->off;
-    if (o->type == WL_STR) {
-        *(const char **)p = text;
-        return 0;
-    }
-    if (o->type == WL_CHOICE) {
-        for (long j = 0; o->choices[j]; j++)
-            if (strcmp(o->choices[j], text) == 0) {
-                *(long *)p = j;
-                return 0;
-            }
-        char meta[128];
-        wl_metavar(o, meta, sizeof(meta));
-        snprintf(err, errlen, "--%s: '%s' is not one of %s", o->name, text, meta);
-        return -1;
-    }
-    char *end;
-    errno = 0;
-    long v = strtol(text, &end, 0);
-    if (errno || *text == '\0' || *end != '\0' || v < o->min || v > o->max) {
-        snprintf(err, errlen, "--%s: '%s' is not a number in %ld..%ld", o->name, text, o->min, o->max);
-        return -1;
-    }
-    *(long *)p = v;
-    return 0;
-}
-
-/* Parses argv into opts (defaults first). Returns 0, 1 for --help, or -1 with
- * a message in err (unknown option, with a "did you mean" when close). */
-static int wl_parse(int argc, char **argv, struct wl_opts *opts, char *err, size_t errlen) {
-    memset(opts, 0, sizeof(*opts));
-    for (size_t i = 0; i < WL_NOPTIONS; i++)
-        if (wl_opt_set(opts, &wl_options[i], wl_options[i].def, err, errlen) < 0) return -1;
-    for (int a = 1; a < argc; a++) {
-        const char *arg = argv[a];
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) return 1;
-        if (strncmp(arg, "--", 2) != 0) {
-            if (opts->url) {
-                snprintf(err, errlen, "unexpected argument '%s'", arg);
-                return -1;
-            }
-            opts->url = arg;
-            continue;
-        }
-        const char *name = arg + 2, *eq = strchr(name, '=');
-        size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
-        const struct wl_option *o = NULL;
-        for (size_t i = 0; i < WL_NOPTIONS; i++)
-            if (strlen(wl_options[i].name) == nlen && strncmp(wl_options[i].name, name, nlen) == 0)
-                o = &wl_options[i];
-        if (!o) {
-            const char *hint = "";
-            for (size_t i = 0; i < WL_NOPTIONS; i++)
-                if (nlen >= 2 && strncmp(wl_options[i].name, name, 2) == 0) hint = wl_options[i].name;
-            snprintf(err, errlen, "unknown option '%s'%s%s%s", arg, *hint ? " (did you mean --" : "", hint,
-                     *hint ? "?)" : "");
-            return -1;
-        }
-        const char *val = "1";
-        if (o->type != WL_FLAG) {
-            if (eq)
-                val = eq + 1;
-            else if (a + 1 < argc)
-                val = argv[++a];
-            else {
-                snprintf(err, errlen, "--%s needs a value", o->name);
-                return -1;
-            }
-        }
-        if (wl_opt_set(opts, o, val, err, errlen) < 0) return -1;
-    }
-    if (!opts->url) {
-        snprintf(err, errlen, "no server URL given");
-        return -1;
-    }
-    return 0;
+/* Parses the command line into opts (a bad option or operand is a usage
+ * error, exit 2; --help exits 0). */
+static void wl_parse(int argc, char **argv, struct wl_opts *opts) {
+    tbbt_opt_parse(&wl_cmd, &argc, &argv);
+    if (argc < 2) tbbt_usage_error(TOOL, SYNOPSIS, "no server URL given");
+    if (argc > 2) tbbt_usage_error(TOOL, SYNOPSIS, "unexpected argument '%s'", argv[2]);
+    *opts = (struct wl_opts){.clients = o_clients,
+                             .ops = o_ops,
+                             .seed = o_seed,
+                             .depth = o_depth,
+                             .max_io = o_max_io,
+                             .timeout = o_timeout,
+                             .quiet = o_quiet,
+                             .shared = o_shared,
+                             .think = o_think,
+                             .uids = o_uids,
+                             .dir = o_dir,
+                             .url = argv[1],
+                             .umask = o_umask};
+    opts->names = !strcmp(o_names, "maildir") ? WL_NAMES_MAILDIR
+                  : !strcmp(o_names, "mixed") ? WL_NAMES_MIXED
+                                              : WL_NAMES_SHORT;
 }
 
 /* ---- server address --------------------------------------------------------- */
@@ -269,26 +191,11 @@ bad:
     return -1;
 }
 
-/* ---- deterministic random numbers (splitmix64) ----------------------------- */
-
-/* Returns the next 64-bit value of the generator state *s. */
-static uint64_t wl_rand(uint64_t *s) {
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-/* CLOCK_MONOTONIC in ns. */
-static int64_t wl_now_ns(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
+/* ---- deterministic random numbers (splitmix64, lib/rng.h) ------------------- */
 
 /* Returns a value uniform in [0, n) (n > 0). */
 static uint64_t wl_below(uint64_t *s, uint64_t n) {
-    return wl_rand(s) % n;
+    return tbbt_splitmix64(s) % n;
 }
 
 /* ---- the per-client model of its subtree ---------------------------------- */
@@ -366,7 +273,7 @@ struct wl_run {
     uint32_t umasks[WL_MAX_UMASKS];
     int numasks;
     char *payload; /* 2 MiB of seeded random bytes, write data is a slice */
-    struct timespec last_reply;
+    int64_t last_reply;
 };
 
 /* What a SETATTR sets, for the counts of chmod, chown and chgrp. */
@@ -643,7 +550,7 @@ static void wl_reply(struct rpc_context *rpc, int status, void *data, void *priv
     struct wl_client *c = k->c;
     (void)rpc;
     c->inflight--;
-    clock_gettime(CLOCK_MONOTONIC, &wl_g->last_reply);
+    wl_g->last_reply = tbbt_now_ns();
     if (status != RPC_STATUS_SUCCESS) {
         if (!c->failed)
             fprintf(stderr, "tbbt-workload: client %d: %s failed: %s\n", c->id,
@@ -1341,7 +1248,7 @@ static int wl_next_proc(struct wl_client *c) {
  * and never depends on timing. */
 static void wl_pump(struct wl_run *r, struct wl_client *c) {
     while (!c->failed && c->todo > 0 && !c->barrier && c->inflight < r->o.depth) {
-        if (r->o.think && wl_now_ns() < c->next_ns) return; /* still thinking */
+        if (r->o.think && tbbt_now_ns() < c->next_ns) return; /* still thinking */
         /* peek: a namespace call waits for the queue to drain */
         uint64_t saved = c->rng;
         int proc = wl_next_proc(c);
@@ -1359,23 +1266,21 @@ static void wl_pump(struct wl_run *r, struct wl_client *c) {
         }
         c->todo--;
         if (r->o.think)
-            c->next_ns = wl_now_ns() + (int64_t)wl_below(&c->trng, 2000u * (uint64_t)r->o.think + 1);
+            c->next_ns = tbbt_now_ns() + (int64_t)wl_below(&c->trng, 2000u * (uint64_t)r->o.think + 1);
     }
 }
 
 /* ---- connection and event loop -------------------------------------------- */
 
-/* Returns seconds elapsed since *t. */
-static double wl_since(const struct timespec *t) {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)(now.tv_sec - t->tv_sec) + (double)(now.tv_nsec - t->tv_nsec) / 1e9;
+/* Returns seconds elapsed since t (tbbt_now_ns). */
+static double wl_since(int64_t t) {
+    return (double)(tbbt_now_ns() - t) / 1e9;
 }
 
 /* How long the loop may wait for a socket, ms: 100, or until the first
  * thinking client (--think) may call again (rounded up). */
 static int wl_wait_ms(struct wl_run *r) {
-    int64_t w = 100000000, now = r->o.think ? wl_now_ns() : 0;
+    int64_t w = 100000000, now = r->o.think ? tbbt_now_ns() : 0;
     for (int i = 0; r->o.think && i < r->o.clients; i++) {
         const struct wl_client *c = &r->cl[i];
         if (c->todo > 0 && !c->failed && c->next_ns - now < w) w = c->next_ns > now ? c->next_ns - now : 0;
@@ -1389,7 +1294,7 @@ static int wl_wait_ms(struct wl_run *r) {
 static int wl_loop(struct wl_run *r, int (*done)(struct wl_run *)) {
     int n = (int)r->o.clients;
     struct pollfd pfd[WL_MAX_CLIENTS];
-    clock_gettime(CLOCK_MONOTONIC, &r->last_reply);
+    r->last_reply = tbbt_now_ns();
     while (!done(r)) {
         for (int i = 0; i < n; i++) {
             if (r->cl[i].failed) return -1;
@@ -1406,7 +1311,7 @@ static int wl_loop(struct wl_run *r, int (*done)(struct wl_run *)) {
                 return -1;
             }
         }
-        if (wl_since(&r->last_reply) > (double)r->o.timeout) {
+        if (wl_since(r->last_reply) > (double)r->o.timeout) {
             fprintf(stderr, "tbbt-workload: no reply from %s for %ld s, giving up\n", r->url.host,
                     r->o.timeout);
             return -1;
@@ -1455,8 +1360,7 @@ static void wl_mnt_cb(struct rpc_context *rpc, int status, void *data, void *pri
 /* Waits (poll, bounded by --timeout) until s->done for one rpc context.
  * Returns 0 when done, -1 on timeout or a broken socket. */
 static int wl_wait_one(struct wl_run *r, struct rpc_context *rpc, struct wl_setup *s) {
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int64_t t0 = tbbt_now_ns();
     while (!s->done) {
         struct pollfd p = {.fd = rpc_get_fd(rpc), .events = (short)rpc_which_events(rpc)};
         if (poll(&p, 1, 100) < 0 && errno != EINTR) return -1;
@@ -1464,7 +1368,7 @@ static int wl_wait_one(struct wl_run *r, struct rpc_context *rpc, struct wl_setu
             snprintf(s->err, sizeof(s->err), "%s", rpc_get_error(rpc));
             return -1;
         }
-        if (wl_since(&t0) > (double)r->o.timeout) {
+        if (wl_since(t0) > (double)r->o.timeout) {
             snprintf(s->err, sizeof(s->err), "timed out after %ld s", r->o.timeout);
             return -1;
         }
@@ -1541,7 +1445,7 @@ static void wl_sync_wait(struct wl_run *r, struct wl_client *c, struct wl_sync *
         if (poll(&p, 1, 100) < 0 && errno != EINTR) wl_die("poll: %s", strerror(errno));
         if (rpc_service(c->rpc, p.revents) < 0)
             wl_die("client %d: %s: %s", c->id, what, rpc_get_error(c->rpc));
-        if (wl_since(&r->last_reply) > (double)r->o.timeout) wl_die("client %d: %s: timed out", c->id, what);
+        if (wl_since(r->last_reply) > (double)r->o.timeout) wl_die("client %d: %s: timed out", c->id, what);
     }
     if (s->rpcstatus != RPC_STATUS_SUCCESS) wl_die("client %d: %s failed", c->id, what);
 }
@@ -1550,7 +1454,7 @@ static void wl_sync_wait(struct wl_run *r, struct wl_client *c, struct wl_sync *
  * on transport failure. */
 static void wl_sync_lookup(struct wl_run *r, struct wl_client *c, nfs_fh3 dir, const char *name,
                            struct wl_sync *s) {
-    clock_gettime(CLOCK_MONOTONIC, &r->last_reply);
+    r->last_reply = tbbt_now_ns();
     memset(s, 0, sizeof(*s));
     s->proc = NFS3_LOOKUP;
     LOOKUP3args la = {.what = {.dir = dir, .name = (char *)name}};
@@ -1730,28 +1634,22 @@ int main(int argc, char **argv) {
     struct wl_run *r = &run;
     char err[512] = "";
     wl_g = r;
-    int pr = wl_parse(argc, argv, &r->o, err, sizeof(err));
-    if (pr == 1) {
-        wl_usage(stdout);
-        return 0;
-    }
-    if (pr < 0 || wl_parse_url(r->o.url, &r->url, err, sizeof(err)) < 0 ||
+    wl_parse(argc, argv, &r->o);
+    if (wl_parse_url(r->o.url, &r->url, err, sizeof(err)) < 0 ||
         wl_parse_uids(r, r->o.uids, err, sizeof(err)) < 0 ||
         wl_parse_umasks(r, r->o.umask, err, sizeof(err)) < 0 || strchr(r->o.dir, '/') || !*r->o.dir) {
-        fprintf(stderr, "tbbt-workload: %s (--help for usage)\n",
-                pr < 0 || err[0] ? err : "--dir must be one name");
+        fprintf(stderr, "tbbt-workload: %s (--help for usage)\n", err[0] ? err : "--dir must be one name");
         return 2;
     }
     uint64_t prng = (uint64_t)r->o.seed * 0x2545f4914f6cdd1dull + 7;
     r->payload = malloc(2u << 20);
     if (!r->payload) wl_die("out of memory");
     for (size_t i = 0; i < (2u << 20) / 8; i++) {
-        uint64_t v = wl_rand(&prng);
+        uint64_t v = tbbt_splitmix64(&prng);
         memcpy(r->payload + i * 8, &v, 8);
     }
 
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int64_t t0 = tbbt_now_ns();
     static char rootbuf[WL_MAX_CLIENTS][NFS3_FHSIZE], topbuf[NFS3_FHSIZE], cbuf[NFS3_FHSIZE];
     nfs_fh3 root, top, cdir;
     struct wl_uid rootid = {0, 0};
@@ -1783,7 +1681,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "tbbt-workload: %d clients connected to %s:%s, running %ld calls (seed %ld)\n",
                 (int)r->o.clients, r->url.host, r->url.export, r->o.ops, r->o.seed);
     int rc = wl_loop(r, wl_all_done);
-    wl_summary(r, wl_since(&t0));
+    wl_summary(r, wl_since(t0));
     for (int i = 0; i < r->o.clients; i++) {
         rpc_destroy_context(r->cl[i].rpc);
         free(r->cl[i].obj);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "stats.h"
+#include "rng.h"
 #include "stats_load.h"
 
 /* Random intervals on a grid of 1 ns steps, starts sorted. */
@@ -19,7 +20,7 @@ static void intervals(uint64_t seed, int n, int64_t *s, int64_t *e) {
     uint64_t x = seed * 0x9e3779b97f4a7c15ull + 1;
     int64_t t = 100;
     for (int i = 0; i < n; i++) {
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        tbbt_xorshift64(&x);
         t += (int64_t)(x % 7);                         /* several starts at one instant, too */
         s[i] = t, e[i] = t + (int64_t)((x >> 8) % 40); /* some of length 0 */
     }
@@ -97,7 +98,7 @@ static void test_open_close(void **state) {
         tbbt_load_add(&a, s[i], e[i]), tk[i] = tbbt_load_open(&b, s[i]), order[i] = i;
     uint64_t x = 99;
     for (int i = N - 1; i > 0; i--) { /* Fisher-Yates */
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        tbbt_xorshift64(&x);
         int j = (int)(x % (uint64_t)(i + 1)), t = order[i];
         order[i] = order[j], order[j] = t;
     }

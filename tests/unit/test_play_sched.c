@@ -17,6 +17,7 @@
 
 #include "htab.h"
 #include "order.h"
+#include "rng.h"
 
 #define S 1000000000LL
 
@@ -1074,7 +1075,7 @@ static void test_id_hash_bijective(void **st) {
     assert_true(0xff51afd7ed558ccdULL * 0x4f74430c22a54005ULL == 1);
     uint64_t x = 0x243f6a8885a308d3ULL;
     for (uint64_t i = 0; i < 100000; i++) {
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        tbbt_xorshift64(&x);
         assert_true(unmix(tbbt_htab_mix(i)) == i);
         assert_true(unmix(tbbt_htab_mix(x)) == x);
     }

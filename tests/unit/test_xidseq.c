@@ -11,14 +11,7 @@
 #include <glib.h>
 
 #include "xidseq.h"
-
-/* splitmix64: a seeded stream for the loss patterns. */
-static uint64_t rnd(uint64_t *s) {
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
+#include "rng.h"
 
 /* Feeds xids first..first+n-1 (wire order: swapped when le), skipping those
  * drop[] marks; returns the result. */
@@ -61,7 +54,7 @@ static void test_uniform(void **state) {
     for (int pct = 1; pct <= 90; pct += 22)
         for (int le = 0; le < 2; le++) {
             for (uint32_t i = 0; i < n; i++)
-                drop[i] = rnd(&seed) % 100 < (uint64_t)pct;
+                drop[i] = tbbt_splitmix64(&seed) % 100 < (uint64_t)pct;
             uint64_t k = marks(drop, n);
             struct tbbt_xs_result r = feed(0x7f000000u + (uint32_t)pct, n, drop, le);
             assert_true(r.sequential);
@@ -77,8 +70,8 @@ static void test_bursts(void **state) {
     uint32_t n = 60000;
     uint8_t *drop = g_malloc0(n);
     uint64_t seed = 11;
-    for (uint32_t i = 100; i + 600 < n; i += 2000 + (uint32_t)(rnd(&seed) % 3000)) {
-        uint32_t len = 10 + (uint32_t)(rnd(&seed) % 491);
+    for (uint32_t i = 100; i + 600 < n; i += 2000 + (uint32_t)(tbbt_splitmix64(&seed) % 3000)) {
+        uint32_t len = 10 + (uint32_t)(tbbt_splitmix64(&seed) % 491);
         memset(drop + i, 1, len);
     }
     memset(drop + 30000, 1, 5000); /* longer than the window, shorter than a jump */
@@ -189,7 +182,7 @@ static void test_random(void **state) {
     tbbt_xidseq_init(&s);
     uint64_t seed = 3;
     for (int i = 0; i < 5000; i++)
-        tbbt_xidseq_add(&s, (uint32_t)rnd(&seed));
+        tbbt_xidseq_add(&s, (uint32_t)tbbt_splitmix64(&seed));
     struct tbbt_xs_result r = tbbt_xidseq_result(&s);
     assert_false(r.sequential);
     assert_int_equal(r.missing, 0);
