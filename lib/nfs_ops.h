@@ -82,7 +82,4 @@ int tbbt_op_to_wire(enum tbbt_op op, unsigned vers);
  * "readdirplus"). Returns the operation, or -1 if no name matches. */
 int tbbt_op_by_name(const char *name);
 
-/* Name of an NFS status (NFS3ERR_NOENT -> "NOENT"), or NULL if unknown. */
-const char *tbbt_nfsstat_name(int status);
-
 #endif

@@ -22,6 +22,7 @@
 #include "manifest.h"
 #include "nfsdec.h"
 #include "nfs_ops.h"
+#include "nfsstat.h"
 #include "nfsenc.h"
 #include "recfile.h"
 #include "safename.h"
@@ -51,8 +52,6 @@ enum {
     ST_CONN_LOST = -5,
     ST_REFUSED = -6
 };
-
-#define NFS3ERR_EXIST_ 17
 
 static volatile sig_atomic_t interrupted;
 
@@ -739,7 +738,7 @@ static void complete(struct engine *e, struct slot *s, int status, int64_t recv_
     int matched = status >= 0 && (lost ? status == 0 : status == r->status);
     /* sent again after a lost connection, a create that finds its name made
      * did what the first sending did */
-    if (s->retried && status == NFS3ERR_EXIST_ && r->status == 0 &&
+    if (s->retried && status == TBBT_NFSERR_EXIST && r->status == 0 &&
         (r->op == TBBT_OP_CREATE || r->op == TBBT_OP_MKDIR || r->op == TBBT_OP_SYMLINK ||
          r->op == TBBT_OP_MKNOD))
         matched = 1;

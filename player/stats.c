@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "rectext.h"
+#include "nfsstat.h"
 #include "version.h"
 
 void tbbt_pstats_init(struct tbbt_play_stats *s) {

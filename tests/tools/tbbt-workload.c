@@ -66,6 +66,7 @@
 #include <nfsc/libnfs-raw-nfs.h>
 
 #include "nfs_ops.h"
+#include "nfsstat.h"
 
 #define WL_MAX_CLIENTS 64
 #define WL_MAX_UIDS 16
