@@ -63,14 +63,14 @@ const struct tbbt_op_info *tbbt_op_info(enum tbbt_op op) {
 
 int tbbt_op_from_wire(unsigned vers, unsigned proc) {
     if (!wire_map_ready) wire_map_init();
-    if ((vers != 2 && vers != 3) || proc >= 32) return -1;
+    if ((vers != TBBT_NFS_V2 && vers != TBBT_NFS_V3) || proc >= 32) return -1;
     return wire_map[vers - 2][proc];
 }
 
 int tbbt_op_to_wire(enum tbbt_op op, unsigned vers) {
     if ((unsigned)op >= TBBT_OP_COUNT) return -1;
-    if (vers == 2) return op_table[op].v2proc;
-    if (vers == 3) return op_table[op].v3proc;
+    if (vers == TBBT_NFS_V2) return op_table[op].v2proc;
+    if (vers == TBBT_NFS_V3) return op_table[op].v3proc;
     return -1;
 }
 
