@@ -395,7 +395,9 @@ static void load_json(const struct tbbt_play_stats *s, GString *o) {
 }
 
 void tbbt_pstats_json(const struct tbbt_play_stats *s, GString *o) {
-    g_string_append(o, "{\"schema\":\"tbbt-play-result/1\",\"meta\":{");
+    g_string_append(o, "{\"schema\":\"tbbt-play-result/1\",\"hist_layout\":");
+    tbbt_hist_layout_json(o);
+    g_string_append(o, ",\"meta\":{");
     jstr(o, "trace", s->trace), jstr(o, "manifest", s->manifest), jstr(o, "server", s->server);
     jstr(o, "run", s->run), jstr(o, "map_sha256", s->map_sha256), jstr(o, "order", s->order);
     jstr(o, "timing", s->timing), jstr(o, "started", s->started), jstr(o, "ended", s->ended);
