@@ -232,11 +232,11 @@ static void report_load(const struct tbbt_play_stats *s, FILE *out) {
 
 /* Name of a status for the report ("OK", "NOENT", or a number). */
 static const char *st_name(int s, char *buf, size_t n) {
-    if (s == -1) return "timeout";
-    if (s == -2) return "rpc-error";
-    if (s == -3) return "no-handle";
-    if (s == -5) return "connection-lost";
-    if (s == -6) return "refused";
+    if (s == TBBT_PST_TIMEOUT) return "timeout";
+    if (s == TBBT_PST_RPC_ERROR) return "rpc-error";
+    if (s == TBBT_PST_NO_HANDLE) return "no-handle";
+    if (s == TBBT_PST_CONN_LOST) return "connection-lost";
+    if (s == TBBT_PST_REFUSED) return "refused";
     const char *nm = tbbt_nfsstat_name(s);
     if (nm) return nm;
     snprintf(buf, n, "%d", s);
