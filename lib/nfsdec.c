@@ -15,6 +15,7 @@
 
 #include "cursor.h"
 #include "nfs_ops.h"
+#include "nfsstat.h"
 
 #define NAME_MAX_LEN 4096       /* longest name or path accepted (v3 strings are unbounded) */
 #define AUTH_MAX_LEN 400        /* RFC 5531: opaque_auth body<400> */
@@ -565,7 +566,7 @@ static int reply3(struct dec *d) {
     }
     TRY(u32(d, &st));
     r->status = (int32_t)st;
-    int ok = st == 0;
+    int ok = st == TBBT_NFS_OK;
     switch (r->op) {
     case TBBT_OP_GETATTR: return ok ? fattr3_obj(d) : 0;
     case TBBT_OP_SETATTR: return wcc_data(d, TO_OBJ);
