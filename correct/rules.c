@@ -151,7 +151,7 @@ enum tbbt_oc tbbt_oc_of_status(int status) {
     case TBBT_NFSERR_EXIST: return TBBT_OC_EXIST;
     case TBBT_NFSERR_NOTEMPTY: return TBBT_OC_NOTEMPTY;
     case TBBT_NFSERR_STALE:
-    case 10001: return TBBT_OC_STALE; /* BADHANDLE */
+    case TBBT_NFSERR_BADHANDLE: return TBBT_OC_STALE;
     case TBBT_NFSERR_NOTDIR: return TBBT_OC_NOTDIR;
     case TBBT_NFSERR_ACCES:
     case TBBT_NFSERR_PERM: return TBBT_OC_ACCES;

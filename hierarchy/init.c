@@ -16,17 +16,13 @@
 #include "aging.h"
 #include "clock.h"
 #include "fsmodel.h"
+#include "nfsstat.h"
 #include "safename.h"
 #include "hmap.h"
 #include "initctx.h"
 #include "manifest.h"
 #include "rng.h"
 
-#define NFS3ERR_EXIST_ 17
-#define NFS3ERR_NOENT_ 2
-#define NFS3ERR_NOSPC_ 28
-#define NFS3ERR_DQUOT_ 69
-#define NFS3ERR_PERM_ 1
 #define MAX_WRITE (1u << 20)
 
 void tbbt_init_opts_default(struct tbbt_init_opts *o) {
@@ -234,12 +230,12 @@ static void created(struct tbbt_nfsq *q, int rpc_status, void *data, void *priv)
     uint32_t i = GPOINTER_TO_UINT(priv) - 1;
     const struct obj *o = &g_array_index(p->img->objs, struct obj, i);
     int s = rpc_status ? -1 : tbbt_inf_status(data);
-    if (s == NFS3ERR_EXIST_ && tbbt_nfsq_retried(q)) {
+    if (s == TBBT_NFSERR_EXIST && tbbt_nfsq_retried(q)) {
         const struct tbbt_fh *dir =
             o->parent ? &p->img->fh[p->clone][o->parent - 1] : &p->img->clone_root[p->clone];
         if (tbbt_inf_lookup(in->q, dir, o->name, found, priv) == 0) return;
     }
-    if (s == NFS3ERR_PERM_ && !p->no_owner && (o->known & (TBBT_HM_UID | TBBT_HM_GID))) {
+    if (s == TBBT_NFSERR_PERM && !p->no_owner && (o->known & (TBBT_HM_UID | TBBT_HM_GID))) {
         p->no_owner = 1; /* root squashed or not root: owners cannot be given */
         in->st->owners_refused++;
         if (issue_make(p, i) == 0) return;
@@ -463,13 +459,13 @@ static void appended(struct tbbt_nfsq *q, int rpc_status, void *data, void *priv
     }
     if (s != 0) {
         f->write_failed = 1;
-        if (f->filler && (s == NFS3ERR_NOSPC_ || s == NFS3ERR_DQUOT_)) {
+        if (f->filler && (s == TBBT_NFSERR_NOSPC || s == TBBT_NFSERR_DQUOT)) {
             in->st->fill_stopped = 1;
             for (size_t i = 0; i < d->n; i++)
                 if (d->f[i].filler) d->f[i].stopped = 1;
         } else if (!in->failed) {
             snprintf(in->err, sizeof(in->err), "write failed (%s %d)%s", rpc_status ? "RPC" : "NFS status", s,
-                     s == NFS3ERR_NOSPC_ ? ": the image does not fit on the export" : "");
+                     s == TBBT_NFSERR_NOSPC ? ": the image does not fit on the export" : "");
             in->failed = 1;
         }
     }
@@ -575,13 +571,13 @@ static void filler_done(struct tbbt_nfsq *q, int rpc_status, void *data, void *p
     struct data *d = tbbt_nfsq_user(q);
     struct dfile *f = &d->f[GPOINTER_TO_UINT(priv) - 1];
     int s = rpc_status ? -1 : tbbt_inf_status(data);
-    if (s == NFS3ERR_NOENT_ && tbbt_nfsq_retried(q) && !(f->fh && !f->fh->len))
+    if (s == TBBT_NFSERR_NOENT && tbbt_nfsq_retried(q) && !(f->fh && !f->fh->len))
         s = 0; /* a removal sent again after a reconnection: its first sending removed it */
     if (s != 0 && !d->in->failed) {
-        snprintf(d->in->err, sizeof(d->in->err), "filler: %s %d%s", rpc_status ? "RPC error" : "NFS status",
-                 s,
-                 s == NFS3ERR_EXIST_ && tbbt_nfsq_retried(q) ? " (a creation sent again after a reconnection)"
-                                                             : "");
+        snprintf(
+            d->in->err, sizeof(d->in->err), "filler: %s %d%s", rpc_status ? "RPC error" : "NFS status", s,
+            s == TBBT_NFSERR_EXIST && tbbt_nfsq_retried(q) ? " (a creation sent again after a reconnection)"
+                                                           : "");
         d->in->failed = 1;
     }
     if (s == 0 && f->fh && !f->fh->len) tbbt_inf_newfh(TBBT_INF_CREATE, data, f->fh);

@@ -10,6 +10,7 @@
 #include <nfsc/libnfs-raw-nfs.h>
 
 #include "fsmodel.h"
+#include "nfsstat.h"
 
 /* A libnfs handle pointing into ours (valid while ours lives). */
 static nfs_fh3 fh3(const struct tbbt_fh *f) {
@@ -210,14 +211,14 @@ int tbbt_inf_status(const void *data) {
 
 /* Contract in initnfs.h. */
 int tbbt_inf_write_verf(const void *data, uint8_t verf[8]) {
-    if (tbbt_inf_status(data) != NFS3_OK) return -1;
+    if (tbbt_inf_status(data) != TBBT_NFS_OK) return -1;
     memcpy(verf, ((const WRITE3res *)data)->WRITE3res_u.resok.verf, NFS3_WRITEVERFSIZE);
     return 0;
 }
 
 /* Contract in initnfs.h. */
 int tbbt_inf_commit_verf(const void *data, uint8_t verf[8]) {
-    if (tbbt_inf_status(data) != NFS3_OK) return -1;
+    if (tbbt_inf_status(data) != TBBT_NFS_OK) return -1;
     memcpy(verf, ((const COMMIT3res *)data)->COMMIT3res_u.resok.verf, NFS3_WRITEVERFSIZE);
     return 0;
 }
@@ -236,7 +237,7 @@ static int post_fh(const post_op_fh3 *p, struct tbbt_fh *fh) {
 }
 
 int tbbt_inf_newfh(enum tbbt_inf_proc proc, const void *data, struct tbbt_fh *fh) {
-    if (tbbt_inf_status(data) != NFS3_OK) return -1;
+    if (tbbt_inf_status(data) != TBBT_NFS_OK) return -1;
     switch (proc) {
     case TBBT_INF_LOOKUP: return copy_fh(&((const LOOKUP3res *)data)->LOOKUP3res_u.resok.object, fh);
     case TBBT_INF_MKDIR: return post_fh(&((const MKDIR3res *)data)->MKDIR3res_u.resok.obj, fh);
@@ -248,7 +249,7 @@ int tbbt_inf_newfh(enum tbbt_inf_proc proc, const void *data, struct tbbt_fh *fh
 }
 
 uint32_t tbbt_inf_lookup_type(const void *data) {
-    if (tbbt_inf_status(data) != NFS3_OK) return 0;
+    if (tbbt_inf_status(data) != TBBT_NFS_OK) return 0;
     const post_op_attr *a = &((const LOOKUP3res *)data)->LOOKUP3res_u.resok.obj_attributes;
     return a->attributes_follow ? (uint32_t)a->post_op_attr_u.attributes.type : 0;
 }
@@ -259,12 +260,12 @@ void tbbt_inf_fsstat_sizes(const void *data, uint64_t *tbytes, uint64_t *fbytes,
 }
 
 uint32_t tbbt_inf_fsinfo_wtmax(const void *data) {
-    if (tbbt_inf_status(data) != NFS3_OK) return 0;
+    if (tbbt_inf_status(data) != TBBT_NFS_OK) return 0;
     return ((const FSINFO3res *)data)->FSINFO3res_u.resok.wtmax;
 }
 
 const void *tbbt_inf_read_data(const void *data, uint32_t *len, int *eof) {
-    if (tbbt_inf_status(data) != NFS3_OK) return NULL;
+    if (tbbt_inf_status(data) != TBBT_NFS_OK) return NULL;
     const READ3resok *r = &((const READ3res *)data)->READ3res_u.resok;
     *len = r->data.data_len;
     *eof = (int)r->eof;

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "initctx.h"
+#include "nfsstat.h"
 
 /* A waited-for call's outcome. */
 struct sync {
@@ -127,7 +128,7 @@ static void take_fh(void *ctx, void *data) {
     tbbt_inf_newfh(n->proc, data, n->out);
 }
 
-/* Looks name up in dir: 0 found (*out), NOENT (2), other status, or -1. */
+/* Looks name up in dir: 0 found (*out), TBBT_NFSERR_NOENT, other status, or -1. */
 static int lookup(struct init *in, const struct tbbt_fh *dir, const char *name, struct tbbt_fh *out) {
     struct named n = {.proc = TBBT_INF_LOOKUP, .dir = dir, .name = name, .out = out};
     struct tbbt_fh tmp;
@@ -140,7 +141,7 @@ int tbbt_init_mkdir(struct init *in, const struct tbbt_fh *dir, const char *name
     struct named n = {.proc = TBBT_INF_MKDIR, .attr = attr, .dir = dir, .name = name, .out = out};
     out->len = 0;
     int s = tbbt_init_sync(in, issue_mkdir, take_fh, &n, name);
-    if (s == 17) s = lookup(in, dir, name, out); /* EXIST */
+    if (s == TBBT_NFSERR_EXIST) s = lookup(in, dir, name, out);
     if (s == 0 && !out->len) s = lookup(in, dir, name, out);
     if (s > 0) snprintf(in->err, sizeof(in->err), "%s: cannot make the directory (NFS status %d)", name, s);
     return s == 0 ? 0 : -1;
@@ -161,7 +162,7 @@ int tbbt_init_marker(struct init *in, const char *state) {
     struct tbbt_fh fh = {0};
     struct named n = {.proc = TBBT_INF_CREATE, .dir = &in->run, .name = TBBT_INIT_MARKER, .out = &fh};
     int s = tbbt_init_sync(in, issue_create, take_fh, &n, TBBT_INIT_MARKER);
-    if (s == 17) s = lookup(in, &in->run, TBBT_INIT_MARKER, &fh);
+    if (s == TBBT_NFSERR_EXIST) s = lookup(in, &in->run, TBBT_INIT_MARKER, &fh);
     if (s != 0) {
         if (s > 0)
             snprintf(in->err, sizeof(in->err), "%s: cannot make the marker (NFS status %d)", in->o->run, s);
@@ -257,7 +258,7 @@ static int empty_dir(struct init *in, const struct tbbt_fh *dir, const char *kee
         struct named n = {.dir = dir, .name = d->name};
         if (d->type == TBBT_FT_DIR && (rc = empty_dir(in, &d->fh, NULL, depth + 1)) < 0) break;
         int s = tbbt_init_sync(in, d->type == TBBT_FT_DIR ? issue_rmdir : issue_remove, NULL, &n, d->name);
-        if (s != 0 && s != 2) { /* NOENT: gone already */
+        if (s != 0 && s != TBBT_NFSERR_NOENT) { /* gone already */
             if (s > 0) snprintf(in->err, sizeof(in->err), "%s: cannot remove (NFS status %d)", d->name, s);
             rc = -1;
         }
@@ -273,7 +274,7 @@ int tbbt_init_rundir(struct init *in) {
     const char *run = in->o->run;
     int s = lookup(in, &in->root, run, &in->run);
     if (s < 0) return -1;
-    if (s == 2) { /* NOENT: ours to make */
+    if (s == TBBT_NFSERR_NOENT) { /* ours to make */
         if (tbbt_init_mkdir(in, &in->root, run, NULL, &in->run) < 0) return -1;
         return tbbt_init_marker(in, "building");
     }
@@ -310,7 +311,7 @@ int tbbt_init_upload(struct init *in, const struct tbbt_fh *dir, const char *nam
     struct tbbt_fh fh = {0};
     struct named n = {.proc = TBBT_INF_CREATE, .dir = dir, .name = name, .out = &fh};
     int s = tbbt_init_sync(in, issue_create, take_fh, &n, name);
-    if (s == 17) s = lookup(in, dir, name, &fh);
+    if (s == TBBT_NFSERR_EXIST) s = lookup(in, dir, name, &fh);
     int rc = s == 0 ? 0 : -1;
     if (s > 0) snprintf(in->err, sizeof(in->err), "%s: cannot create (NFS status %d)", name, s);
     for (gsize off = 0; rc == 0 && off < len; off += 65536) {

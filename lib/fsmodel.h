@@ -32,21 +32,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nfsstat.h"
 #include "record.h"
-
-/* NFS statuses the model predicts (the same numbers in v2 and v3). */
-enum {
-    TBBT_NFS_OK = 0,
-    TBBT_NFSERR_PERM = 1,
-    TBBT_NFSERR_NOENT = 2,
-    TBBT_NFSERR_ACCES = 13,
-    TBBT_NFSERR_EXIST = 17,
-    TBBT_NFSERR_NOTDIR = 20,
-    TBBT_NFSERR_ISDIR = 21,
-    TBBT_NFSERR_INVAL = 22,
-    TBBT_NFSERR_NOTEMPTY = 66,
-    TBBT_NFSERR_STALE = 70,
-};
 
 /* Permission prediction: read, write and truncate on a regular file by a
  * caller who is neither root nor the owner are judged by the group or

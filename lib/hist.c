@@ -10,10 +10,10 @@ void tbbt_hist_init(struct tbbt_hist *h) {
 
 uint32_t tbbt_hist_bucket(uint64_t v) {
     if (v < TBBT_HIST_SUB) return (uint32_t)v;
-    unsigned e = 63 - (unsigned)__builtin_clzll(v); /* 7 .. 63 */
+    unsigned e = 63 - (unsigned)__builtin_clzll(v); /* TBBT_HIST_SUB_BITS .. 63 */
     if (e >= TBBT_HIST_EXP) return TBBT_HIST_N - 1;
-    uint32_t sub = (uint32_t)(v >> (e - 7)) & (TBBT_HIST_SUB - 1);
-    return (e - 6) * TBBT_HIST_SUB + sub;
+    uint32_t sub = (uint32_t)(v >> (e - TBBT_HIST_SUB_BITS)) & (TBBT_HIST_SUB - 1);
+    return (e - TBBT_HIST_SUB_BITS + 1) * TBBT_HIST_SUB + sub;
 }
 
 void tbbt_hist_bounds(uint32_t i, uint64_t *lo, uint64_t *hi) {
@@ -21,9 +21,9 @@ void tbbt_hist_bounds(uint32_t i, uint64_t *lo, uint64_t *hi) {
         *lo = *hi = i;
         return;
     }
-    unsigned e = i / TBBT_HIST_SUB + 6, sub = i % TBBT_HIST_SUB;
-    *lo = ((uint64_t)(TBBT_HIST_SUB + sub)) << (e - 7);
-    *hi = *lo + (1ull << (e - 7)) - 1;
+    unsigned e = i / TBBT_HIST_SUB + TBBT_HIST_SUB_BITS - 1, sub = i % TBBT_HIST_SUB;
+    *lo = ((uint64_t)(TBBT_HIST_SUB + sub)) << (e - TBBT_HIST_SUB_BITS);
+    *hi = *lo + (1ull << (e - TBBT_HIST_SUB_BITS)) - 1;
 }
 
 void tbbt_hist_add(struct tbbt_hist *h, uint64_t v) {
@@ -65,6 +65,11 @@ uint64_t tbbt_hist_quantile(const struct tbbt_hist *h, double q) {
 
 double tbbt_hist_mean(const struct tbbt_hist *h) {
     return h->n ? h->sum / (double)h->n : 0;
+}
+
+void tbbt_hist_layout_json(GString *o) {
+    g_string_append_printf(o, "{\"scheme\":\"log-linear\",\"sub\":%u,\"exp\":%u,\"buckets\":%u}",
+                           TBBT_HIST_SUB, (unsigned)TBBT_HIST_EXP, (unsigned)TBBT_HIST_N);
 }
 
 void tbbt_hist_json(const struct tbbt_hist *h, GString *o) {

@@ -13,9 +13,10 @@
 #include <glib.h>
 #include <stdint.h>
 
-#define TBBT_HIST_SUB 128
+#define TBBT_HIST_SUB_BITS 7
+#define TBBT_HIST_SUB (1u << TBBT_HIST_SUB_BITS) /* buckets per power of two */
 #define TBBT_HIST_EXP 42
-#define TBBT_HIST_N ((TBBT_HIST_EXP - 6) * TBBT_HIST_SUB)
+#define TBBT_HIST_N ((TBBT_HIST_EXP - TBBT_HIST_SUB_BITS + 1) * TBBT_HIST_SUB)
 
 struct tbbt_hist {
     uint64_t n, overflow;
@@ -36,6 +37,13 @@ double tbbt_hist_mean(const struct tbbt_hist *h);
 /* Bucket index of v, and the bounds [lo, hi] of bucket i. */
 uint32_t tbbt_hist_bucket(uint64_t v);
 void tbbt_hist_bounds(uint32_t i, uint64_t *lo, uint64_t *hi);
+
+/* Appends {"scheme":"log-linear","sub":128,"exp":42,"buckets":4608}: the
+ * layout above, written into result documents ("hist_layout") so their
+ * readers (TBBT::Hist) compute a bucket's bounds from it rather than from
+ * a copy of this arithmetic. Bucket i < sub holds the value i; above, the
+ * power of two 2^e (e = log2(sub) .. exp - 1) is cut into sub buckets. */
+void tbbt_hist_layout_json(GString *out);
 
 /* Appends {"n":..,"min":..,"max":..,"mean":..,"p50":..,"p90":..,"p99":..,
  * "p999":..,"buckets":[[index,count],...]} (non-empty buckets only). */

@@ -63,14 +63,14 @@ const struct tbbt_op_info *tbbt_op_info(enum tbbt_op op) {
 
 int tbbt_op_from_wire(unsigned vers, unsigned proc) {
     if (!wire_map_ready) wire_map_init();
-    if ((vers != 2 && vers != 3) || proc >= 32) return -1;
+    if ((vers != TBBT_NFS_V2 && vers != TBBT_NFS_V3) || proc >= 32) return -1;
     return wire_map[vers - 2][proc];
 }
 
 int tbbt_op_to_wire(enum tbbt_op op, unsigned vers) {
     if ((unsigned)op >= TBBT_OP_COUNT) return -1;
-    if (vers == 2) return op_table[op].v2proc;
-    if (vers == 3) return op_table[op].v3proc;
+    if (vers == TBBT_NFS_V2) return op_table[op].v2proc;
+    if (vers == TBBT_NFS_V3) return op_table[op].v3proc;
     return -1;
 }
 
@@ -78,47 +78,4 @@ int tbbt_op_by_name(const char *name) {
     for (int i = 0; i < TBBT_OP_COUNT; i++)
         if (strcmp(op_table[i].name, name) == 0) return i;
     return -1;
-}
-
-/* NFS status names: RFC 1813 section 2.6 (a superset of RFC 1094's). */
-static const struct {
-    int code;
-    const char *name;
-} stat_names[] = {
-    {0, "OK"},
-    {1, "PERM"},
-    {2, "NOENT"},
-    {5, "IO"},
-    {6, "NXIO"},
-    {13, "ACCES"},
-    {17, "EXIST"},
-    {18, "XDEV"},
-    {19, "NODEV"},
-    {20, "NOTDIR"},
-    {21, "ISDIR"},
-    {22, "INVAL"},
-    {27, "FBIG"},
-    {28, "NOSPC"},
-    {30, "ROFS"},
-    {31, "MLINK"},
-    {63, "NAMETOOLONG"},
-    {66, "NOTEMPTY"},
-    {69, "DQUOT"},
-    {70, "STALE"},
-    {71, "REMOTE"},
-    {99, "WFLUSH"},
-    {10001, "BADHANDLE"},
-    {10002, "NOT_SYNC"},
-    {10003, "BAD_COOKIE"},
-    {10004, "NOTSUPP"},
-    {10005, "TOOSMALL"},
-    {10006, "SERVERFAULT"},
-    {10007, "BADTYPE"},
-    {10008, "JUKEBOX"},
-};
-
-const char *tbbt_nfsstat_name(int status) {
-    for (size_t i = 0; i < sizeof(stat_names) / sizeof(stat_names[0]); i++)
-        if (stat_names[i].code == status) return stat_names[i].name;
-    return NULL;
 }

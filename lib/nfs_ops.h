@@ -9,9 +9,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* ONC RPC program and version numbers (RFC 1094, RFC 1813 and its
+ * appendix I for MOUNT; NFSACL is Sun's, unnumbered by any RFC). */
 #define TBBT_NFS_PROGRAM 100003u
 #define TBBT_MOUNT_PROGRAM 100005u
 #define TBBT_NFSACL_PROGRAM 100227u
+#define TBBT_NFS_V2 2u
+#define TBBT_NFS_V3 3u
+#define TBBT_NFS_V4 4u   /* only recognised, to be counted and left out */
+#define TBBT_MOUNT_V1 1u /* NFSv2's MOUNT */
+#define TBBT_MOUNT_V3 3u /* NFSv3's MOUNT */
 
 enum tbbt_op {
     TBBT_OP_NULL = 0,
@@ -81,8 +88,5 @@ int tbbt_op_to_wire(enum tbbt_op op, unsigned vers);
 /* Finds an operation by its lower-case name ("fsstat", "statfs",
  * "readdirplus"). Returns the operation, or -1 if no name matches. */
 int tbbt_op_by_name(const char *name);
-
-/* Name of an NFS status (NFS3ERR_NOENT -> "NOENT"), or NULL if unknown. */
-const char *tbbt_nfsstat_name(int status);
 
 #endif

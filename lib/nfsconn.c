@@ -15,6 +15,7 @@
 #include <nfsc/libnfs-raw-nfs.h>
 
 #include "clock.h"
+#include "nfs_ops.h"
 
 /* Reads a port number from s (all of it, or up to '&'). -1 if bad. */
 static int port_of(const char *s) {
@@ -220,8 +221,8 @@ static struct rpc_context *reach(const struct tbbt_nfs_server *s, const char *na
         if (rpc_connect_async(rpc, s->host, port, step_cb, &st) == 0 &&
             wait_until(rpc, &st, end, &late) == 0) {
             st = (struct step){0};
-            int rc = prog == MOUNT_PROGRAM ? rpc_mount3_null_async(rpc, step_cb, &st)
-                                           : rpc_nfs3_null_async(rpc, step_cb, &st);
+            int rc = prog == TBBT_MOUNT_PROGRAM ? rpc_mount3_null_async(rpc, step_cb, &st)
+                                                : rpc_nfs3_null_async(rpc, step_cb, &st);
             if (rc == 0 && wait_until(rpc, &st, end, &late) == 0) return rpc;
             if (late)
                 snprintf(err, errlen,
@@ -253,7 +254,7 @@ int tbbt_nfs_mount(const struct tbbt_nfs_server *s, int timeout, struct tbbt_fh 
     char name[1300];
     tbbt_nfs_server_name(s, name, sizeof(name));
     struct rpc_context *m =
-        reach(s, name, s->mountport, MOUNT_PROGRAM, MOUNT_V3, "MOUNT", timeout, err, errlen);
+        reach(s, name, s->mountport, TBBT_MOUNT_PROGRAM, TBBT_MOUNT_V3, "MOUNT", timeout, err, errlen);
     if (!m) return -1;
     struct step st = {.fh = root};
     int late = 0, rc = -1;
@@ -281,7 +282,8 @@ struct rpc_context *tbbt_nfs_connect(const struct tbbt_nfs_server *s, int timeou
                                      char *err, size_t errlen) {
     char name[1300];
     tbbt_nfs_server_name(s, name, sizeof(name));
-    struct rpc_context *rpc = reach(s, name, s->nfsport, NFS_PROGRAM, NFS_V3, "NFS", timeout, err, errlen);
+    struct rpc_context *rpc =
+        reach(s, name, s->nfsport, TBBT_NFS_PROGRAM, TBBT_NFS_V3, "NFS", timeout, err, errlen);
     if (rpc) tbbt_nfs_set_cred(rpc, uid, gid);
     return rpc;
 }

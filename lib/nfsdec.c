@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "cursor.h"
+#include "nfs_ops.h"
+#include "nfsstat.h"
 
 #define NAME_MAX_LEN 4096       /* longest name or path accepted (v3 strings are unbounded) */
 #define AUTH_MAX_LEN 400        /* RFC 5531: opaque_auth body<400> */
@@ -564,7 +566,7 @@ static int reply3(struct dec *d) {
     }
     TRY(u32(d, &st));
     r->status = (int32_t)st;
-    int ok = st == 0;
+    int ok = st == TBBT_NFS_OK;
     switch (r->op) {
     case TBBT_OP_GETATTR: return ok ? fattr3_obj(d) : 0;
     case TBBT_OP_SETATTR: return wcc_data(d, TO_OBJ);
@@ -818,7 +820,8 @@ int tbbt_nfs_decode_call(struct tbbt_rec *r, const uint8_t *p, size_t n, struct 
     struct dec d;
     if (r->op >= TBBT_OP_COUNT || tbbt_op_to_wire(r->op, r->vers) < 0) return TBBT_DEC_BAD;
     dec_init(&d, r, p, n, fh);
-    int whole = (r->vers == 3 ? call3(&d) : call2(&d)) == 0; /* every argument read (a cut padding aside) */
+    int whole =
+        (r->vers == TBBT_NFS_V3 ? call3(&d) : call2(&d)) == 0; /* every argument read (a cut padding aside) */
     int rc = dec_result(&d);
     if (rc == TBBT_DEC_TRUNC && !whole && !d.tail) r->flags |= TBBT_RF_ARGS_CUT;
     return rc;
@@ -828,7 +831,7 @@ int tbbt_nfs_decode_reply(struct tbbt_rec *r, const uint8_t *p, size_t n, struct
     struct dec d;
     if (r->op >= TBBT_OP_COUNT || tbbt_op_to_wire(r->op, r->vers) < 0) return TBBT_DEC_BAD;
     dec_init(&d, r, p, n, fh);
-    if (r->vers == 3)
+    if (r->vers == TBBT_NFS_V3)
         (void)reply3(&d);
     else
         (void)reply2(&d);
@@ -857,7 +860,7 @@ int tbbt_mount_decode_mnt_reply(unsigned vers, const uint8_t *p, size_t n, uint3
     if (!h) return dec_result(&d);
     memcpy(fh->data, h, len);
     fh->len = (uint16_t)len;
-    if (vers == 3 && u32(&d, &nflav) == 0) {
+    if (vers == TBBT_MOUNT_V3 && u32(&d, &nflav) == 0) {
         if (nflav > MNT_FLAVORS_MAX) return TBBT_DEC_BAD;
         (void)skip(&d, (size_t)nflav * 4);
     }
@@ -898,7 +901,7 @@ static const uint8_t *opaque_auth(struct dec *d, uint32_t *flavor, uint32_t *len
 static int rpc_call(struct dec *d, struct tbbt_rpc_hdr *h) {
     uint32_t flavor, len;
     TRY(u32(d, &h->rpcvers));
-    if (h->rpcvers != 2) return -1;
+    if (h->rpcvers != TBBT_RPC_VERSION) return -1;
     TRY(u32(d, &h->prog));
     TRY(u32(d, &h->vers));
     TRY(u32(d, &h->proc));
@@ -942,8 +945,8 @@ int tbbt_rpc_parse_prefix(const uint8_t *p, size_t caplen, struct tbbt_rpc_hdr *
     }
     if (!d.c.trunc || d.bad) return -1;
     /* cut short: keep what names the message, if it got that far */
-    int named =
-        h->mtype == TBBT_RPC_CALL ? caplen >= 24 && h->rpcvers == 2 : caplen >= 12 && h->reply_stat <= 1;
+    int named = h->mtype == TBBT_RPC_CALL ? caplen >= 24 && h->rpcvers == TBBT_RPC_VERSION
+                                          : caplen >= 12 && h->reply_stat <= 1;
     if (!named) return -1;
     memset(&h->cred, 0, sizeof(h->cred));
     if (h->mtype == TBBT_RPC_REPLY && caplen < 24) h->accept_stat = UINT32_MAX; /* unknown */

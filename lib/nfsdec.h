@@ -19,6 +19,7 @@
 
 /* Message types (RFC 5531). */
 enum { TBBT_RPC_CALL = 0, TBBT_RPC_REPLY = 1 };
+#define TBBT_RPC_VERSION 2u /* rpcvers of RFC 5531 */
 
 /* The RPC header of a call or a reply. */
 struct tbbt_rpc_hdr {

@@ -22,6 +22,7 @@
 
 #include <glib.h>
 
+#include "nfs_ops.h"
 #include "nfsdec.h"
 #include "clock.h"
 
@@ -30,7 +31,7 @@ static int nfs_port(const struct tbbt_nfs_server *s, struct addrinfo *ai, int ud
     if (s->nfsport) return s->nfsport;
     if (ai->ai_family != AF_INET) return 2049;
     struct sockaddr_in sin = *(struct sockaddr_in *)ai->ai_addr;
-    int p = pmap_getport(&sin, 100003, 3, udp ? IPPROTO_UDP : IPPROTO_TCP);
+    int p = pmap_getport(&sin, TBBT_NFS_PROGRAM, TBBT_NFS_V3, udp ? IPPROTO_UDP : IPPROTO_TCP);
     return p ? p : 2049;
 }
 
@@ -306,8 +307,9 @@ static const char *const accept_words[] = {
 
 int tbbt_pconn_probe(struct tbbt_pconn *c, int timeout, char *err, size_t errlen) {
     struct probe p = {.xid = (uint32_t)g_random_int()};
-    /* xid, CALL, RPC version 2, NFS (100003) version 3, NULL; AUTH_NONE credential and verifier */
-    uint32_t call[10] = {htonl(p.xid), htonl(TBBT_RPC_CALL), htonl(2), htonl(100003), htonl(3)};
+    /* xid, CALL, RPC version 2, NFS version 3, NULL; AUTH_NONE credential and verifier */
+    uint32_t call[10] = {htonl(p.xid), htonl(TBBT_RPC_CALL), htonl(TBBT_RPC_VERSION), htonl(TBBT_NFS_PROGRAM),
+                         htonl(TBBT_NFS_V3)};
     if (tbbt_pconn_send(c, (const uint8_t *)call, sizeof(call)) < 0) {
         snprintf(err, errlen, "not an NFS server: cannot send %s an NFS NULL call (%s)", c->peer,
                  strerror(errno));

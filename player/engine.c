@@ -23,6 +23,7 @@
 #include "manifest.h"
 #include "nfsdec.h"
 #include "nfs_ops.h"
+#include "nfsstat.h"
 #include "nfsenc.h"
 #include "recfile.h"
 #include "rng.h"
@@ -43,18 +44,6 @@
 
 /* Slot states. */
 enum { SL_FREE, SL_LOADED, SL_WAITING, SL_HELD, SL_SENT, SL_DONE };
-
-/* Status codes beyond NFS's, for the statistics. */
-enum {
-    ST_TIMEOUT = -1,
-    ST_RPC_ERROR = -2,
-    ST_NO_HANDLE = -3,
-    ST_SKIPPED = -4,
-    ST_CONN_LOST = -5,
-    ST_REFUSED = -6
-};
-
-#define NFS3ERR_EXIST_ 17
 
 static volatile sig_atomic_t interrupted;
 
@@ -98,7 +87,7 @@ struct event {
     int64_t recv_ns;
     int64_t sent_ns; /* when the kernel sent it (conn.h: transmit stamps), or 0 */
     int64_t read_ns; /* when the receive thread's read returned it */
-    int status;      /* NFS status, or ST_RPC_ERROR */
+    int status;      /* NFS status, or TBBT_PST_RPC_ERROR */
     int has_fh, has_cookie;
     uint64_t cookie, verf;
     struct tbbt_fh fh;
@@ -605,7 +594,7 @@ static void on_reply(void *ctx, const uint8_t *m, size_t n) {
                        .recv_ns = c->rx_ns,
                        .read_ns = c->rd_ns,
                        .sent_ns = tbbt_pconn_sent_at(c, atomic_load(&s->mark)),
-                       .status = ST_RPC_ERROR};
+                       .status = TBBT_PST_RPC_ERROR};
     if (h.reply_stat == 0 && h.accept_stat == 0) {
         struct tbbt_rec *rr = &e->rx_rec; /* the receive thread's own scratch */
         tbbt_rec_clear(rr);
@@ -700,12 +689,12 @@ static void free_slots(struct engine *e) {
  * became of a request that got none. */
 static const char *status_word(int status, char *buf, size_t len) {
     switch (status) {
-    case ST_TIMEOUT: return "timeout";
-    case ST_RPC_ERROR: return "rpc-error";
-    case ST_NO_HANDLE: return "no-handle";
-    case ST_SKIPPED: return "skipped";
-    case ST_CONN_LOST: return "conn-lost";
-    case ST_REFUSED: return "refused";
+    case TBBT_PST_TIMEOUT: return "timeout";
+    case TBBT_PST_RPC_ERROR: return "rpc-error";
+    case TBBT_PST_NO_HANDLE: return "no-handle";
+    case TBBT_PST_SKIPPED: return "skipped";
+    case TBBT_PST_CONN_LOST: return "conn-lost";
+    case TBBT_PST_REFUSED: return "refused";
     }
     const char *n = tbbt_nfsstat_name(status);
     if (n) return n;
@@ -735,7 +724,7 @@ static void complete(struct engine *e, struct slot *s, int status, int64_t recv_
     int matched = status >= 0 && (lost ? status == 0 : status == r->status);
     /* sent again after a lost connection, a create that finds its name made
      * did what the first sending did */
-    if (s->retried && status == NFS3ERR_EXIST_ && r->status == 0 &&
+    if (s->retried && status == TBBT_NFSERR_EXIST && r->status == 0 &&
         (r->op == TBBT_OP_CREATE || r->op == TBBT_OP_MKDIR || r->op == TBBT_OP_SYMLINK ||
          r->op == TBBT_OP_MKNOD))
         matched = 1;
@@ -761,19 +750,19 @@ static void complete(struct engine *e, struct slot *s, int status, int64_t recv_
             if (traced_times(r)) tbbt_hist_add(&p->trace_lat, (uint64_t)(r->reply_time - r->call_time));
             if (e->o->speedup > 0 && s->sched_ns)
                 tbbt_hist_add(&p->lat_sched, (uint64_t)(recv_ns - s->sched_ns));
-        } else if (status == ST_SKIPPED) {
+        } else if (status == TBBT_PST_SKIPPED) {
             p->skipped++, st->skipped++, pc->skipped++;
         } else {
             p->mismatched++, st->mismatched++, pc->failed++;
-            if (status == ST_TIMEOUT) p->timeouts++, st->timeouts++;
-            if (status == ST_NO_HANDLE) st->no_handle++;
-            if (status == ST_REFUSED) st->refused++;
-            if (status == ST_CONN_LOST) st->conn_lost++;
+            if (status == TBBT_PST_TIMEOUT) p->timeouts++, st->timeouts++;
+            if (status == TBBT_PST_NO_HANDLE) st->no_handle++;
+            if (status == TBBT_PST_REFUSED) st->refused++;
+            if (status == TBBT_PST_CONN_LOST) st->conn_lost++;
             tbbt_pstats_mismatch(p, lost ? 0 : r->status, status);
         }
         struct tbbt_pstat_sec *sec = tbbt_pstats_sec(st, (double)(recv_ns - e->t0) / 1e9);
         sec->done++;
-        sec->timeouts += status == ST_TIMEOUT, sec->conn_lost += status == ST_CONN_LOST;
+        sec->timeouts += status == TBBT_PST_TIMEOUT, sec->conn_lost += status == TBBT_PST_CONN_LOST;
         if (matched) sec->matched++, sec->lat_sum += s->send_ns ? (double)(recv_ns - s->send_ns) : 0;
     } else {
         st->warmup++;
@@ -849,7 +838,7 @@ static void time_out(struct engine *e, int64_t now) {
         if (s->seq == seq && atomic_load(&s->state) == SL_SENT) {
             if (now - s->send_ns < limit) return;
             out_done(e, s, now);
-            complete(e, s, ST_TIMEOUT, now);
+            complete(e, s, TBBT_PST_TIMEOUT, now);
         }
         fifo_pop(&e->sent_fifo);
     }
@@ -934,7 +923,7 @@ static void offer(struct engine *e) {
     while (!e->stopping && (k = e->ord->next(e->sched, &seq)) != TBBT_SCHED_NONE) {
         struct slot *s = &e->ring[seq & e->mask];
         if (k == TBBT_SCHED_SKIP) {
-            complete(e, s, ST_SKIPPED, tbbt_now_ns());
+            complete(e, s, TBBT_PST_SKIPPED, tbbt_now_ns());
             continue;
         }
         if (!tbbt_rec_replayable(&s->r)) { /* never ran on the traced server, or cut */
@@ -945,7 +934,7 @@ static void offer(struct engine *e) {
             continue;
         }
         if (refused(e, &s->r)) { /* failed, so what depends on it is skipped */
-            complete(e, s, ST_REFUSED, tbbt_now_ns());
+            complete(e, s, TBBT_PST_REFUSED, tbbt_now_ns());
             continue;
         }
         atomic_store(&s->state, SL_HELD);
@@ -1014,7 +1003,7 @@ static int send_one(struct engine *e, struct slot *s, int ci, int64_t now, char 
     ssize_t n = tbbt_nfs_encode_call(&s->r, e->xid_base + (uint32_t)s->seq, &c, e->sendbuf, SEND_BUF, why,
                                      sizeof(why));
     if (n < 0) { /* a handle nobody revealed: the record cannot go */
-        complete(e, s, ST_NO_HANDLE, now);
+        complete(e, s, TBBT_PST_NO_HANDLE, now);
         return 0;
     }
     if (ci < 0 && (ci = conn_for(e, s, err, errlen)) < 0) return -1;
@@ -1036,7 +1025,7 @@ static int send_one(struct engine *e, struct slot *s, int ci, int64_t now, char 
     if (tbbt_pconn_queue(&e->conn[ci], e->sendbuf, (size_t)n) < 0) {
         if (errno == EMSGSIZE) { /* too large for a UDP datagram: this record fails, not the connection */
             out_done(e, s, now);
-            complete(e, s, ST_RPC_ERROR, now);
+            complete(e, s, TBBT_PST_RPC_ERROR, now);
             return 0;
         }
         atomic_store(&e->broken[ci], 1); /* the receive thread will see it too */
@@ -1261,7 +1250,7 @@ static int repair(struct engine *e, int i, char *err, size_t errlen) {
         if (s->seq != seq || atomic_load(&s->state) != SL_SENT || s->conn != i) continue;
         out_done(e, s, tbbt_now_ns());
         if (read_only(s->r.op) || s->retried) {
-            complete(e, s, ST_CONN_LOST, tbbt_now_ns());
+            complete(e, s, TBBT_PST_CONN_LOST, tbbt_now_ns());
         } else {
             s->retried = 1;
             atomic_store(&s->state, SL_HELD);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "rectext.h"
+#include "nfsstat.h"
 #include "version.h"
 
 void tbbt_pstats_init(struct tbbt_play_stats *s) {
@@ -231,11 +232,11 @@ static void report_load(const struct tbbt_play_stats *s, FILE *out) {
 
 /* Name of a status for the report ("OK", "NOENT", or a number). */
 static const char *st_name(int s, char *buf, size_t n) {
-    if (s == -1) return "timeout";
-    if (s == -2) return "rpc-error";
-    if (s == -3) return "no-handle";
-    if (s == -5) return "connection-lost";
-    if (s == -6) return "refused";
+    if (s == TBBT_PST_TIMEOUT) return "timeout";
+    if (s == TBBT_PST_RPC_ERROR) return "rpc-error";
+    if (s == TBBT_PST_NO_HANDLE) return "no-handle";
+    if (s == TBBT_PST_CONN_LOST) return "connection-lost";
+    if (s == TBBT_PST_REFUSED) return "refused";
     const char *nm = tbbt_nfsstat_name(s);
     if (nm) return nm;
     snprintf(buf, n, "%d", s);
@@ -394,7 +395,9 @@ static void load_json(const struct tbbt_play_stats *s, GString *o) {
 }
 
 void tbbt_pstats_json(const struct tbbt_play_stats *s, GString *o) {
-    g_string_append(o, "{\"schema\":\"tbbt-play-result/1\",\"meta\":{");
+    g_string_append(o, "{\"schema\":\"tbbt-play-result/1\",\"hist_layout\":");
+    tbbt_hist_layout_json(o);
+    g_string_append(o, ",\"meta\":{");
     jstr(o, "trace", s->trace), jstr(o, "manifest", s->manifest), jstr(o, "server", s->server);
     jstr(o, "run", s->run), jstr(o, "map_sha256", s->map_sha256), jstr(o, "order", s->order);
     jstr(o, "timing", s->timing), jstr(o, "started", s->started), jstr(o, "ended", s->ended);

@@ -25,6 +25,17 @@
 #include "nfs_ops.h"
 #include "stats_load.h"
 
+/* What became of a request that got no NFS status, in the status fields
+ * (NFS's own are >= 0, lib/nfsstat.h). */
+enum {
+    TBBT_PST_TIMEOUT = -1,
+    TBBT_PST_RPC_ERROR = -2,
+    TBBT_PST_NO_HANDLE = -3,
+    TBBT_PST_SKIPPED = -4,
+    TBBT_PST_CONN_LOST = -5,
+    TBBT_PST_REFUSED = -6
+};
+
 struct tbbt_pstat_proc {
     uint64_t count, matched, mismatched, skipped, timeouts;
     struct tbbt_hist lat;       /* matched: reply - send, ns */

@@ -823,18 +823,18 @@ static void on_call(struct tbbt_pass1 *p, const struct tbbt_rpc_hdr *h, const st
     }
     loss_count(p, a, &m->src, h->xid);
     enum pend_kind kind = PK_OTHER;
-    if (h->prog == TBBT_NFS_PROGRAM && (h->vers == 2 || h->vers == 3)) {
+    if (h->prog == TBBT_NFS_PROGRAM && (h->vers == TBBT_NFS_V2 || h->vers == TBBT_NFS_V3)) {
         if (tbbt_op_from_wire(h->vers, h->proc) < 0) {
             p->st.nfs_unknown_proc++;
         } else {
             kind = PK_NFS;
             p->st.nfs_calls++;
-            if (h->vers == 2)
+            if (h->vers == TBBT_NFS_V2)
                 p->st.nfs_v2++;
             else
                 p->st.nfs_v3++;
         }
-    } else if (h->prog == TBBT_NFS_PROGRAM && h->vers == 4) {
+    } else if (h->prog == TBBT_NFS_PROGRAM && h->vers == TBBT_NFS_V4) {
         p->st.nfs_v4++;
     } else if (h->prog == TBBT_MOUNT_PROGRAM) {
         kind = PK_MOUNT;

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "nfsstat.h"
+
 void tbbt_summary_init(struct tbbt_summary *s) {
     memset(s, 0, sizeof(*s));
     for (int v = 0; v < 2; v++)
@@ -11,16 +13,16 @@ void tbbt_summary_init(struct tbbt_summary *s) {
 }
 
 /* Maps an NFS status to its slot: the RFC's codes are below 100 or in
- * 10001..10008, so a small array holds them all. */
+ * BADHANDLE..JUKEBOX (10001..10008), so a small array holds them all. */
 static int status_slot(int32_t st) {
     if (st >= 0 && st < 100) return st;
-    if (st >= 10001 && st <= 10008) return 100 + (st - 10001);
+    if (st >= TBBT_NFSERR_BADHANDLE && st <= TBBT_NFSERR_JUKEBOX) return 100 + (st - TBBT_NFSERR_BADHANDLE);
     return 108;
 }
 
 int tbbt_summary_slot_status(int slot) {
     if (slot < 100) return slot;
-    if (slot < 108) return 10001 + (slot - 100);
+    if (slot < 108) return TBBT_NFSERR_BADHANDLE + (slot - 100);
     return -1;
 }
 

@@ -132,6 +132,8 @@ my %bad = (
     'noprocs.json' => do { my $j = decode_json(slurp($A)); delete $j->{procedures}; encode_json($j) },
     'badhist.json' => do { my $j = decode_json(slurp($A)); $j->{procedures}[0]{latency_ns}{buckets} = [[1]]; encode_json($j) },
     'nocount.json' => do { my $j = decode_json(slurp($A)); delete $j->{procedures}[2]{count}; encode_json($j) },
+    'layout-scheme.json' => do { my $j = decode_json(slurp($A)); $j->{hist_layout} = {scheme => 'hdr', sub => 128}; encode_json($j) },
+    'layout-sub.json'    => do { my $j = decode_json(slurp($A)); $j->{hist_layout} = {scheme => 'log-linear', sub => 100}; encode_json($j) },
 );
 for my $name (sort keys %bad) {
     my $p = "$TMP/$name";

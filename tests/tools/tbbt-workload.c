@@ -70,6 +70,7 @@
 #include "usage.h"
 #include "clock.h"
 #include "rng.h"
+#include "nfsstat.h"
 
 #define WL_MAX_CLIENTS 64
 #define WL_MAX_UIDS 16

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "hist.h"
@@ -66,7 +67,43 @@ static void test_quantiles(void **st) {
     free(v);
 }
 
+/* The layout written into result documents describes the buckets
+ * tbbt_hist_add really uses: with "sub" S read back from the JSON, bucket
+ * i < S holds i, and above, the power of two 2^e is cut into S buckets,
+ * for every bucket up to "buckets". */
+static void test_layout(void **st) {
+    (void)st;
+    GString *j = g_string_new(NULL);
+    tbbt_hist_layout_json(j);
+    unsigned sub = 0, exp = 0, n = 0;
+    assert_int_equal(
+        sscanf(j->str, "{\"scheme\":\"log-linear\",\"sub\":%u,\"exp\":%u,\"buckets\":%u}", &sub, &exp, &n),
+        3);
+    g_string_free(j, TRUE);
+    assert_int_equal(n, TBBT_HIST_N);
+    unsigned k = 0;
+    while ((1u << k) < sub)
+        k++;
+    assert_int_equal(1u << k, sub);
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t lo, hi, elo, ehi;
+        tbbt_hist_bounds(i, &lo, &hi);
+        if (i < sub) {
+            elo = ehi = i;
+        } else {
+            unsigned e = i / sub + k - 1;
+            elo = (uint64_t)(sub + i % sub) << (e - k);
+            ehi = elo + (1ull << (e - k)) - 1;
+        }
+        assert_true(lo == elo && hi == ehi);
+        assert_int_equal(tbbt_hist_bucket(lo), i);
+        assert_int_equal(tbbt_hist_bucket(hi), i);
+    }
+    assert_int_equal(tbbt_hist_bucket(1ull << exp), n - 1); /* beyond: the last bucket */
+}
+
 int main(void) {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_buckets), cmocka_unit_test(test_quantiles)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_buckets), cmocka_unit_test(test_quantiles),
+                                       cmocka_unit_test(test_layout)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

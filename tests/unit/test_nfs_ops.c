@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "nfs_ops.h"
+#include "nfsstat.h"
 #include "tbbt_mount.h"
 #include "tbbt_nfs.h"
 
@@ -138,9 +139,19 @@ static void test_status_names(void **state) {
         const char *n = tbbt_nfsstat_name(st[i].code);
         assert_non_null(n);
         assert_string_equal(n, st[i].name);
+        assert_int_equal(tbbt_nfsstat_by_name(st[i].name), st[i].code);
     }
     assert_null(tbbt_nfsstat_name(3));
     assert_null(tbbt_nfsstat_name(-1));
+    assert_int_equal(tbbt_nfsstat_by_name("NOSUCH"), -1);
+    assert_int_equal(tbbt_nfsstat_by_name("noent"), -1);
+    /* The enum the stages compare with is rpcgen's numbering. */
+    assert_int_equal(TBBT_NFS_OK, NFS3_OK);
+    assert_int_equal(TBBT_NFSERR_EXIST, NFS3ERR_EXIST);
+    assert_int_equal(TBBT_NFSERR_STALE, NFSERR_STALE);
+    assert_int_equal(TBBT_NFSERR_WFLUSH, NFSERR_WFLUSH);
+    assert_int_equal(TBBT_NFSERR_BADHANDLE, NFS3ERR_BADHANDLE);
+    assert_int_equal(TBBT_NFSERR_JUKEBOX, NFS3ERR_JUKEBOX);
 }
 
 /* Operation traits the decoder relies on: which calls name an object by

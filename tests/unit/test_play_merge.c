@@ -185,6 +185,22 @@ static char *json_of(const struct tbbt_play_stats *s) {
     return g_string_free(j, FALSE);
 }
 
+/* The result document says how its histograms' buckets are laid out
+ * (hist_layout, as lib/hist.c writes it), right after the schema, so the
+ * Perl readers need no copy of the arithmetic. */
+static void test_json_layout(void **state) {
+    (void)state;
+    struct tbbt_play_stats a;
+    tbbt_pstats_init(&a);
+    char *j = json_of(&a);
+    GString *want = g_string_new("{\"schema\":\"tbbt-play-result/1\",\"hist_layout\":");
+    tbbt_hist_layout_json(want);
+    g_string_append(want, ",\"meta\":{");
+    assert_true(strncmp(j, want->str, want->len) == 0);
+    g_string_free(want, TRUE), g_free(j);
+    tbbt_pstats_free(&a);
+}
+
 /* Packing and unpacking gives the same figures; every cut is refused. */
 static void test_wire(void **state) {
     (void)state;
@@ -262,7 +278,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_merge_union), cmocka_unit_test(test_merge_into_empty),
         cmocka_unit_test(test_merge_top),   cmocka_unit_test(test_wire),
-        cmocka_unit_test(test_share),
+        cmocka_unit_test(test_share),       cmocka_unit_test(test_json_layout),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
