@@ -3979,6 +3979,12 @@ static const struct tbbt_rec *made_later(struct tbbt_pass2 *p, const struct tbbt
     return c ? c : v;
 }
 
+/* v, which is r or the pass's copy of it (listing_as_named's p->filtered,
+ * made_later's p->unmade), writable: found by its owner, not cast. */
+static struct tbbt_rec *writable(struct tbbt_pass2 *p, struct tbbt_rec *r, const struct tbbt_rec *v) {
+    return v == &p->filtered ? &p->filtered : v == &p->unmade ? &p->unmade : r;
+}
+
 /* Pre-plays record r (held as seq), which has its reply: predicts its
  * outcome and corrects a failure -- not on a name pass 2 made up
  * (TBBT_RF_NAME_SYNTH): the model's is the only say there -- and applies
@@ -4002,7 +4008,7 @@ static void judge(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
         stale_unknown(p, r, seq);
     else if (pred != TBBT_OC_ANY && pred != traced && !(r->flags & TBBT_RF_NAME_SYNTH) &&
              !withheld(p, r, pred, traced) && !concurrent(p, v, seq, traced, &defer_after, &reapply))
-        correct_failure(p, r == v ? r : (struct tbbt_rec *)v, seq, pred, traced);
+        correct_failure(p, writable(p, r, v), seq, pred, traced);
     if ((r->op == TBBT_OP_LOOKUP || r->op == TBBT_OP_READDIR || r->op == TBBT_OP_READDIRPLUS) &&
         names_await(p))
         resolve_lost(p, v);

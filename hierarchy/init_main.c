@@ -148,15 +148,18 @@ static void check(int argc, char **argv, struct tbbt_init_opts *o) {
  * tbbt-play. Returns 0, or -1 (said). */
 static int record(struct tbbt_ws *ws, const struct tbbt_ws_trace *t, const char *server,
                   const struct tbbt_init_opts *o) {
-    struct tbbt_ws_server s = {(char *)t->records,
-                               (char *)server,
-                               (char *)o->run,
-                               (char *)o->manifest,
+    /* a server line owns its strings (char *): copies of ours */
+    struct tbbt_ws_server s = {g_strdup(t->records),
+                               g_strdup(server),
+                               g_strdup(o->run),
+                               g_strdup(o->manifest),
                                cli.nfsport,
                                cli.mountport,
                                0};
     char err[1024];
-    if (tbbt_ws_add_server(ws, &s, err, sizeof(err)) < 0 || tbbt_ws_save(ws, err, sizeof(err)) < 0) {
+    int rc = tbbt_ws_add_server(ws, &s, err, sizeof(err));
+    g_free(s.trace), g_free(s.server), g_free(s.run), g_free(s.manifest);
+    if (rc < 0 || tbbt_ws_save(ws, err, sizeof(err)) < 0) {
         fprintf(stderr, "tbbt-init: %s\n", err);
         return -1;
     }

@@ -11,12 +11,13 @@
 
 #include "fsmodel.h"
 #include "nfsstat.h"
+#include "unconst.h"
 
 /* A libnfs handle pointing into ours (valid while ours lives). */
 static nfs_fh3 fh3(const struct tbbt_fh *f) {
     nfs_fh3 h;
     h.data.data_len = f->len;
-    h.data.data_val = (char *)f->data;
+    h.data.data_val = tbbt_unconst(f->data);
     return h;
 }
 
@@ -60,7 +61,7 @@ int tbbt_inf_lookup(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *
     LOOKUP3args a;
     memset(&a, 0, sizeof(a));
     a.what.dir = fh3(dir);
-    a.what.name = (char *)name;
+    a.what.name = tbbt_unconst(name);
     ISSUE(q, cb, priv, lookup);
 }
 
@@ -69,7 +70,7 @@ int tbbt_inf_mkdir(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *n
     MKDIR3args a;
     memset(&a, 0, sizeof(a));
     a.where.dir = fh3(dir);
-    a.where.name = (char *)name;
+    a.where.name = tbbt_unconst(name);
     a.attributes = sattr(at);
     ISSUE(q, cb, priv, mkdir);
 }
@@ -79,7 +80,7 @@ int tbbt_inf_create(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *
     CREATE3args a;
     memset(&a, 0, sizeof(a));
     a.where.dir = fh3(dir);
-    a.where.name = (char *)name;
+    a.where.name = tbbt_unconst(name);
     a.how.mode = GUARDED;
     a.how.createhow3_u.obj_attributes = sattr(at);
     ISSUE(q, cb, priv, create);
@@ -90,9 +91,9 @@ int tbbt_inf_symlink(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char 
     SYMLINK3args a;
     memset(&a, 0, sizeof(a));
     a.where.dir = fh3(dir);
-    a.where.name = (char *)name;
+    a.where.name = tbbt_unconst(name);
     a.symlink.symlink_attributes = sattr(at);
-    a.symlink.symlink_data = (char *)target;
+    a.symlink.symlink_data = tbbt_unconst(target);
     ISSUE(q, cb, priv, symlink);
 }
 
@@ -101,7 +102,7 @@ int tbbt_inf_mknod(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *n
     MKNOD3args a;
     memset(&a, 0, sizeof(a));
     a.where.dir = fh3(dir);
-    a.where.name = (char *)name;
+    a.where.name = tbbt_unconst(name);
     a.what.type = (ftype3)type;
     switch (type) {
     case TBBT_FT_CHR: a.what.mknoddata3_u.chr_device.dev_attributes = sattr(at); break;
@@ -118,7 +119,7 @@ int tbbt_inf_link(struct tbbt_nfsq *q, const struct tbbt_fh *file, const struct 
     memset(&a, 0, sizeof(a));
     a.file = fh3(file);
     a.link.dir = fh3(dir);
-    a.link.name = (char *)name;
+    a.link.name = tbbt_unconst(name);
     ISSUE(q, cb, priv, link);
 }
 
@@ -131,7 +132,7 @@ int tbbt_inf_write(struct tbbt_nfsq *q, const struct tbbt_fh *file, uint64_t off
     a.count = len;
     a.stable = UNSTABLE;
     a.data.data_len = len;
-    a.data.data_val = (char *)data;
+    a.data.data_val = tbbt_unconst(data);
     ISSUE(q, cb, priv, write);
 }
 
@@ -157,7 +158,7 @@ int tbbt_inf_remove(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *
     REMOVE3args a;
     memset(&a, 0, sizeof(a));
     a.object.dir = fh3(dir);
-    a.object.name = (char *)name;
+    a.object.name = tbbt_unconst(name);
     ISSUE(q, cb, priv, remove);
 }
 
@@ -166,7 +167,7 @@ int tbbt_inf_rmdir(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *n
     RMDIR3args a;
     memset(&a, 0, sizeof(a));
     a.object.dir = fh3(dir);
-    a.object.name = (char *)name;
+    a.object.name = tbbt_unconst(name);
     ISSUE(q, cb, priv, rmdir);
 }
 

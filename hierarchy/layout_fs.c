@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "layout.h"
+#include "unconst.h"
 
 /* Formats a message into err (printf-style). Returns -1 for the caller. */
 G_GNUC_PRINTF(3, 4) static int fail(char *err, size_t errlen, const char *fmt, ...) {
@@ -300,7 +301,7 @@ char *tbbt_layout_run_tool(const char *const *argv, char *err, size_t errlen) {
     char *out = NULL, *errout = NULL;
     int status;
     GError *ge = NULL;
-    if (!g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, &errout, &status,
+    if (!g_spawn_sync(NULL, tbbt_unconst(argv), NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, &errout, &status,
                       &ge)) {
         fail(err, errlen, "%s: %s", argv[0], ge->message);
         g_error_free(ge);

@@ -7,6 +7,7 @@
 #include "cut.h"
 #include "fsmodel.h"
 #include "hmap.h"
+#include "unconst.h"
 
 #define HAD_ENTRY (1ull << 63) /* fsdent.user: the name had an entry once */
 #define MAX_DEPTH 4096         /* deeper parent chains are cut (a cycle) */
@@ -305,7 +306,7 @@ static void give_fresh(struct tbbt_pass3 *p, uint32_t idx1) {
     struct p3ent *e = ent(p, idx1);
     if (e->obj) return; /* bound meanwhile through another path */
     tbbt_id id = fresh_id(p);
-    struct tbbt_fsdent *d = (struct tbbt_fsdent *)e->d;
+    const struct tbbt_fsdent *d = e->d;
     if (e->del == TBBT_HM_NEVER && d->state == TBBT_NAME_PRESENT && !d->obj)
         tbbt_fsmodel_learn_present(p->m, d->dir, d->name, d->len, id);
     bind_chain(p, idx1, id);
@@ -412,8 +413,9 @@ static struct tbbt_fsobj *mobj(struct mapw *mw, tbbt_id id) {
  * were there and stayed): present at the end, initial, never entered. */
 static void sweep_name(void *ctx, const struct tbbt_fsdent *cd) {
     struct tbbt_pass3 *p = ctx;
-    struct tbbt_fsdent *d = (struct tbbt_fsdent *)cd; /* the pass owns the model */
-    if ((d->user & HAD_ENTRY) || d->state != TBBT_NAME_PRESENT) return;
+    if ((cd->user & HAD_ENTRY) || cd->state != TBBT_NAME_PRESENT) return;
+    /* the pass owns the model: the entry, writable, from it */
+    struct tbbt_fsdent *d = tbbt_fsmodel_dent(p->m, cd->dir, cd->name, cd->len);
     struct p3ent n = {.obj = d->obj, .d = d, .create = 0, .del = TBBT_HM_NEVER};
     g_array_append_val(p->ents, n);
     d->user = HAD_ENTRY | p->ents->len;
@@ -491,7 +493,7 @@ static void find_nameless(void *ctx, const struct tbbt_fsobj *o) {
     if (!(o->flags & TBBT_FSO_INITIAL) || (o->flags & TBBT_FSO_CREATED)) return;
     if (o->last_seq & (OM_INITIAL | OM_TOP | OM_PARENT) || o->id >= TBBT_P3_FRESH_BASE) return;
     if ((o->flags & TBBT_FSO_GONE) && !(o->last_seq & OM_ENTRY) && !(o->flags & TBBT_FSO_ATTRS)) return;
-    ((struct tbbt_fsobj *)o)->last_seq |= OM_NAMELESS; /* the pass owns the model */
+    mobj(mw, o->id)->last_seq |= OM_NAMELESS; /* o, writable: the pass owns the model */
     g_array_append_val(mw->nameless_objs, o->id);
 }
 
@@ -540,7 +542,7 @@ static unsigned path_at(struct mapw *mw, tbbt_id id, int64_t t, GString *out) {
             top = id;
             break;
         }
-        g_ptr_array_add(mw->parts, (gpointer)e);
+        g_ptr_array_add(mw->parts, tbbt_unconst(e));
         if (e->create > t) t = e->create;
         id = e->d->dir;
     }
@@ -755,7 +757,7 @@ static int write_later(struct mapw *mw) {
             if (!(mobj(mw, e->d->dir)->last_seq & OM_EMITTED)) {
                 GArray *w = g_hash_table_lookup(waiting, &e->d->dir);
                 if (!w)
-                    g_hash_table_insert(waiting, (gpointer)&e->d->dir,
+                    g_hash_table_insert(waiting, tbbt_unconst(&e->d->dir),
                                         w = g_array_new(FALSE, FALSE, sizeof(guint)));
                 g_array_append_val(w, i);
                 continue;

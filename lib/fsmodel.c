@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "htab.h"
+#include "unconst.h"
 
 #define OBJ_CACHE 256 /* direct-mapped by ID */
 
@@ -26,6 +27,12 @@ struct slab {
     size_t left;       /* bytes of it */
 };
 
+/* The model's lookup caches (see struct tbbt_fsmodel). */
+struct model_cache {
+    struct tbbt_fsdent *last_dent;
+    struct obj_cached obj[OBJ_CACHE];
+};
+
 struct tbbt_fsmodel {
     struct slab obj_slab;   /* the objects' storage */
     struct slab dent_slab;  /* the entries' storage */
@@ -34,9 +41,9 @@ struct tbbt_fsmodel {
     /* Lookup caches. Objects and entries are never freed before the model
      * is, so a cached pointer stays valid; a record looks its name up
      * several times (prediction, application) and its objects too. They
-     * are updated by lookups on a const model: mutable state. */
-    struct tbbt_fsdent *last_dent;
-    struct obj_cached obj_cache[OBJ_CACHE];
+     * are updated by lookups on a const model: mutable state, hence held
+     * through a pointer (owned) rather than cast. */
+    struct model_cache *cache;
 };
 
 /* Returns n zeroed bytes (8-aligned) from slab s, owned by s: valid until
@@ -94,6 +101,7 @@ static int dent_eq(const void *item, const void *key) {
 /* Contract in fsmodel.h. */
 struct tbbt_fsmodel *tbbt_fsmodel_new(void) {
     struct tbbt_fsmodel *m = g_new0(struct tbbt_fsmodel, 1);
+    m->cache = g_new0(struct model_cache, 1);
     tbbt_htab_init(&m->objs, obj_eq);
     tbbt_htab_init(&m->dents, dent_eq);
     return m;
@@ -110,12 +118,13 @@ void tbbt_fsmodel_free(struct tbbt_fsmodel *m) {
     tbbt_htab_clear(&m->dents);
     slab_free(&m->obj_slab);
     slab_free(&m->dent_slab);
+    g_free(m->cache);
     g_free(m);
 }
 
 /* Contract in fsmodel.h. */
 struct tbbt_fsobj *tbbt_fsmodel_obj(const struct tbbt_fsmodel *m, tbbt_id id) {
-    struct obj_cached *c = (struct obj_cached *)&m->obj_cache[id % OBJ_CACHE];
+    struct obj_cached *c = &m->cache->obj[id % OBJ_CACHE];
     if (c->o && c->id == id) return c->o;
     struct tbbt_fsobj *o = tbbt_htab_find_inline(&m->objs, obj_hash(id), &id, obj_eq);
     if (o) *c = (struct obj_cached){id, o};
@@ -129,7 +138,7 @@ struct tbbt_fsobj *tbbt_fsmodel_obj_get(struct tbbt_fsmodel *m, tbbt_id id) {
     o = slab_alloc(&m->obj_slab, sizeof(*o));
     o->id = id;
     tbbt_htab_put(&m->objs, obj_hash(id), o);
-    m->obj_cache[id % OBJ_CACHE] = (struct obj_cached){id, o};
+    m->cache->obj[id % OBJ_CACHE] = (struct obj_cached){id, o};
     return o;
 }
 
@@ -142,17 +151,17 @@ static inline int dent_is(const struct tbbt_fsdent *d, tbbt_id dir, const char *
  * the entry, or NULL. */
 static struct tbbt_fsdent *dent_find(const struct tbbt_fsmodel *m, uint64_t h, tbbt_id dir, const char *name,
                                      size_t len) {
-    if (dent_is(m->last_dent, dir, name, len)) return m->last_dent;
+    if (dent_is(m->cache->last_dent, dir, name, len)) return m->cache->last_dent;
     struct dent_key k = {dir, name, (uint32_t)len};
     struct tbbt_fsdent *d = tbbt_htab_find_inline(&m->dents, h, &k, dent_eq);
-    if (d) ((struct tbbt_fsmodel *)m)->last_dent = d;
+    if (d) m->cache->last_dent = d;
     return d;
 }
 
 /* Contract in fsmodel.h. */
 struct tbbt_fsdent *tbbt_fsmodel_dent(const struct tbbt_fsmodel *m, tbbt_id dir, const char *name,
                                       size_t len) {
-    if (dent_is(m->last_dent, dir, name, len)) return m->last_dent;
+    if (dent_is(m->cache->last_dent, dir, name, len)) return m->cache->last_dent;
     return dent_find(m, dent_hash(dir, name, len), dir, name, len);
 }
 
@@ -216,9 +225,9 @@ enum tbbt_name_state tbbt_fsmodel_name(const struct tbbt_fsmodel *m, tbbt_id dir
  * one when there is none; *added says which. */
 static struct tbbt_fsdent *dent_get(struct tbbt_fsmodel *m, tbbt_id dir, const char *name, size_t len,
                                     int *added) {
-    if (dent_is(m->last_dent, dir, name, len)) {
+    if (dent_is(m->cache->last_dent, dir, name, len)) {
         *added = 0;
-        return m->last_dent;
+        return m->cache->last_dent;
     }
     uint64_t h = dent_hash(dir, name, len);
     struct dent_key k = {dir, name, (uint32_t)len};
@@ -231,7 +240,7 @@ static struct tbbt_fsdent *dent_get(struct tbbt_fsmodel *m, tbbt_id dir, const c
     d->len = (uint32_t)len;
     memcpy(d->name, name, len);
     tbbt_htab_put(&m->dents, h, d);
-    m->last_dent = d;
+    m->cache->last_dent = d;
     return d;
 }
 
@@ -921,7 +930,7 @@ tbbt_id tbbt_fsmodel_path(const struct tbbt_fsmodel *m, tbbt_id id, GString *out
         for (guint i = 0; i < parts->len && !loop; i++)
             loop = ((const struct tbbt_fsdent *)parts->pdata[i])->dir == d->dir;
         if (loop) break;
-        g_ptr_array_add(parts, (gpointer)d);
+        g_ptr_array_add(parts, tbbt_unconst(d));
         cur = d->dir;
     }
     for (guint i = parts->len; i-- > 0;) {

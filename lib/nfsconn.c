@@ -1,5 +1,6 @@
 /* nfsconn.c -- reaching an NFS export (see nfsconn.h). */
 #include "nfsconn.h"
+#include "unconst.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -258,7 +259,7 @@ int tbbt_nfs_mount(const struct tbbt_nfs_server *s, int timeout, struct tbbt_fh 
     if (!m) return -1;
     struct step st = {.fh = root};
     int late = 0, rc = -1;
-    if (rpc_mount3_mnt_async(m, mnt_cb, (char *)s->export, &st) < 0 ||
+    if (rpc_mount3_mnt_async(m, mnt_cb, tbbt_unconst(s->export), &st) < 0 ||
         wait_until(m, &st, tbbt_now_s() + timeout, &late) < 0) {
         if (st.mnt_status)
             mnt3_refused(name, st.mnt_status, err, errlen);

@@ -10,6 +10,7 @@
 
 #include "nfsconn.h"
 #include "outfile.h"
+#include "unconst.h"
 
 #define WS_MAX_BYTES (1 << 20) /* a workspace file is a few lines; more is not one */
 
@@ -276,7 +277,7 @@ int tbbt_ws_add_server(struct tbbt_ws *ws, const struct tbbt_ws_server *s, char 
         return -1;
     const struct tbbt_ws_server *old;
     while ((old = tbbt_ws_find_server(ws, s->trace, s->server, s->nfsport)))
-        g_ptr_array_remove(ws->servers, (gpointer)old);
+        g_ptr_array_remove(ws->servers, tbbt_unconst(old));
     struct tbbt_ws_server *n = g_new0(struct tbbt_ws_server, 1);
     n->trace = g_strdup(s->trace), n->server = g_strdup(s->server), n->run = g_strdup(s->run);
     n->manifest = g_strdup(s->manifest), n->nfsport = s->nfsport, n->mountport = s->mountport;

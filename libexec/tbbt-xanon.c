@@ -954,9 +954,10 @@ static int xa_prefixed_digits(const char *p, size_t n, const char *prefix) {
 }
 
 /* A comment line of the map (do_map): the header (line 1) and "# end N"
- * are kept, other comments dropped. Sets *end to N's digits. */
+ * are kept, other comments dropped. Sets *end to N's digits, a copy held
+ * in *own (the previous one freed). */
 static void xa_map_comment(const struct xa_opts *o, struct xa_in *in, const char *p, size_t n,
-                           struct xa_out *out, struct xa_str *end) {
+                           struct xa_out *out, struct xa_str *end, char **own) {
     if (in->lineno == 1) {
         if (!xa_prefixed_digits(p, n, "# tbbt-hmap ")) {
             xa_dief(o, out, "%s:1: not a hierarchy map (no '# tbbt-hmap' header)", o->map_label);
@@ -964,8 +965,9 @@ static void xa_map_comment(const struct xa_opts *o, struct xa_in *in, const char
         g_string_append_len(out->b, p, (gssize)n);
         g_string_append(out->b, "\n# anonymised by tbbt-anonymize\n");
     } else if (xa_prefixed_digits(p, n, "# end ")) {
-        g_free((char *)end->p);
-        *end = (struct xa_str){g_memdup2(p + 6, n - 6), n - 6};
+        g_free(*own);
+        *own = g_memdup2(p + 6, n - 6);
+        *end = (struct xa_str){*own, n - 6};
         g_string_append_len(out->b, p, (gssize)n);
         g_string_append_c(out->b, '\n');
     }
@@ -987,13 +989,14 @@ static uint64_t xa_do_map(struct xa *x, const struct xa_opts *o) {
     struct xa_in in = {.fd = o->map_fd, .cap = 1 << 20};
     struct xa_out out = {.fd = o->map_out_fd, .b = g_string_sized_new(XA_FLUSH + 4096)};
     struct xa_str end = {NULL, 0};
+    char *end_own = NULL; /* end's digits */
     uint64_t n = 0;
     const char *p;
     size_t len;
     in.buf = g_malloc(in.cap);
     while (xa_getline(&in, &p, &len)) {
         if (len && p[0] == '#') {
-            xa_map_comment(o, &in, p, len, &out, &end);
+            xa_map_comment(o, &in, p, len, &out, &end, &end_own);
             continue;
         }
         if (in.lineno == 1 || end.p) {
@@ -1020,7 +1023,7 @@ static uint64_t xa_do_map(struct xa *x, const struct xa_opts *o) {
     if (out.err) xa_wfail(o, "map", out.err);
     if (close(out.fd) < 0) xa_wfail(o, "map", errno);
     g_free(in.buf);
-    g_free((char *)end.p);
+    g_free(end_own);
     return n;
 }
 

@@ -25,6 +25,7 @@
 #include "nfs_ops.h"
 #include "nfsdec.h"
 #include "clock.h"
+#include "unconst.h"
 
 /* The NFS port: the given one, or the portmapper's answer (IPv4). */
 static int nfs_port(const struct tbbt_nfs_server *s, struct addrinfo *ai, int udp) {
@@ -83,7 +84,7 @@ int tbbt_pconn_send(struct tbbt_pconn *c, const uint8_t *msg, size_t len) {
     c->queued += len + 4;
     uint8_t mark[4];
     tbbt_recmark_put(mark, len);
-    struct iovec iov[2] = {{mark, 4}, {(void *)msg, len}};
+    struct iovec iov[2] = {{mark, 4}, {tbbt_unconst(msg), len}};
     size_t left = len + 4;
     int k = 0;
     while (left) {

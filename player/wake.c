@@ -70,8 +70,9 @@ void tbbt_wake_wait(struct tbbt_wake *w, int64_t ns, int64_t max_ns) {
     if (ns < 0 || ns > max_ns) ns = max_ns;
     struct timespec ts = {ns / 1000000000, ns % 1000000000};
     w->sleeps++;
-    /* returns at once when a waker took the flag already */
-    syscall(SYS_futex, (int *)&w->waiting, FUTEX_WAIT_PRIVATE, 1, &ts, NULL, 0);
+    /* returns at once when a waker took the flag already; the word's
+     * address goes as is (syscall is variadic; an _Atomic int is an int) */
+    syscall(SYS_futex, &w->waiting, FUTEX_WAIT_PRIVATE, 1, &ts, NULL, 0);
     atomic_store(&w->waiting, 0);
 }
 
@@ -85,7 +86,7 @@ int tbbt_wake_asleep(struct tbbt_wake *w) {
 void tbbt_wake_sleeper(struct tbbt_wake *w) {
     if (atomic_load(&w->waiting) && atomic_exchange(&w->waiting, 0)) {
         atomic_fetch_add_explicit(&w->wakes, 1, memory_order_relaxed);
-        syscall(SYS_futex, (int *)&w->waiting, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+        syscall(SYS_futex, &w->waiting, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
     }
 }
 

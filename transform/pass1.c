@@ -1001,23 +1001,22 @@ const struct tbbt_timefix *tbbt_pass1_timefix(const struct tbbt_pass1 *p) {
 }
 
 /* Builds the per-client estimates (xidseq.h). */
-const struct tbbt_client_loss *tbbt_pass1_loss(const struct tbbt_pass1 *p, unsigned *n) {
-    struct tbbt_pass1 *q = (struct tbbt_pass1 *)p;
+const struct tbbt_client_loss *tbbt_pass1_loss(struct tbbt_pass1 *p, unsigned *n) {
     GHashTableIter it;
     gpointer v;
-    g_free(q->loss);
-    q->nloss = 0;
-    q->loss = g_new0(struct tbbt_client_loss, g_hash_table_size(p->clients) + 1);
+    g_free(p->loss);
+    p->nloss = 0;
+    p->loss = g_new0(struct tbbt_client_loss, g_hash_table_size(p->clients) + 1);
     g_hash_table_iter_init(&it, p->clients);
     while (g_hash_table_iter_next(&it, NULL, &v)) {
         struct lossacc *a = v;
-        struct tbbt_client_loss *l = &q->loss[q->nloss++];
+        struct tbbt_client_loss *l = &p->loss[p->nloss++];
         l->client = a->ep;
         l->est = tbbt_xidseq_result(&a->xs);
         l->calls = a->calls;
     }
-    *n = q->nloss;
-    return q->loss;
+    *n = p->nloss;
+    return p->loss;
 }
 
 const tbbt_id *tbbt_pass1_roots(const struct tbbt_pass1 *p, unsigned *n) {

@@ -95,8 +95,9 @@ size_t tbbt_pass1_pending_bytes(const struct tbbt_pass1 *p);
 const struct tbbt_fhmap_stats *tbbt_pass1_fhstats(const struct tbbt_pass1 *p);
 const struct tbbt_timefix *tbbt_pass1_timefix(const struct tbbt_pass1 *p);
 
-/* Loss estimates, one per client, valid until tbbt_pass1_free. */
-const struct tbbt_client_loss *tbbt_pass1_loss(const struct tbbt_pass1 *p, unsigned *n);
+/* Loss estimates, one per client, valid until tbbt_pass1_free or the next
+ * call (p keeps them, hence not const). */
+const struct tbbt_client_loss *tbbt_pass1_loss(struct tbbt_pass1 *p, unsigned *n);
 
 /* The IDs of the export roots MOUNT replies named (n of them), valid
  * until tbbt_pass1_free. */

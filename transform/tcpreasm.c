@@ -8,6 +8,7 @@
 
 #include "htab.h"
 #include "rng.h"
+#include "unconst.h"
 
 enum { ST_HUNT, ST_MARK, ST_BODY };
 
@@ -850,7 +851,7 @@ static void collect(gpointer key, gpointer value, gpointer user) {
 /* Flushes and drops the directions idle before *limit (all if NULL). */
 static void sweep(struct tbbt_tcpreasm *r, const int64_t *limit) {
     GPtrArray *arr = g_ptr_array_new();
-    g_ptr_array_add(arr, (gpointer)limit);
+    g_ptr_array_add(arr, tbbt_unconst(limit));
     g_hash_table_foreach(r->dirs, collect, arr);
     for (guint i = 1; i < arr->len; i++)
         flush(r, g_ptr_array_index(arr, i));

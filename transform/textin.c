@@ -15,6 +15,7 @@
 
 #include "cfile.h"
 #include "rectext.h"
+#include "unconst.h"
 
 #define SNIFF_LINES 10
 
@@ -195,10 +196,10 @@ static int run_ellard(const char *path, const struct tbbt_textin_opts *o, tbbt_r
                           "--max-warnings", mw};
     GPtrArray *argv = g_ptr_array_new();
     for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++)
-        g_ptr_array_add(argv, (gpointer)args[i]);
+        g_ptr_array_add(argv, tbbt_unconst(args[i]));
     if (o->quiet) g_ptr_array_add(argv, "-q");
     g_ptr_array_add(argv, "--");
-    g_ptr_array_add(argv, (gpointer)path);
+    g_ptr_array_add(argv, tbbt_unconst(path));
     g_ptr_array_add(argv, NULL);
     GPid pid;
     int out_fd, err_fd;

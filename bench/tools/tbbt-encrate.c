@@ -19,6 +19,7 @@
 
 #include "nfsenc.h"
 #include "tbbt_nfs.h"
+#include "unconst.h"
 
 #define BUFSZ 70000
 #define DATA 8192 /* the WRITEs' count */
@@ -161,7 +162,7 @@ int main(int argc, char **argv) {
     struct tbbt_enc_ctx c;
     memset(&c, 0, sizeof(c));
     c.fh = live_fh;
-    c.fh_ctx = (void *)&k->vers;
+    c.fh_ctx = tbbt_unconst(&k->vers);
     c.payload = data;
     c.payload_len = sizeof(data);
     c.machine = "client7.example";

@@ -40,6 +40,7 @@
 #include "hmap.h"
 #include "nfsconn.h"
 #include "rng.h"
+#include "unconst.h"
 
 #define PC_MAX_WRITE (1u << 20) /* tbbt-init's cap on wtmax */
 
@@ -97,7 +98,7 @@ static void usage(const char *what) {
 static nfs_fh3 fh3(const struct tbbt_fh *f) {
     nfs_fh3 h;
     h.data.data_len = f->len;
-    h.data.data_val = (char *)f->data;
+    h.data.data_val = tbbt_unconst(f->data);
     return h;
 }
 
@@ -212,7 +213,7 @@ static int pc_mkdir(struct pc *pc, const struct tbbt_fh *dir, const char *name, 
     MKDIR3args a;
     memset(&a, 0, sizeof(a));
     a.where.dir = fh3(dir);
-    a.where.name = (char *)name;
+    a.where.name = tbbt_unconst(name);
     if (e)
         a.attributes = sattr(e, 0755);
     else
@@ -282,7 +283,7 @@ static int pc_make(struct pc *pc, const struct tbbt_fh *dir, const struct tbbt_h
     if (first) {
         LINK3args a;
         memset(&a, 0, sizeof(a));
-        a.file = fh3(first), a.link.dir = fh3(dir), a.link.name = (char *)name;
+        a.file = fh3(first), a.link.dir = fh3(dir), a.link.name = tbbt_unconst(name);
         pc->links++;
         return pc_finish(pc, rpc_nfs3_link_async(pc->rpc, cb_plain, &a, &r), &r, e->path, "LINK");
     }
@@ -291,7 +292,7 @@ static int pc_make(struct pc *pc, const struct tbbt_fh *dir, const struct tbbt_h
     case TBBT_FT_LNK: {
         SYMLINK3args a;
         memset(&a, 0, sizeof(a));
-        a.where.dir = fh3(dir), a.where.name = (char *)name;
+        a.where.dir = fh3(dir), a.where.name = tbbt_unconst(name);
         a.symlink.symlink_attributes = sattr(e, 0777);
         a.symlink.symlink_data = e->target ? e->target : "";
         pc->symlinks++;
@@ -303,7 +304,7 @@ static int pc_make(struct pc *pc, const struct tbbt_fh *dir, const struct tbbt_h
     case TBBT_FT_BLK: {
         MKNOD3args a;
         memset(&a, 0, sizeof(a));
-        a.where.dir = fh3(dir), a.where.name = (char *)name;
+        a.where.dir = fh3(dir), a.where.name = tbbt_unconst(name);
         sattr3 at = sattr(e, 0644);
         switch (e->type) { /* devices get 0:0, as tbbt-init makes them */
         case TBBT_FT_CHR: a.what.type = NF3CHR, a.what.mknoddata3_u.chr_device.dev_attributes = at; break;
@@ -317,7 +318,7 @@ static int pc_make(struct pc *pc, const struct tbbt_fh *dir, const struct tbbt_h
     default: {
         CREATE3args a;
         memset(&a, 0, sizeof(a));
-        a.where.dir = fh3(dir), a.where.name = (char *)name;
+        a.where.dir = fh3(dir), a.where.name = tbbt_unconst(name);
         a.how.mode = GUARDED;
         a.how.createhow3_u.obj_attributes = sattr(e, 0644);
         pc->files++;

@@ -32,6 +32,7 @@
 #include "outfile.h"
 #include "clock.h"
 #include "nfsconn.h"
+#include "unconst.h"
 
 #define RT_MAX_READ (1u << 20)
 
@@ -98,7 +99,7 @@ static void usage(const char *what) {
 static nfs_fh3 fh3(const struct tbbt_fh *f) {
     nfs_fh3 h;
     h.data.data_len = f->len;
-    h.data.data_val = (char *)f->data;
+    h.data.data_val = tbbt_unconst(f->data);
     return h;
 }
 

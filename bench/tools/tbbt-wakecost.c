@@ -56,21 +56,22 @@ struct wc_fig {
     double wall_us, cpu_us;
 };
 
-/* The turn: 1 the second thread's, 0 the first's; also the futex word. */
+/* The turn: 1 the second thread's, 0 the first's; also the futex word
+ * (its address goes to syscall as is: an _Atomic int is an int). */
 static _Atomic int turn;
 
 /* Gives the turn away and wakes its taker (one syscall, as the player's
  * tbbt_wake_sleeper when the sleeper is asleep). */
 static void give(int to) {
     atomic_store(&turn, to);
-    syscall(SYS_futex, (int *)&turn, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    syscall(SYS_futex, &turn, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
 /* Sleeps until the turn is mine (a futex wait returns at once when the
  * word changed already). */
 static void await(int mine) {
     while (atomic_load(&turn) != mine)
-        syscall(SYS_futex, (int *)&turn, FUTEX_WAIT_PRIVATE, !mine, NULL, NULL, 0);
+        syscall(SYS_futex, &turn, FUTEX_WAIT_PRIVATE, !mine, NULL, NULL, 0);
 }
 
 static int pin(pthread_t t, int cpu) {

@@ -194,7 +194,7 @@ static int ns_fail(struct ns_run *run, const char *what, int rc) {
 }
 
 /* Prints a result line unless --quiet. */
-static void ns_say(const struct ns_run *run, const char *fmt, ...) {
+__attribute__((format(printf, 2, 3))) static void ns_say(const struct ns_run *run, const char *fmt, ...) {
     if (run->opts->quiet) return;
     va_list ap;
     va_start(ap, fmt);

@@ -116,7 +116,7 @@ static uint8_t zeros[64u << 10];
 static int delay_proc = -1; /* NFSv3 procedure number, -1: none */
 static GQueue held_q;       /* struct ns_held, by due time (one delay: arrival order) */
 static GHashTable *gone;    /* --names: (dir handle, name) keys removed, GBytes */
-static FILE *logf;          /* --log */
+static FILE *log_fp;        /* --log */
 static double t0;           /* tbbt_now_s() at start, for the log */
 
 /* SIGINT, SIGTERM: leave the loop. */
@@ -210,7 +210,7 @@ static const char *proc_name(uint32_t proc) {
 
 /* --log: one line, "SECONDS EVENT XID PROC". */
 static void log_event(const char *event, uint32_t xid, uint32_t proc) {
-    if (logf) fprintf(logf, "%.6f %s %08x %s\n", tbbt_now_s() - t0, event, xid, proc_name(proc));
+    if (log_fp) fprintf(log_fp, "%.6f %s %08x %s\n", tbbt_now_s() - t0, event, xid, proc_name(proc));
 }
 
 /* --names: what a reply that goes does to the names. A REMOVE's or
@@ -591,11 +591,11 @@ static int setup_opts(char *err, size_t errlen) {
     }
     if (opt.names)
         gone = g_hash_table_new_full(g_bytes_hash, g_bytes_equal, (GDestroyNotify)g_bytes_unref, NULL);
-    if (opt.log && !(logf = fopen(opt.log, "w"))) {
+    if (opt.log && !(log_fp = fopen(opt.log, "w"))) {
         snprintf(err, errlen, "%s: %s", opt.log, strerror(errno));
         return -1;
     }
-    if (logf) setvbuf(logf, NULL, _IOLBF, 0);
+    if (log_fp) setvbuf(log_fp, NULL, _IOLBF, 0);
     return 0;
 }
 
@@ -651,6 +651,6 @@ int main(int argc, char **argv) {
            (unsigned long long)bytes_in, (unsigned long long)bytes_out, cpu);
     g_queue_clear_full(&held_q, (GDestroyNotify)held_free);
     if (gone) g_hash_table_destroy(gone);
-    if (logf) fclose(logf);
+    if (log_fp) fclose(log_fp);
     return 0;
 }

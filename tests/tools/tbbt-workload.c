@@ -71,6 +71,7 @@
 #include "clock.h"
 #include "rng.h"
 #include "nfsstat.h"
+#include "unconst.h"
 
 #define WL_MAX_CLIENTS 64
 #define WL_MAX_UIDS 16
@@ -297,7 +298,7 @@ struct wl_call {
 static struct wl_run *wl_g; /* for the reply callback's timestamp */
 
 /* Reports an error on stderr and exits 1: used where going on is pointless. */
-static void wl_die(const char *fmt, ...) {
+__attribute__((format(printf, 1, 2))) static void wl_die(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     fprintf(stderr, "tbbt-workload: ");
@@ -1458,7 +1459,7 @@ static void wl_sync_lookup(struct wl_run *r, struct wl_client *c, nfs_fh3 dir, c
     r->last_reply = tbbt_now_ns();
     memset(s, 0, sizeof(*s));
     s->proc = NFS3_LOOKUP;
-    LOOKUP3args la = {.what = {.dir = dir, .name = (char *)name}};
+    LOOKUP3args la = {.what = {.dir = dir, .name = tbbt_unconst(name)}};
     c->st.calls[NFS3_LOOKUP]++;
     if (rpc_nfs3_lookup_async(c->rpc, wl_sync_cb, &la, s) < 0) wl_die("client %d: cannot queue", c->id);
     wl_sync_wait(r, c, s, "LOOKUP");
@@ -1477,7 +1478,7 @@ static void wl_ensure_dir(struct wl_run *r, struct wl_client *c, nfs_fh3 dir, co
         MKDIR3args ma;
         memset(&ma, 0, sizeof(ma));
         ma.where.dir = dir;
-        ma.where.name = (char *)name;
+        ma.where.name = tbbt_unconst(name);
         ma.attributes = wl_mode_attr(0777);
         c->st.calls[NFS3_MKDIR]++;
         if (rpc_nfs3_mkdir_async(c->rpc, wl_sync_cb, &ma, &s) < 0) wl_die("client %d: cannot queue", c->id);

@@ -84,6 +84,7 @@ static void test_numerics(void **state) {
 /* Adds an initial entry (create 0) with owner 1000:100. */
 static void add(struct tbbt_aug *a, tbbt_id id, tbbt_id parent, uint32_t type, uint64_t size,
                 const char *path, char origin) {
+    g_autofree char *own = g_strdup(path); /* an entry's path is char * (the reader's) */
     struct tbbt_hm_entry e = {.id = id,
                               .parent = parent,
                               .del = TBBT_HM_NEVER,
@@ -93,7 +94,7 @@ static void add(struct tbbt_aug *a, tbbt_id id, tbbt_id parent, uint32_t type, u
                               .uid = 1000,
                               .gid = 100,
                               .origin = origin,
-                              .path = (char *)path};
+                              .path = own};
     e.known = TBBT_HM_MODE | TBBT_HM_UID | TBBT_HM_GID | (type == TBBT_FT_REG ? TBBT_HM_SIZE : 0);
     tbbt_aug_add(a, &e);
 }

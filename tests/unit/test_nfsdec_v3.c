@@ -20,6 +20,7 @@
 
 #define HARNESS_VERS 3
 #include "nfsdec_harness.h"
+#include "unconst.h"
 
 static int64_t ns3(nfstime3 t) {
     return (int64_t)t.seconds * 1000000000 + t.nseconds;
@@ -669,7 +670,7 @@ static void test_readdirplus(void **state) {
     const char *names[3] = {"f1", "dir two", "no attrs"};
     for (int i = 0; i < 3; i++) {
         e[i].fileid = 100 + i;
-        e[i].name = (char *)names[i];
+        e[i].name = tbbt_unconst(names[i]);
         e[i].cookie = 1000 + i;
         e[i].name_attributes = poa(i, i == 1 ? NF3DIR : NF3REG);
         e[i].name_handle.handle_follows = 1;

@@ -27,6 +27,7 @@
 #include "nfsdec.h"
 #include "nfsenc.h"
 #include "tbbt_nfs.h"
+#include "unconst.h"
 
 #define B(f) (1ull << (f))
 #define BUFSZ 70000
@@ -341,7 +342,7 @@ static void check_header(const uint8_t *p, size_t n, uint32_t xid, int vers, int
     struct authunix_parms a;
     memset(&a, 0, sizeof(a));
     XDR x;
-    xdrmem_create(&x, (char *)p + 32, clen, XDR_DECODE);
+    xdrmem_create(&x, tbbt_unconst(p + 32), clen, XDR_DECODE);
     assert_true(xdr_authunix_parms(&x, &a));
     assert_int_equal(xdr_getpos(&x), clen);
     xdr_destroy(&x);

@@ -15,12 +15,13 @@
 #include "nfsdec.h"
 #include "tbbt_mount.h"
 #include "tbbt_nfs.h"
+#include "unconst.h"
 
 #define BUFSZ 2048
 
 /* Encodes an AUTH_SYS credential body with libtirpc. */
 static u_int authsys_body(char *out, const char *host, uid_t uid, gid_t gid, gid_t *gids, u_int ngids) {
-    struct authunix_parms p = {12345, (char *)host, uid, gid, ngids, gids};
+    struct authunix_parms p = {12345, tbbt_unconst(host), uid, gid, ngids, gids};
     XDR x;
     xdrmem_create(&x, out, 400, XDR_ENCODE);
     assert_true(xdr_authunix_parms(&x, &p));

@@ -30,6 +30,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
+#include <malloc.h> /* memalign's prototype */
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -157,7 +158,10 @@ static int counted_main(int argc, char **argv, char **envp) {
     return real_main(argc, argv, envp);
 }
 
-/* glibc's entry to main: wrapped, so that counting starts at main. */
+/* glibc's entry to main: wrapped, so that counting starts at main (no
+ * header declares it). */
+int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void), void (*fini)(void),
+                      void (*rtld_fini)(void), void *stack_end);
 int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void), void (*fini)(void),
                       void (*rtld_fini)(void), void *stack_end) {
     typedef int (*start_fn)(main_fn, int, char **, void (*)(void), void (*)(void), void (*)(void), void *);
