@@ -196,6 +196,8 @@ struct tbbt_pass2 {
     struct tbbt_rec unshown;  /* a record without attributes that may predate a change (stale_attrs) */
     struct tbbt_rec cut_undo; /* a cut record before a guess the model refutes (restore_failed) */
     struct tbbt_rec unmade;   /* a listing without names an overlapping later call made (made_later) */
+    struct tbbt_rec early;    /* a make under a name of its own, before its object's first use
+                                 (make_early_elsewhere) */
     int synth_seen;           /* a synthetic name was given or met (listing_as_named, rename_to_alias) */
     GHashTable *aliases;      /* "dir/name" -> the synthetic name the replay knows it by (learn_alias) */
     GHashTable *cut_infos;    /* "dir/name" -> struct tbbt_cut_info: what the capture kept of the real
@@ -249,6 +251,7 @@ struct tbbt_pass2 *tbbt_pass2_new(const struct tbbt_pass2_opts *o, tbbt_p2_sink 
     tbbt_rec_init(&p->unshown);
     tbbt_rec_init(&p->cut_undo);
     tbbt_rec_init(&p->unmade);
+    tbbt_rec_init(&p->early);
     p->aliases = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     p->cut_infos = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     p->moves = g_array_new(FALSE, FALSE, sizeof(struct move));
@@ -297,6 +300,7 @@ void tbbt_pass2_free(struct tbbt_pass2 *p) {
     tbbt_rec_free(&p->unshown);
     tbbt_rec_free(&p->cut_undo);
     tbbt_rec_free(&p->unmade);
+    tbbt_rec_free(&p->early);
     g_hash_table_destroy(p->aliases);
     g_hash_table_destroy(p->cut_infos);
     g_array_free(p->moves, TRUE);
@@ -948,13 +952,46 @@ static int remake_names(struct tbbt_pass2 *p, tbbt_id id, uint64_t early, unsign
     return n;
 }
 
+static int fix_place(struct tbbt_pass2 *p, enum tbbt_fix_act act, const struct tbbt_rec *r, uint64_t seq);
+
+/* Object r->newobj, which r reveals under (r->dir, r->name), was used by
+ * handle before, never named nor made, and a record between that use and
+ * r found the name absent: it existed then under a name the capture never
+ * showed, and a lost rename gave it this one. It is made before its first
+ * use under a name of its own (".tbbt-early-ID", made_before_use places
+ * it), and renamed onto r's name before r (TBBT_FIX_MOVE_BY_REPLY: its
+ * one name). Returns the records placed, or 0 when that does not apply. */
+static int make_early_elsewhere(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
+    if (!tbbt_rec_has(r, TBBT_F_NEWOBJ) || !r->newobj || !tbbt_rec_has(r, TBBT_F_NAME)) return 0;
+    const struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, r->newobj);
+    if (!o || o->links || (o->flags & TBBT_FSO_CREATED) || o->first_seq >= seq ||
+        o->first_seq < p->head_seq ||
+        last_named(p, r->dir, tbbt_rec_str(r, r->name), r->name.len, seq) < o->first_seq)
+        return 0;
+    struct tbbt_rec *x = &p->early;
+    tbbt_rec_copy(x, r);
+    char name[48];
+    int len = g_snprintf(name, sizeof(name), ".tbbt-early-%" G_GUINT64_FORMAT, (guint64)r->newobj);
+    tbbt_rec_set_str(x, TBBT_F_NAME, name, (size_t)len);
+    if (!made_before_use(p, x, seq)) return 0;
+    int k = fix_place(p, TBBT_FIX_MAKE_BY_REPLY, x, seq);
+    if (k <= 0) return 0;
+    int m = fix_place(p, TBBT_FIX_MOVE_BY_REPLY, r, seq);
+    return m > 0 ? k + m : k;
+}
+
 /* Builds the records of action act for record r and places them: before
  * the failing record seq, or, for a name made as an object used before r
- * revealed it, before that use (made_before_use). Returns the number of
- * records, or -1 when the action cannot be built. */
+ * revealed it, before that use (made_before_use), or under a name of its
+ * own before that use when the name was absent since (make_early_elsewhere).
+ * Returns the number of records, or -1 when the action cannot be built. */
 static int fix_place(struct tbbt_pass2 *p, enum tbbt_fix_act act, const struct tbbt_rec *r, uint64_t seq) {
     struct tbbt_fix_out fo = {p->m, group_emit, p, &p->scratch};
     uint64_t early = act == TBBT_FIX_MAKE_BY_REPLY ? made_before_use(p, r, seq) : 0;
+    if (act == TBBT_FIX_MAKE_BY_REPLY && !early && r != &p->early) {
+        int n = make_early_elsewhere(p, r, seq);
+        if (n > 0) return n;
+    }
     struct tbbt_fsobj *eo = early ? tbbt_fsmodel_obj(p->m, r->newobj) : NULL;
     uint32_t rmode = eo ? eo->rmode : 0, had_rmode = eo ? eo->flags & TBBT_FSO_RMODE : 0;
     if (early) /* made by the trace, not there at the start */

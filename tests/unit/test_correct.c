@@ -618,6 +618,19 @@ static void test_made_before_first_use(void **s) {
     g_ptr_array_free(out, TRUE);
 }
 
+/* An object used by handle before a lookup revealed its name, where a
+ * lookup between found that name absent: it existed under a name the
+ * capture never showed, and a lost rename gave it this one. It is made
+ * before its first use under a name of its own, and renamed onto the
+ * revealed name after the lookup that found it absent. */
+static void test_made_early_elsewhere(void **s) {
+    (void)s;
+    struct step t[] = {MD(ROOT, "d", 10), GA(0, 11), LK(2, 10, "x", 0, 0), LK(0, 10, "x", 11, 1)};
+    struct want w[] = {{TBBT_OP_CREATE, 10, ".tbbt-early-11", 0, 1},
+                       {TBBT_OP_RENAME, 10, ".tbbt-early-11", 2, 3}};
+    expect(t, 4, "lookup-ok-absent", w, 2);
+}
+
 /* The inserted record of op in out with that name, or NULL. */
 static const struct tbbt_rec *inserted(GPtrArray *out, int op, const char *name, guint *at) {
     for (guint i = 0; i < out->len; i++) {
@@ -1623,6 +1636,7 @@ int main(void) {
         cmocka_unit_test(test_denied_after_removal),
         cmocka_unit_test(test_fresh_dir_names_absent),
         cmocka_unit_test(test_made_before_first_use),
+        cmocka_unit_test(test_made_early_elsewhere),
         cmocka_unit_test(test_inserted_mkdir_began_empty),
         cmocka_unit_test(test_listing_type_by_nlink),
         cmocka_unit_test(test_listing_shows_absent),
