@@ -7,13 +7,12 @@
 # bursts of 10 to 500 (tbbt-pcapdrop). Pass 2 repairs what later replies
 # reveal (a lost chmod, chown, chgrp, link, rename, removal) and decides
 # what lost replies got, and each trace is replayed in both orders, three
-# times, each on a fresh server and image. Checked: at least 97% of all
-# records match every time (36 traces of six fresh captures measured
-# 99.49-100% in both orders on 2026-11-27, at least 99.9% on 35; but two
-# fresh captures in the day's CI-equivalent runs gave one trace each at
-# 97.9% and 97.8% -- the first fixed since, the second, bursts 13 under
-# ThreadSanitizer, not classified yet; docs/validation.md; on 2026-11-26
-# 98.5-100%, before that 94.5-100%).
+# times, each on a fresh server and image. Checked: at least 98.5% of all
+# records match every time (73 traces of 14 kept captures measured
+# 99.864-100% in conservative order on 2026-11-27 after that day's fixes,
+# 72 at least 99.9%; the two traces below 99% seen that day, 97.8% and
+# 98.65%, fixed; docs/validation.md; on 2026-11-26 98.5-100%, before that
+# 94.5-100%).
 # Issue 21's targets,
 # printed as MISS lines while they are not met (not failures): 99.9% every
 # time, and the three runs of one trace and order giving the same matched
@@ -29,7 +28,7 @@ BUILD=${1:?usage: lost_state.sh BUILD_DIR SRC_DIR}
 SRC=${2:?usage: lost_state.sh BUILD_DIR SRC_DIR}
 OPS=${TBBT_E2E_OPS:-3000}
 SEED=${TBBT_E2E_SEED:-31}
-MIN=97.0
+MIN=98.5
 TARGET=99.9
 
 . "$SRC/tests/lib/ganesha.sh"
