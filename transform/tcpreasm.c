@@ -58,6 +58,7 @@ struct dir {
     int64_t call_early;             /* the HEAD_PACE_CALLS-th call's time: the pace near the start */
     int64_t ts_open;                /* its first packet's time */
     int64_t ts_before;              /* the packet before the current one (0: none) */
+    int64_t head_from;              /* when calls lost before ts_open began (head_fix; 0: not yet) */
     uint64_t skipped, skipped_mark; /* bytes skipped in all, and when the last message was delivered */
     int delivered;                  /* delivered at least one message */
     int64_t ts_seen;                /* last packet time */
@@ -251,6 +252,8 @@ size_t tbbt_tcpreasm_mem(const struct tbbt_tcpreasm *r) {
     return r->mem;
 }
 
+static void head_fix(struct tbbt_tcpreasm *r, struct dir *d);
+
 /* Hands one message to the callback and counts it. A message with no
  * captured xid is only counted as skipped bytes. */
 static void deliver(struct tbbt_tcpreasm *r, struct dir *d, const uint8_t *data, size_t caplen, size_t len,
@@ -285,7 +288,10 @@ static void deliver(struct tbbt_tcpreasm *r, struct dir *d, const uint8_t *data,
         if (!d->ncalls && d->opened) /* seen open: what it skipped so far was lost before this call */
             r->st->edge_call_bytes += d->skipped;
         if (!d->ncalls++) d->call_first = ts_first;
-        if (d->ncalls == HEAD_PACE_CALLS) d->call_early = ts_first;
+        if (d->ncalls == HEAD_PACE_CALLS) {
+            d->call_early = ts_first;
+            head_fix(r, d); /* while the holes around its opening are still remembered */
+        }
         d->call_last = ts_first;
     }
     d->skipped_mark = d->skipped;
@@ -705,12 +711,25 @@ static int64_t head_start(const struct tbbt_tcpreasm *r, const struct dir *d, do
  * whose first packet came within four means of that start was open at it
  * and counts nothing (a mid-stream start loses nothing the capture could
  * have held). */
-static void head_calls(struct tbbt_tcpreasm *r, const struct dir *d) {
+/* d's mean time between calls near its start (0: fewer than two calls). */
+static double head_pace(const struct dir *d) {
+    if (d->ncalls < 2) return 0;
+    return d->ncalls >= HEAD_PACE_CALLS ? (double)(d->call_early - d->call_first) / (HEAD_PACE_CALLS - 1)
+                                        : (double)(d->call_last - d->call_first) / (double)(d->ncalls - 1);
+}
+
+/* Dates d's lost opening (head_start) once its pace is known: at its
+ * HEAD_PACE_CALLS-th call, or when it ends with fewer -- not later, when
+ * the holes of the burst that took it may have left the ring. */
+static void head_fix(struct tbbt_tcpreasm *r, struct dir *d) {
+    if (!d->head_from && !d->opened && r->st->ts_first) d->head_from = head_start(r, d, 4 * head_pace(d));
+}
+
+static void head_calls(struct tbbt_tcpreasm *r, struct dir *d) {
     if (d->opened || d->ncalls < 2 || !r->st->ts_first || d->ts_open <= r->st->ts_first) return;
-    double mean = d->ncalls >= HEAD_PACE_CALLS
-                      ? (double)(d->call_early - d->call_first) / (HEAD_PACE_CALLS - 1)
-                      : (double)(d->call_last - d->call_first) / (double)(d->ncalls - 1);
-    double gap = (double)(d->ts_open - head_start(r, d, 4 * mean));
+    head_fix(r, d);
+    double mean = head_pace(d);
+    double gap = (double)(d->ts_open - d->head_from);
     if (mean <= 0 || gap <= 4 * mean) return;
     r->st->head_calls += (uint64_t)(gap / mean / 2 + 0.5);
     r->st->head_calls_max += (uint64_t)(gap / mean + 0.5);

@@ -400,6 +400,46 @@ static void test_head_calls_witness(void **state) {
     tbbt_tcpreasm_free(r);
 }
 
+/* The witness is read while it is remembered: a stream's lost opening is
+ * dated at its 64th call, so the holes of a long capture that follow (here
+ * 80 jumps of the witness) do not push the burst out of the ring. */
+static void test_head_calls_witness_kept(void **state) {
+    (void)state;
+    static struct stream W;
+    static const struct tbbt_endpoint CLI2 = {.family = 4, .addr = {10, 0, 0, 3}, .port = 800};
+    memset(&S, 0, sizeof S);
+    memset(&ST, 0, sizeof ST);
+    ST.ts_first = 1;
+    struct tbbt_tcpreasm *r = tbbt_tcpreasm_new(&ST, cb, NULL);
+    W.n = 0;
+    for (int k = 12; k < 16; k++)
+        rec(&W, call(k, 100), 100, 0);
+    struct tbbt_tcpseg syn = {.src = &CLI2, .dst = &SRV, .seq = 1000, .flags = TBBT_TH_SYN, .ts = 1};
+    tbbt_tcpreasm_segment(r, &syn);
+    seg_from(r, &CLI2, &W, 0, 104, 0, 100, 2);
+    seg_from(r, &CLI2, &W, 104, 104, 0, 110, 3);
+    seg_from(r, &CLI2, &W, 312, 104, 0, 990, 4); /* a hole from 110 to 990 */
+    St.n = 0;
+    for (int k = 0; k < 70; k++)
+        rec(&St, call(k % 8, 100), 100, 0);
+    for (size_t k = 0; k < 70; k++) /* the other stream: no SYN, from 1001, 10 ns apart */
+        seg(r, &St, k * 104, 104, 104, 0, 1001 + 10 * (int64_t)k, 10 + k);
+    for (uint32_t j = 0; j < 80; j++) { /* later, the witness jumps 80 times: 80 holes */
+        struct tbbt_tcpseg g = {.src = &CLI2,
+                                .dst = &SRV,
+                                .seq = 1001 + 416 + (j + 1) * 5u * TBBT_TCP_MAX_FRAG,
+                                .data = W.b,
+                                .caplen = 8,
+                                .len = 8,
+                                .ts = 3000 + j,
+                                .pktno = 100 + j};
+        tbbt_tcpreasm_segment(r, &g);
+    }
+    tbbt_tcpreasm_finish(r);
+    assert_int_equal(ST.head_calls_max, 89); /* (1001 - 110) / 10, not (1001 - 1) / 10 */
+    tbbt_tcpreasm_free(r);
+}
+
 /* A stream seen open whose first calls were lost: the bytes before its
  * first captured call are counted (no xid before them shows them). */
 static void test_lost_first_calls_of_open_stream(void **state) {
@@ -698,6 +738,7 @@ int main(void) {
         cmocka_unit_test(test_midstream_pickup),
         cmocka_unit_test(test_head_calls),
         cmocka_unit_test(test_head_calls_witness),
+        cmocka_unit_test(test_head_calls_witness_kept),
         cmocka_unit_test(test_lost_first_calls_of_open_stream),
         cmocka_unit_test(test_header_straddles_segments),
         cmocka_unit_test(test_fin_and_rst),
