@@ -375,13 +375,12 @@ static void seg_from(struct tbbt_tcpreasm *r, const struct tbbt_endpoint *src, c
     tbbt_tcpreasm_segment(r, &g);
 }
 
-/* A burst that took a stream's opening is dated by the hole another,
- * older stream shows over it: the lost calls are counted from that hole's
- * start, not from the capture's first packet. */
-static void test_head_calls_witness(void **state) {
-    (void)state;
-    static struct stream W;
-    static const struct tbbt_endpoint CLI2 = {.family = 4, .addr = {10, 0, 0, 3}, .port = 800};
+/* The witness of the tests below: a fresh reassembler (the capture's
+ * first packet at 1) and an older stream, seen open at 1, whose third
+ * call was lost: a hole from 110 to 990. */
+static struct stream W;
+static const struct tbbt_endpoint CLI2 = {.family = 4, .addr = {10, 0, 0, 3}, .port = 800};
+static struct tbbt_tcpreasm *witness_start(void) {
     memset(&S, 0, sizeof S);
     memset(&ST, 0, sizeof ST);
     ST.ts_first = 1;
@@ -393,7 +392,16 @@ static void test_head_calls_witness(void **state) {
     tbbt_tcpreasm_segment(r, &syn);
     seg_from(r, &CLI2, &W, 0, 104, 0, 100, 2);
     seg_from(r, &CLI2, &W, 104, 104, 0, 110, 3);
-    seg_from(r, &CLI2, &W, 312, 104, 0, 990, 4); /* its third call lost: a hole from 110 to 990 */
+    seg_from(r, &CLI2, &W, 312, 104, 0, 990, 4);
+    return r;
+}
+
+/* A burst that took a stream's opening is dated by the hole another,
+ * older stream shows over it: the lost calls are counted from that hole's
+ * start, not from the capture's first packet. */
+static void test_head_calls_witness(void **state) {
+    (void)state;
+    struct tbbt_tcpreasm *r = witness_start();
     feed_calls(r, 1001, 0);                  /* the other stream's first packet at 1001, calls 10 ns apart */
     assert_int_equal(ST.head_calls_max, 89); /* (1001 - 110) / 10 */
     assert_int_equal(ST.head_calls, 45);
@@ -405,20 +413,7 @@ static void test_head_calls_witness(void **state) {
  * 80 jumps of the witness) do not push the burst out of the ring. */
 static void test_head_calls_witness_kept(void **state) {
     (void)state;
-    static struct stream W;
-    static const struct tbbt_endpoint CLI2 = {.family = 4, .addr = {10, 0, 0, 3}, .port = 800};
-    memset(&S, 0, sizeof S);
-    memset(&ST, 0, sizeof ST);
-    ST.ts_first = 1;
-    struct tbbt_tcpreasm *r = tbbt_tcpreasm_new(&ST, cb, NULL);
-    W.n = 0;
-    for (int k = 12; k < 16; k++)
-        rec(&W, call(k, 100), 100, 0);
-    struct tbbt_tcpseg syn = {.src = &CLI2, .dst = &SRV, .seq = 1000, .flags = TBBT_TH_SYN, .ts = 1};
-    tbbt_tcpreasm_segment(r, &syn);
-    seg_from(r, &CLI2, &W, 0, 104, 0, 100, 2);
-    seg_from(r, &CLI2, &W, 104, 104, 0, 110, 3);
-    seg_from(r, &CLI2, &W, 312, 104, 0, 990, 4); /* a hole from 110 to 990 */
+    struct tbbt_tcpreasm *r = witness_start();
     St.n = 0;
     for (int k = 0; k < 70; k++)
         rec(&St, call(k % 8, 100), 100, 0);
