@@ -75,6 +75,15 @@ static struct tbbt_pass2 *run(const struct line *lines, GPtrArray **out) {
     return p;
 }
 
+/* The position of record x in out. */
+static guint pos_of(GPtrArray *out, const struct tbbt_rec *x) {
+    guint k = 0;
+    while (k < out->len && out->pdata[k] != x)
+        k++;
+    assert_true(k < out->len);
+    return k;
+}
+
 /* Index in out of the trace record called at call_ms (not inserted). */
 static guint at(GPtrArray *out, int call_ms) {
     for (guint i = 0; i < out->len; i++) {
@@ -754,9 +763,7 @@ static void test_chown_after_last_denial(void **s) {
     const struct tbbt_rec *x = first_inserted(out);
     assert_int_equal(x->op, TBBT_OP_SETATTR);
     assert_true(tbbt_rec_has(x, TBBT_F_SET_UID) && x->set_uid == 1000);
-    guint k = 0;
-    while (out->pdata[k] != x)
-        k++;
+    guint k = pos_of(out, x);
     assert_true(k > at(out, 200) && k < at(out, 300));
     g_ptr_array_free(out, TRUE);
     tbbt_pass2_free(p);
@@ -837,9 +844,7 @@ static void test_chmod_before_refused_setattr(void **s) {
     const struct tbbt_rec *x = first_inserted(out);
     assert_int_equal(x->op, TBBT_OP_SETATTR);
     assert_true(tbbt_rec_has(x, TBBT_F_SET_MODE) && x->set_mode == 0700);
-    guint k = 0;
-    while (out->pdata[k] != x)
-        k++;
+    guint k = pos_of(out, x);
     assert_true(k > at(out, 200) && k < at(out, 300));
     g_ptr_array_free(out, TRUE);
     tbbt_pass2_free(p);
