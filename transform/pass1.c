@@ -10,6 +10,7 @@
 #include "htab.h"
 #include "fsmodel.h"
 #include "nfsdec.h"
+#include "recentset.h"
 #include "recpark.h"
 
 enum pend_kind { PK_NFS, PK_MOUNT, PK_OTHER };
@@ -68,13 +69,9 @@ struct orphan {
     uint8_t data[]; /* caplen bytes of the message, in the same allocation */
 };
 
-#define PEND_KEEP_BYTES (64u << 10)  /* record buffers kept for reuse, at most, per free body */
-#define FREE_KEEP_BYTES (8u << 20)   /* and by all free bodies together */
-#define PARK_NS 100000000LL          /* 100 ms: calls answered behind a head unanswered longer are parked */
-#define RECENT_SIZE 65536            /* keys of emitted calls kept to recognise late duplicates */
-#define RIDX_EPOCH (RECENT_SIZE / 2) /* keys added to one generation of the recent index */
-#define RIDX_SIZE (2 * RIDX_EPOCH)   /* slots of one generation: at most half full */
-#define RIDX_GENS 3                  /* generations: the one filling and two being forgotten */
+#define PEND_KEEP_BYTES (64u << 10) /* record buffers kept for reuse, at most, per free body */
+#define FREE_KEEP_BYTES (8u << 20)  /* and by all free bodies together */
+#define PARK_NS 100000000LL         /* 100 ms: calls answered behind a head unanswered longer are parked */
 
 struct tbbt_pass1 {
     struct tbbt_pass1_opts o;
@@ -98,11 +95,7 @@ struct tbbt_pass1 {
     struct tbbt_htab orphans; /* struct orphan * (by its key): found with the hash the call computed */
     GQueue orphan_fifo;
     size_t orphan_bytes;        /* their data, together (TBBT_P1_ORPHAN_BYTES at most) */
-    struct keyent *recent_ring; /* keys of the last RECENT_SIZE emitted calls */
-    uint32_t recent_pos, recent_n;
-    uint32_t *recent_index[RIDX_GENS]; /* RIDX_SIZE slots each: tag << 16 | ring position, 0 = empty */
-    uint32_t recent_gen;               /* the generation being filled */
-    uint32_t recent_added;             /* keys added to it */
+    struct tbbt_recent *recent; /* keys of the calls emitted within the retransmission span */
     GHashTable *clients; /* struct tbbt_endpoint* -> struct lossacc* (owned): its order is the report's */
     struct tbbt_htab client_index; /* the same struct lossacc*, for the lookup of every call */
     struct tbbt_client_loss *loss;
@@ -127,6 +120,8 @@ void tbbt_pass1_opts_default(struct tbbt_pass1_opts *o) {
     o->step_threshold = TBBT_TIMEFIX_DEFAULT_THRESHOLD;
     o->max_pending = 1u << 20;
     o->max_pending_bytes = (size_t)256 << 20;
+    o->retrans_span = 300LL * 1000000000;
+    o->retrans_max_bytes = (size_t)128 << 20;
 }
 
 /* Hashes an endpoint a word at a time: this runs several times per call,
@@ -214,9 +209,8 @@ struct tbbt_pass1 *tbbt_pass1_new(const struct tbbt_pass1_opts *o, tbbt_rec_sink
     tbbt_htab_init(&p->pending, pend_eq);
     tbbt_htab_init(&p->orphans, orphan_eq);
     g_queue_init(&p->orphan_fifo);
-    p->recent_ring = g_new0(struct keyent, RECENT_SIZE);
-    for (int g = 0; g < RIDX_GENS; g++)
-        p->recent_index[g] = g_new0(uint32_t, RIDX_SIZE);
+    p->recent = tbbt_recent_new(o->retrans_span, o->retrans_max_bytes);
+    p->st.retrans_span_kept = o->retrans_span;
     p->clients = g_hash_table_new_full(ep_ghash, ep_gequal, NULL, g_free);
     tbbt_htab_init(&p->client_index, lossacc_eq);
     p->last_emitted = INT64_MIN;
@@ -296,74 +290,10 @@ static void pend_put(struct tbbt_pass1 *p, struct pend *e) {
     p->free_list = e;
 }
 
-/* The recent set: the keys of the last RECENT_SIZE emitted calls, to tell
- * a late retransmission or duplicate reply from a new call or an orphan.
- * The keys live in a ring (the oldest is overwritten), found through an
- * index small enough for the caches: 4-byte slots holding 16 bits of the
- * key's hash (the tag, never 0) and the key's ring position, placed by
- * linear probing from the hash's low bits. Slots are never deleted one by
- * one: a slot whose ring position has been reused names another key, which
- * the check against the ring rejects (or, if it is the key sought, rightly
- * accepts). Instead the index comes in RIDX_GENS generations of RIDX_EPOCH
- * keys each: the ring holds the last two generations' keys, so when a new
- * generation starts, the one before those two names only overwritten
- * positions and its slots are cleared at once for reuse. A lookup probes
- * every generation (lookups are rare: see xid_unseen); an addition touches
- * only the generation being filled. */
-
-/* The tag of hash h in an index slot (16 bits, never 0). */
-static inline uint32_t ridx_tag(uint64_t h) {
-    return (uint32_t)(h >> 48) | 1u;
-}
-
-/* Returns 1 when one generation of the index, idx, leads to the key (of
- * hash h) in the ring. */
-static int ridx_has(const struct tbbt_pass1 *p, const uint32_t *idx, uint64_t h, const struct pkey *key) {
-    uint32_t tag = ridx_tag(h);
-    for (uint32_t i = (uint32_t)h & (RIDX_SIZE - 1);; i = (i + 1) & (RIDX_SIZE - 1)) {
-        uint32_t v = idx[i];
-        if (!v) return 0;
-        if (v >> 16 != tag) continue;
-        const struct keyent *r = &p->recent_ring[v & 0xffff];
-        if (r->hash == h && pkey_equal(&r->key, key)) return 1;
-    }
-}
-
-/* Returns 1 when the key (of hash h) is in the recent set. */
-static int recent_has(const struct tbbt_pass1 *p, uint64_t h, const struct pkey *key) {
-    for (int g = 0; g < RIDX_GENS; g++)
-        if (ridx_has(p, p->recent_index[g], h, key)) return 1;
-    return 0;
-}
-
-/* Indexes ring position pos, whose key has hash h, in generation idx. */
-static void ridx_put(uint32_t *idx, uint64_t h, uint32_t pos) {
-    uint32_t i = (uint32_t)h & (RIDX_SIZE - 1);
-    while (idx[i])
-        i = (i + 1) & (RIDX_SIZE - 1);
-    idx[i] = ridx_tag(h) << 16 | pos;
-}
-
-/* Adds an emitted call's key, forgetting the oldest of RECENT_SIZE. */
-static void recent_add(struct tbbt_pass1 *p, const struct keyent *k) {
-    G_STATIC_ASSERT(RECENT_SIZE == 1 << 16); /* a ring position fills the slot's low 16 bits */
-    uint32_t pos = p->recent_pos;
-    p->recent_ring[pos] = *k;
-    if (p->recent_n < RECENT_SIZE) p->recent_n++;
-    p->recent_pos = (pos + 1) % RECENT_SIZE;
-    if (p->recent_added == RIDX_EPOCH) {
-        p->recent_gen = (p->recent_gen + 1) % RIDX_GENS;
-        memset(p->recent_index[p->recent_gen], 0, RIDX_SIZE * sizeof(uint32_t));
-        p->recent_added = 0;
-    }
-    ridx_put(p->recent_index[p->recent_gen], k->hash, pos);
-    p->recent_added++;
-}
-
 /* Hands the record of e to the sink and recycles e. */
 static void emit(struct tbbt_pass1 *p, struct pend *e) {
     tbbt_htab_remove_item(&p->pending, e->ke.hash, e);
-    recent_add(p, &e->ke);
+    tbbt_recent_add(p->recent, e->ke.hash, e->call_time);
     if (e->kind == PK_NFS) {
         struct tbbt_rec *r = &p->scratch;
         if (e->parked)
@@ -808,7 +738,7 @@ static void on_call(struct tbbt_pass1 *p, const struct tbbt_rpc_hdr *h, const st
     struct pend *e = NULL;
     if (!xid_unseen(a, h->xid)) {
         e = tbbt_htab_find_inline(&p->pending, hash, &key, pend_eq);
-        if (e || recent_has(p, hash, &key)) {
+        if (e || tbbt_recent_has(p->recent, hash)) {
             p->st.retrans_calls++;
             /* a copy within DUP_COPY_NS is the same packet seen on a second
              * interface (captures merged), not the client sending it again */
@@ -919,10 +849,8 @@ static void on_reply(struct tbbt_pass1 *p, const struct tbbt_rpc_hdr *h, const s
     uint64_t hash = pkey_hash(&key);
     struct pend *e = tbbt_htab_find_inline(&p->pending, hash, &key, pend_eq);
     if (e) {
-        /* its emission, likely soon, indexes the key: fetch the slot meanwhile */
-        __builtin_prefetch(&p->recent_index[p->recent_gen][(uint32_t)hash & (RIDX_SIZE - 1)]);
         pair(p, e, h, m->data, m->caplen, t1);
-    } else if (recent_has(p, hash, &key))
+    } else if (tbbt_recent_has(p->recent, hash))
         p->st.dup_replies++;
     else
         orphan_keep(p, &key, hash, m, t1);
@@ -981,6 +909,10 @@ void tbbt_pass1_set_warn(struct tbbt_pass1 *p, tbbt_warn_cb cb, void *ctx) {
 int tbbt_pass1_finish(struct tbbt_pass1 *p) {
     orphan_expire(p, 1);
     drain(p, 1);
+    struct tbbt_recent_stats rs;
+    tbbt_recent_stats(p->recent, &rs);
+    p->st.retrans_span_cut = rs.span_cut;
+    p->st.retrans_span_kept = rs.shortest_span;
     return p->sink_failed ? -1 : 0;
 }
 
@@ -1046,11 +978,9 @@ void tbbt_pass1_free(struct tbbt_pass1 *p) {
         orphan_drop(p, p->orphan_fifo.head->data);
     tbbt_htab_clear(&p->orphans);
     tbbt_htab_clear(&p->pending);
-    for (int g = 0; g < RIDX_GENS; g++)
-        g_free(p->recent_index[g]);
     g_hash_table_destroy(p->clients);
     tbbt_htab_clear(&p->client_index);
-    g_free(p->recent_ring);
+    tbbt_recent_free(p->recent);
     g_free(p->loss);
     tbbt_fhrefs_free(&p->refs);
     tbbt_fhmap_free(p->fh);

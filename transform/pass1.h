@@ -32,10 +32,13 @@ struct tbbt_pass1_opts {
     int64_t step_threshold;   /* ns: backward clock step to repair */
     uint32_t max_pending;     /* calls in flight before the oldest is forced out */
     size_t max_pending_bytes; /* their records' names and listings, together, before the same */
+    int64_t retrans_span;     /* ns of trace over which a call seen again is a retransmission */
+    size_t retrans_max_bytes; /* memory for the calls kept over that span (recentset.h) */
 };
 
 /* Defaults: 30 s reply timeout, 2 s orphan wait, 1 s step, 1M in flight
- * holding 256 MiB. */
+ * holding 256 MiB, retransmissions known over 300 s (five times TCP's
+ * 60 s timeout) in at most 128 MiB (5.6M calls, 8 minutes at 12k a second). */
 void tbbt_pass1_opts_default(struct tbbt_pass1_opts *o);
 
 /* Receives each record in call order; returns 0, or -1 to stop with an
@@ -72,6 +75,8 @@ struct tbbt_pass1_stats {
     uint64_t out_of_order;              /* records emitted with an earlier call time than the last */
     uint64_t forced_out;                /* emitted early: max_pending or max_pending_bytes reached */
     uint64_t records;                   /* records emitted */
+    uint64_t retrans_span_cut;          /* calls forgotten before the retransmission span (memory bound) */
+    int64_t retrans_span_kept;          /* ns: the shortest span a call was kept when cut, else the span */
 };
 
 struct tbbt_pass1;

@@ -43,6 +43,7 @@ struct prep_opts {
     char *output;
     char **ports;
     double reply_timeout;
+    double retrans_span;
     double step_threshold;
     char *summary_json;
     gboolean quiet;
@@ -64,6 +65,9 @@ static const struct tbbt_opt prep_opts[] = {
      .help = "Also treat this TCP/UDP port as NFS (NFS is found by RPC program on any port; repeatable)"},
     {"reply-timeout", 0, TBBT_OPT_DOUBLE, &opt.reply_timeout, "SEC", "30", .dlo = 0.001, .dhi = 1e6,
      .help = "Seconds after which a call with no reply is kept as reply-lost"},
+    {"retrans-span", 0, TBBT_OPT_DOUBLE, &opt.retrans_span, "SEC", "300", .dlo = 0.001, .dhi = 1e6,
+     .help = "Seconds of trace over which a call seen again is known as a retransmission, not a new call "
+             "(clients retransmit over TCP after 60 s)"},
     {"step-threshold", 0, TBBT_OPT_DOUBLE, &opt.step_threshold, "SEC", "1", .dlo = 0.001, .dhi = 1e6,
      .help = "A backward clock step larger than this many seconds is repaired"},
     {"summary-json", 0, TBBT_OPT_FILE, &opt.summary_json, "FILE",
@@ -191,6 +195,20 @@ static void endpoint_str(const struct tbbt_endpoint *e, char *buf, size_t n) {
     g_string_free(g, TRUE);
 }
 
+/* The figures a user sizes a machine by: peak memory, per object of the
+ * trace, and calls per CPU second (docs/prep.md's limits). */
+static void print_footprint(FILE *out, uint64_t objects, uint64_t calls, double cpu) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    double bytes = (double)ru.ru_maxrss * 1024;
+    fprintf(out, "Footprint: peak memory %.1f MiB", bytes / 1048576);
+    if (objects >= 10000) /* below, the program itself is most of it */
+        fprintf(out, ", %.0f bytes per object (%llu objects)", bytes / (double)objects,
+                (unsigned long long)objects);
+    if (cpu > 0) fprintf(out, ", %.0f calls per CPU second", (double)calls / cpu);
+    fputc('\n', out);
+}
+
 /* Prints what the decoder saw and did, after the per-procedure table. */
 static void print_report(FILE *out, const char *in, struct tbbt_capture *cap, struct tbbt_pass1 *p1,
                          struct prep *p, double wall, double cpu) {
@@ -218,6 +236,11 @@ static void print_report(FILE *out, const char *in, struct tbbt_capture *cap, st
             (unsigned long long)s->replies_lost, (unsigned long long)s->replies_without_call,
             (unsigned long long)s->reply_first, (unsigned long long)s->retrans_calls,
             (unsigned long long)s->dup_replies, (unsigned long long)s->rpc_errors);
+    if (s->retrans_span_cut)
+        fprintf(out,
+                "Retransmissions: known over %.1f s of trace, not the %.0f s asked: at this call rate the "
+                "memory bound forgot %llu calls early\n",
+                s->retrans_span_kept / 1e9, opt.retrans_span, (unsigned long long)s->retrans_span_cut);
     fprintf(out,
             "Streams: %llu TCP connections, %llu gaps, %llu resyncs, %llu bytes skipped, %llu retransmitted "
             "and %llu overlapping segments, %llu IP datagrams reassembled\n",
@@ -252,6 +275,7 @@ static void print_report(FILE *out, const char *in, struct tbbt_capture *cap, st
     }
     fprintf(out, "Speed: %.1f MB/s, %.0f calls/s (%.3f s wall, %.3f s CPU)\n", cs->bytes / 1e6 / wall,
             s->records / wall, wall, cpu);
+    print_footprint(out, fs->objects, s->records, cpu);
 }
 
 /* Appends the capture's and pass 1's figures to the summary JSON. */
@@ -265,7 +289,8 @@ static void capture_json(GString *j, const struct prep *p) {
         "\"rpc_replies\":%llu,\"calls_without_reply\":%llu,\"replies_without_call\":%llu,"
         "\"reply_first\":%llu,\"retrans_calls\":%llu,\"dup_replies\":%llu,\"nfs_v4_calls\":%llu,"
         "\"other_calls\":%llu,\"mount_calls\":%llu,\"skipped_bytes\":%llu,\"resyncs\":%llu,"
-        "\"tail_cut\":%s,\"time_steps\":%llu,\"time_removed_s\":%.9f,",
+        "\"tail_cut\":%s,\"time_steps\":%llu,\"time_removed_s\":%.9f,\"retrans_span_s\":%.3f,"
+        "\"retrans_span_kept_s\":%.3f,\"retrans_span_cut\":%llu,\"objects\":%llu,",
         (unsigned long long)s->records, (unsigned long long)cs->packets, (unsigned long long)cs->bytes,
         (unsigned long long)cs->messages, (unsigned long long)s->rpc_calls,
         (unsigned long long)s->rpc_replies, (unsigned long long)s->replies_lost,
@@ -273,7 +298,9 @@ static void capture_json(GString *j, const struct prep *p) {
         (unsigned long long)s->retrans_calls, (unsigned long long)s->dup_replies,
         (unsigned long long)s->nfs_v4, (unsigned long long)s->other_calls, (unsigned long long)s->mount_calls,
         (unsigned long long)cs->skipped_bytes, (unsigned long long)cs->resyncs,
-        cs->tail_cut ? "true" : "false", (unsigned long long)tf->steps, tf->removed / 1e9);
+        cs->tail_cut ? "true" : "false", (unsigned long long)tf->steps, tf->removed / 1e9, opt.retrans_span,
+        s->retrans_span_kept / 1e9, (unsigned long long)s->retrans_span_cut,
+        (unsigned long long)tbbt_pass1_fhstats(p->p1)->objects);
 }
 
 /* Writes the summary JSON used by tests and benchmarks. */
@@ -399,6 +426,7 @@ static void setup_passes(struct prep *p) {
     struct tbbt_pass1_opts o;
     tbbt_pass1_opts_default(&o);
     o.reply_timeout = (int64_t)(opt.reply_timeout * 1e9);
+    o.retrans_span = (int64_t)(opt.retrans_span * 1e9);
     o.step_threshold = (int64_t)(opt.step_threshold * 1e9);
     p->p1 = tbbt_pass1_new(&o, prep_sink, p);
     tbbt_capture_set_warn(p->cap, prep_warn, p);
@@ -436,6 +464,7 @@ static void print_text_report(FILE *out, struct prep *p, double wall, double cpu
     fprintf(out, "Input %s (%s): %llu records\n", p->in, tbbt_input_kind_name(p->kind),
             (unsigned long long)p->text_records);
     fprintf(out, "Speed: %.0f records/s (%.3f s wall, %.3f s CPU)\n", p->text_records / wall, wall, cpu);
+    print_footprint(out, 0, p->text_records, cpu);
 }
 
 /* Warnings said once at the end: packets past --max-warnings, a cut tail. */
