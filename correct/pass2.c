@@ -54,10 +54,13 @@ struct move {
 struct rmcand {
     char *name; /* owned, NUL-terminated */
     size_t len;
-    tbbt_id obj; /* the object the model held under it (0: not known) */
-    int used;    /* a later record named that object */
-    int left;    /* not ruled out yet */
-    int remade;  /* a later record made the name again: a use of it is no proof */
+    tbbt_id obj;     /* the object the model held under it (0: not known) */
+    int used;        /* a later record named that object */
+    int left;        /* not ruled out yet */
+    int remade;      /* a later record made the name again: a use of it is no proof */
+    uint32_t nlink0; /* the object's link count when the removal was held (0: not known) */
+    int linked;      /* a later link gave the object a name: its count is no proof */
+    int kept_links;  /* ruled out by a reply showing the object kept every link */
 };
 
 /* A held successful remove or rmdir whose name the snaplen cut: the
@@ -68,6 +71,7 @@ struct rmcut {
     tbbt_id dir;
     GArray *cands; /* struct rmcand */
     int picked;    /* a later record showed that the one left is gone */
+    int deferred;  /* one was left, but a guessed cut rename or link may have made the name (rm_moved_here) */
 };
 
 /* A placed cut rename or link (struct move) a held cut removal may have
@@ -86,8 +90,15 @@ struct rmbind {
     uint64_t seq;   /* the held record */
     int whole;      /* its name is whole: the move takes that name, the record stays as it is */
     int incomplete; /* a candidate left with nothing said of it: only a sign names one */
+    int lone;       /* one candidate, left by ruling names out (rm_bind_move): it is bound when its move
+                       leaves the window, unless a record said its object kept its names */
     GArray *cands;  /* struct bindcand */
 };
+
+/* Open bindings a record is checked against, at most, and candidates
+ * each. */
+#define RMBINDS 64
+#define RMBIND_CANDS 16
 
 /* Frees a held binding. */
 static void rmbind_free(struct rmbind *b) {
@@ -2054,7 +2065,14 @@ static void rm_taint(struct tbbt_pass2 *p, tbbt_id dir) {
     g_hash_table_add(p->rm_tainted, k);
 }
 
+enum cut_want { CUT_ANY, CUT_FILE, CUT_DIR };
 static int rm_settle(struct tbbt_pass2 *p, guint i);
+static int rm_names_complete(const struct tbbt_pass2 *p, const struct rmcut *c);
+static int rm_moved_here(struct tbbt_pass2 *p, const struct rmcut *c);
+static int may_move_to(struct tbbt_pass2 *p, const struct tbbt_rec *h, const struct move *mv, tbbt_id dir);
+static GArray *bind_cands(struct tbbt_pass2 *p, tbbt_id dir, enum cut_want want);
+static struct move *move_at(struct tbbt_pass2 *p, uint64_t seq);
+static void bind_now(struct tbbt_pass2 *p, struct tbbt_rec *r, const struct move *mv);
 static enum tbbt_cut_match cut_match_dent(struct tbbt_pass2 *p, const struct tbbt_rec *r, tbbt_id dir,
                                           const struct tbbt_fsdent *d);
 
@@ -2084,7 +2102,8 @@ static void hold_remove(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t
         if (r->op == TBBT_OP_RMDIR && o && o->nchildren) continue; /* not empty */
         if (tbbt_rec_has(r, TBBT_F_CUTLEN) && cut_match_dent(p, r, r->dir, e) == TBBT_CUT_NO)
             continue; /* its length or kept start differ */
-        struct rmcand k = {g_strndup(e->name, e->len), e->len, e->obj, 0, 1, 0};
+        struct rmcand k = {g_strndup(e->name, e->len), e->len, e->obj, 0, 1, 0, 0, 0, 0};
+        if (o && (o->flags & TBBT_FSO_ATTRS)) k.nlink0 = o->attr.nlink;
         g_array_append_val(c->cands, k);
     }
     if (c->cands->len > RM_CANDS) { /* too many to follow: any could be the one */
@@ -2107,17 +2126,37 @@ static unsigned rm_left(const struct rmcut *c, guint *last) {
     return n;
 }
 
-/* Does the model hold every name held cut removal c may have removed:
+/* Might the model hold every name held cut removal c may have removed:
  * its directory was made by the trace (it began empty), no unnamed cut
  * removal there was forgotten, and no cut rename's target is unknown?
  * Only then does ruling the others out name it. (Names other removals
  * took away stay candidates -- they are never used again -- so they
  * leave two, not a wrong one.) */
-static int rm_complete(const struct tbbt_pass2 *p, const struct rmcut *c) {
+static int rm_names_complete(const struct tbbt_pass2 *p, const struct rmcut *c) {
     if (moves_unplaced(p) || g_hash_table_contains(p->rm_tainted, &c->dir) ||
         !tbbt_fsmodel_dir_fresh(p->m, c->dir))
         return 0;
     return 1;
+}
+
+/* Did a cut rename or link that went to a guessed place elsewhere
+ * (place_held) maybe make its name in held cut removal c's directory
+ * instead? Its name there would be one the model does not hold. */
+static int rm_moved_here(struct tbbt_pass2 *p, const struct rmcut *c) {
+    for (guint i = 0; i < p->moves->len; i++) {
+        const struct move *mv = &g_array_index(p->moves, struct move, i);
+        const struct tbbt_rec *h = &p->ring[mv->seq % p->cap];
+        if (!mv->placed || mv->seq < p->head_seq || mv->seq > c->seq) continue;
+        if ((mv->link ? h->dir : h->dir2) != c->dir && may_move_to(p, h, mv, c->dir)) return 1;
+    }
+    return 0;
+}
+
+/* Does the model hold every name held cut removal c may have removed:
+ * rm_names_complete, and no cut rename or link placed elsewhere by a
+ * guess may have made one there (rm_moved_here)? */
+static int rm_complete(struct tbbt_pass2 *p, const struct rmcut *c) {
+    return rm_names_complete(p, c) && !rm_moved_here(p, c);
 }
 
 static struct rmcand *rm_cand(struct rmcut *c, const char *name, size_t len);
@@ -2171,6 +2210,49 @@ static void rm_drop(struct tbbt_pass2 *p, guint i) {
     g_ptr_array_add(p->rm_ghosts, c);
 }
 
+/* Did a reply show candidate object obj of held cut removal c keeping
+ * every link (rm_links_kept)? */
+static int rm_kept_links(const struct rmcut *c, tbbt_id obj) {
+    for (guint j = 0; j < c->cands->len; j++)
+        if (g_array_index(c->cands, struct rmcand, j).kept_links &&
+            g_array_index(c->cands, struct rmcand, j).obj == obj)
+            return 1;
+    return 0;
+}
+
+/* Held cut removal i, every name of its directory the model holds ruled
+ * out, where the model holds them all but those guessed cut renames or
+ * links elsewhere (made before it) may have made (rm_names_complete):
+ * those -- not one whose object a reply showed keeping its links -- are
+ * held as a binding (struct rmbind), later records telling which; one
+ * alone is taken when its move leaves the window unless a record showed
+ * its object keeping its names (bind_window_end). Returns whether it was
+ * handed on (then gone from p->rmcuts). */
+static int rm_bind_move(struct tbbt_pass2 *p, guint i) {
+    struct rmcut *c = p->rmcuts->pdata[i];
+    if (!rm_names_complete(p, c)) return 0;
+    for (guint j = 0; j < p->rmbinds->len; j++)
+        if (((struct rmbind *)p->rmbinds->pdata[j])->seq == c->seq) return 0; /* bind_to_move holds it */
+    struct tbbt_rec *r = &p->ring[c->seq % p->cap];
+    GArray *b = bind_cands(p, c->dir, r->op == TBBT_OP_RMDIR ? CUT_DIR : CUT_FILE);
+    for (guint k = 0; k < b->len; k++)
+        if (g_array_index(b, struct bindcand, k).mvseq > c->seq ||
+            rm_kept_links(c, g_array_index(b, struct bindcand, k).obj))
+            g_array_remove_index(b, k--);
+    if (!b->len || b->len > RMBIND_CANDS || p->rmbinds->len >= RMBINDS) {
+        g_array_free(b, TRUE);
+        return 0;
+    }
+    struct rmbind *h = g_new0(struct rmbind, 1); /* later records tell which (bind_evidence) */
+    h->seq = c->seq;
+    h->incomplete = moves_unplaced(p) != 0;
+    h->lone = b->len == 1;
+    h->cands = b;
+    g_ptr_array_add(p->rmbinds, h);
+    rmcut_free(g_ptr_array_steal_index(p->rmcuts, i));
+    return 1;
+}
+
 /* Held cut removal i after new evidence: named when the one candidate
  * left was shown gone, or is the only one left of names the model holds
  * completely (rm_complete); dropped when none is left. Returns whether it
@@ -2182,8 +2264,11 @@ static int rm_settle(struct tbbt_pass2 *p, guint i) {
     if (n == 1 && (c->picked || rm_complete(p, c))) {
         p->st.cut_rm_named++;
         rm_resolve(p, i, k);
+    } else if (n == 1 && rm_names_complete(p, c)) {
+        c->deferred = 1; /* taken at the window's end unless a reply rules it out */
+        return 0;
     } else if (n == 0) {
-        rm_drop(p, i);
+        if (!rm_bind_move(p, i)) rm_drop(p, i);
     } else {
         return 0;
     }
@@ -2303,6 +2388,21 @@ static void rm_remade(struct rmcut *c, const struct tbbt_rec *r) {
     if (x) x->remade = 1;
 }
 
+/* What record r, after held cut removal c, shows of candidate x's object:
+ * a reply with as many links as when c was held (and no link made since)
+ * says c took none of its names, x among them. */
+static void rm_links_kept(struct rmcand *x, const struct tbbt_rec *r) {
+    if (!x->obj || r->status != TBBT_NFS_OK) return;
+    if (r->op == TBBT_OP_LINK && tbbt_rec_has(r, TBBT_F_OBJ) && r->obj == x->obj) x->linked = 1;
+    int on = (tbbt_rec_has(r, TBBT_F_OBJ) && r->obj == x->obj) ||
+             (tbbt_rec_has(r, TBBT_F_NEWOBJ) && r->newobj == x->obj);
+    if (!on || x->linked || x->nlink0 < 2 || !x->left || !tbbt_rec_has(r, TBBT_F_NLINK) ||
+        r->nlink < x->nlink0)
+        return;
+    x->left = 0;
+    x->kept_links = 1;
+}
+
 /* What record r (held as seq) shows of the candidates of held cut
  * removal c (made before it): a candidate name it uses with success, or
  * lists, or whose only object it uses with success, was not removed; an
@@ -2331,6 +2431,7 @@ static void rm_rule_out(struct tbbt_pass2 *p, struct rmcut *c, const struct tbbt
         if (x->obj && tbbt_rec_has(r, TBBT_F_OBJ) && r->obj == x->obj && r->status == TBBT_NFS_OK &&
             single_link(p->m, x->obj))
             x->left = 0;
+        rm_links_kept(x, r);
     }
 }
 
@@ -2380,6 +2481,12 @@ static void rm_window_end(struct tbbt_pass2 *p, uint64_t seq) {
     for (guint i = 0; i < p->rmcuts->len; i++) {
         struct rmcut *c = p->rmcuts->pdata[i];
         if (c->seq != seq) continue;
+        guint k0 = 0;
+        if (c->deferred && rm_left(c, &k0) == 1 && rm_names_complete(p, c)) {
+            p->st.cut_rm_named++;
+            rm_resolve(p, i, k0);
+            return;
+        }
         int best = -1, n = 0;
         for (guint k = 0; k < c->cands->len; k++) {
             const struct rmcand *x = &g_array_index(c->cands, struct rmcand, k);
@@ -2387,7 +2494,7 @@ static void rm_window_end(struct tbbt_pass2 *p, uint64_t seq) {
             best = (int)k;
             n++;
         }
-        if (n != 1 || !rm_complete(p, c)) {
+        if (n != 1 || !rm_names_complete(p, c)) {
             rm_drop(p, i);
         } else {
             p->st.cut_rm_guessed++;
@@ -2415,7 +2522,6 @@ static tbbt_id shown_obj(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
     return tbbt_rec_has(r, TBBT_F_FILEID) ? live_by_fileid(p, r->fileid) : 0;
 }
 
-enum cut_want { CUT_ANY, CUT_FILE, CUT_DIR };
 static const struct tbbt_fsdent *cut_likely(struct tbbt_pass2 *p, const struct tbbt_rec *r, tbbt_id dir,
                                             enum cut_want want);
 
@@ -2932,11 +3038,6 @@ static void bind_now(struct tbbt_pass2 *p, struct tbbt_rec *r, const struct move
     p->st.cut_bound++;
 }
 
-/* Open bindings a record is checked against, at most, and candidates
- * each. */
-#define RMBINDS 64
-#define RMBIND_CANDS 16
-
 /* Successful cut call r (held as seq) takes away a name of directory dir
  * the model does not hold, in a directory the trace made (so the name
  * was not there before it): a held cut rename or link whose target the
@@ -3087,6 +3188,12 @@ static void bind_window_end(struct tbbt_pass2 *p, uint64_t seq) {
             continue;
         }
         int gone = 0;
+        if (b->lone && b->cands->len == 1 && g_array_index(b->cands, struct bindcand, 0).mvseq == seq &&
+            g_array_index(b->cands, struct bindcand, 0).says == 0) {
+            p->st.cut_bound_lone++;
+            bind_resolve(p, i--, 0);
+            continue;
+        }
         for (guint k = 0; k < b->cands->len; k++) {
             const struct bindcand *x = &g_array_index(b->cands, struct bindcand, k);
             if (x->mvseq != seq || x->says > 0) continue;
@@ -4232,8 +4339,9 @@ void tbbt_pass2_report(const struct tbbt_pass2 *p, FILE *out) {
                 "; failed cut calls given a name that"
                 " fails the same way: %" PRIu64
                 "; cut renames no record placed, kept in their directory: %" PRIu64
-                "; cut renames and links placed where a later cut name showed one: %" PRIu64 "\n",
-                s->cut_matched, s->cut_errors, s->cut_moves_placed, s->cut_bound);
+                "; cut renames and links placed where a later cut name showed one: %" PRIu64 " (%" PRIu64
+                " the one left when replies ruled out every name held)\n",
+                s->cut_matched, s->cut_errors, s->cut_moves_placed, s->cut_bound, s->cut_bound_lone);
     if (s->cut_rm_named || s->cut_rm_guessed)
         fprintf(out,
                 "Cut removes and rmdirs named from the records that follow: %" PRIu64
@@ -4288,16 +4396,16 @@ void tbbt_pass2_report_json(const struct tbbt_pass2 *p, GString *o) {
                            ",\"lost\":%" PRIu64 ",\"lost_by_model\":%" PRIu64 ",\"lost_by_later\":%" PRIu64
                            ",\"lost_unresolved\":%" PRIu64,
                            s->lost, s->lost_by_model, s->lost_by_later, s->lost_unresolved);
-    g_string_append_printf(o,
-                           ",\"cut\":%" PRIu64 ",\"cut_restored\":%" PRIu64 ",\"cut_synth\":%" PRIu64
-                           ",\"cut_filled\":%" PRIu64 ",\"cut_unreplayable\":%" PRIu64
-                           ",\"cut_aliased\":%" PRIu64 ",\"cut_withheld\":%" PRIu64
-                           ",\"cut_rm_named\":%" PRIu64 ",\"cut_rm_guessed\":%" PRIu64
-                           ",\"attr_initial\":%" PRIu64 ",\"cut_matched\":%" PRIu64 ",\"cut_errors\":%" PRIu64
-                           ",\"cut_moves_placed\":%" PRIu64 ",\"cut_bound\":%" PRIu64,
-                           s->cut, s->cut_restored, s->cut_synth, s->cut_filled, s->cut_unreplayable,
-                           s->cut_aliased, s->cut_withheld, s->cut_rm_named, s->cut_rm_guessed,
-                           s->attr_initial, s->cut_matched, s->cut_errors, s->cut_moves_placed, s->cut_bound);
+    g_string_append_printf(
+        o,
+        ",\"cut\":%" PRIu64 ",\"cut_restored\":%" PRIu64 ",\"cut_synth\":%" PRIu64 ",\"cut_filled\":%" PRIu64
+        ",\"cut_unreplayable\":%" PRIu64 ",\"cut_aliased\":%" PRIu64 ",\"cut_withheld\":%" PRIu64
+        ",\"cut_rm_named\":%" PRIu64 ",\"cut_rm_guessed\":%" PRIu64 ",\"attr_initial\":%" PRIu64
+        ",\"cut_matched\":%" PRIu64 ",\"cut_errors\":%" PRIu64 ",\"cut_moves_placed\":%" PRIu64
+        ",\"cut_bound\":%" PRIu64 ",\"cut_bound_lone\":%" PRIu64,
+        s->cut, s->cut_restored, s->cut_synth, s->cut_filled, s->cut_unreplayable, s->cut_aliased,
+        s->cut_withheld, s->cut_rm_named, s->cut_rm_guessed, s->attr_initial, s->cut_matched, s->cut_errors,
+        s->cut_moves_placed, s->cut_bound, s->cut_bound_lone);
     g_string_append(o, ",\"rules\":{");
     int first = 1;
     for (unsigned i = 0; i < tbbt_nrules; i++) {

@@ -902,6 +902,89 @@ static void test_cut_remove_bound_later(void **s) {
     g_ptr_array_free(out, TRUE);
 }
 
+/* The lines of a trace where a cut remove in "cur" has one name the model
+ * holds there that can agree: a cut link's synthetic name, placed there by
+ * a guess (the link's directory was cut), while a cut rename in "tmp",
+ * also placed by a guess, may have made the name instead. Line 7, then,
+ * is what a later reply shows of the linked file. */
+#define RM_OR_MOVE(after)                                                                                    \
+    "mkdir 0 T cred=1:0:0 dir=1 name=\"tmp\" set_mode=493 newobj=2 " DIRA " fileid=102",                     \
+        "mkdir 0 T cred=1:0:0 dir=1 name=\"cur\" set_mode=493 newobj=3 " DIRA " fileid=103",                 \
+        "create 0 T cred=1:0:0 dir=3 name=\"f\" createhow=0 set_mode=420 newobj=10 " FILEA " fileid=110",    \
+        "create 0 T cred=1:0:0 dir=2 name=\"m1\" createhow=0 set_mode=420 newobj=11 " FILEA " fileid=111",   \
+        "link 0 TCK cred=1:0:0 obj=10 type=1 mode=420 nlink=2 uid=1000 gid=100 size=10 fileid=110",          \
+        "rename 0 TCK cred=1:0:0 dir=2 name=\"m1\"",                                                         \
+        "remove 0 TCK cred=1:0:0 dir=3 cutname=\"1764174001.M5\" cutlen=60", after, NULL
+
+/* A reply after a cut remove that shows the file whose guessed link name
+ * was the one candidate still holding both links rules that name out
+ * (rm_links_kept): the remove took the name the other guessed move made,
+ * which then moves there. Had the reply shown one link, or nothing, the
+ * link's name is taken, as before. */
+static void test_cut_remove_links_kept(void **s) {
+    (void)s;
+    static const char *const kept[] = {RM_OR_MOVE(
+        "getattr 0 T cred=1:0:0 obj=10 type=1 mode=420 nlink=2 uid=1000 gid=100 size=10 fileid=110")};
+    struct tbbt_pass2_stats st;
+    GPtrArray *out = run(kept, &st);
+    assert_int_equal(st.failures, 0);
+    assert_int_equal(st.inserted, 0);
+    assert_int_equal(st.cut_unreplayable, 0);
+    assert_int_equal(st.cut_bound_lone, 1);
+    const struct tbbt_rec *ln = rec_of(out, 4), *mv = rec_of(out, 5), *rm = rec_of(out, 6);
+    assert_int_equal(mv->dir2, 3);
+    assert_int_equal(rm->name.len, mv->name2.len);
+    assert_memory_equal(tbbt_rec_str(rm, rm->name), tbbt_rec_str(mv, mv->name2), rm->name.len);
+    assert_false(ln->name.len == rm->name.len &&
+                 memcmp(tbbt_rec_str(ln, ln->name), tbbt_rec_str(rm, rm->name), rm->name.len) == 0);
+    assert_int_equal(recheck(out), 0);
+    g_ptr_array_free(out, TRUE);
+
+    static const char *const one[] = {RM_OR_MOVE(
+        "getattr 0 T cred=1:0:0 obj=10 type=1 mode=420 nlink=1 uid=1000 gid=100 size=10 fileid=110")};
+    static const char *const none[] = {RM_OR_MOVE("getattr 0 T cred=1:0:0 obj=2 " DIRA " fileid=102")};
+    const char *const *const others[] = {one, none};
+    for (int i = 0; i < 2; i++) {
+        out = run(others[i], &st);
+        assert_int_equal(st.inserted, 0);
+        assert_int_equal(st.cut_unreplayable, 0);
+        assert_int_equal(st.cut_bound_lone, 0);
+        ln = rec_of(out, 4), mv = rec_of(out, 5), rm = rec_of(out, 6);
+        assert_int_equal(mv->dir2, 2);
+        assert_int_equal(ln->dir, 3);
+        assert_int_equal(rm->name.len, ln->name.len);
+        assert_memory_equal(tbbt_rec_str(rm, rm->name), tbbt_rec_str(ln, ln->name), rm->name.len);
+        assert_int_equal(recheck(out), 0);
+        g_ptr_array_free(out, TRUE);
+    }
+}
+
+/* The one guessed move left for a cut remove is not taken when a later
+ * reply shows its object keeping its names: the remove stays
+ * unreplayable rather than kill a file the trace uses. */
+static void test_cut_remove_lone_refuted(void **s) {
+    (void)s;
+    static const char *const trace[] = {
+        "mkdir 0 T cred=1:0:0 dir=1 name=\"tmp\" set_mode=493 newobj=2 " DIRA " fileid=102",
+        "mkdir 0 T cred=1:0:0 dir=1 name=\"cur\" set_mode=493 newobj=3 " DIRA " fileid=103",
+        "create 0 T cred=1:0:0 dir=3 name=\"f\" createhow=0 set_mode=420 newobj=10 " FILEA " fileid=110",
+        "create 0 T cred=1:0:0 dir=2 name=\"m1\" createhow=0 set_mode=420 newobj=11 " FILEA " fileid=111",
+        "link 0 TCK cred=1:0:0 obj=10 type=1 mode=420 nlink=2 uid=1000 gid=100 size=10 fileid=110",
+        "rename 0 TCK cred=1:0:0 dir=2 name=\"m1\"",
+        "remove 0 TCK cred=1:0:0 dir=3 cutname=\"1764174001.M5\" cutlen=60",
+        "getattr 0 T cred=1:0:0 obj=10 type=1 mode=420 nlink=2 uid=1000 gid=100 size=10 fileid=110",
+        "getattr 0 T cred=1:0:0 obj=11 " FILEA " fileid=111",
+        NULL};
+    struct tbbt_pass2_stats st;
+    GPtrArray *out = run(trace, &st);
+    assert_int_equal(st.failures, 0);
+    assert_int_equal(st.inserted, 0);
+    assert_int_equal(st.cut_bound_lone, 0);
+    assert_false(tbbt_rec_replayable(rec_of(out, 6)));
+    assert_int_equal(rec_of(out, 5)->dir2, 2);
+    g_ptr_array_free(out, TRUE);
+}
+
 /* A refused rename whose target the snaplen cut, from a directory the
  * caller may write: the refusal was the target directory's, so it goes
  * to the nearest one the model refuses the caller. */
@@ -953,6 +1036,8 @@ int main(void) {
         cmocka_unit_test(test_cut_stale_handle),
         cmocka_unit_test(test_cut_remove_bound_to_move),
         cmocka_unit_test(test_cut_remove_bound_later),
+        cmocka_unit_test(test_cut_remove_links_kept),
+        cmocka_unit_test(test_cut_remove_lone_refuted),
         cmocka_unit_test(test_cut_failed_rename_refusing_target),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
