@@ -184,10 +184,11 @@ struct tbbt_pass2 {
     struct alt *alts;      /* per ring slot: its predictions under another order */
     GPtrArray *deferred;   /* struct deferral *: records applied after a later call */
     uint32_t cap;
-    uint64_t head_seq;  /* oldest held record */
-    uint64_t next_seq;  /* sequence number of the next record put (from 1) */
-    uint64_t played;    /* last record pre-played (one behind the last put) */
-    GPtrArray *pending; /* struct ins *, sorted by (before_seq, call_time, order) */
+    uint64_t head_seq;     /* oldest held record */
+    uint64_t next_seq;     /* sequence number of the next record put (from 1) */
+    uint64_t played;       /* last record pre-played (one behind the last put) */
+    uint64_t cut_link_end; /* one past the last link put whose arguments the snaplen cut (link_cut) */
+    GPtrArray *pending;    /* struct ins *, sorted by (before_seq, call_time, order) */
     uint64_t ins_order;
     uint64_t unbound_makes; /* inserted makes with no object yet, maybe still pending (mend_made) */
     uint64_t unbound_lost;  /* lost makes resolved without their object, maybe still held (resolve_name) */
@@ -3531,7 +3532,8 @@ static int sets_in_flight(const struct tbbt_pass2 *p, const struct tbbt_fsobj *o
 /* Is a link of object id, held before seq, one the snaplen cut (the
  * model has not its name: a link the trace has, not a lost one)? */
 static int link_cut(const struct tbbt_pass2 *p, tbbt_id id, uint64_t seq) {
-    for (uint64_t s = p->head_seq; s < seq; s++) {
+    if (p->cut_link_end <= p->head_seq) return 0; /* none held: no scan of the window per record */
+    for (uint64_t s = p->head_seq; s < seq && s < p->cut_link_end; s++) {
         const struct tbbt_rec *q = &p->ring[s % p->cap];
         if (q->op == TBBT_OP_LINK && tbbt_rec_has(q, TBBT_F_OBJ) && q->obj == id &&
             ((q->flags & TBBT_RF_ARGS_CUT) || tbbt_cut_args(q)))
@@ -4266,6 +4268,8 @@ int tbbt_pass2_put(void *p2, const struct tbbt_rec *in) {
      * just written) */
     tbbt_fsmodel_prefetch(p->m, in);
     tbbt_rec_copy(r, in);
+    if (r->op == TBBT_OP_LINK && ((r->flags & TBBT_RF_ARGS_CUT) || tbbt_cut_args(r)))
+        p->cut_link_end = seq + 1;
     p->alts[seq % p->cap].n = 0;
     p->st.records_in++;
     while (p->played + 1 < seq && read_ahead_enough(p, in, seq)) {
