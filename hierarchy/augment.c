@@ -1,7 +1,8 @@
-/* augment.c -- synthetic augmentation of a hierarchy map: the size laws,
- * the seeded generator of the synthetic tree and its files, and the
- * writer that emits them between the input's initial and later entries.
- * See augment.h for what the parameters mean. */
+/* augment.c -- synthetic augmentation of a hierarchy map: the seeded
+ * generator of the synthetic tree and its files, and the writer that
+ * emits them between the input's initial and later entries. The random
+ * numbers are aug_rng.h's, the size laws aug_dist.c's. See augment.h for
+ * what the parameters mean. */
 #include "augment.h"
 
 #include <errno.h>
@@ -9,289 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aug_dist.h"
+#include "aug_rng.h"
 #include "fsmodel.h"
 #include "pass3.h"
 #include "rectext.h"
-#include "rng.h"
 
 _Static_assert(TBBT_AUG_ID_BASE > TBBT_P3_FRESH_BASE, "synthetic IDs must stay above pass 3's fresh IDs");
 
-#define AUG_MAX_FILE_SIZE (1ull << 50) /* one sampled size never exceeds 1 PiB */
 #define AUG_NONE UINT32_MAX
 #define AUG_TOP_NAME "tbbt-synthetic"
-
-/* ==== random numbers: xoshiro256** seeded through splitmix64 ====
- * One independent stream per use, so that (for example) the sizes drawn do
- * not change when only the merge factor does. */
-enum { STREAM_SIZE = 1, STREAM_TREE = 2, STREAM_PLACE = 3, STREAM_LATENT = 4, STREAM_EXTRACTED = 5 };
-
-struct rng {
-    uint64_t s[4];
-    double spare; /* the polar method's second normal */
-    int has_spare;
-};
-
-/* Seeds stream number `stream` of seed. */
-static void rng_seed(struct rng *r, uint64_t seed, uint64_t stream) {
-    uint64_t x = seed ^ (stream * 0xd1342543de82ef95ULL);
-    for (int i = 0; i < 4; i++)
-        r->s[i] = tbbt_splitmix64(&x);
-    r->has_spare = 0;
-}
-
-/* x rotated left by k bits (0 < k < 64). */
-static inline uint64_t rotl(uint64_t x, int k) {
-    return (x << k) | (x >> (64 - k));
-}
-
-/* Next 64 random bits (xoshiro256**). */
-static uint64_t rng_next(struct rng *r) {
-    uint64_t *s = r->s;
-    uint64_t out = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl(s[3], 45);
-    return out;
-}
-
-/* Uniform on [0,1). */
-static double rng_unit(struct rng *r) {
-    return (double)(rng_next(r) >> 11) * 0x1p-53;
-}
-
-/* Uniform on (0,1]. */
-static double rng_open(struct rng *r) {
-    return (double)((rng_next(r) >> 11) + 1) * 0x1p-53;
-}
-
-/* Standard normal (Marsaglia's polar method; the pair's second value is
- * kept for the next call). */
-static double rng_normal(struct rng *r) {
-    if (r->has_spare) return r->has_spare = 0, r->spare;
-    double v1, v2, s;
-    do {
-        v1 = 2 * rng_unit(r) - 1;
-        v2 = 2 * rng_unit(r) - 1;
-        s = v1 * v1 + v2 * v2;
-    } while (s >= 1 || s == 0);
-    double f = sqrt(-2 * log(s) / s);
-    r->spare = v2 * f, r->has_spare = 1;
-    return v1 * f;
-}
-
-/* ==== size distributions ==== */
-enum { DIST_TRACE, DIST_SPECSFS, DIST_LOGNORMAL, DIST_TABLE };
-
-struct tbbt_aug_dist {
-    int kind;
-    double mu, sigma; /* lognormal */
-    size_t n;         /* table: sizes ascending, cumulative probabilities (cum[n-1] = 1) */
-    uint64_t *size;
-    double *cum;
-    char *spec;
-};
-
-/* SPEC SFS 2.0 (SFS97, also used by SFS 3.0) file-set size distribution:
- * Default_file_size_dist[] in sfs_c_dat.c of the SPEC SFS sources, there
- * given as cumulative percentages of files per size in KB (33, 54, 67, 77,
- * 85, 90, 94, 97, 99, 100). SFS creates its files at exactly these sizes;
- * so do we (KB = 1024 bytes). Mean 26.7 KiB. */
-static const struct {
-    unsigned kb;
-    unsigned pct;
-} specsfs_table[] = {{1, 33}, {2, 21}, {4, 13},  {8, 10},  {16, 8},
-                     {32, 5}, {64, 4}, {128, 3}, {256, 2}, {1024, 1}};
-
-struct size_weight {
-    uint64_t size;
-    double w;
-};
-
-/* qsort order of (size, weight) pairs: by size. */
-static int cmp_size_weight(const void *a, const void *b) {
-    uint64_t x = ((const struct size_weight *)a)->size, y = ((const struct size_weight *)b)->size;
-    return x < y ? -1 : x > y;
-}
-
-/* Turns n (size, weight) pairs into d's table: sorted, equal sizes merged,
- * zero weights dropped. Takes and sorts pw in place. Returns 0, or -1 when
- * the weights do not sum to a positive finite number. */
-static int table_build(struct tbbt_aug_dist *d, struct size_weight *pw, size_t n) {
-    double total = 0;
-    for (size_t i = 0; i < n; i++)
-        total += pw[i].w;
-    if (!(total > 0) || !isfinite(total)) return -1;
-    qsort(pw, n, sizeof(*pw), cmp_size_weight);
-    d->size = g_new(uint64_t, n);
-    d->cum = g_new(double, n);
-    d->n = 0;
-    double acc = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (pw[i].w <= 0) continue;
-        acc += pw[i].w;
-        if (d->n && d->size[d->n - 1] == pw[i].size) {
-            d->cum[d->n - 1] = acc / total;
-            continue;
-        }
-        d->size[d->n] = pw[i].size;
-        d->cum[d->n++] = acc / total;
-    }
-    d->cum[d->n - 1] = 1.0;
-    return 0;
-}
-
-/* Fills d with the SPEC SFS table. */
-static void specsfs_build(struct tbbt_aug_dist *d) {
-    size_t n = sizeof(specsfs_table) / sizeof(specsfs_table[0]);
-    struct size_weight pw[sizeof(specsfs_table) / sizeof(specsfs_table[0])];
-    for (size_t i = 0; i < n; i++)
-        pw[i] = (struct size_weight){(uint64_t)specsfs_table[i].kb * 1024, specsfs_table[i].pct};
-    table_build(d, pw, n);
-}
-
-int tbbt_aug_parse_bytes(const char *s, uint64_t *out) {
-    if (!s || !g_ascii_isdigit(*s)) return -1;
-    char *end;
-    errno = 0;
-    guint64 ip = g_ascii_strtoull(s, &end, 10);
-    if (errno) return -1;
-    double frac = 0;
-    if (*end == '.') {
-        if (!g_ascii_isdigit(end[1])) return -1;
-        frac = g_ascii_strtod(end, &end);
-    }
-    uint64_t mult = 1;
-    switch (*end) {
-    case 'k':
-    case 'K':
-        mult = 1ull << 10;
-        end++;
-        break;
-    case 'm':
-    case 'M':
-        mult = 1ull << 20;
-        end++;
-        break;
-    case 'g':
-    case 'G':
-        mult = 1ull << 30;
-        end++;
-        break;
-    case 't':
-    case 'T':
-        mult = 1ull << 40;
-        end++;
-        break;
-    default: break;
-    }
-    if (*end || ip > (UINT64_MAX - mult) / mult) return -1;
-    *out = ip * mult + (uint64_t)(frac * (double)mult);
-    return 0;
-}
-
-/* Parses "MU,SIGMA" into d. Returns 0 or -1. */
-static int parse_lognormal(struct tbbt_aug_dist *d, const char *s) {
-    char *end;
-    d->mu = g_ascii_strtod(s, &end);
-    if (end == s || *end != ',') return -1;
-    s = end + 1;
-    d->sigma = g_ascii_strtod(s, &end);
-    if (end == s || *end || !isfinite(d->mu) || !isfinite(d->sigma) || d->sigma < 0) return -1;
-    return 0;
-}
-
-/* Parses "SIZE:WEIGHT,..." into d's table. Returns 0 or -1. */
-static int parse_table(struct tbbt_aug_dist *d, const char *s) {
-    gchar **items = g_strsplit(s, ",", -1);
-    guint n = g_strv_length(items);
-    struct size_weight *pw = g_new(struct size_weight, n ? n : 1);
-    int rc = n ? 0 : -1;
-    for (guint i = 0; i < n && rc == 0; i++) {
-        char *colon = strchr(items[i], ':'), *end;
-        if (!colon) {
-            rc = -1;
-            break;
-        }
-        *colon = 0;
-        pw[i].w = g_ascii_strtod(colon + 1, &end);
-        if (tbbt_aug_parse_bytes(items[i], &pw[i].size) < 0 || end == colon + 1 || *end ||
-            !isfinite(pw[i].w) || pw[i].w < 0 || pw[i].size > AUG_MAX_FILE_SIZE)
-            rc = -1;
-    }
-    if (rc == 0) rc = table_build(d, pw, n);
-    g_free(pw);
-    g_strfreev(items);
-    return rc;
-}
-
-struct tbbt_aug_dist *tbbt_aug_dist_parse(const char *spec, char *err, size_t errlen) {
-    struct tbbt_aug_dist *d = g_new0(struct tbbt_aug_dist, 1);
-    int rc = 0;
-    if (strcmp(spec, "trace") == 0)
-        d->kind = DIST_TRACE;
-    else if (strcmp(spec, "specsfs") == 0)
-        d->kind = DIST_SPECSFS, specsfs_build(d);
-    else if (g_str_has_prefix(spec, "lognormal:"))
-        d->kind = DIST_LOGNORMAL, rc = parse_lognormal(d, spec + 10);
-    else if (g_str_has_prefix(spec, "table:"))
-        d->kind = DIST_TABLE, rc = parse_table(d, spec + 6);
-    else
-        rc = -1;
-    if (rc < 0) {
-        g_snprintf(err, errlen,
-                   "bad size distribution '%s' (trace, specsfs, lognormal:MU,SIGMA with SIGMA >= 0, or "
-                   "table:SIZE:WEIGHT,... with weights >= 0 not all 0)",
-                   spec);
-        tbbt_aug_dist_free(d);
-        return NULL;
-    }
-    d->spec = g_strdup(spec);
-    return d;
-}
-
-void tbbt_aug_dist_free(struct tbbt_aug_dist *d) {
-    if (!d) return;
-    g_free(d->size);
-    g_free(d->cum);
-    g_free(d->spec);
-    g_free(d);
-}
-
-void tbbt_aug_dist_describe(const struct tbbt_aug_dist *d, GString *out) {
-    g_string_append(out, d->spec ? d->spec : "trace");
-}
-
-/* One size drawn from d (a table or a lognormal). */
-static uint64_t dist_sample(const struct tbbt_aug_dist *d, struct rng *r) {
-    if (d->kind == DIST_LOGNORMAL) {
-        double x = exp(d->mu + d->sigma * rng_normal(r)) + 0.5; /* rounded to the nearest byte */
-        return x >= (double)AUG_MAX_FILE_SIZE ? AUG_MAX_FILE_SIZE : (uint64_t)x;
-    }
-    double u = rng_unit(r);
-    size_t lo = 0, hi = d->n - 1; /* first i with u < cum[i] */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (u < d->cum[mid])
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return d->size[lo];
-}
-
-/* The mean size under d (lognormal: unclamped). */
-static double dist_mean(const struct tbbt_aug_dist *d) {
-    if (d->kind == DIST_LOGNORMAL) return exp(d->mu + d->sigma * d->sigma / 2);
-    double m = 0, prev = 0;
-    for (size_t i = 0; i < d->n; i++) {
-        m += (double)d->size[i] * (d->cum[i] - prev);
-        prev = d->cum[i];
-    }
-    return m;
-}
 
 /* ==== the augmenter ==== */
 
@@ -540,35 +268,6 @@ static int index_input(struct tbbt_aug *a, GArray *elig, GArray *sizes, char *er
     return rc;
 }
 
-/* Resolves the size law: "trace" becomes the table of the extracted sizes
- * (or SPEC SFS's when there are too few). */
-static void resolve_dist(struct tbbt_aug *a, const struct tbbt_aug_dist *given, GArray *sizes) {
-    struct tbbt_aug_dist *d = g_new0(struct tbbt_aug_dist, 1);
-    if (given && given->kind != DIST_TRACE) {
-        *d = *given;
-        d->size = given->size ? g_memdup2(given->size, given->n * sizeof(uint64_t)) : NULL;
-        d->cum = given->cum ? g_memdup2(given->cum, given->n * sizeof(double)) : NULL;
-        d->spec = g_strdup(given->spec);
-        g_strlcpy(a->st.dist, d->spec, sizeof(a->st.dist));
-    } else if (sizes->len >= TBBT_AUG_TRACE_MIN) {
-        struct size_weight *pw = g_new(struct size_weight, sizes->len);
-        for (guint i = 0; i < sizes->len; i++)
-            pw[i] = (struct size_weight){g_array_index(sizes, uint64_t, i), 1.0};
-        d->kind = DIST_TABLE;
-        table_build(d, pw, sizes->len);
-        g_free(pw);
-        d->spec = g_strdup("trace");
-        g_snprintf(a->st.dist, sizeof(a->st.dist), "trace (resampling %u extracted file sizes)", sizes->len);
-    } else {
-        d->kind = DIST_SPECSFS;
-        specsfs_build(d);
-        d->spec = g_strdup("specsfs");
-        g_snprintf(a->st.dist, sizeof(a->st.dist), "specsfs (trace fallback: only %u extracted file sizes)",
-                   sizes->len);
-    }
-    a->dist = d;
-}
-
 /* Synthetic directories needed for nf synthetic files. */
 static uint64_t dirs_for(const struct tbbt_aug_params *p, uint64_t nf) {
     if (nf == 0) return 0;
@@ -580,7 +279,7 @@ static uint64_t dirs_for(const struct tbbt_aug_params *p, uint64_t nf) {
  * estimates the synthetic objects each target needs. Returns 0 or -1. */
 static int check_reach(const struct tbbt_aug *a, const struct tbbt_aug_params *p, char *err, size_t errlen) {
     uint64_t have = a->st.extracted.bytes, objs = a->st.extracted.objects;
-    double need_objs = INFINITY, need_size = INFINITY, m = dist_mean(a->dist);
+    double need_objs = INFINITY, need_size = INFINITY, m = aug_dist_mean(a->dist);
     if (p->total_objects) need_objs = p->total_objects > objs ? (double)(p->total_objects - objs) : 0;
     if (p->total_size && have >= p->total_size)
         need_size = 0;
@@ -602,15 +301,15 @@ static int check_reach(const struct tbbt_aug *a, const struct tbbt_aug_params *p
 /* Draws the synthetic files' sizes until a target is reached; returns
  * them (generation order). */
 static GArray *gen_sizes(struct tbbt_aug *a, const struct tbbt_aug_params *p) {
-    struct rng r;
-    rng_seed(&r, p->seed, STREAM_SIZE);
+    struct aug_rng r;
+    aug_rng_seed(&r, p->seed, AUG_STREAM_SIZE);
     GArray *sz = g_array_new(FALSE, FALSE, sizeof(uint64_t));
     uint64_t bytes = a->st.extracted.bytes, objs = a->st.extracted.objects;
     for (uint64_t nf = 0;; nf++) {
         a->st.size_reached = p->total_size && bytes >= p->total_size;
         a->st.objects_reached = p->total_objects && objs + nf + dirs_for(p, nf) >= p->total_objects;
         if (a->st.size_reached || a->st.objects_reached || nf >= TBBT_AUG_MAX_OBJECTS) break;
-        uint64_t s = dist_sample(a->dist, &r);
+        uint64_t s = aug_dist_sample(a->dist, &r);
         bytes = bytes > UINT64_MAX - s ? UINT64_MAX : bytes + s;
         g_array_append_val(sz, s);
     }
@@ -648,9 +347,9 @@ static uint32_t fen_find(const double *t, uint32_t n, double target) {
 }
 
 /* A new directory's weight and size latent. */
-static void dir_draw(struct adir *d, struct rng *r, double distortion) {
-    d->w = distortion > 0 ? exp(-distortion * log(rng_open(r))) : 1.0;
-    d->z = rng_normal(r);
+static void dir_draw(struct adir *d, struct aug_rng *r, double distortion) {
+    d->w = distortion > 0 ? exp(-distortion * log(aug_rng_open(r))) : 1.0;
+    d->z = aug_rng_normal(r);
 }
 
 /* The cumulative weights of n directories. Caller frees. */
@@ -665,8 +364,8 @@ static double *cum_weights(const struct adir *d, uint32_t n) {
  * each directory under an extracted directory (probability merge, by
  * weight) or a synthetic one (by weight x (subdirectories + 2)). */
 static void build_tree(struct tbbt_aug *a, const struct tbbt_aug_params *p, const double *cume) {
-    struct rng r;
-    rng_seed(&r, p->seed, STREAM_TREE);
+    struct aug_rng r;
+    aug_rng_seed(&r, p->seed, AUG_STREAM_TREE);
     uint32_t ne = a->ne, nd = a->nd;
     double *fen = g_new0(double, (size_t)nd + 1), total = 0;
     for (uint32_t k = 0; k < nd; k++) {
@@ -675,10 +374,10 @@ static void build_tree(struct tbbt_aug *a, const struct tbbt_aug_params *p, cons
         if (k == 0 && p->merge < 1) {
             d->parent = a->root;
             a->top = ne;
-        } else if (p->merge >= 1 || rng_unit(&r) < p->merge) {
-            d->parent = pick_cum(cume, ne, rng_unit(&r));
+        } else if (p->merge >= 1 || aug_rng_unit(&r) < p->merge) {
+            d->parent = pick_cum(cume, ne, aug_rng_unit(&r));
         } else {
-            uint32_t s = fen_find(fen, nd, rng_unit(&r) * total);
+            uint32_t s = fen_find(fen, nd, aug_rng_unit(&r) * total);
             if (s >= k) s = k - 1; /* rounding at the very end of the range */
             d->parent = ne + s;
             a->dir[d->parent].nsub++;
@@ -699,12 +398,13 @@ static void build_tree(struct tbbt_aug *a, const struct tbbt_aug_params *p, cons
 /* Places every synthetic file: an extracted directory with probability
  * merge, else a synthetic one, by weight. */
 static void place_files(struct tbbt_aug *a, const struct tbbt_aug_params *p, const double *cume) {
-    struct rng r;
-    rng_seed(&r, p->seed, STREAM_PLACE);
+    struct aug_rng r;
+    aug_rng_seed(&r, p->seed, AUG_STREAM_PLACE);
     double *cums = cum_weights(a->dir + a->ne, a->nd);
     for (uint32_t f = 0; f < a->nf; f++) {
-        int ext = p->merge >= 1 || rng_unit(&r) < p->merge;
-        a->fdir[f] = ext ? pick_cum(cume, a->ne, rng_unit(&r)) : a->ne + pick_cum(cums, a->nd, rng_unit(&r));
+        int ext = p->merge >= 1 || aug_rng_unit(&r) < p->merge;
+        a->fdir[f] =
+            ext ? pick_cum(cume, a->ne, aug_rng_unit(&r)) : a->ne + pick_cum(cums, a->nd, aug_rng_unit(&r));
     }
     g_free(cums);
 }
@@ -729,12 +429,12 @@ static void assign_sizes(struct tbbt_aug *a, const struct tbbt_aug_params *p, GA
         memcpy(a->fsize, s, (size_t)a->nf * sizeof(uint64_t));
         return;
     }
-    struct rng r;
-    rng_seed(&r, p->seed, STREAM_LATENT);
+    struct aug_rng r;
+    aug_rng_seed(&r, p->seed, AUG_STREAM_LATENT);
     double cd = sqrt(p->distortion), ce = sqrt(1 - p->distortion);
     struct keyed *k = g_new(struct keyed, a->nf ? a->nf : 1);
     for (uint32_t f = 0; f < a->nf; f++)
-        k[f] = (struct keyed){cd * a->dir[a->fdir[f]].z + ce * rng_normal(&r), f};
+        k[f] = (struct keyed){cd * a->dir[a->fdir[f]].z + ce * aug_rng_normal(&r), f};
     qsort(k, a->nf, sizeof(*k), cmp_keyed);
     qsort(s, a->nf, sizeof(*s), cmp_u64);
     for (uint32_t i = 0; i < a->nf; i++)
@@ -802,8 +502,8 @@ static int check_params(const struct tbbt_aug_params *p, char *err, size_t errle
 
 /* Sets up the directory table: the open extracted directories first. */
 static void init_dirs(struct tbbt_aug *a, GArray *elig, const struct tbbt_aug_params *p) {
-    struct rng r;
-    rng_seed(&r, p->seed, STREAM_EXTRACTED);
+    struct aug_rng r;
+    aug_rng_seed(&r, p->seed, AUG_STREAM_EXTRACTED);
     a->ne = elig->len;
     a->st.eligible_dirs = a->ne;
     a->dir = g_new0(struct adir, (size_t)a->ne + a->nd);
@@ -851,7 +551,9 @@ int tbbt_aug_run(struct tbbt_aug *a, const struct tbbt_aug_params *p, char *err,
     struct tbbt_aug_params eff = *p; /* no open extracted directory: everything under the top */
     if (!elig->len) eff.merge = 0;
     a->st.merge_used = eff.merge;
-    if (rc == 0) resolve_dist(a, p->dist, sizes);
+    if (rc == 0)
+        a->dist = aug_dist_resolve(p->dist, (const uint64_t *)(const void *)sizes->data, sizes->len,
+                                   a->st.dist, sizeof(a->st.dist));
     if (rc == 0) rc = check_reach(a, &eff, err, errlen);
     g_array_free(sizes, TRUE);
     sizes = NULL;

@@ -111,7 +111,7 @@ static uint32_t rec_bytes(const struct tbbt_rec *r) {
 
 void tbbt_split_put(struct tbbt_split *s, const struct tbbt_rec *r) {
     struct tbbt_lock l[TBBT_MAX_LOCKS];
-    unsigned n = tbbt_sched_locks(r, TBBT_DEPS_REPLY, l);
+    unsigned n = tbbt_locks_of(r, l);
     uint8_t op = r->op, nl = (uint8_t)n;
     uint32_t b = rec_bytes(r);
     g_array_append_val(s->op, op);

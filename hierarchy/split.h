@@ -2,7 +2,7 @@
  * trace accesses together, and parts made of whole groups.
  *
  * Which touches join groups. Every record's touches are the player's
- * locks (lib/locks.h, deps "reply", every handle known): obj, dir, dir2,
+ * locks (lib/locks.h, tbbt_locks_of, every handle known): obj, dir, dir2,
  * newobj, victim, victim2, each read or write.
  *   - An object that no record of the trace write-locks is read-only: it
  *     is the same from the first record to the last, so the records that

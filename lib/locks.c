@@ -1,6 +1,7 @@
-/* locks.c -- the objects a record reads and writes (see locks.h). Moved
- * here from player/order.c so that tbbt-split uses the player's own
- * table without depending on the player. */
+/* locks.c -- the objects a record reads and writes (see locks.h): the
+ * table, a record's locks from it, and the table printed. Here, not in
+ * player/, because tbbt-split groups records by the same locks; when a
+ * stage releases them is the stage's (player/deps.c). */
 #include "locks.h"
 
 #include <string.h>
@@ -109,33 +110,20 @@ static unsigned add_lock(struct tbbt_lock *l, unsigned n, const struct tbbt_lock
     return n + 1;
 }
 
-unsigned tbbt_sched_locks(const struct tbbt_rec *r, int deps, struct tbbt_lock *l) {
+unsigned tbbt_locks_of(const struct tbbt_rec *r, struct tbbt_lock *l) {
     unsigned nr, n = 0;
     const struct tbbt_lock_rule *rule = tbbt_lock_rules(r->op, &nr);
-    /* a lost reply's locks, read and write, last until the replay's
-     * reply: the record after it that conflicts waits for it, whether or
-     * not the server runs one connection's requests in order (locks.h) */
-    int lost = tbbt_sched_reply_lost(r), strict = deps == TBBT_DEPS_STRICT;
     for (unsigned i = 0; i < nr; i++) {
         const struct tbbt_lock_rule *u = &rule[i];
-        int write = u->how == TBBT_LK_WRITE;
         struct tbbt_lock k = {.obj = arg_id(r, u->arg),
-                              .write = (uint8_t)write,
-                              .until_reply =
-                                  (uint8_t)(deps == TBBT_DEPS_REPLY || u->reply || lost || (write && strict)),
+                              .write = (uint8_t)(u->how == TBBT_LK_WRITE),
+                              .until_reply = u->reply,
                               .principal = u->principal,
                               .creates = u->creates,
                               .reveal = u->how == TBBT_LK_REVEAL};
         n = add_lock(l, n, &k);
     }
     return n;
-}
-
-int tbbt_sched_deps(const char *name) {
-    if (!strcmp(name, "reply")) return TBBT_DEPS_REPLY;
-    if (!strcmp(name, "send")) return TBBT_DEPS_SEND;
-    if (!strcmp(name, "strict")) return TBBT_DEPS_STRICT;
-    return -1;
 }
 
 /* ---- the table for people ---- */
@@ -169,13 +157,7 @@ static int poisons(const struct tbbt_lock_rule *u) {
 }
 
 void tbbt_locks_print(FILE *f) {
-    fputs("# fsdep's locks: the paper's Table 4, extended\n\n"
-          "What each NFS procedure's request and reply read and write, as tbbt-play's fsdep order locks\n"
-          "them (lib/locks.c; this is `tbbt-play --list-locks`). Objects are named by the record's fields:\n"
-          "obj (the object a call names by handle), dir and dir2 (the directories of its names), newobj\n"
-          "(the object the reply shows), victim (the object removed or renamed), victim2 (the object a\n"
-          "rename replaces).\n\n"
-          "| procedure | request reads | request writes | reply writes | a failure poisons |\n"
+    fputs("| procedure | request reads | request writes | reply writes | a failure poisons |\n"
           "| --- | --- | --- | --- | --- |\n",
           f);
     for (int op = 0; op < TBBT_OP_COUNT; op++) {
@@ -192,16 +174,6 @@ void tbbt_locks_print(FILE *f) {
           "(not in the manifest, and no earlier reply showed it): then the lookup's reply reveals it, and\n"
           "the lock is a write lock held until that reply, so that the records using the handle wait for\n"
           "it. A lookup queued behind the create of its object is granted after the create's reply, which\n"
-          "showed the handle: it reads.\n\n"
-          "One object's locks are granted in trace order: a reader shares the object with other readers\n"
-          "and never overtakes an earlier writer; a writer waits for every earlier lock. An object named\n"
-          "twice by one record gets one lock, the stronger. When a request's locks are released is the\n"
-          "`--deps` mode: `reply` (the default) at the record's reply; `send` (the paper's) at the send;\n"
-          "`strict` its write locks at the reply and its read locks at the send. A reply's locks last\n"
-          "until the reply in every mode, and so do all the locks of a record whose reply the capture\n"
-          "lost. A record that failed (its replay status differs from the trace's, other than one error\n"
-          "for another, or no reply came) poisons the objects in the last column: the later records that\n"
-          "lock a poisoned object are skipped, except one that makes it anew (newobj of create, mkdir,\n"
-          "symlink, mknod).\n",
+          "showed the handle: it reads.\n\n",
           f);
 }

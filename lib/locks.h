@@ -2,12 +2,11 @@
  * extended to every v2 and v3 procedure, as read and write locks.
  *
  * One table (tbbt_lock_rules) for every stage that reasons about
- * dependencies between records: the player's fsdep order (player/order.h)
- * takes these locks before sending a record, conservative order holds
- * the records that conflict on them, and tbbt-split (hierarchy/split.h)
- * groups records by the objects they change and checks that no lock is
- * shared across the parts it makes. tbbt_locks_print prints the table
- * (`tbbt-play --list-locks`, docs/locks.md). */
+ * dependencies between records: which objects a record reads and writes,
+ * and which of them its reply writes. How long a stage holds these locks
+ * is the stage's own policy, not a protocol fact, and is not here (the
+ * player's `--deps` modes: player/deps.h). tbbt_locks_print prints the
+ * table. */
 #ifndef TBBT_LOCKS_H
 #define TBBT_LOCKS_H
 
@@ -15,9 +14,6 @@
 #include <stdio.h>
 
 #include "record.h"
-
-/* When the player releases a record's locks (player/order.h, fsdep). */
-enum { TBBT_DEPS_REPLY = 0, TBBT_DEPS_SEND = 1, TBBT_DEPS_STRICT = 2 };
 
 /* The record field that names a locked object. */
 enum tbbt_lock_arg {
@@ -58,7 +54,7 @@ const struct tbbt_lock_rule *tbbt_lock_rules(int op, unsigned *n);
 struct tbbt_lock {
     tbbt_id obj;
     uint8_t write;       /* write lock (else read) */
-    uint8_t until_reply; /* released at the reply, not at the send */
+    uint8_t until_reply; /* released at the reply, not at the send (tbbt_locks_of: a reply's lock) */
     uint8_t principal;   /* an object whose existence, contents or attributes the record
                             changes (not one it only names anew): poisoned if it fails */
     uint8_t creates;     /* the object the record makes anew: what failed on its ID before is no
@@ -69,29 +65,14 @@ struct tbbt_lock {
 
 #define TBBT_MAX_LOCKS 6
 
-/* Did the trace miss r's reply (flagged lost, or no status)? Its client
- * had the reply, at a time nobody knows: the player holds the records
- * that depend on r until r's replay reply (player/order.h), in either
- * order: in fsdep, all r's locks, read and write, last until its reply
- * in every deps mode (a write after a lost read must not overtake it
- * either: issue 21). */
-static inline int tbbt_sched_reply_lost(const struct tbbt_rec *r) {
-    return (r->flags & TBBT_RF_REPLY_LOST) || r->status < 0;
-}
+/* The locks of record r, from its procedure's rules: an object named
+ * twice gets one lock, the stronger (and is made anew by neither);
+ * until_reply is set on the reply's locks (the table's REPLY rows) only.
+ * Fills locks; returns the number (<= TBBT_MAX_LOCKS). */
+unsigned tbbt_locks_of(const struct tbbt_rec *r, struct tbbt_lock *locks);
 
-/* The locks record r takes in deps mode (TBBT_DEPS_*), from its
- * procedure's rules: an object named twice gets one lock, the stronger
- * (and is made anew by neither); a record whose reply the trace lost
- * (tbbt_sched_reply_lost) keeps all its locks until the reply in every
- * mode. Fills locks; returns the number (<= TBBT_MAX_LOCKS). Depends on
- * nothing but r and deps. */
-unsigned tbbt_sched_locks(const struct tbbt_rec *r, int deps, struct tbbt_lock *locks);
-
-/* The deps mode named name ("reply", "send", "strict"), or -1. */
-int tbbt_sched_deps(const char *name);
-
-/* Prints the table (Markdown: one row per procedure, then what the
- * columns and the deps modes mean) on f. */
+/* Prints the table on f (Markdown: one row per procedure, then what a
+ * lookup's (1) means). */
 void tbbt_locks_print(FILE *f);
 
 #endif

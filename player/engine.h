@@ -29,7 +29,7 @@ struct tbbt_play_opts {
     const char *manifest; /* NAME.manifest (tbbt-init's) */
     struct tbbt_nfs_server server;
     const struct tbbt_sched_ops *order;
-    int deps;                 /* fsdep: TBBT_DEPS_* */
+    int deps;                 /* fsdep: TBBT_SCHED_DEPS_* (deps.h) */
     double speedup;           /* 0: full speed; else timestamps divided by it */
     uint32_t window;          /* lookahead window, records */
     uint32_t max_outstanding; /* requests out at most */

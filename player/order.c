@@ -149,7 +149,7 @@ static void touch_sum(struct touch *t) {
  * objects, then its (dir, name) and (dir2, name2) pairs. */
 static void touch_of(const struct tbbt_rec *r, struct touch *t) {
     struct tbbt_lock l[TBBT_MAX_LOCKS];
-    unsigned n = tbbt_sched_locks(r, TBBT_DEPS_REPLY, l);
+    unsigned n = tbbt_locks_of(r, l);
     t->n = 0;
     for (unsigned k = 0; k < n; k++)
         touch_put(t, l[k].obj, l[k].write ? TOUCH_W : 0);

@@ -19,7 +19,7 @@
  *                 handle, and a corrective record (pass 2), hold every
  *                 later record until their reply.
  *   fsdep         each record takes read or write locks on the objects it
- *                 touches (tbbt_sched_locks, lib/locks.h; `tbbt-play
+ *                 touches (tbbt_sched_locks, deps.h; `tbbt-play
  *                 --list-locks` prints the table); one object's locks are granted
  *                 in trace order (a later reader never overtakes an earlier
  *                 writer). When they are released is the deps mode:
@@ -61,12 +61,12 @@
 
 #include <stdint.h>
 
-#include "locks.h"
+#include "deps.h"
 #include "record.h"
 
 struct tbbt_sched_opts {
     uint32_t window; /* records in the window at most */
-    int deps;        /* fsdep: TBBT_DEPS_* */
+    int deps;        /* fsdep: TBBT_SCHED_DEPS_* (deps.h) */
     /* fsdep: is the live handle of id known now? (NULL: all known) */
     int (*known)(void *ctx, tbbt_id id);
     void *known_ctx;

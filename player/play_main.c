@@ -22,7 +22,7 @@
 #include "outfile.h"
 #include "clones.h"
 #include "engine.h"
-#include "locks.h"
+#include "deps.h"
 #include "mpi_ranks.h"
 #include "simrun.h"
 #include "opttab.h"
@@ -304,7 +304,7 @@ static void check(const struct target *t, struct tbbt_play_opts *o) {
     }
     o->trace = t->trace;
     o->manifest = t->manifest;
-    o->deps = cli.strict ? TBBT_DEPS_STRICT : TBBT_DEPS_REPLY;
+    o->deps = cli.strict ? TBBT_SCHED_DEPS_STRICT : TBBT_SCHED_DEPS_REPLY;
     if (cli.deps) o->deps = tbbt_sched_deps(cli.deps);
     o->speedup = cli.speedup, o->window = (uint32_t)cli.window;
     o->max_outstanding = (uint32_t)cli.max_out, o->connections = cli.connections, o->clone = cli.clone;
@@ -347,7 +347,7 @@ int main(int argc, char **argv) {
     tbbt_opt_parse(&cmd, &argc, &argv);
     if (cli.list_locks) {
         g_free(play_desc);
-        tbbt_locks_print(stdout);
+        tbbt_sched_locks_print(stdout);
         return fflush(stdout) == 0 ? 0 : 1;
     }
     struct target t = {0};

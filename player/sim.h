@@ -43,7 +43,7 @@
 
 struct tbbt_sim_opts {
     const struct tbbt_sched_ops *order;
-    int deps;                               /* fsdep: TBBT_DEPS_* */
+    int deps;                               /* fsdep: TBBT_SCHED_DEPS_* (deps.h) */
     uint32_t max_outstanding;               /* requests out at most; 0: no cap */
     uint32_t windows[TBBT_SIM_MAX_WINDOWS]; /* lookahead windows, records (each 1..TBBT_SIM_MAX_WINDOW) */
     unsigned nwindows;

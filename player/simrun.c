@@ -162,7 +162,7 @@ static const char *src_name(int src) {
 }
 
 static const char *deps_name(int deps) {
-    return deps == TBBT_DEPS_SEND ? "send" : deps == TBBT_DEPS_STRICT ? "strict" : "reply";
+    return deps == TBBT_SCHED_DEPS_SEND ? "send" : deps == TBBT_SCHED_DEPS_STRICT ? "strict" : "reply";
 }
 
 /* The report, for people. */
@@ -251,7 +251,7 @@ static int check(struct run *u, const struct tbbt_simrun_args *a, int64_t *dflt)
     u->so.order = &tbbt_sched_fsdep;
     if (a->order && !(u->so.order = tbbt_sched_find(a->order)))
         usage("--order must be conservative or fsdep");
-    u->so.deps = a->strict ? TBBT_DEPS_STRICT : TBBT_DEPS_REPLY;
+    u->so.deps = a->strict ? TBBT_SCHED_DEPS_STRICT : TBBT_SCHED_DEPS_REPLY;
     if (a->deps && (u->so.deps = tbbt_sched_deps(a->deps)) < 0) usage("--deps must be reply, send or strict");
     if (a->speedup > 0) usage("--simulate plays at full speed: --speedup is not simulated");
     if (a->max_outstanding < 0 || a->limit < 0) usage("--max-outstanding and --limit must be positive");

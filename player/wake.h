@@ -1,4 +1,4 @@
-/* wake.h -- how the send thread sleeps and who wakes it (engine.c).
+/* wake.h -- how the send thread sleeps and who wakes it (send.c sleeps; rx.c and io.c wake it).
  *
  * The send thread sleeps on a futex word while it has nothing to do; the
  * receive thread (replies) and the I/O thread (records) wake it. So that

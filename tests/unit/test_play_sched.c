@@ -465,7 +465,7 @@ static void test_fsdep_lost_remove(void **st) {
     (void)st;
     const struct tbbt_sched_ops *f = &tbbt_sched_fsdep;
     for (int lost = 0; lost < 2; lost++) {
-        void *s = new_sched(f, TBBT_DEPS_SEND, NULL);
+        void *s = new_sched(f, TBBT_SCHED_DEPS_SEND, NULL);
         struct tbbt_rec r;
         tbbt_rec_init(&r);
         mk(&r, TBBT_OP_REMOVE, 0, 1);
@@ -509,9 +509,9 @@ static void test_lost_lookup_holds_remove(void **st) {
         const struct tbbt_sched_ops *ops;
         int deps;
     } cases[] = {{&tbbt_sched_conservative, 0},
-                 {&tbbt_sched_fsdep, TBBT_DEPS_REPLY},
-                 {&tbbt_sched_fsdep, TBBT_DEPS_SEND},
-                 {&tbbt_sched_fsdep, TBBT_DEPS_STRICT}};
+                 {&tbbt_sched_fsdep, TBBT_SCHED_DEPS_REPLY},
+                 {&tbbt_sched_fsdep, TBBT_SCHED_DEPS_SEND},
+                 {&tbbt_sched_fsdep, TBBT_SCHED_DEPS_STRICT}};
     for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
         const struct tbbt_sched_ops *o = cases[k].ops;
         void *s = new_sched(o, cases[k].deps, NULL);
@@ -552,7 +552,7 @@ static void test_fsdep_random_lost(void **st) {
     const struct tbbt_sched_ops *f = &tbbt_sched_fsdep;
     enum { N = 3000, W = 64 };
     static uint8_t obj[N], wr[N], lost[N], over[N];
-    for (int deps = TBBT_DEPS_REPLY; deps <= TBBT_DEPS_STRICT; deps++) {
+    for (int deps = TBBT_SCHED_DEPS_REPLY; deps <= TBBT_SCHED_DEPS_STRICT; deps++) {
         void *s = new_sched(f, deps, NULL);
         struct tbbt_rec r;
         tbbt_rec_init(&r);
@@ -574,7 +574,7 @@ static void test_fsdep_random_lost(void **st) {
                 for (unsigned j = 0; j < nlive; j++) {
                     int clash = obj[live[j]] == obj[k] && (wr[live[j]] || wr[k]);
                     if (live[j] < (uint64_t)k && lost[live[j]]) assert_false(clash);
-                    if (deps == TBBT_DEPS_REPLY) assert_false(clash);
+                    if (deps == TBBT_SCHED_DEPS_REPLY) assert_false(clash);
                 }
                 f->sent(s, (uint64_t)k);
                 live[nlive++] = (uint64_t)k, sent++;
@@ -609,7 +609,7 @@ static void on7(const struct tbbt_sched_ops *f, void *s, uint64_t seq, enum tbbt
 static void test_object_queue(void **st) {
     (void)st;
     const struct tbbt_sched_ops *f = &tbbt_sched_fsdep;
-    void *s = new_sched(f, TBBT_DEPS_SEND, NULL);
+    void *s = new_sched(f, TBBT_SCHED_DEPS_SEND, NULL);
     enum tbbt_op ops[] = {TBBT_OP_WRITE, TBBT_OP_READ, TBBT_OP_READ, TBBT_OP_WRITE, TBBT_OP_READ};
     for (uint64_t i = 0; i < 5; i++)
         on7(f, s, i, ops[i]);
@@ -628,7 +628,7 @@ static void test_object_queue(void **st) {
     assert_int_equal(nxt(f, s), 4);
     f->destroy(s);
     /* strict: a write lock lasts until the reply */
-    s = new_sched(f, TBBT_DEPS_STRICT, NULL);
+    s = new_sched(f, TBBT_SCHED_DEPS_STRICT, NULL);
     on7(f, s, 0, TBBT_OP_WRITE);
     on7(f, s, 1, TBBT_OP_READ);
     assert_int_equal(nxt(f, s), 0);
@@ -639,7 +639,7 @@ static void test_object_queue(void **st) {
     f->destroy(s);
     /* reply (the default): a server may run one connection's requests in any
      * order, so conflicting requests wait for replies, readers share */
-    s = new_sched(f, TBBT_DEPS_REPLY, NULL);
+    s = new_sched(f, TBBT_SCHED_DEPS_REPLY, NULL);
     for (uint64_t i = 0; i < 5; i++)
         on7(f, s, i, ops[i]);
     assert_int_equal(nxt(f, s), 0);
@@ -729,7 +729,7 @@ static void add_lookup(const struct tbbt_sched_ops *f, void *s, uint64_t seq, tb
 static void test_reveal_after_create(void **st) {
     (void)st;
     const struct tbbt_sched_ops *f = &tbbt_sched_fsdep;
-    for (int deps = TBBT_DEPS_REPLY; deps <= TBBT_DEPS_SEND; deps++) {
+    for (int deps = TBBT_SCHED_DEPS_REPLY; deps <= TBBT_SCHED_DEPS_SEND; deps++) {
         nlearned = 0;
         void *s = new_sched(f, deps, known_learned);
         struct tbbt_rec r;
@@ -764,7 +764,7 @@ static void test_reveal_after_create(void **st) {
 static void test_reveal_unknown(void **st) {
     (void)st;
     const struct tbbt_sched_ops *f = &tbbt_sched_fsdep;
-    for (int deps = TBBT_DEPS_REPLY; deps <= TBBT_DEPS_STRICT; deps++) {
+    for (int deps = TBBT_SCHED_DEPS_REPLY; deps <= TBBT_SCHED_DEPS_STRICT; deps++) {
         nlearned = 0;
         void *s = new_sched(f, deps, known_learned);
         struct tbbt_rec r;
@@ -787,7 +787,7 @@ static void test_reveal_unknown(void **st) {
     /* a create whose reply showed no handle: the lookup after it reveals
      * it, and what uses the handle waits for the lookup */
     nlearned = 0;
-    void *s = new_sched(f, TBBT_DEPS_REPLY, known_learned);
+    void *s = new_sched(f, TBBT_SCHED_DEPS_REPLY, known_learned);
     struct tbbt_rec r;
     tbbt_rec_init(&r);
     mk(&r, TBBT_OP_CREATE, 0, 1);
@@ -937,24 +937,24 @@ static void test_locks(void **st) {
     tbbt_rec_set_u64(&r, TBBT_F_DIR2, 1); /* same directory: one lock */
     tbbt_rec_set_u64(&r, TBBT_F_VICTIM, 5);
     tbbt_rec_set_u64(&r, TBBT_F_VICTIM2, 6);
-    unsigned n = tbbt_sched_locks(&r, TBBT_DEPS_SEND, l);
+    unsigned n = tbbt_sched_locks(&r, TBBT_SCHED_DEPS_SEND, l);
     assert_int_equal(n, 3);
     for (unsigned i = 0; i < n; i++)
         assert_true(l[i].write && !l[i].until_reply);
-    assert_int_equal(tbbt_sched_locks(&r, TBBT_DEPS_STRICT, l), 3);
+    assert_int_equal(tbbt_sched_locks(&r, TBBT_SCHED_DEPS_STRICT, l), 3);
     assert_true(l[0].until_reply);
-    assert_int_equal(tbbt_sched_locks(&r, TBBT_DEPS_REPLY, l), 3);
+    assert_int_equal(tbbt_sched_locks(&r, TBBT_SCHED_DEPS_REPLY, l), 3);
     for (unsigned i = 0; i < 3; i++)
         assert_true(l[i].until_reply);
     mk(&r, TBBT_OP_MKDIR, 0, 1);
     tbbt_rec_set_u64(&r, TBBT_F_DIR, 1);
     tbbt_rec_set_u64(&r, TBBT_F_NEWOBJ, 9);
-    n = tbbt_sched_locks(&r, TBBT_DEPS_SEND, l);
+    n = tbbt_sched_locks(&r, TBBT_SCHED_DEPS_SEND, l);
     assert_int_equal(n, 2);
     assert_true(l[0].write && !l[0].until_reply && l[1].write && l[1].until_reply && l[1].principal);
     mk(&r, TBBT_OP_READDIRPLUS, 0, 1);
     tbbt_rec_set_u64(&r, TBBT_F_OBJ, 4);
-    n = tbbt_sched_locks(&r, TBBT_DEPS_SEND, l);
+    n = tbbt_sched_locks(&r, TBBT_SCHED_DEPS_SEND, l);
     assert_int_equal(n, 1);
     assert_false(l[0].write);
     /* a lost reply: all its locks, read and write, last until the reply
@@ -964,24 +964,24 @@ static void test_locks(void **st) {
     r.flags = TBBT_RF_REPLY_LOST, r.status = -1;
     tbbt_rec_set_u64(&r, TBBT_F_DIR, 1);
     tbbt_rec_set_u64(&r, TBBT_F_VICTIM, 5);
-    assert_int_equal(tbbt_sched_locks(&r, TBBT_DEPS_SEND, l), 2);
+    assert_int_equal(tbbt_sched_locks(&r, TBBT_SCHED_DEPS_SEND, l), 2);
     assert_true(l[0].write && l[0].until_reply && l[1].write && l[1].until_reply);
     mk(&r, TBBT_OP_LOOKUP, 0, 0);
     r.flags = TBBT_RF_REPLY_LOST, r.status = -1;
     tbbt_rec_set_u64(&r, TBBT_F_DIR, 1);
-    assert_int_equal(tbbt_sched_locks(&r, TBBT_DEPS_SEND, l), 1);
+    assert_int_equal(tbbt_sched_locks(&r, TBBT_SCHED_DEPS_SEND, l), 1);
     assert_true(!l[0].write && l[0].until_reply);
     /* an object named twice: one lock, the stronger; one the record also
      * names as its directory is not made anew by it */
     mk(&r, TBBT_OP_LOOKUP, 0, 1); /* "." */
     tbbt_rec_set_u64(&r, TBBT_F_DIR, 4);
     tbbt_rec_set_u64(&r, TBBT_F_NEWOBJ, 4);
-    assert_int_equal(tbbt_sched_locks(&r, TBBT_DEPS_SEND, l), 1);
+    assert_int_equal(tbbt_sched_locks(&r, TBBT_SCHED_DEPS_SEND, l), 1);
     assert_true(!l[0].write && l[0].reveal);
     mk(&r, TBBT_OP_MKDIR, 0, 1);
     tbbt_rec_set_u64(&r, TBBT_F_DIR, 4);
     tbbt_rec_set_u64(&r, TBBT_F_NEWOBJ, 4);
-    assert_int_equal(tbbt_sched_locks(&r, TBBT_DEPS_SEND, l), 1);
+    assert_int_equal(tbbt_sched_locks(&r, TBBT_SCHED_DEPS_SEND, l), 1);
     assert_true(l[0].write && l[0].until_reply && l[0].principal && !l[0].creates && !l[0].reveal);
     mk(&r, TBBT_OP_NULL, 0, 1);
     assert_int_equal(tbbt_sched_locks(&r, 0, l), 0);
@@ -1039,7 +1039,7 @@ static void test_lock_table_every_op(void **st) {
         tbbt_rec_set_u64(&r, TBBT_F_VICTIM, 5);
         tbbt_rec_set_u64(&r, TBBT_F_VICTIM2, 6);
         struct tbbt_lock l[TBBT_MAX_LOCKS];
-        unsigned n = tbbt_sched_locks(&r, TBBT_DEPS_SEND, l);
+        unsigned n = tbbt_sched_locks(&r, TBBT_SCHED_DEPS_SEND, l);
         char got[128] = "";
         for (unsigned i = 0; i < n; i++)
             snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%llu:%c%s%s%s%s", i ? " " : "",
@@ -1048,7 +1048,7 @@ static void test_lock_table_every_op(void **st) {
         if (strcmp(got, t[k].want))
             fail_msg("%s: got '%s', want '%s'", tbbt_op_info(t[k].op)->name, got, t[k].want);
         /* reply mode: the same objects, every lock until the reply */
-        unsigned m = tbbt_sched_locks(&r, TBBT_DEPS_REPLY, l);
+        unsigned m = tbbt_sched_locks(&r, TBBT_SCHED_DEPS_REPLY, l);
         assert_int_equal(m, n);
         for (unsigned i = 0; i < m; i++)
             assert_true(l[i].until_reply);

@@ -22,7 +22,7 @@
 
 /* Options: order, windows, every procedure at latency L. */
 static struct tbbt_sim_opts opts(const struct tbbt_sched_ops *order, const uint32_t *w, unsigned n) {
-    struct tbbt_sim_opts o = {.order = order, .deps = TBBT_DEPS_REPLY, .nwindows = n};
+    struct tbbt_sim_opts o = {.order = order, .deps = TBBT_SCHED_DEPS_REPLY, .nwindows = n};
     memcpy(o.windows, w, n * sizeof(*w));
     for (int i = 0; i < TBBT_OP_COUNT; i++)
         o.latency_ns[i] = L;
@@ -125,7 +125,7 @@ static void test_independent_grows(void **st) {
 static void test_dependent_flat(void **st) {
     (void)st;
     static const uint32_t w[] = {1, 10, 100, 1000, 10000};
-    static const int modes[] = {TBBT_DEPS_REPLY, TBBT_DEPS_STRICT, TBBT_DEPS_SEND};
+    static const int modes[] = {TBBT_SCHED_DEPS_REPLY, TBBT_SCHED_DEPS_STRICT, TBBT_SCHED_DEPS_SEND};
     double reply_chain = 0;
     for (unsigned m = 0; m < 3; m++) {
         struct tbbt_sim_opts o = opts(&tbbt_sched_fsdep, w, 5);
@@ -276,7 +276,7 @@ static void b_create_lookups(struct tbbt_rec *r, int64_t i) {
 static void test_window_never_hurts(void **st) {
     (void)st;
     static const uint32_t w[] = {1, 2, 4, 8, 64, 1024};
-    for (int deps = TBBT_DEPS_REPLY; deps <= TBBT_DEPS_STRICT; deps++) {
+    for (int deps = TBBT_SCHED_DEPS_REPLY; deps <= TBBT_SCHED_DEPS_STRICT; deps++) {
         struct tbbt_sim_opts o = opts(&tbbt_sched_fsdep, w, 6);
         o.deps = deps;
         struct tbbt_sim_result res;

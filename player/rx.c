@@ -1,0 +1,101 @@
+/* rx.c -- tbbt-play's receive thread (see engine.h, engine_int.h).
+ *
+ * Reads replies from every connection, matches their XIDs to slots,
+ * decodes them and hands each pass's replies to the send thread at once.
+ * It owns no replay state: what it reads of a slot is its tag and mark. */
+#include "engine_int.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+
+#include "clock.h"
+#include "nfsdec.h"
+
+/* Decodes one reply for the slot its XID names into the pass's batch
+ * (rx_hand_over queues the batch). */
+static void on_reply(void *ctx, const uint8_t *m, size_t n) {
+    struct engine *e = ctx;
+    struct tbbt_rpc_hdr h;
+    if (tbbt_rpc_parse(m, n, &h) < 0 || h.mtype != TBBT_RPC_REPLY) return;
+    uint32_t low = h.xid - e->xid_base;
+    struct slot *s = &e->ring[low & e->mask];
+    if (atomic_load(&s->state) != SL_SENT) return; /* late or foreign */
+    uint64_t tag = atomic_load(&s->tag), seq = tag >> 12;
+    if ((uint32_t)seq != low) return;
+    uint8_t op = (uint8_t)(tag & 0xff), vers = (uint8_t)((tag >> 8) & 0xf);
+    /* its arrival: the kernel's receive time of the read that brought it,
+     * one for the read's replies (conn.h: the time of the read without) */
+    struct tbbt_pconn *c = &e->conn[e->rx_conn];
+    struct event ev = {.seq = seq,
+                       .recv_ns = c->rx_ns,
+                       .read_ns = c->rd_ns,
+                       .sent_ns = tbbt_pconn_sent_at(c, atomic_load(&s->mark)),
+                       .status = TBBT_PST_RPC_ERROR};
+    if (h.reply_stat == 0 && h.accept_stat == 0) {
+        struct tbbt_rec *rr = &e->rx_rec; /* the receive thread's own scratch */
+        tbbt_rec_clear(rr);
+        tbbt_fhrefs_clear(&e->rx_refs);
+        struct tbbt_fhrefs *refs = &e->rx_refs;
+        rr->op = op, rr->vers = vers;
+        if (tbbt_nfs_decode_reply(rr, m + h.body, n - h.body, refs) != TBBT_DEC_BAD) ev.status = rr->status;
+        for (uint32_t i = 0; i < refs->n; i++)
+            if (refs->v[i].field == TBBT_F_NEWOBJ) {
+                ev.has_fh = 1;
+                ev.fh.len = refs->v[i].len;
+                memcpy(ev.fh.data, refs->v[i].data, refs->v[i].len);
+            }
+        if ((op == TBBT_OP_READDIR || op == TBBT_OP_READDIRPLUS) && rr->nentries) {
+            ev.has_cookie = 1;
+            ev.cookie = rr->entries[rr->nentries - 1].cookie;
+            ev.verf = tbbt_rec_has(rr, TBBT_F_RCOOKIEVERF) ? rr->rcookieverf : 0;
+        }
+    }
+    g_array_append_val(e->rx_batch, ev);
+}
+
+/* Queues the pass's replies for the send thread: one lock for every reply
+ * a pass read, not one each. */
+static void rx_hand_over(struct engine *e) {
+    GArray *b = e->rx_batch;
+    if (!b->len) return;
+    pthread_mutex_lock(&e->evmu);
+    for (guint i = 0; i < b->len; i++) {
+        const struct event *ev = &g_array_index(b, struct event, i);
+        g_array_append_vals(e->ev, ev, 1);
+        tbbt_wake_post(&e->wk, ev->seq, e->ev->len);
+    }
+    pthread_mutex_unlock(&e->evmu);
+    g_array_set_size(b, 0);
+}
+
+/* Reads replies from every connection until told to stop. */
+void *eng_rx_main(void *arg) {
+    struct engine *e = arg;
+    struct pollfd p[MAX_CONN];
+    while (!atomic_load(&e->stop_rx)) {
+        atomic_fetch_add(&e->rx_pass, 1); /* before reading broken[]: see eng_repair() */
+        int n = atomic_load(&e->nconn);
+        for (int i = 0; i < n; i++) /* a broken connection is left alone until it is repaired */
+            p[i] = (struct pollfd){.fd = atomic_load(&e->broken[i]) ? -1 : e->conn[i].fd, .events = POLLIN};
+        int64_t tp = e->rt.on ? tbbt_now_ns() : 0;
+        int r = poll(p, (nfds_t)n, 20);
+        e->rx_polls++;
+        if (e->rt.on) e->rt.poll_ns += (double)(tbbt_now_ns() - tp);
+        if (r < 0 && errno != EINTR) break;
+        int lost = 0;
+        for (int i = 0; i < n && r > 0; i++)
+            if (p[i].revents & (POLLIN | POLLHUP | POLLERR)) {
+                e->rx_conn = i; /* on_reply takes the read's time from it */
+                if (tbbt_pconn_read(&e->conn[i], on_reply, e, e->rx_err, sizeof(e->rx_err)) < 0)
+                    atomic_store(&e->broken[i], 1), lost = 1;
+            }
+        rx_hand_over(e);
+        /* the send thread, asleep, waits for one reply (or any): not
+         * woken for the others, which wait in the queue (sleep_for) */
+        if (lost || tbbt_wake_hit(&e->wk)) tbbt_wake_sleeper(&e->wk);
+    }
+    atomic_store(&e->rx_gone, 1);
+    tbbt_wake_kick(&e->wk);
+    return NULL;
+}
