@@ -77,7 +77,7 @@ void tbbt_wake_wait(struct tbbt_wake *w, int64_t ns, int64_t max_ns) {
 }
 
 /* The receiver's test before it does the sleeper's work in its place
- * (engine.c, rx_step): raised and not taken by a waker yet. */
+ * (a test of the wake protocol): raised and not taken by a waker yet. */
 int tbbt_wake_asleep(struct tbbt_wake *w) {
     return atomic_load(&w->waiting);
 }
