@@ -415,7 +415,8 @@ static int run_input(struct prep *p) {
         if (rc == 0 && tbbt_pass1_finish(p->p1) != 0) rc = -1, *p->err = 0;
         n = tbbt_pass1_stats(p->p1)->records;
     } else {
-        struct tbbt_textin_opts to = {opt.reply_timeout, opt.step_threshold, opt.max_warnings, opt.quiet};
+        struct tbbt_textin_opts to = {
+            opt.reply_timeout, opt.step_threshold, opt.max_warnings, opt.quiet, 0, 0};
         rc = tbbt_textin_run(p->in, p->kind, &to, prep_sink, p, &p->text_records, p->err, sizeof(p->err));
         n = p->text_records;
     }
