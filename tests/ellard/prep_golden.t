@@ -22,6 +22,7 @@
 # And bad input: one line naming the file and the line, exit 1.
 use strict;
 use warnings;
+no warnings qw(portable);
 use Test::More;
 use File::Basename qw(dirname);
 use File::Temp qw(tempdir);
@@ -162,4 +163,19 @@ close $mix;
 $rc = system("'$prep' -q --no-correct --no-map -o '$tmp/mix.tbbt' '$tmp/mix.txt' 2>'$tmp/mix.err'");
 is($rc, 0, 'a bad line among good ones: still read');
 like(`cat '$tmp/mix.err'`, qr/^tbbt-prep: warning: \Q$tmp\E\/mix\.txt:11: bad xid 'zz'$/m, 'warned as FILE:LINE: what');
+# The v3 setattr size of a 2001 trace (xid 0x97f0d105, 0x100000000000 in
+# the fixture): swapped back by date, kept as printed with --size-swap never;
+# the 2003 one (0xa5f0d105) swapped only with --size-swap always.
+sub set_size {
+    my ($swap, $xid) = @_;
+    system("'$prep' -q --no-correct --no-map --size-swap $swap -o '$tmp/sw.tbbt' '$input{quirks}' 2>/dev/null") == 0
+      or die "tbbt-prep --size-swap $swap failed";
+    system("'$dump' '$tmp/sw.tbbt' >'$tmp/sw.txt'") == 0 or die "tbbt-dump failed";
+    my ($r) = grep { $_->[0][4] eq $xid } @{ records("$tmp/sw.txt") };
+    return $r->[1]{set_size};
+}
+is(set_size('date', '0x97f0d105'), 0x1000, '--size-swap date: a 2001 setattr size swapped back');
+is(set_size('never', '0x97f0d105'), 0x100000000000, '--size-swap never: kept as printed');
+is(set_size('date', '0xa5f0d105'), 0x100000000000, '--size-swap date: a 2003 size kept');
+is(set_size('always', '0xa5f0d105'), 0x1000, '--size-swap always: swapped whatever the date');
 done_testing();
