@@ -186,8 +186,8 @@ static int run_ellard(const char *path, const struct tbbt_textin_opts *o, tbbt_r
         g_snprintf(err, errlen, "%s: read error", path);
         rc = -1;
     }
-    if (tbbt_pass1_finish(p1) != 0 && rc == 0) {
-        g_snprintf(err, errlen, "%s: cannot write the records", path);
+    if (tbbt_pass1_finish(p1) != 0 && rc == 0) { /* the sink failed: its caller has the writer's error */
+        *err = 0;
         rc = -1;
     }
     if (rc == 0 && !o->quiet) tbbt_ellard_print_stats(e, stderr);
