@@ -21,7 +21,7 @@ rpcseeds=$build/fuzz/fuzz-rpc-seeds
     { echo "fuzz-seeds: build tbbt-prep, tbbt-dump and fuzz-rpc-seeds in $build first" >&2; exit 1; }
 command -v editcap >/dev/null || { echo "fuzz-seeds: editcap not found (dev/install-deps.sh)" >&2; exit 1; }
 rm -rf "$out"
-mkdir -p "$out"/{capture,packets,rpc,recfile,rectext,hmap,pass2,pass3,play}
+mkdir -p "$out"/{capture,packets,rpc,recfile,rectext,hmap,pass2,pass3,play,ellard}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -122,7 +122,7 @@ for f in "$top"/tests/data/*.txt; do
     case $(basename "$f") in ellard*) continue ;; esac
     for t in pass2 pass3 play; do head -n "$LINES" "$f" >"$out/$t/$(basename "$f")"; done
 done
-for t in capture packets rpc recfile rectext hmap pass2 pass3 play; do
+for t in capture packets rpc recfile rectext hmap pass2 pass3 play ellard; do
     [ -d "$top/fuzz/seeds/$t" ] && cp "$top/fuzz/seeds/$t"/* "$out/$t/" 2>/dev/null
     echo "fuzz-seeds: $t: $(ls "$out/$t" | wc -l) seeds, $(du -sk "$out/$t" | cut -f1) KB"
 done

@@ -52,6 +52,7 @@ struct prep_opts {
     char *map;
     gboolean no_map;
     char *format;
+    char *size_swap;
     gint64 seed;
 };
 
@@ -78,6 +79,10 @@ static const struct tbbt_opt prep_opts[] = {
     {"format", 'f', TBBT_OPT_STRING, &opt.format, "KIND", "auto", .choices = "capture|ellard|text|auto",
      .help = "What the input is: capture, ellard (nfsdump text), text (records' text form), or auto (found "
              "from its first bytes)"},
+    {"size-swap", 0, TBBT_OPT_STRING, &opt.size_swap, "WHEN", "date", .choices = "date|always|never",
+     .help =
+         "Ellard traces: swap back the 32-bit halves of v3 setattr sizes: date (calls before 2003-09-01 UTC, "
+         "when nfsdump was fixed), always or never"},
     {"map", 'm', TBBT_OPT_FILE, &opt.map, "FILE",
      .defhelp = "NAME.hmap beside the records; beside the capture when -o is /dev/null or a FIFO",
      .help = "Hierarchy map to write"},
@@ -443,7 +448,9 @@ static int run_input(struct prep *p) {
         if (rc == 0 && tbbt_pass1_finish(p->p1) != 0) rc = -1, *p->err = 0;
         n = tbbt_pass1_stats(p->p1)->records;
     } else {
-        struct tbbt_textin_opts to = {opt.reply_timeout, opt.step_threshold, opt.max_warnings, opt.quiet};
+        int swap = !strcmp(opt.size_swap, "always") ? 1 : !strcmp(opt.size_swap, "never") ? -1 : 0;
+        struct tbbt_textin_opts to = {
+            opt.reply_timeout, opt.step_threshold, opt.max_warnings, opt.quiet, swap, 0};
         rc = tbbt_textin_run(p->in, p->kind, &to, prep_sink, p, &p->text_records, p->err, sizeof(p->err));
         n = p->text_records;
     }

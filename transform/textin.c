@@ -2,20 +2,17 @@
  * textin.h). */
 #include "textin.h"
 
-#include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <glib.h>
 
 #include "cfile.h"
+#include "ellard.h"
 #include "rectext.h"
-#include "unconst.h"
 
 #define SNIFF_LINES 10
 
@@ -139,102 +136,63 @@ static int read_lines(FILE *f, const char *name, tbbt_rec_sink sink, void *ctx, 
     return rc;
 }
 
-/* The importer to run (g_free it): $TBBT_ELLARD, else tbbt-ellard beside
- * this program (installed: both in BINDIR; in a build tree CMake links the
- * sources' copy beside tbbt-prep), else the first on PATH, else the bare
- * name (the error then comes from perl). No path is compiled in, so an
- * installed tbbt-prep never reaches into a source tree. */
-static char *importer(void) {
-    const char *e = getenv("TBBT_ELLARD");
-    if (e && *e) return g_strdup(e);
-    char *self = g_file_read_link("/proc/self/exe", NULL);
-    if (self) {
-        char *dir = g_path_get_dirname(self);
-        char *beside = g_build_filename(dir, "tbbt-ellard", NULL);
-        g_free(dir);
-        g_free(self);
-        if (access(beside, R_OK) == 0) return beside;
-        g_free(beside);
-    }
-    char *found = g_find_program_in_path("tbbt-ellard");
-    return found ? found : g_strdup("tbbt-ellard");
+/* Pass 1's warnings on an Ellard trace name the line (its "packet"). */
+struct ellard_warn {
+    const char *path;
+    int max;
+    uint64_t n;
+};
+
+static void ellard_warn(void *ctx, uint64_t lineno, const char *what) {
+    struct ellard_warn *w = ctx;
+    if (w->n++ < (uint64_t)w->max)
+        fprintf(stderr, "tbbt-prep: warning: %s:%llu: %s\n", w->path, (unsigned long long)lineno, what);
 }
 
-/* The importer's last non-empty stderr line, without its program prefix. */
-static void last_line(const GString *s, char *out, size_t n) {
-    gchar **lines = g_strsplit(s->str, "\n", -1);
-    const char *last = "";
-    for (gchar **l = lines; *l; l++)
-        if (**l) last = *l;
-    if (g_str_has_prefix(last, "tbbt-ellard: ")) last += strlen("tbbt-ellard: ");
-    g_strlcpy(out, last, n);
-    g_strfreev(lines);
+/* Counts the records pass 1 hands on (the Ellard sink's caller). */
+struct ellard_count {
+    tbbt_rec_sink sink;
+    void *ctx;
+    uint64_t *n;
+};
+
+static int ellard_count(void *ctx, const struct tbbt_rec *r) {
+    struct ellard_count *c = ctx;
+    if (c->sink(c->ctx, r) != 0) return -1;
+    (*c->n)++;
+    return 0;
 }
 
-/* Drains the importer's stderr into a string while its stdout is read,
- * so that neither pipe can fill and stall the other (thread body). */
-static gpointer drain_stderr(gpointer arg) {
-    int fd = GPOINTER_TO_INT(arg);
-    GString *msg = g_string_new(NULL);
-    char buf[4096];
-    ssize_t k;
-    while ((k = read(fd, buf, sizeof(buf))) > 0 || (k < 0 && errno == EINTR))
-        if (k > 0) g_string_append_len(msg, buf, k);
-    close(fd);
-    return msg;
-}
-
-/* Runs the Ellard importer on path and feeds its output to sink. */
+/* Reads an Ellard trace through ellard.h's reader into pass 1, whose
+ * records (their unprinted fields removed) go to sink. */
 static int run_ellard(const char *path, const struct tbbt_textin_opts *o, tbbt_rec_sink sink, void *ctx,
                       uint64_t *n, char *err, size_t errlen) {
-    char rt[32], st[32], mw[32];
-    g_snprintf(rt, sizeof(rt), "%g", o->reply_timeout);
-    g_snprintf(st, sizeof(st), "%g", o->step_threshold);
-    g_snprintf(mw, sizeof(mw), "%d", o->max_warnings);
-    char *script = importer();
-    const char *args[] = {"perl",           script, "--reply-timeout", rt, "--step-threshold", st,
-                          "--max-warnings", mw};
-    GPtrArray *argv = g_ptr_array_new();
-    for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++)
-        g_ptr_array_add(argv, tbbt_unconst(args[i]));
-    if (o->quiet) g_ptr_array_add(argv, "-q");
-    g_ptr_array_add(argv, "--");
-    g_ptr_array_add(argv, tbbt_unconst(path));
-    g_ptr_array_add(argv, NULL);
-    GPid pid;
-    int out_fd, err_fd;
-    GError *ge = NULL;
-    int spawned = g_spawn_async_with_pipes(NULL, (gchar **)argv->pdata, NULL,
-                                           G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_SEARCH_PATH, NULL, NULL, &pid,
-                                           NULL, &out_fd, &err_fd, &ge);
-    g_ptr_array_free(argv, TRUE);
-    g_free(script);
-    if (!spawned) {
-        g_snprintf(err, errlen, "%s: cannot run the Ellard importer: %s", path, ge->message);
-        g_error_free(ge);
-        return -1;
-    }
-    GThread *drainer = g_thread_new("tbbt-stderr", drain_stderr, GINT_TO_POINTER(err_fd));
-    FILE *f = fdopen(out_fd, "r");
-    char name[512];
-    g_snprintf(name, sizeof(name), "%s (imported)", path);
-    int rc = read_lines(f, name, sink, ctx, n, err, errlen);
-    if (rc != 0) kill(pid, SIGTERM);
-    fclose(f);
-    GString *msg = g_thread_join(drainer); /* its warnings and summary */
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    g_spawn_close_pid(pid);
-    if (rc == 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
-        char last[400];
-        last_line(msg, last, sizeof(last));
-        g_snprintf(err, errlen, "%s", *last ? last : "the Ellard importer failed");
+    FILE *f = tbbt_cfile_open(path, NULL, err, errlen);
+    if (!f) return -1;
+    struct tbbt_pass1_opts po;
+    tbbt_pass1_opts_default(&po);
+    po.reply_timeout = (int64_t)(o->reply_timeout * 1e9);
+    po.step_threshold = (int64_t)(o->step_threshold * 1e9);
+    struct ellard_count cnt = {sink, ctx, n};
+    struct tbbt_ellard_sinkctx sc = {NULL, ellard_count, &cnt};
+    struct tbbt_pass1 *p1 = tbbt_pass1_new(&po, tbbt_ellard_sink, &sc);
+    struct ellard_warn w = {path, o->max_warnings, 0};
+    tbbt_pass1_set_warn(p1, ellard_warn, &w);
+    struct tbbt_ellard_opts eo = {o->size_swap, o->swap_before, o->max_warnings};
+    struct tbbt_ellard *e = tbbt_ellard_new(&eo, tbbt_pass1_msg, p1);
+    sc.reader = e;
+    int rc = tbbt_ellard_read(e, f, path, err, errlen);
+    if (fclose(f) != 0 && rc == 0) { /* a decompressor that failed late */
+        g_snprintf(err, errlen, "%s: read error", path);
         rc = -1;
-    } else if (rc == 0) {
-        fputs(msg->str, stderr);
     }
-    g_string_free(msg, TRUE);
+    if (tbbt_pass1_finish(p1) != 0 && rc == 0) { /* the sink failed: its caller has the writer's error */
+        *err = 0;
+        rc = -1;
+    }
+    if (rc == 0 && !o->quiet) tbbt_ellard_print_stats(e, stderr);
+    tbbt_pass1_free(p1);
+    tbbt_ellard_free(e);
     return rc;
 }
 

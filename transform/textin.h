@@ -1,5 +1,5 @@
 /* textin.h -- records from text inputs: Ellard's nfsdump traces (through
- * the Perl importer, scripts/tbbt-ellard) and the records' own text form.
+ * pass 1, ellard.h) and the records' own text form.
  *
  * tbbt-prep takes a capture, an Ellard trace or a text-form trace; which
  * one is found from the input's first line (after decompression), or
@@ -30,19 +30,21 @@ int tbbt_input_kind(const char *path, char *err, size_t errlen);
 /* Name of a kind, for messages ("capture", "Ellard text", "record text"). */
 const char *tbbt_input_kind_name(int kind);
 
-/* Options of the Ellard import (the importer's own). */
+/* Options of the Ellard import (pass 1's, and ellard.h's). */
 struct tbbt_textin_opts {
     double reply_timeout, step_threshold; /* seconds */
     int max_warnings;
-    int quiet; /* no importer summary */
+    int quiet;           /* no reader summary */
+    int size_swap;       /* v3 setattr sizes: 0 date rule, 1 always swap, -1 never */
+    int64_t swap_before; /* the date rule's cutoff (s since the epoch); 0: 2003-09-01 */
 };
 
 /* Streams the records of a text input (kind TBBT_IN_ELLARD or
  * TBBT_IN_RECTEXT) to sink, in the input's order; *n gets the count.
- * Ellard: runs `perl tbbt-ellard` (found through $TBBT_ELLARD, else beside
- * the running program, else on PATH) and reads its output; its warnings go to
- * stderr. Returns 0, or -1 with "FILE:LINE: ..." (or why the importer
- * failed) in err. */
+ * Ellard: each line becomes the RPC message it describes, fed to a pass 1
+ * of its own (pairing, handle IDs, clock repair: ellard.h); line warnings
+ * go to stderr. Returns 0, or -1 with "FILE: ..." or "FILE:LINE: ..." in
+ * err. */
 int tbbt_textin_run(const char *path, int kind, const struct tbbt_textin_opts *o, tbbt_rec_sink sink,
                     void *ctx, uint64_t *n, char *err, size_t errlen);
 

@@ -198,7 +198,7 @@ fi
 
 # Beside the quick start, the installed commands that run others: the Perl
 # transforms run tbbt-dump (bin) and their C loops (libexec/tbbt),
-# tbbt-prep runs tbbt-ellard (bin) on an Ellard text trace (in a directory
+# tbbt-prep reads an Ellard text trace in C (in a directory
 # of its own: a second trace in the workspace would need naming).
 step "summary" tbbt-summary trace.tbbt
 check "summary: the trace's 1582 records counted" grep -q '^records 1582 ' "$TMP/step.out"
