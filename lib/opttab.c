@@ -57,6 +57,9 @@ static void allowed(const struct tbbt_opt *o, char *buf, size_t n) {
         else
             g_snprintf(buf, n, "a number");
         break;
+    case TBBT_OPT_PORTS:
+        g_snprintf(buf, n, "a comma-separated list of up to %d ports from 1 to 65535", TBBT_OPT_MAX_PORTS);
+        break;
     case TBBT_OPT_STRING:
         if (o->choices) {
             char **v = g_strsplit(o->choices, "|", -1);
@@ -131,6 +134,12 @@ static int set_value(const struct tbbt_opt *o, const char *v) {
         g_free(*(char **)o->var);
         *(char **)o->var = g_strdup(v);
         return 0;
+    case TBBT_OPT_PORTS: {
+        struct tbbt_opt_ports p;
+        if (tbbt_opt_parse_ports(v, &p) < 0) return -1;
+        *(struct tbbt_opt_ports *)o->var = p;
+        return 0;
+    }
     case TBBT_OPT_LIST: {
         char ***l = o->var;
         guint n = *l ? g_strv_length(*l) : 0;
@@ -257,11 +266,107 @@ static GOptionEntry *make_entries(const struct tbbt_cmd *cmd) {
 }
 
 /* Contract in opttab.h. */
+int tbbt_opt_parse_ports(const char *text, struct tbbt_opt_ports *out) {
+    const char *s = text;
+    out->n = 0;
+    for (;;) {
+        long v = 0;
+        const char *d = s;
+        while (*s >= '0' && *s <= '9' && v <= 65535)
+            v = v * 10 + (*s++ - '0');
+        if (s == d || v < 1 || v > 65535 || out->n == TBBT_OPT_MAX_PORTS) return -1;
+        out->v[out->n++] = (uint16_t)v;
+        if (*s == '\0') return 0;
+        if (*s++ != ',') return -1;
+    }
+}
+
+/* The edits from a[0..n) to b[0..m): insertions, deletions, replacements
+ * and swaps of two neighbours (optimal string alignment), each costing 1.
+ * Option names are short: anything past 63 bytes counts as far. */
+static int edit_distance(const char *a, size_t n, const char *b, size_t m) {
+    int d[64][64];
+    if (n > 63 || m > 63) return 99;
+    for (size_t i = 0; i <= n; i++)
+        d[i][0] = (int)i;
+    for (size_t j = 0; j <= m; j++)
+        d[0][j] = (int)j;
+    for (size_t i = 1; i <= n; i++)
+        for (size_t j = 1; j <= m; j++) {
+            int best = MIN(d[i - 1][j] + 1, d[i][j - 1] + 1);
+            best = MIN(best, d[i - 1][j - 1] + (a[i - 1] != b[j - 1]));
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+                best = MIN(best, d[i - 2][j - 2] + 1);
+            d[i][j] = best;
+        }
+    return d[n][m];
+}
+
+/* Contract in opttab.h. */
+const char *tbbt_opt_suggest(const struct tbbt_opt *opts, const char *typed) {
+    size_t n = strcspn(typed, "=");
+    const char *best = NULL;
+    int best_d = 0;
+    for (int i = 0; opts[i].name; i++) {
+        const char *name = opts[i].name;
+        if (opts[i].flags & TBBT_OPT_HIDDEN) continue;
+        int d = edit_distance(typed, n, name, strlen(name));
+        int close = d <= 2 || (n >= 3 && strncmp(typed, name, 3) == 0);
+        if (close && (!best || d < best_d)) best = name, best_d = d;
+    }
+    return best;
+}
+
+/* True when the long option name (without "--", up to any '=') is cmd's or
+ * a built-in one; *takes_value says whether it takes a value. */
+static gboolean known_long(const struct tbbt_cmd *cmd, const char *name, gboolean *takes_value) {
+    static const char *const builtin[] = {"help", "help-all", "version", "list-options", "help-man"};
+    size_t n = strcspn(name, "=");
+    *takes_value = FALSE;
+    for (size_t i = 0; i < G_N_ELEMENTS(builtin); i++)
+        if (strlen(builtin[i]) == n && !strncmp(builtin[i], name, n)) return TRUE;
+    for (int i = 0; cmd->opts[i].name; i++)
+        if (strlen(cmd->opts[i].name) == n && !strncmp(cmd->opts[i].name, name, n)) {
+            *takes_value = cmd->opts[i].type != TBBT_OPT_FLAG;
+            return TRUE;
+        }
+    return FALSE;
+}
+
+/* The first unknown long option of argv (before "--") that is close to one
+ * of the table's: a usage error with the suggestion. Others are left to
+ * GLib, whose words the commands share (tests/install/opts.t). */
+static void suggest_unknown(const struct tbbt_cmd *cmd, int argc, char **argv) {
+    for (int a = 1; a < argc; a++) {
+        const char *arg = argv[a];
+        gboolean takes_value;
+        if (!strcmp(arg, "--")) return;
+        if (strncmp(arg, "--", 2) != 0) {
+            if (arg[0] == '-' && arg[1] && arg[2] == 0) { /* "-c VALUE" */
+                for (int i = 0; cmd->opts[i].name; i++)
+                    if (cmd->opts[i].short_name == arg[1] && cmd->opts[i].type != TBBT_OPT_FLAG) a++;
+            }
+            continue;
+        }
+        if (known_long(cmd, arg + 2, &takes_value)) {
+            if (takes_value && !strchr(arg, '=')) a++; /* its value, whatever it looks like */
+            continue;
+        }
+        const char *hint = tbbt_opt_suggest(cmd->opts, arg + 2);
+        if (hint)
+            tbbt_usage_error(cmd->tool, cmd->synopsis, "Unknown option --%.*s (did you mean --%s?)",
+                             (int)strcspn(arg + 2, "="), arg + 2, hint);
+        return;
+    }
+}
+
+/* Contract in opttab.h. */
 void tbbt_opt_parse(const struct tbbt_cmd *cmd, int *argc, char ***argv) {
     cur = cmd;
     memset(given, 0, sizeof(given));
     if (!keep) keep = g_ptr_array_new();
     check_and_default(cmd);
+    suggest_unknown(cmd, *argc, *argv);
     GOptionContext *ctx = g_option_context_new(cmd->params);
     g_option_context_add_main_entries(ctx, make_entries(cmd), NULL);
     if (cmd->description) g_option_context_set_description(ctx, cmd->description);

@@ -15,7 +15,10 @@
  *   - --list-options, hidden: one tab-separated line per option that the
  *     command accepts (long name, short name, value name, default, allowed
  *     values, help) for the man pages' test;
- *   - --help-man, hidden: the same as a man page's OPTIONS list (roff).
+ *   - --help-man, hidden: the same as a man page's OPTIONS list (roff);
+ *   - an unknown long option close to one of the table's (a typo, a
+ *     shortened name) is a usage error that names it: "Unknown option
+ *     --grow (did you mean --gro?)"; GLib's words otherwise.
  * The table is checked when parsing starts (a default outside its bounds,
  * a name used twice): a programming error, so it aborts. */
 #ifndef TBBT_OPTTAB_H
@@ -33,6 +36,15 @@ enum tbbt_opt_type {
     TBBT_OPT_STRING, /* char * (g_strdup'd); one of choices when given */
     TBBT_OPT_FILE,   /* char *, a file name: the bytes as given */
     TBBT_OPT_LIST,   /* char **, NULL-terminated: the option is repeatable */
+    TBBT_OPT_PORTS,  /* struct tbbt_opt_ports: "P1,P2,...", each in 1..65535 */
+};
+
+/* A list of TCP/UDP ports (TBBT_OPT_PORTS): n of them in v, in the order
+ * given, at most TBBT_OPT_MAX_PORTS. */
+#define TBBT_OPT_MAX_PORTS 16
+struct tbbt_opt_ports {
+    int n;
+    uint16_t v[TBBT_OPT_MAX_PORTS];
 };
 
 #define TBBT_OPT_HIDDEN 1u /* accepted, not listed (--help, --list-options) */
@@ -84,6 +96,17 @@ gboolean tbbt_opt_given(const struct tbbt_cmd *cmd, const void *var);
  * exit 2. For checks a single option's bounds cannot make (two options
  * together, an operand). */
 G_GNUC_NORETURN G_GNUC_PRINTF(2, 3) void tbbt_opt_usage(const struct tbbt_cmd *cmd, const char *fmt, ...);
+
+/* Parses "P1,P2,..." (decimal, each in 1..65535, 1 to TBBT_OPT_MAX_PORTS
+ * of them, no spaces) into *out. Returns 0, or -1 (out then unspecified). */
+int tbbt_opt_parse_ports(const char *text, struct tbbt_opt_ports *out);
+
+/* The name (without "--") of the visible option of the table opts that
+ * the long option name typed (without "--", up to any '=') most likely
+ * meant: the one fewest edits away (insert, delete, replace or swap two
+ * neighbours), when that is at most 2 edits or typed and it share their
+ * first 3 characters; NULL when none is that close. */
+const char *tbbt_opt_suggest(const struct tbbt_opt *opts, const char *typed);
 
 /* Prints "TOOL (tbbt) VERSION\n" on out: what --version prints. */
 void tbbt_opt_print_version(const char *tool, FILE *out);

@@ -1,8 +1,9 @@
-/* tbbt-xanon.c -- the hot path of scripts/tbbt-anonymize: the loop over
- * the hierarchy map's entries and the records' lines, with the keyed,
- * injective mappings of names, uids, gids and client hosts.
+/* tbbt-xanon.c -- the work of scripts/tbbt-anonymize (its only
+ * implementation): the loop over the hierarchy map's entries and the
+ * records' lines, with the keyed, injective mappings of names, uids, gids
+ * and client hosts.
  *
- * Not a user command: the Perl script stays the interface (options, key
+ * Not a user command: the Perl script is the interface (options, key
  * file, input and output files, .tbbt through tbbt-dump, messages, exit
  * codes) and runs this program with everything opened:
  *
@@ -19,10 +20,12 @@
  * one "fail MESSAGE" (the whole message, file and line included) or
  * "wfail map|trace STRERROR" before exiting 1.
  *
- * Every rule mirrors the Perl functions of the same names (hash_name,
- * hash_id, anonymize_record, ...) byte for byte, including their regular
- * expressions' quirks; the Perl path (TBBT_PERL_ONLY=1) is the reference
- * and tests/transforms/xanon.t compares the two. */
+ * The rules were first written in Perl (the script's history has the
+ * functions of the same names: hash_name, hash_id, anonymize_record, ...)
+ * and this program matched them byte for byte, including the record
+ * syntax's corner cases; tests/transforms/anonymize_golden.t holds the
+ * outputs of that day as golden files. A map line is read and written by
+ * lib/hmap.c. */
 #include <errno.h>
 #include <stdarg.h>
 #include <glib.h>
@@ -32,8 +35,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "oom.h"
+#include "hmap.h"
 #include "htab.h"
+#include "oom.h"
 #include "rectext.h"
 
 #define XA_MAX_TRIES 4096
@@ -66,7 +70,7 @@ struct xa_opts {
     gchar *map_label, *trace_label;
 };
 
-/* The mapping state (Perl's new_mapper) and the scratch buffers. */
+/* The mapping state  and the scratch buffers. */
 struct xa {
     const struct xa_opts *o;
     GHmac *hmac; /* keyed, never updated: copied for each message */
@@ -74,8 +78,9 @@ struct xa {
     uint64_t clashes;
     int fatal; /* err comes from fatal() (no column prefix) */
     GString *err, *dom, *cand, *prefix;
-    GArray *tok; /* struct xa_str: the line's columns */
-    char *dec;   /* decoded quoted string */
+    GString *hmbuf, *mpath, *mtarget, *mid; /* a map entry: lib/hmap's strings, hashed path, target, id */
+    GArray *tok;                            /* struct xa_str: the line's columns */
+    char *dec;                              /* decoded quoted string */
     size_t deccap;
 };
 
@@ -121,7 +126,7 @@ static int xa_eq_out(const void *item, const void *key) {
 }
 
 /* A new entry in -> out; the caller puts it in its tables (entries live
- * until exit, as Perl's hashes do). */
+ * until exit, for the run). */
 static struct xa_ent *xa_ent_new(struct xa_str in, uint64_t hin, struct xa_str out) {
     struct xa_ent *e = g_malloc(sizeof *e + in.n + out.n + 1);
     e->hin = hin;
@@ -139,7 +144,7 @@ static struct xa_str xa_ent_out(const struct xa_ent *e) {
 }
 
 /* ------------------------------------------------------------------ */
-/* Keyed streams (Perl's stream, alpha_string)                          */
+/* Keyed streams                  */
 /* ------------------------------------------------------------------ */
 
 /* Fills out with n bytes of HMAC(key, DOMAIN "\0" i) for i = 0, 1, ...
@@ -237,7 +242,7 @@ static void xa_candidate(struct xa *x, const struct xa_gen *g, struct xa_str in,
     }
 }
 
-/* The memoised output of IN (Perl's injective): a candidate already
+/* The memoised output of IN : a candidate already
  * taken by another input is skipped and counted as a clash. Returns the
  * entry, or NULL with a fatal message when XA_MAX_TRIES are taken. */
 static const struct xa_ent *xa_injective(struct xa *x, const struct xa_gen *g, struct xa_str in) {
@@ -263,7 +268,7 @@ static const struct xa_ent *xa_injective(struct xa *x, const struct xa_gen *g, s
     return NULL;
 }
 
-/* Marks name V as kept (Perl's reserve): its memo says V -> V, and V is
+/* Marks name V as kept : its memo says V -> V, and V is
  * taken unless it already was. */
 static void xa_reserve(struct xa *x, struct xa_str v) {
     uint64_t h = xa_hash(v.p, v.n);
@@ -473,7 +478,7 @@ static struct xa_str xa_col(const struct xa *x, unsigned i) {
     return g_array_index(x->tok, struct xa_str, i);
 }
 
-/* Sets a column error (Perl: die "MSG\n" inside anonymize_record). */
+/* Sets a column error . */
 static int xa_fail(struct xa *x, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 static int xa_fail(struct xa *x, const char *fmt, ...) {
     va_list ap;
@@ -757,89 +762,43 @@ static void xa_keep_path(struct xa *x, struct xa_str p) {
     if (e > s) xa_reserve(x, (struct xa_str){p.p + s, e - s});
 }
 
-/* Columns 8 and 9 of a map entry: '-' or an id, hashed. */
-static int xa_map_ids(struct xa *x, GString *out) {
-    for (unsigned i = 0; i < 7; i++) {
-        struct xa_str t = xa_col(x, i);
-        g_string_append_len(out, t.p, (gssize)t.n);
-        g_string_append_c(out, ' ');
-    }
-    for (unsigned i = 7; i < 9; i++) {
-        struct xa_str t = xa_col(x, i);
-        if (t.n == 1 && t.p[0] == '-') {
-            g_string_append(out, "- ");
-            continue;
-        }
-        if (!xa_digits(t.p, t.n)) return xa_fail(x, "column %u: bad %s", i + 1, i == 7 ? "uid" : "gid");
-        if (xa_hash_id(x, i == 7 ? XA_UID : XA_GID, t, out) < 0) return -1;
-        g_string_append_c(out, ' ');
-    }
+/* A known uid or gid of a map entry (bit of e->known) hashed in place,
+ * as the records' ids are (through their decimal form). */
+static int xa_map_id(struct xa *x, enum xa_kind kind, uint32_t bit, const struct tbbt_hm_entry *e,
+                     uint32_t *v) {
+    char digits[16];
+    if (!(e->known & bit)) return 0;
+    int n = g_snprintf(digits, sizeof digits, "%" G_GUINT32_FORMAT, *v);
+    g_string_truncate(x->mid, 0);
+    if (xa_hash_id(x, kind, (struct xa_str){digits, (size_t)n}, x->mid) < 0) return -1;
+    *v = (uint32_t)g_ascii_strtoull(x->mid->str, NULL, 10); /* in [lo, hi] < 2^32, or 0 */
     return 0;
 }
 
-/* A map time (columns 3 and 4): digits, optionally '.' and digits. */
-static int xa_map_time(struct xa_str t) {
-    const char *dot = memchr(t.p, '.', t.n);
-    if (!dot) return xa_digits(t.p, t.n);
-    return xa_digits(t.p, (size_t)(dot - t.p)) && xa_digits(dot + 1, t.n - (size_t)(dot - t.p) - 1);
-}
-
-/* Columns 3 to 7, passed through unchanged, checked as
- * anonymize_map_line checks them (lib/hmap.h's forms), so that a
- * malformed map is refused at its line rather than copied on. */
-static int xa_map_plain(struct xa *x) {
-    static const char *const types[] = {"reg", "dir", "lnk", "blk", "chr", "sock", "fifo"};
-    struct xa_str t = xa_col(x, 2);
-    if (!xa_map_time(t)) return xa_fail(x, "column 3: bad create time");
-    t = xa_col(x, 3);
-    if (!(t.n == 1 && t.p[0] == '-') && !xa_map_time(t)) return xa_fail(x, "column 4: bad delete time");
-    t = xa_col(x, 4);
-    size_t k = 0;
-    while (k < G_N_ELEMENTS(types) && !(strlen(types[k]) == t.n && !memcmp(types[k], t.p, t.n)))
-        k++;
-    if (k == G_N_ELEMENTS(types)) return xa_fail(x, "column 5: bad type");
-    t = xa_col(x, 5);
-    if (!(t.n == 1 && t.p[0] == '-') && !xa_digits(t.p, t.n)) return xa_fail(x, "column 6: bad size");
-    t = xa_col(x, 6);
-    int octal = t.n > 0;
-    for (size_t i = 0; i < t.n; i++)
-        octal = octal && t.p[i] >= '0' && t.p[i] <= '7';
-    if (!(t.n == 1 && t.p[0] == '-') && !octal) return xa_fail(x, "column 7: bad mode");
-    return 0;
-}
-
-/* Appends the anonymised text of one map entry (anonymize_map_line); -1
- * with the message in x->err. */
+/* Appends the anonymised text of one map entry: read by lib/hmap's parser
+ * (the map's one definition: a line it refuses is refused here, with its
+ * "column N: why"), its uid, gid, path and target hashed, written back by
+ * lib/hmap's formatter. Placeholder paths (origins r, p, o) are kept, and
+ * the paths under them keep those components. -1 with the message in
+ * x->err. */
 static int xa_map_line(struct xa *x, const char *line, size_t n, GString *out) {
-    xa_split(x, line, n);
-    if (x->tok->len != 12) return xa_fail(x, "expected 12 columns, found %u", (unsigned)x->tok->len);
-    if (!xa_digits(xa_col(x, 0).p, xa_col(x, 0).n)) return xa_fail(x, "column 1: bad id");
-    if (!xa_digits(xa_col(x, 1).p, xa_col(x, 1).n)) return xa_fail(x, "column 2: bad parent");
-    if (xa_map_plain(x) < 0) return -1;
-    if (xa_map_ids(x, out) < 0) return -1;
-    struct xa_str org = xa_col(x, 9), path, tg;
-    if (org.n != 1 || !strchr("trpso", org.p[0]) || !org.p[0]) return xa_fail(x, "column 10: bad origin");
-    g_string_append_len(out, org.p, 1);
-    g_string_append_c(out, ' ');
-    if (xa_quoted(x, xa_col(x, 10), &path) < 0) return xa_fail(x, "column 11: bad quoted path");
-    char *pcopy = g_memdup2(path.p, path.n + 1);
-    path.p = pcopy;
-    if (strchr("rpo", org.p[0])) xa_keep_path(x, path);
-    g_string_truncate(x->prefix, 0);
-    int rc = xa_hash_path(x, path, x->prefix);
-    g_free(pcopy);
-    if (rc < 0) return -1;
-    tbbt_text_qstr(out, x->prefix->str, x->prefix->len);
-    g_string_append_c(out, ' ');
-    struct xa_str t11 = xa_col(x, 11);
-    if (t11.n == 1 && t11.p[0] == '-') {
-        g_string_append_c(out, '-');
-        return 0;
+    struct tbbt_hm_entry e;
+    char err[160];
+    if (tbbt_hm_parse(line, n, &e, x->hmbuf, err, sizeof err) < 0) return xa_fail(x, "%s", err);
+    if (xa_map_id(x, XA_UID, TBBT_HM_UID, &e, &e.uid) < 0 ||
+        xa_map_id(x, XA_GID, TBBT_HM_GID, &e, &e.gid) < 0)
+        return -1;
+    struct xa_str path = {e.path, strlen(e.path)};
+    if (strchr("rpo", e.origin)) xa_keep_path(x, path);
+    g_string_truncate(x->mpath, 0);
+    if (xa_hash_path(x, path, x->mpath) < 0) return -1;
+    e.path = x->mpath->str;
+    if (e.target) {
+        g_string_truncate(x->mtarget, 0);
+        if (xa_hash_target(x, (struct xa_str){e.target, strlen(e.target)}, x->mtarget) < 0) return -1;
+        e.target = x->mtarget->str;
     }
-    if (xa_quoted(x, t11, &tg) < 0) return xa_fail(x, "column 12: bad quoted target");
-    g_string_truncate(x->prefix, 0);
-    if (xa_hash_target(x, tg, x->prefix) < 0) return -1;
-    tbbt_text_qstr(out, x->prefix->str, x->prefix->len);
+    tbbt_hm_format(out, &e);
     return 0;
 }
 
@@ -1127,6 +1086,10 @@ int main(int argc, char **argv) {
                     .dom = g_string_new(NULL),
                     .cand = g_string_new(NULL),
                     .prefix = g_string_new(NULL),
+                    .hmbuf = g_string_new(NULL),
+                    .mpath = g_string_new(NULL),
+                    .mtarget = g_string_new(NULL),
+                    .mid = g_string_new(NULL),
                     .tok = g_array_new(FALSE, FALSE, sizeof(struct xa_str))};
     x.hmac = g_hmac_new(G_CHECKSUM_SHA256, kp, kl);
     for (int k = 0; k < XA_KINDS; k++) {

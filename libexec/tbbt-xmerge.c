@@ -1,9 +1,9 @@
-/* tbbt-xmerge: the hot loop of scripts/tbbt-merge in C. Not a command of
- * its own: tbbt-merge execs it when it is built (unless TBBT_PERL_ONLY=1)
- * once it has checked the options and opened every input (tbbt-dump
- * pipes included) and the output, so the inputs' and output's processes
- * are this program's children. It then does what tbbt-merge's advance()
- * and merge() do, and the end of its main(): close, rename, count line.
+/* tbbt-xmerge: the merge of scripts/tbbt-merge (its only implementation).
+ * Not a command of its own: tbbt-merge execs it once it has checked the
+ * options and opened every input (tbbt-dump pipes included) and the
+ * output, so the inputs' and output's processes are this program's
+ * children. It then reads and checks every line, merges, drops the
+ * duplicates, and ends the run: close, rename, count line.
  *
  *   tbbt-xmerge --window-ns N [--quiet] [--out-fd FD] [--out-pid PID]
  *               [--out-path OUT] [--tmp TMP] [--partial P]  FD PID NAME...
@@ -27,7 +27,7 @@
 #include "oom.h"
 #include "textcols.h"
 
-#define PROG "tbbt-merge" /* messages are the Perl tool's */
+#define PROG "tbbt-merge" /* messages carry the command's name */
 
 /* One input: its stream, its current line and what was read from it. */
 struct input {
@@ -89,7 +89,7 @@ static void fatal_len(const char *msg, size_t len) {
         kill(M.out_pid, SIGTERM);
         waitpid(M.out_pid, NULL, 0);
     } else if (M.out)
-        fflush(M.out); /* what was merged before the error, as Perl's exit flushes it */
+        fflush(M.out); /* what was merged before the error is written */
     if (M.partial) unlink(M.partial);
     _exit(1); /* not exit(): the output's buffer would go to a closed pipe */
 }
@@ -98,14 +98,14 @@ static void fatal(const char *msg) {
     fatal_len(msg, strlen(msg));
 }
 
-/* The message for a child that failed: Perl's ($? >> 8). */
+/* The message for a child that failed: its exit code, as the scripts word it. */
 static int exit_code(int status) {
     return (status >> 8) & 0xff;
 }
 
 /* At an input's end: closes it; a failed tbbt-dump is fatal. One that
  * exited 1 has said why in one line naming the file and the offset, and
- * nothing is added to it (as scripts/lib/TBBT/Dump.pm in the Perl path). */
+ * nothing is added to it (as scripts/lib/TBBT/Dump.pm words it). */
 static void finish_input(struct input *in) {
     int status = 0, read_err = ferror(in->f);
     char msg[512];

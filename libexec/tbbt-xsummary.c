@@ -1,15 +1,15 @@
-/* tbbt-xsummary: the hot loop of scripts/tbbt-summary in C. Not a command
- * of its own: tbbt-summary runs it on each input when it is built (unless
- * TBBT_PERL_ONLY=1), and keeps everything else -- options, usage, opening
- * inputs and tbbt-dump, the report, the tables and the JSON.
+/* tbbt-xsummary: the reading and counting of scripts/tbbt-summary (its
+ * only implementation). Not a command of its own: tbbt-summary runs it on
+ * each input and keeps everything else -- options, usage, opening inputs
+ * and tbbt-dump, the report, the tables and the JSON.
  *
  *   tbbt-xsummary --interval-ns HEXFLOAT --shown NAME  <records-text
  *
- * Reads records in their text form on stdin, checks every line as
- * tbbt-summary's parse_line does (lib/textcols.h, same messages) and
- * counts them as its add_record does; at the end prints the counters, one
- * per line, for tbbt-summary to add into its own:
+ * Reads records in their text form on stdin, checks every line
+ * (lib/textcols.h) and counts it; at the end prints the counters, one per
+ * line, for tbbt-summary to add into its own:
  *
+ *   h BINS_PER_OCTAVE                     the latency histogram's layout
  *   n RECORDS READS WRITES BYTES_READ BYTES_WRITTEN
  *   f FIRST_CALL_NS LAST_CALL_NS          (when RECORDS > 0)
  *   p COUNT LOST PROC                     per procedure
@@ -21,10 +21,10 @@
  *   d COUNT ID / o COUNT ID               directories / files
  *
  * The last field is the key and runs to the end of the line: it may be
- * empty ("obj="), never holds white space. Numbers that Perl computes in
- * floating point (the rate bucket, the latency bin) are computed here with
- * the same operations and written with Perl's "%.15g", so the keys are the
- * ones the Perl path makes.
+ * empty ("obj="), never holds white space. The rate bucket and the latency
+ * bin are written as Perl writes a number ("%.15g"), the form tbbt-summary
+ * reads them back in (they were first computed in Perl, and the golden
+ * files of tests/transforms/summary_golden.t hold these forms).
  *
  * Exit: 0 done; 1 a line is not a record or the input cannot be read
  * (one line on stderr, "tbbt-summary: NAME:LINE: column N: why", as
@@ -41,9 +41,10 @@
 #include "oom.h"
 #include "textcols.h"
 
-#define PROG "tbbt-summary" /* messages are the Perl tool's */
+#define PROG "tbbt-summary" /* messages carry the command's name */
 
-/* Latency histogram resolution, as tbbt-summary's $BINS_PER_OCTAVE. */
+/* Latency histogram resolution: bins per doubling (2^(1/32) = 2.2 % wide);
+ * tbbt-summary reads it from the "h" line. */
 #define BINS_PER_OCTAVE 32
 
 /* A counted key: any bytes (a token may hold NUL), owned by its table. */
@@ -130,7 +131,7 @@ struct stats {
 };
 
 /* The last value of the fields add_record reads (a later key=value of the
- * same key wins, as in the Perl hash). */
+ * same key wins). */
 static void pick_fields(struct stats *s, const struct tbbt_tc *tc) {
     struct tbbt_tc_tok k, v;
     s->has_obj = s->has_dir = s->has_rcount = s->has_count = 0;
@@ -316,6 +317,7 @@ static void put_proc(FILE *out, const struct key *name, const struct proc *p) {
 static void put_stats(FILE *out, const struct stats *s) {
     GHashTableIter it;
     gpointer k, v;
+    fprintf(out, "h %d\n", BINS_PER_OCTAVE);
     fprintf(out, "n %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", s->records, s->reads,
             s->writes, s->read_bytes, s->write_bytes);
     if (s->records) fprintf(out, "f %" PRId64 " %" PRId64 "\n", s->first, s->last);

@@ -21,8 +21,7 @@
 #      with one line naming the file and the offset of the frame that
 #      fails, an offset inside the file and not past the damage (for the
 #      Perl transforms that line is tbbt-dump's, nothing added); nothing
-#      left under the output names. The transforms also run on their Perl
-#      path (TBBT_PERL_ONLY=1, no C helper) for the record files and maps.
+#      left under the output names.
 #   3. Hierarchy maps with a bad number, a line cut short and no end line:
 #      tbbt-augment, -split, -init and tbbt-anonymize --map exit 1 with one
 #      line "FILE:LINE: ..." (the damaged line; for the missing end, the
@@ -194,10 +193,7 @@ for kind in flip cut; do
         "tbbt-map:$MAP -m $RUN/out.hmap -w $RUN/out.tbbt $f" "tbbt-split:$SPLIT -o $RUN/out $f $IN/t.hmap" \
         "tbbt-play:$PLAY --simulate --json $RUN/out.json $f" "tbbt-summary:$S/tbbt-summary --json $RUN/out.json $f" \
         "tbbt-filter:$S/tbbt-filter --raw -o $RUN/out.txt $f" "tbbt-merge:$S/tbbt-merge -o $RUN/out.txt $f" \
-        "tbbt-anonymize:$S/tbbt-anonymize --key-string k -o $RUN/out.txt $f" \
-        "tbbt-summary (Perl path):env TBBT_PERL_ONLY=1 $S/tbbt-summary --json $RUN/out.json $f" \
-        "tbbt-merge (Perl path):env TBBT_PERL_ONLY=1 $S/tbbt-merge -o $RUN/out.txt $f" \
-        "tbbt-anonymize (Perl path):env TBBT_PERL_ONLY=1 $S/tbbt-anonymize --key-string k -o $RUN/out.txt $f"; do
+        "tbbt-anonymize:$S/tbbt-anonymize --key-string k -o $RUN/out.txt $f"; do
         name=${c%%:*} prog=${c%%[ :]*}
         # shellcheck disable=SC2086 # the command line is split on purpose
         run_f ${c#*:}
@@ -229,18 +225,14 @@ for m in "num:20:column 6" "short:25:column 6: missing" "noend:$((nlines + 1)):i
         check "map $k.hmap, $name: no output left" eval '[ -z "$(ls -A "$RUN")" ]'
         rm -rf "${RUN:?}"/* 2>/dev/null
     done
-    for path in C Perl; do # tbbt-anonymize's C helper (libexec/tbbt-xanon) and its Perl reference
-        TBBT_PERL_ONLY=$([ $path = Perl ] && echo 1) \
-            run_f "$S/tbbt-anonymize" --key-string k --map "$mf" --map-out "$RUN/out.hmap" -o "$RUN/out.txt" "$IN/t.txt"
-        if [ $k = noend ]; then # it says so at the end of the file, not at a line
-            one_line "map $k.hmap, tbbt-anonymize ($path path)" 1 "^tbbt-anonymize: .*$k\.hmap: incomplete map" 1
-        else
-            one_line "map $k.hmap, tbbt-anonymize ($path path)" 1 \
-                "^tbbt-anonymize: .*$k\.hmap:$line: (column|expected 12 columns)" 1
-        fi
-        check "map $k.hmap, tbbt-anonymize ($path path): no output left" eval '[ -z "$(ls -A "$RUN")" ]'
-        rm -rf "${RUN:?}"/* "$RUN"/.[!.]* 2>/dev/null
-    done
+    run_f "$S/tbbt-anonymize" --key-string k --map "$mf" --map-out "$RUN/out.hmap" -o "$RUN/out.txt" "$IN/t.txt"
+    if [ $k = noend ]; then # it says so at the end of the file, not at a line
+        one_line "map $k.hmap, tbbt-anonymize" 1 "^tbbt-anonymize: .*$k\.hmap: incomplete map" 1
+    else
+        one_line "map $k.hmap, tbbt-anonymize" 1 "^tbbt-anonymize: .*$k\.hmap:$line: $what" 1
+    fi
+    check "map $k.hmap, tbbt-anonymize: no output left" eval '[ -z "$(ls -A "$RUN")" ]'
+    rm -rf "${RUN:?}"/* "$RUN"/.[!.]* 2>/dev/null
 done
 
 echo "== 4. servers that are not NFS"

@@ -36,258 +36,166 @@
 
 #include <pcap/pcap.h>
 
-#include "linklayer.h"
 #include "htab.h"
+#include "linklayer.h"
+#include "opttab.h"
 #include "rng.h"
 
-#define PD_MAX_PORTS 16
 #define PD_MAXSNAP 262144 /* libpcap's MAXIMUM_SNAPLEN, tcpdump's default */
 #define PD_IP_MAX 65535   /* largest IP total length of a super-segment */
 
-/* ---- options: declared once, in a table ---------------------------------- */
-
-struct pd_ports {
-    int n;
-    uint16_t v[PD_MAX_PORTS];
-};
+/* ---- options: declared once, in a table (lib/opttab.h) ---------------------- */
 
 struct pd_opts {
-    uint64_t seed;
+    gint64 seed;
     double percent, burst_percent, frag_percent;
-    long snaplen, burst_min, burst_max, start_mid, gro_max, mtu; /* -1 = off */
-    long gro, replies_only;
-    struct pd_ports server;
-    const char *truth, *in, *out;
+    int snaplen, burst_min, burst_max, start_mid, gro_max, mtu; /* -1 = off */
+    gboolean gro, replies_only;
+    struct tbbt_opt_ports server;
+    char *truth;
+    const char *in, *out;
 };
 
-enum pd_opt_type { PD_U64, PD_PERCENT, PD_LONG, PD_FLAG, PD_PORTLIST, PD_STR };
+/* The options' values: the table writes them, main hands them on. The
+ * ones without a default are off (-1) unless given. */
+static struct pd_opts O = {.snaplen = -1, .start_mid = -1, .mtu = -1};
 
-struct pd_option {
-    const char *name;
-    enum pd_opt_type type;
-    size_t off;
-    const char *def; /* NULL: off (-1 for PD_LONG, NULL for PD_STR) */
-    long min, max;   /* bounds of PD_LONG */
-    const char *help;
+static const struct tbbt_opt pd_options[] = {
+    {.name = "seed",
+     .type = TBBT_OPT_INT64,
+     .var = &O.seed,
+     .arg = "S",
+     .def = "1",
+     .lo = 0,
+     .hi = INT64_MAX,
+     .help = "seed of every choice"},
+    {.name = "fragment",
+     .type = TBBT_OPT_INT,
+     .var = &O.mtu,
+     .arg = "N",
+     .lo = 68,
+     .hi = 65535,
+     .defhelp = "off",
+     .help = "first of all, split every IPv4 UDP datagram whose IP packet is over N bytes into IP fragments, "
+             "as the sending host on a link of MTU N does (DF set by a sender on a larger link is cleared); "
+             "left whole: datagrams with IP options, IPv6 and TCP"},
+    {.name = "drop-percent",
+     .type = TBBT_OPT_DOUBLE,
+     .var = &O.percent,
+     .arg = "P",
+     .def = "0",
+     .dlo = 0,
+     .dhi = 100,
+     .help = "share of packets to delete, each chosen alone (decimals allowed)"},
+    {.name = "burst-percent",
+     .type = TBBT_OPT_DOUBLE,
+     .var = &O.burst_percent,
+     .arg = "P",
+     .def = "0",
+     .dlo = 0,
+     .dhi = 100,
+     .help = "share of packets to delete in runs of consecutive packets (consecutive among the server's "
+             "with --replies-only); runs never touch"},
+    {.name = "burst-min",
+     .type = TBBT_OPT_INT,
+     .var = &O.burst_min,
+     .arg = "N",
+     .def = "10",
+     .lo = 1,
+     .hi = 1000000,
+     .help = "shortest run of --burst-percent, in packets"},
+    {.name = "burst-max",
+     .type = TBBT_OPT_INT,
+     .var = &O.burst_max,
+     .arg = "N",
+     .def = "500",
+     .lo = 1,
+     .hi = 1000000,
+     .help = "longest run of --burst-percent, in packets"},
+    {.name = "replies-only",
+     .type = TBBT_OPT_FLAG,
+     .var = &O.replies_only,
+     .help = "deletions (not --start-mid's) hit only packets the server sent (source port in --server-port)"},
+    {.name = "server-port",
+     .type = TBBT_OPT_PORTS,
+     .var = &O.server,
+     .arg = "PORTS",
+     .def = "2049",
+     .help = "the server's TCP/UDP ports, comma separated (e.g. 2049,20048 for NFS and MOUNT)"},
+    {.name = "drop-frags",
+     .type = TBBT_OPT_DOUBLE,
+     .var = &O.frag_percent,
+     .arg = "P",
+     .def = "0",
+     .dlo = 0,
+     .dhi = 100,
+     .help = "share of the non-first IP fragments of UDP datagrams to delete"},
+    {.name = "start-mid",
+     .type = TBBT_OPT_INT,
+     .var = &O.start_mid,
+     .arg = "N",
+     .lo = 0,
+     .hi = 2000000000,
+     .defhelp = "off",
+     .help = "delete the first N packets and start each TCP direction inside its first payload"},
+    {.name = "gro",
+     .type = TBBT_OPT_FLAG,
+     .var = &O.gro,
+     .help = "coalesce contiguous TCP segments into super-segments, as GRO/TSO hands them to tcpdump"},
+    {.name = "gro-max",
+     .type = TBBT_OPT_INT,
+     .var = &O.gro_max,
+     .arg = "N",
+     .def = "65000",
+     .lo = 1,
+     .hi = 65535,
+     .help = "most payload bytes in one super-segment"},
+    {.name = "snaplen",
+     .type = TBBT_OPT_INT,
+     .var = &O.snaplen,
+     .arg = "N",
+     .lo = 16,
+     .hi = PD_MAXSNAP,
+     .defhelp = "off",
+     .help = "cut every kept packet to N bytes, after --gro"},
+    {.name = "truth",
+     .type = TBBT_OPT_FILE,
+     .var = &O.truth,
+     .arg = "FILE",
+     .help = "write 'INDEX ACTION...' for every input packet deleted or altered; ACTION: drop, trimmed:K, "
+             "merged-into:J (J: the super-segment's first packet), cut, fragment-of:I (I: the input packet; "
+             "with --fragment, INDEX and J number the fragmented list)"},
+    TBBT_OPT_END,
 };
 
-static const struct pd_option pd_options[] = {
-    {"seed", PD_U64, offsetof(struct pd_opts, seed), "1", 0, 0, "seed of every choice"},
-    {"fragment", PD_LONG, offsetof(struct pd_opts, mtu), NULL, 68, 65535,
-     "first of all, split every IPv4 UDP datagram whose IP packet is over N bytes into IP fragments, as "
-     "the sending host on a link of MTU N does (DF set by a sender on a larger link is cleared); left whole: "
-     "datagrams with IP options, IPv6 and TCP"},
-    {"drop-percent", PD_PERCENT, offsetof(struct pd_opts, percent), "0", 0, 0,
-     "share of packets to delete, each chosen alone (decimals allowed)"},
-    {"burst-percent", PD_PERCENT, offsetof(struct pd_opts, burst_percent), "0", 0, 0,
-     "share of packets to delete in runs of consecutive packets (consecutive among the server's with "
-     "--replies-only); runs never touch"},
-    {"burst-min", PD_LONG, offsetof(struct pd_opts, burst_min), "10", 1, 1000000,
-     "shortest run of --burst-percent, in packets"},
-    {"burst-max", PD_LONG, offsetof(struct pd_opts, burst_max), "500", 1, 1000000,
-     "longest run of --burst-percent, in packets"},
-    {"replies-only", PD_FLAG, offsetof(struct pd_opts, replies_only), "0", 0, 1,
-     "deletions (not --start-mid's) hit only packets the server sent (source port in --server-port)"},
-    {"server-port", PD_PORTLIST, offsetof(struct pd_opts, server), "2049", 1, 65535,
-     "the server's TCP/UDP ports, comma separated (e.g. 2049,20048 for NFS and MOUNT)"},
-    {"drop-frags", PD_PERCENT, offsetof(struct pd_opts, frag_percent), "0", 0, 0,
-     "share of the non-first IP fragments of UDP datagrams to delete"},
-    {"start-mid", PD_LONG, offsetof(struct pd_opts, start_mid), NULL, 0, 2000000000L,
-     "delete the first N packets and start each TCP direction inside its first payload"},
-    {"gro", PD_FLAG, offsetof(struct pd_opts, gro), "0", 0, 1,
-     "coalesce contiguous TCP segments into super-segments, as GRO/TSO hands them to tcpdump"},
-    {"gro-max", PD_LONG, offsetof(struct pd_opts, gro_max), "65000", 1, 65535,
-     "most payload bytes in one super-segment"},
-    {"snaplen", PD_LONG, offsetof(struct pd_opts, snaplen), NULL, 16, PD_MAXSNAP,
-     "cut every kept packet to N bytes, after --gro"},
-    {"truth", PD_STR, offsetof(struct pd_opts, truth), NULL, 0, 0,
-     "write 'INDEX ACTION...' for every input packet deleted or altered; ACTION: drop, trimmed:K, "
-     "merged-into:J (J: the super-segment's first packet), cut, fragment-of:I (I: the input packet; with "
-     "--fragment, INDEX and J number the fragmented list)"},
+static const struct tbbt_cmd pd_cmd = {
+    .tool = "tbbt-pcapdrop",
+    .synopsis = "tbbt-pcapdrop [options] IN.pcap OUT.pcap",
+    .params = "IN.pcap OUT.pcap - copy IN (pcap/pcapng) to OUT (pcap), damaged as a busy tap or host damages "
+              "captures",
+    .description =
+        "Packets are numbered from 1 (tshark's frame.number). Summary on stdout:\n"
+        "\"dropped D of N packets, cut C, merged M into S super-segments, trimmed T, fragments "
+        "dropped F\"; with --fragment, N counts the fragmented list and \", fragmented A datagrams "
+        "in B fragments (C had DF), kept whole O with options\" follows.\n"
+        "Order: --fragment, deletions, --start-mid trims, --gro, --snaplen.\n"
+        "Exit: 0 done, 1 bad input or I/O error, 2 bad usage.",
+    .opts = pd_options,
 };
-#define PD_NOPTIONS (sizeof(pd_options) / sizeof(pd_options[0]))
 
-/* Prints --help from the option table to f. */
-static void pd_usage(FILE *f) {
-    static const char *arg[] = {"S", "P", "N", "", "PORTS", "FILE"};
-    fprintf(f, "usage: tbbt-pcapdrop [options] IN.pcap OUT.pcap\n"
-               "Copies IN (pcap/pcapng) to OUT (pcap), damaged as a busy tap or host damages captures.\n");
-    for (size_t i = 0; i < PD_NOPTIONS; i++) {
-        const struct pd_option *o = &pd_options[i];
-        char left[40];
-        snprintf(left, sizeof(left), "--%s %s", o->name, arg[o->type]);
-        fprintf(f, "  %-21s %s", left, o->help);
-        if (o->type == PD_LONG && o->def)
-            fprintf(f, " (%ld..%ld, default %s)\n", o->min, o->max, o->def);
-        else if (o->type == PD_LONG)
-            fprintf(f, " (%ld..%ld, default off)\n", o->min, o->max);
-        else if (o->type == PD_PERCENT)
-            fprintf(f, " (0..100, default %s)\n", o->def);
-        else if (o->def && o->type != PD_FLAG)
-            fprintf(f, " (default %s)\n", o->def);
-        else
-            fprintf(f, "\n");
-    }
-    fprintf(f,
-            "Packets are numbered from 1 (tshark's frame.number). Summary on stdout:\n"
-            "\"dropped D of N packets, cut C, merged M into S super-segments, trimmed T, fragments "
-            "dropped F\"; with --fragment, N counts the fragmented list and \", fragmented A datagrams in B "
-            "fragments (C had DF), kept whole O with options\" follows.\n"
-            "Order: --fragment, deletions, --start-mid trims, --gro, --snaplen.\n"
-            "Exit: 0 done, 1 bad input or I/O error, 2 bad usage.\n");
-}
-
-/* Parses "P1,P2,..." into ports. Returns 0, or -1 when a port is not a number
- * in 1..65535 or there are more than PD_MAX_PORTS. */
-static int pd_parse_ports(const char *text, struct pd_ports *ports) {
-    ports->n = 0;
-    const char *s = text;
-    for (;;) {
-        char *end;
-        errno = 0;
-        long v = strtol(s, &end, 10);
-        if (errno || end == s || v < 1 || v > 65535 || ports->n == PD_MAX_PORTS) return -1;
-        ports->v[ports->n++] = (uint16_t)v;
-        if (*end == '\0') return 0;
-        if (*end != ',') return -1;
-        s = end + 1;
-    }
-}
-
-/* Stores text as the value of option o in opts (NULL text: the option's off
- * value). Returns 0, or -1 with a message naming the option, the value and
- * what is allowed in err. */
-static int pd_opt_set(struct pd_opts *opts, const struct pd_option *o, const char *text, char *err,
-                      size_t errlen) {
-    char *p = (char *)opts + o->off, *end = NULL;
-    errno = 0;
-    switch (o->type) {
-    case PD_STR: *(const char **)p = text; return 0;
-    case PD_PORTLIST:
-        if (pd_parse_ports(text, (struct pd_ports *)p) == 0) return 0;
-        snprintf(err, errlen, "--%s: '%s' is not a comma-separated list of up to %d ports in 1..65535",
-                 o->name, text, PD_MAX_PORTS);
-        return -1;
-    case PD_U64: {
-        uint64_t v = strtoull(text, &end, 0);
-        if (!errno && *text && *text != '-' && !*end) {
-            *(uint64_t *)p = v;
-            return 0;
-        }
-        snprintf(err, errlen, "--%s: '%s' is not a number in 0..%" PRIu64, o->name, text, UINT64_MAX);
-        return -1;
-    }
-    case PD_PERCENT: {
-        double v = strtod(text, &end);
-        if (!errno && *text && !*end && v >= 0 && v <= 100) {
-            *(double *)p = v;
-            return 0;
-        }
-        snprintf(err, errlen, "--%s: '%s' is not a percentage in 0..100", o->name, text);
-        return -1;
-    }
-    case PD_LONG:
-    case PD_FLAG: {
-        if (!text) {
-            *(long *)p = -1;
-            return 0;
-        }
-        long v = strtol(text, &end, 0);
-        if (!errno && *text && !*end && v >= o->min && v <= o->max) {
-            *(long *)p = v;
-            return 0;
-        }
-        snprintf(err, errlen, "--%s: '%s' is not a number in %ld..%ld", o->name, text, o->min, o->max);
-        return -1;
-    }
-    }
-    return -1;
-}
-
-/* Finds the option called name (nlen bytes). Returns it, or NULL with an
- * "unknown option" message (and a "did you mean" when one is close) in err. */
-static const struct pd_option *pd_find(const char *arg, const char *name, size_t nlen, char *err,
-                                       size_t errlen) {
-    const char *hint = NULL;
-    for (size_t i = 0; i < PD_NOPTIONS; i++) {
-        const char *n = pd_options[i].name;
-        if (strlen(n) == nlen && strncmp(n, name, nlen) == 0) return &pd_options[i];
-        if (!hint && nlen >= 3 && strncmp(n, name, 3) == 0) hint = n;
-    }
-    snprintf(err, errlen, "unknown option '%s'%s%s%s", arg, hint ? " (did you mean --" : "", hint ? hint : "",
-             hint ? "?)" : "");
-    return NULL;
-}
-
-/* Checks what one option alone cannot: the burst bounds' order. Returns 0 or
- * -1 with err. */
-static int pd_check_opts(const struct pd_opts *o, char *err, size_t errlen) {
-    if (o->burst_min > o->burst_max) {
-        snprintf(err, errlen, "--burst-min %ld is above --burst-max %ld: need min <= max", o->burst_min,
-                 o->burst_max);
-        return -1;
-    }
-    if (!o->in || !o->out) {
-        snprintf(err, errlen, "need IN.pcap and OUT.pcap");
-        return -1;
-    }
-    return 0;
-}
-
-/* Checks the option table once at start-up: names unique, bounds ordered.
- * A bad table is a bug in this file, so it aborts. */
-static void pd_check_table(void) {
-    for (size_t i = 0; i < PD_NOPTIONS; i++) {
-        if (pd_options[i].min > pd_options[i].max) abort();
-        for (size_t j = 0; j < i; j++)
-            if (strcmp(pd_options[i].name, pd_options[j].name) == 0) abort();
-    }
-}
-
-/* Parses argv into opts (table defaults first). Returns 0, 1 for --help, or
- * -1 with a message in err. */
-static int pd_parse(int argc, char **argv, struct pd_opts *opts, char *err, size_t errlen) {
-    memset(opts, 0, sizeof(*opts));
-    pd_check_table();
-    for (size_t i = 0; i < PD_NOPTIONS; i++)
-        if (pd_opt_set(opts, &pd_options[i], pd_options[i].def, err, errlen) < 0) abort();
-    int npos = 0, dashdash = 0;
-    for (int a = 1; a < argc; a++) {
-        const char *arg = argv[a];
-        if (!dashdash && strcmp(arg, "--") == 0) {
-            dashdash = 1;
-            continue;
-        }
-        if (!dashdash && (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0)) return 1;
-        if (dashdash || strncmp(arg, "--", 2) != 0) {
-            if (npos == 2) {
-                snprintf(err, errlen, "unexpected argument '%s': need only IN.pcap and OUT.pcap", arg);
-                return -1;
-            }
-            *(npos++ ? &opts->out : &opts->in) = arg;
-            continue;
-        }
-        const char *name = arg + 2, *eq = strchr(name, '=');
-        const struct pd_option *o = pd_find(arg, name, eq ? (size_t)(eq - name) : strlen(name), err, errlen);
-        if (!o) return -1;
-        const char *val = "1";
-        if (o->type == PD_FLAG && eq) {
-            snprintf(err, errlen, "--%s takes no value", o->name);
-            return -1;
-        }
-        if (o->type != PD_FLAG) {
-            if (eq)
-                val = eq + 1;
-            else if (a + 1 < argc)
-                val = argv[++a];
-            else {
-                snprintf(err, errlen, "--%s needs a value", o->name);
-                return -1;
-            }
-        }
-        if (pd_opt_set(opts, o, val, err, errlen) < 0) return -1;
-    }
-    return pd_check_opts(opts, err, errlen);
+/* Parses argv into O (lib/opttab.h: defaults, bounds, --help, usage
+ * errors with exit 2), then what one option alone cannot check: the
+ * operands and the burst bounds' order. */
+static void pd_parse(int argc, char **argv) {
+    tbbt_opt_parse(&pd_cmd, &argc, &argv);
+    if (argc < 3) tbbt_opt_usage(&pd_cmd, "need IN.pcap and OUT.pcap");
+    if (argc > 3)
+        tbbt_opt_usage(&pd_cmd, "unexpected argument '%s': need only IN.pcap and OUT.pcap", argv[3]);
+    O.in = argv[1];
+    O.out = argv[2];
+    if (O.burst_min > O.burst_max)
+        tbbt_opt_usage(&pd_cmd, "--burst-min %d is above --burst-max %d: need min <= max", O.burst_min,
+                       O.burst_max);
 }
 
 /* ---- deterministic choices -------------------------------------------------- */
@@ -1064,19 +972,6 @@ done:
 }
 
 int main(int argc, char **argv) {
-    struct pd_opts o;
-    char err[512];
-    int p = pd_parse(argc, argv, &o, err, sizeof(err));
-    if (p == 1) {
-        pd_usage(stdout);
-        return 0;
-    }
-    if (p < 0) {
-        fprintf(stderr,
-                "tbbt-pcapdrop: %s\nusage: tbbt-pcapdrop [options] IN.pcap OUT.pcap\n"
-                "Try 'tbbt-pcapdrop --help' for the options.\n",
-                err);
-        return 2;
-    }
-    return pd_run(&o) < 0 ? 1 : 0;
+    pd_parse(argc, argv);
+    return pd_run(&O) < 0 ? 1 : 0;
 }

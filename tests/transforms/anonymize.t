@@ -143,6 +143,9 @@ subtest 'usage' => sub {
     is($rc, 2, 'unknown option: exit 2');
     ($rc) = run("--key '$tmp/missing-key' '$fix{suricata}.txt'");
     is($rc, 1, 'unreadable key file: exit 1');
+    ($rc, $out) = run("--key-string k --map '$fix{suricata}.hmap' --map-out - '$fix{suricata}.txt'");
+    is($rc, 2, 'the map and the records both on stdout: exit 2');
+    is($out, '', 'both on stdout: nothing written');
 };
 
 for my $f (sort keys %fix) {

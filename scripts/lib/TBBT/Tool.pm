@@ -42,12 +42,10 @@ sub find_tool {
     return (grep { -f && -x } @cand)[0];
 }
 
-# helper_tool(NAME, BUILD): a C helper (libexec/) running a script's hot
-# loop, or undef when it is not built or TBBT_PERL_ONLY=1 asks for the
-# script's own Perl loop (the reference the helper is tested against).
+# helper_tool(NAME, BUILD): a C helper (libexec/) doing a script's work
+# (the script is its front end), or undef when it is not built.
 sub helper_tool {
     my ($name, $build) = @_;
-    return undef if $ENV{TBBT_PERL_ONLY};
     return find_tool('libexec', $name, $build);
 }
 

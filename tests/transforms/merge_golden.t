@@ -1,11 +1,15 @@
 #!/usr/bin/perl
-# xmerge.t -- tbbt-merge's C loop (libexec/tbbt-xmerge) against its Perl
-# reference (TBBT_PERL_ONLY=1), byte for byte: every fixture of tests/data
-# that is a sorted record text, the bundled capture's records (traces/) and
-# ../shared/captures when present, each split in two interleaved pieces
-# and merged, merged with itself (every call a duplicate, ties in time),
-# with --dup-window 0 and -o; bad inputs: the same one-line error with
-# FILE:LINE and exit code, and no output left.
+# merge_golden.t -- tbbt-merge's outputs byte for byte against golden
+# files (tests/data/golden/merge.golden.zst): the record fixtures of
+# tests/data, each split in two interleaved pieces and merged, merged with
+# itself (every call a duplicate, ties in time), with --dup-window 0 and
+# -o; bad inputs: the one-line error with FILE:LINE, the exit code, no
+# output left. The golden file was made from the outputs on the day the
+# Perl merge loop was removed, when it and the C helper agreed byte for
+# byte on every case here (the test that compared them, xmerge.t, is this
+# one's history). Properties of any correct merge are tested in merge.t.
+# Re-record (after a deliberate change of the output):
+# TBBT_GOLDEN_WRITE=1 prove tests/transforms/merge_golden.t
 use strict;
 use warnings;
 use Test::More;
@@ -14,20 +18,21 @@ use File::Temp qw(tempdir);
 use Cwd qw(abs_path);
 use FindBin;
 use lib "$FindBin::Bin/../lib";
-use TBBTTest qw(run_script);
+use TBBTTest qw(run_script golden_load golden_check golden_finish);
 
 my $src   = $ENV{TBBT_SRC} // abs_path(dirname(__FILE__) . '/../..');
 my $build = $ENV{TBBT_BUILD} // "$src/build";
 my $tool  = "$src/scripts/tbbt-merge";
 my $dump  = "$build/tools/tbbt-dump";
-my $prep  = "$build/transform/tbbt-prep";
 my $tmp   = tempdir(CLEANUP => 1);
-plan skip_all => 'tbbt-xmerge not built' unless -x "$build/libexec/tbbt-xmerge";
+plan skip_all => 'tbbt-xmerge not built' unless -x "$build/libexec/tbbt-xmerge" && -x $dump;
 
-# run(PERL_ONLY, SHELL-ARGS): (exit code, stdout, stderr) of the tool.
+my $golden = golden_load("$src/tests/data/golden/merge.golden.zst");
+
+# run(SHELL-ARGS): (exit code, stdout, stderr) of the tool.
 sub run {
-    my ($perl, $args) = @_;
-    my ($rc, $out, $err) = run_script($tool, $build, $perl, $args, "$tmp/err");
+    my ($args) = @_;
+    my ($rc, $out, $err) = run_script($tool, $build, $args, "$tmp/err");
     # A failed merge into a .tbbt stops the output's tbbt-dump (SIGTERM), which
     # says so, or not when the signal comes before its handler is set: a race.
     $err =~ s/^tbbt-dump: interrupted, nothing written\n//m;
@@ -48,42 +53,28 @@ sub put {
     close $fh or die;
 }
 
-# same(ARGS, WHAT, OUT): both paths give the same exit, stdout, stderr
-# and (when OUT is given) the same file OUT, or both none.
+# same(ARGS, WHAT, OUT): the exit code, stdout, stderr (the temporary
+# directory named TMP) and, when OUT is given, the file OUT (its record
+# text when it is a .tbbt, or none) are the golden file's case WHAT;
+# returns the exit code, stdout and stderr.
 sub same {
     my ($args, $what, $out) = @_;
-    my (@r, @f);
-    for my $perl (1, 0) {
-        unlink $out if defined $out;
-        push @r, [run($perl, $args)];
-        push @f, defined $out ? slurp($out) : undef;
+    unlink $out if defined $out;
+    my ($rc, $so, $err) = run($args);
+    (my $e = $err) =~ s/\Q$tmp\E/TMP/g;
+    my %got = (rc => $rc, stdout => $so, stderr => $e);
+    if (defined $out) {
+        $got{file} = !-e $out ? '<none>' : $out =~ /\.tbbt\z/ ? scalar `'$dump' '$out'` : slurp($out);
     }
-    is($r[1][0], $r[0][0], "$what: exit $r[0][0] both");
-    ok($r[1][1] eq $r[0][1], "$what: stdout byte for byte");
-    is($r[1][2], $r[0][2], "$what: stderr");
-    ok((defined $f[0] ? $f[0] : '<none>') eq (defined $f[1] ? $f[1] : '<none>'), "$what: the output file")
-      if defined $out;
-    return @{$r[1]};
+    golden_check($golden, $what, \%got);
+    return ($rc, $so, $err);
 }
 
-# records(CAPTURE, NAME): the capture's records as text in $tmp/NAME.txt.
-sub records {
-    my ($cap, $name) = @_;
-    system("'$prep' -q --no-map '$cap' -o '$tmp/$name.tbbt' >/dev/null 2>&1") == 0 or return;
-    system("'$dump' '$tmp/$name.tbbt' >'$tmp/$name.txt'") == 0 or return;
-    return "$tmp/$name.txt";
-}
-
-# Inputs: record texts sorted by call time (the Ellard fixture is not one).
-my @inputs = grep { !/ellard/ } glob "$src/tests/data/*.txt";
-push @inputs, grep {defined} records("$src/traces/ganesha-libnfs-mixed.pcap.zst", 'bundled') if -x $prep;
-my $shared = abs_path("$src/..") . '/shared/captures/public';
-for my $cap (sort glob "$shared/*.pcap.zst") {
-    last unless -x $prep;
-    my ($base) = $cap =~ m{([^/]+)\.pcap\.zst\z};
-    push @inputs, grep {defined} records($cap, "shared-$base");
-}
-ok(@inputs > 6, 'fixtures and at least one capture');
+# Inputs: the record fixtures sorted by call time (fixed texts: captures go
+# through tbbt-prep, whose output may change, and are tested by property
+# in merge.t and merge_captures.t).
+my @inputs = map {"$src/tests/data/$_.txt"} qw(rec-sample xform-ganesha xform-nfstrace xform-suricata-v2
+  xform2-2sessions xform2-suricata);
 
 for my $in (@inputs) {
     my $name = (split m{/}, $in)[-1];
@@ -141,4 +132,6 @@ subtest 'bad input: the same one-line error, FILE:LINE, exit 1, no output' => su
     same("- <'$tmp/bad2.txt'", 'bad line on stdin');
 };
 
+golden_finish($golden, 'made by TBBT_GOLDEN_WRITE=1 prove tests/transforms/merge_golden.t on 2026-11-27 (h-onepath), '
+      . 'from tbbt-merge with its C helper, which then agreed byte for byte with the Perl path (TBBT_PERL_ONLY=1) on every case');
 done_testing();
