@@ -20,7 +20,8 @@
 # outputs (each its previous version or whole after the failure); the
 # workspace file of the current directory (tbbt-prep's trace line; with
 # nfs-ganesha, tbbt-init's server line); and, where nfs-ganesha runs
-# (its export on the ordinary disk), tbbt-init's manifest and JSON.
+# (its export on the ordinary disk), tbbt-init's manifest and JSON and a
+# replay's result file in the workspace's tbbt-results/.
 # A directory of outputs (tbbt-report's pages and plots) is not replaced
 # as a whole: each file in it is whole or absent, never cut.
 # Usage (ctest): bash disk_full.sh BUILD_DIR SRC_DIR
@@ -197,26 +198,32 @@ split_full
 # ws_full NAME CMD...: the workspace file (docs/workspace.md) of a current
 # directory on FS: CMD runs there (its other outputs on the ordinary disk)
 # and must record in the workspace, FS full; the previous workspace file
-# (WS_PREV's text) must stay as it was.
+# (WS_PREV's text) must stay as it was. With WS_FILE=tbbt-results: CMD is
+# a replay writing its result file there (a previous run's beside it,
+# which must stay as it was, and no new one, whole or cut).
 ws_full() {
-    local name=$1 rc last
+    local name=$1 rc last what=${WS_FILE:-tbbt-workspace}
     shift
     rm -rf "${REF:?}"/* "$FS"/* "$FS/.filler"
-    mkdir "$FS/ws"
+    mkdir -p "$FS/ws/tbbt-results"
     printf '%s' "$WS_PREV" >"$FS/ws/tbbt-workspace"
     cp "$FS/ws/tbbt-workspace" "$TMP/$name.prev"
+    echo "{\"previous\": $RANDOM}" >"$FS/ws/tbbt-results/old.json"
+    cp "$FS/ws/tbbt-results/old.json" "$TMP/$name.prevres"
     fill 0
     (cd "$FS/ws" && exec timeout 300 "$@") >"$TMP/$name.out" 2>"$TMP/$name.err"
     rc=$?
     last=$(tail -1 "$TMP/$name.err")
-    echo "     $name (the workspace file, nothing free): exit $rc: $last"
+    echo "     $name ($what, nothing free): exit $rc: $last"
     check "$name: fails by exit code ($rc)" [ "$rc" != 0 -a "$rc" -lt 128 ]
     check "$name: no crash or sanitizer report" \
         bash -c "! grep -q -E 'Sanitizer|runtime error|Segmentation|Aborted|core dumped' '$TMP/$name.err'"
-    check "$name: the last line names the workspace file and why" \
-        bash -c "grep -q -F 'tbbt-workspace' <<<'${last//\'/}' && grep -q -i 'no space' <<<'${last//\'/}'"
+    check "$name: the last line names the $what file and why" \
+        bash -c "grep -q -F '$what' <<<'${last//\'/}' && grep -q -i 'no space' <<<'${last//\'/}'"
     check "$name: the previous workspace file is intact" cmp -s "$FS/ws/tbbt-workspace" "$TMP/$name.prev"
-    check "$name: no temporary file left" [ -z "$(find "$FS" -mindepth 1 ! -name .filler ! -name ws ! -path "$FS/ws/tbbt-workspace" | head -3)" ]
+    check "$name: the previous result file is intact" cmp -s "$FS/ws/tbbt-results/old.json" "$TMP/$name.prevres"
+    check "$name: no temporary or new file left" [ -z "$(find "$FS" -mindepth 1 ! -name .filler ! -name ws \
+        ! -path "$FS/ws/tbbt-workspace" ! -path "$FS/ws/tbbt-results" ! -path "$FS/ws/tbbt-results/old.json" | head -3)" ]
 }
 WS_HEAD=$'# tbbt-workspace 1\n# tbbt\'s memory of this directory: docs/workspace.md\n'
 WS_PREV=$WS_HEAD ws_full ws-prep "$B/transform/tbbt-prep" -q -o "$TMP/other/rec.tbbt" -m "$TMP/other/rec.hmap" "$TRACE"
@@ -238,6 +245,11 @@ else
         --manifest "$TMP/other/m" --json @ "127.0.0.1:$TBBT_EXPORT"
     WS_PREV=$WS_HEAD$'trace\trecords='"$TMP/in.tbbt"$'\tmap='"$TMP/in.hmap"$'\n' \
         ws_full ws-init "$B/hierarchy/tbbt-init" -q --replace "${SRV[@]}" --manifest "$TMP/other/m" \
+        "127.0.0.1:$TBBT_EXPORT"
+    # a replay's result file in the workspace's tbbt-results/ (no --json):
+    # the manifest of the init-json run above, on the ordinary disk
+    WS_FILE=tbbt-results WS_PREV=$WS_HEAD$'trace\trecords='"$TMP/in.tbbt"$'\tmap='"$TMP/in.hmap"$'\n' \
+        ws_full ws-play "$B/player/tbbt-play" -q "${SRV[@]}" --manifest "$TMP/other/m" "$TMP/in.tbbt" \
         "127.0.0.1:$TBBT_EXPORT"
     tbbt_ganesha_stop "$TMP/srv"
 fi
