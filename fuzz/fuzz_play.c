@@ -120,13 +120,28 @@ static void learn(struct fz *f, tbbt_id id) {
 
 /* ---- the answerer: XDR written by hand (RFC 1094, 1813) ---- */
 
+/* A reply being written: grown as it fills (most replies are a few
+ * words), up to BUF, past which the rest is cut, as a server's reply
+ * would be by its buffer. */
 struct xw {
     uint8_t *p;
     size_t n, cap;
 };
 
+/* Makes room for k more bytes; 0 when the reply would pass BUF. */
+static int room(struct xw *w, size_t k) {
+    if (w->n + k > BUF) return 0;
+    if (w->n + k > w->cap) {
+        while (w->n + k > w->cap)
+            w->cap = w->cap < 128 ? 128 : w->cap * 2;
+        if (w->cap > BUF) w->cap = BUF;
+        w->p = g_realloc(w->p, w->cap);
+    }
+    return 1;
+}
+
 static void put32(struct xw *w, uint32_t v) {
-    if (w->n + 4 > w->cap) return;
+    if (!room(w, 4)) return;
     w->p[w->n++] = (uint8_t)(v >> 24), w->p[w->n++] = (uint8_t)(v >> 16);
     w->p[w->n++] = (uint8_t)(v >> 8), w->p[w->n++] = (uint8_t)v;
 }
@@ -138,7 +153,7 @@ static void put64(struct xw *w, uint64_t v) {
 static void put_opaque(struct xw *w, const void *d, size_t len, int counted) {
     if (counted) put32(w, (uint32_t)len);
     size_t pad = (4 - len % 4) % 4;
-    if (w->n + len + pad > w->cap) return;
+    if (!room(w, len + pad)) return;
     memcpy(w->p + w->n, d, len);
     memset(w->p + w->n + len, 0, pad);
     w->n += len + pad;
@@ -295,7 +310,7 @@ static void send_one(struct fz *f, uint64_t seq) {
     f->ord->sent(f->sched, seq);
     f->state[seq] = SENT;
     int status = answer_status(r);
-    struct xw w = {g_malloc(BUF), 0, BUF};
+    struct xw w = {NULL, 0, 0};
     if (status >= 0) answer(r, xid, status, &w);
     f->out[f->nout] = seq, f->replies[f->nout] = w.p, f->replen[f->nout] = status >= 0 ? w.n : 0;
     f->nout++;
@@ -407,7 +422,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     f.state = g_new0(uint8_t, f.n + 1);
     f.fh = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     f.cookies = g_hash_table_new_full(ckey_hash, ckey_eq, g_free, g_free);
-    f.sendbuf = g_malloc(BUF);
+    static uint8_t
+        *sendbuf; /* the call's buffer: one for every input (a 1 MiB allocation each was most of the time) */
+    if (!sendbuf) sendbuf = g_malloc(BUF);
+    f.sendbuf = sendbuf;
     tbbt_rec_init(&f.dec);
     manifest(&f);
     unsigned sel = size ? data[0] : 0;
@@ -424,7 +442,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (uint32_t i = 0; i < f.n; i++)
         tbbt_rec_free(&f.recs[i]);
     g_array_free(recs, TRUE);
-    g_free(f.state), g_free(f.sendbuf);
+    g_free(f.state);
     g_hash_table_destroy(f.fh), g_hash_table_destroy(f.cookies);
     tbbt_rec_free(&f.dec);
     tbbt_fhrefs_free(&f.refs);

@@ -64,14 +64,21 @@ static inline const char *fuzz_next_line(const uint8_t *data, size_t size, size_
  * difference is a bug in a reader or writer: abort, so the fuzzer keeps
  * the input. */
 static inline void fuzz_check_record(const struct tbbt_rec *r) {
-    GString *t1 = g_string_new(NULL), *t2 = g_string_new(NULL);
-    struct tbbt_rec back;
-    tbbt_rec_init(&back);
+    /* the strings, the encoding buffer and the record read back are kept
+     * from one call to the next (emptied each time): the targets check
+     * every record they see, and allocating them each time was most of
+     * the cost under AddressSanitizer */
+    static GString *t1, *t2;
+    static struct tbbt_rec back;
+    static uint8_t *buf;
+    static size_t cap;
+    if (!t1) t1 = g_string_new(NULL), t2 = g_string_new(NULL), tbbt_rec_init(&back);
+    g_string_truncate(t1, 0), g_string_truncate(t2, 0);
+    tbbt_rec_clear(&back);
     char err[256];
     int ftext = tbbt_rec_format_text(r, t1);
     struct tbbt_rec_prev prev = {0};
-    uint8_t *buf = NULL;
-    size_t len = 0, cap = 0;
+    size_t len = 0;
     int fbin = tbbt_rec_encode(r, &prev, &buf, &len, &cap);
     if (ftext != fbin) abort();
     if (ftext == 0) {
@@ -83,10 +90,6 @@ static inline void fuzz_check_record(const struct tbbt_rec *r) {
         g_string_truncate(t2, 0);
         if (tbbt_rec_format_text(&back, t2) != 0 || !g_string_equal(t1, t2)) abort();
     }
-    g_free(buf);
-    tbbt_rec_free(&back);
-    g_string_free(t1, TRUE);
-    g_string_free(t2, TRUE);
 }
 
 #endif

@@ -35,7 +35,7 @@ static void on_signal(int sig) {
 }
 
 void tbbt_interrupt_on_signal(const char *tool) {
-    tbbt_oom_on_failure(tool); /* first: it allocates nothing */
+    tbbt_oom_on_failure(tool); /* first: before anything allocates */
     g_snprintf(line, sizeof(line), "%s: interrupted, nothing written\n", tool);
     line_len = strlen(line);
     struct sigaction sa;

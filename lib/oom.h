@@ -17,15 +17,18 @@
  * it reaches this handler; then it aborts as GLib always did. Allocations
  * in the other libraries (zstd, libpcap, libtirpc, libnfs) fail the way
  * each library reports it (an error return tbbt checks, or their own
- * abort). docs/reliability.md says what is tested. */
+ * abort). docs/robustness.md says what is tested. */
 #ifndef TBBT_OOM_H
 #define TBBT_OOM_H
 
 /* Installs the handler (GLib's log writer: installed once, before any
  * other message; it passes every other message to GLib's default
  * writer), and sets G_SLICE=always-malloc unless G_SLICE is set (GLib
- * before 2.76: GSlice's own failure path aborts). Allocates nothing
- * through GLib, so that it may run first in main. */
+ * before 2.76: GSlice's own failure path aborts). Then makes, at once,
+ * the GLib thread primitives tbbt's code meets later (GPrivate, GRWLock:
+ * they allocate on first use and abort on a refusal, with no hook); a
+ * refusal while making them ends in the one line and exit 1 as well.
+ * Call it first in main. */
 void tbbt_oom_on_failure(const char *tool);
 
 #endif

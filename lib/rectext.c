@@ -165,8 +165,9 @@ static void fmt_value(GString *o, const struct tbbt_rec *r, const struct tbbt_fi
         for (uint32_t i = 0; i < r->nentries; i++) {
             const struct tbbt_dirent *e = &r->entries[i];
             if (i) g_string_append_c(o, ',');
-            g_string_append_printf(o, "%" PRIu64 ":%" PRIu64 ":%" PRIu64 ":%u:%" PRIu64 ":", e->fileid,
-                                   e->cookie, e->id, e->type, e->size);
+            const uint64_t parts[] = {e->fileid, e->cookie, e->id, e->type, e->size};
+            for (size_t k = 0; k < G_N_ELEMENTS(parts); k++)
+                app_u64w(o, parts[k], 1), g_string_append_c(o, ':');
             tbbt_text_qstr(o, tbbt_rec_str(r, e->name), e->name.len);
         }
         g_string_append_c(o, ']');
@@ -191,16 +192,24 @@ int tbbt_rec_format_text(const struct tbbt_rec *r, GString *out) {
     g_string_append_printf(out, " 0x%08x v%u %s ", r->xid, r->vers, tbbt_op_info(r->op)->name);
     if (r->status == -1)
         g_string_append_c(out, '-');
+    else if (r->status >= 0)
+        app_u64w(out, (uint64_t)r->status, 1);
     else
         g_string_append_printf(out, "%" PRId32, r->status);
     g_string_append_c(out, ' ');
     fmt_flags(out, r->flags);
-    g_string_append_printf(out, " cred=%u:%u:%u", r->cred.flavor, r->cred.uid, r->cred.gid);
+    /* by hand, not printf: these run for every record written as text */
+    g_string_append(out, " cred=");
+    app_u64w(out, r->cred.flavor, 1), g_string_append_c(out, ':');
+    app_u64w(out, r->cred.uid, 1), g_string_append_c(out, ':');
+    app_u64w(out, r->cred.gid, 1);
     for (uint32_t i = 0; i < r->cred.ngids; i++)
-        g_string_append_printf(out, "%c%u", i ? ',' : ':', r->cred.gids[i]);
+        g_string_append_c(out, i ? ',' : ':'), app_u64w(out, r->cred.gids[i], 1);
     for (int f = 0; f < TBBT_F_COUNT_; f++) {
         if (!tbbt_rec_has(r, f)) continue;
-        g_string_append_printf(out, " %s=", tbbt_fields[f].key);
+        g_string_append_c(out, ' ');
+        g_string_append(out, tbbt_fields[f].key);
+        g_string_append_c(out, '=');
         fmt_value(out, r, &tbbt_fields[f]);
     }
     return 0;

@@ -16,9 +16,12 @@
 # tbbt-split (a part's records and map), tbbt-dump (text, records from
 # text), tbbt-play --simulate (results JSON), tbbt-report (the report's
 # pages), the Perl transforms (tbbt-ellard, tbbt-anonymize and its map,
-# tbbt-filter, tbbt-merge, tbbt-summary's JSON). The manifest (tbbt-init)
-# needs a server: tests/safety/alloc_faults.sh and the e2e tests cover it,
-# not this test.
+# tbbt-filter, tbbt-merge, tbbt-summary's JSON); tbbt-split's four
+# outputs (each its previous version or whole after the failure); the
+# workspace file of the current directory (tbbt-prep's trace line; with
+# nfs-ganesha, tbbt-init's server line); and, where nfs-ganesha runs
+# (its export on the ordinary disk), tbbt-init's manifest and JSON and a
+# replay's result file in the workspace's tbbt-results/.
 # A directory of outputs (tbbt-report's pages and plots) is not replaced
 # as a whole: each file in it is whole or absent, never cut.
 # Usage (ctest): bash disk_full.sh BUILD_DIR SRC_DIR
@@ -96,8 +99,10 @@ full() {
     else
         prev=$FS/$out
     fi
-    echo "previous $name $RANDOM" >"$prev"
-    cp "$prev" "$TMP/$name.prev"
+    if [ -z "${NOPREV:-}" ]; then
+        echo "previous $name $RANDOM" >"$prev"
+        cp "$prev" "$TMP/$name.prev"
+    fi
     fill "$free"
     args=()
     for a in "$@"; do args+=("${a//@/$FS/$out}"); done
@@ -111,7 +116,11 @@ full() {
         bash -c "! grep -q -E 'Sanitizer|runtime error|Segmentation|Aborted|core dumped|panicked' '$TMP/$name.err'"
     check "$name: the last line names the file and why" \
         bash -c "grep -q -F '$(basename "${out%/}")' <<<'${last//\'/}' && grep -q -i -E 'no space|space left' <<<'${last//\'/}'"
-    check "$name: the previous output is intact" cmp -s "$prev" "$TMP/$name.prev"
+    if [ -z "${NOPREV:-}" ]; then
+        check "$name: the previous output is intact" cmp -s "$prev" "$TMP/$name.prev"
+    else
+        check "$name: no output under its name" [ ! -e "$prev" ]
+    fi
     if [ "${out%/}" = "$out" ]; then
         check "$name: no temporary file left" \
             [ -z "$(find "$FS" -mindepth 1 ! -name .filler ! -path "$prev" | head -3)" ]
@@ -151,4 +160,97 @@ full anonymize-map map perl "$S/tbbt-anonymize" --key-string k -o "$TMP/other/an
 full filter out perl "$S/tbbt-filter" --raw --proc lookup --proc getattr --proc read --proc write -o @ "$TMP/in.txt"
 full merge out perl "$S/tbbt-merge" -q -o @ "$TMP/in.txt" "$TMP/in.txt"
 full summary-json json perl "$S/tbbt-summary" -q --json @ "$TMP/in.txt"
+
+# tbbt-split's parts: four outputs (two record files, two maps), written
+# one after the other; each is, after the failure, its previous version
+# or whole (the split of the run on the ordinary disk), never cut.
+split_full() {
+    local f rc last total=0 free ok=1
+    rm -rf "${REF:?}"/* "$FS"/* "$FS/.filler"
+    local args=(-q --shared tbbt-subtree-1/dev --force -k 2)
+    "$B/hierarchy/tbbt-split" "${args[@]}" -o "$REF/sp" "$TMP/in.tbbt" >"$TMP/split.ref.out" 2>&1 ||
+        { check "split: runs on the ordinary disk ($(tail -1 "$TMP/split.ref.out"))" false; return; }
+    for f in sp.part0.tbbt sp.part0.hmap sp.part1.tbbt sp.part1.hmap; do
+        total=$((total + $(stat -c %s "$REF/$f")))
+        echo "previous $f $RANDOM" >"$FS/$f"
+        cp "$FS/$f" "$TMP/$f.prev"
+    done
+    free=$((total / 2 / 4096 * 4096))
+    fill "$free"
+    (cd "$TMP/other" && exec timeout 300 "$B/hierarchy/tbbt-split" "${args[@]}" -o "$FS/sp" "$TMP/in.tbbt") \
+        >"$TMP/split.out" 2>"$TMP/split.err"
+    rc=$?
+    last=$(tail -1 "$TMP/split.err")
+    echo "     split ($total bytes in 4 files, $free free): exit $rc: $last"
+    check "split: fails by exit code ($rc)" [ "$rc" != 0 -a "$rc" -lt 128 ]
+    check "split: no crash or sanitizer report" \
+        bash -c "! grep -q -E 'Sanitizer|runtime error|Segmentation|Aborted|core dumped' '$TMP/split.err'"
+    check "split: the last line names the part and why" \
+        bash -c "grep -q -E 'sp\.part[01]\.(tbbt|hmap)' <<<'${last//\'/}' && grep -q -i 'no space' <<<'${last//\'/}'"
+    for f in sp.part0.tbbt sp.part0.hmap sp.part1.tbbt sp.part1.hmap; do
+        cmp -s "$FS/$f" "$TMP/$f.prev" || cmp -s "$FS/$f" "$REF/$f" || { ok=0; echo "     split: $f cut"; }
+    done
+    check "split: each part is its previous version or whole" [ $ok = 1 ]
+    check "split: no temporary file left" [ -z "$(find "$FS" -mindepth 1 ! -name .filler ! -name 'sp.part[01].*' | head -3)" ]
+}
+split_full
+
+# ws_full NAME CMD...: the workspace file (docs/workspace.md) of a current
+# directory on FS: CMD runs there (its other outputs on the ordinary disk)
+# and must record in the workspace, FS full; the previous workspace file
+# (WS_PREV's text) must stay as it was. With WS_FILE=tbbt-results: CMD is
+# a replay writing its result file there (a previous run's beside it,
+# which must stay as it was, and no new one, whole or cut).
+ws_full() {
+    local name=$1 rc last what=${WS_FILE:-tbbt-workspace}
+    shift
+    rm -rf "${REF:?}"/* "$FS"/* "$FS/.filler"
+    mkdir -p "$FS/ws/tbbt-results"
+    printf '%s' "$WS_PREV" >"$FS/ws/tbbt-workspace"
+    cp "$FS/ws/tbbt-workspace" "$TMP/$name.prev"
+    echo "{\"previous\": $RANDOM}" >"$FS/ws/tbbt-results/old.json"
+    cp "$FS/ws/tbbt-results/old.json" "$TMP/$name.prevres"
+    fill 0
+    (cd "$FS/ws" && exec timeout 300 "$@") >"$TMP/$name.out" 2>"$TMP/$name.err"
+    rc=$?
+    last=$(tail -1 "$TMP/$name.err")
+    echo "     $name ($what, nothing free): exit $rc: $last"
+    check "$name: fails by exit code ($rc)" [ "$rc" != 0 -a "$rc" -lt 128 ]
+    check "$name: no crash or sanitizer report" \
+        bash -c "! grep -q -E 'Sanitizer|runtime error|Segmentation|Aborted|core dumped' '$TMP/$name.err'"
+    check "$name: the last line names the $what file and why" \
+        bash -c "grep -q -F '$what' <<<'${last//\'/}' && grep -q -i 'no space' <<<'${last//\'/}'"
+    check "$name: the previous workspace file is intact" cmp -s "$FS/ws/tbbt-workspace" "$TMP/$name.prev"
+    check "$name: the previous result file is intact" cmp -s "$FS/ws/tbbt-results/old.json" "$TMP/$name.prevres"
+    check "$name: no temporary or new file left" [ -z "$(find "$FS" -mindepth 1 ! -name .filler ! -name ws \
+        ! -path "$FS/ws/tbbt-workspace" ! -path "$FS/ws/tbbt-results" ! -path "$FS/ws/tbbt-results/old.json" | head -3)" ]
+}
+WS_HEAD=$'# tbbt-workspace 1\n# tbbt\'s memory of this directory: docs/workspace.md\n'
+WS_PREV=$WS_HEAD ws_full ws-prep "$B/transform/tbbt-prep" -q -o "$TMP/other/rec.tbbt" -m "$TMP/other/rec.hmap" "$TRACE"
+
+# tbbt-init against nfs-ganesha (its export on the ordinary disk): the
+# manifest, the JSON report, and the server's line in the workspace.
+if ! tbbt_ganesha_usable 2>/dev/null; then
+    echo "     (nfs-ganesha cannot run here: tbbt-init's manifest, JSON and workspace line not tried)"
+elif ! tbbt_ganesha_start "$TMP/srv" >/dev/null 2>&1; then
+    check "nfs-ganesha started" false
+else
+    SRV=(--nfs-port "$TBBT_NFS_PORT" --mount-port "$TBBT_MNT_PORT")
+    # the manifest: tbbt-init removes a previous one first (the image it
+    # described is being rebuilt, tests/e2e cover that), so none here:
+    # the write must fail and leave no manifest, neither cut nor stale
+    NOPREV=1 full init-manifest manifest "$B/hierarchy/tbbt-init" -q --replace "${SRV[@]}" --map "$TMP/in.hmap" \
+        --manifest @ "127.0.0.1:$TBBT_EXPORT"
+    full init-json json "$B/hierarchy/tbbt-init" -q --replace "${SRV[@]}" --map "$TMP/in.hmap" \
+        --manifest "$TMP/other/m" --json @ "127.0.0.1:$TBBT_EXPORT"
+    WS_PREV=$WS_HEAD$'trace\trecords='"$TMP/in.tbbt"$'\tmap='"$TMP/in.hmap"$'\n' \
+        ws_full ws-init "$B/hierarchy/tbbt-init" -q --replace "${SRV[@]}" --manifest "$TMP/other/m" \
+        "127.0.0.1:$TBBT_EXPORT"
+    # a replay's result file in the workspace's tbbt-results/ (no --json):
+    # the manifest of the init-json run above, on the ordinary disk
+    WS_FILE=tbbt-results WS_PREV=$WS_HEAD$'trace\trecords='"$TMP/in.tbbt"$'\tmap='"$TMP/in.hmap"$'\n' \
+        ws_full ws-play "$B/player/tbbt-play" -q "${SRV[@]}" --manifest "$TMP/other/m" "$TMP/in.tbbt" \
+        "127.0.0.1:$TBBT_EXPORT"
+    tbbt_ganesha_stop "$TMP/srv"
+fi
 e2e_end
