@@ -54,7 +54,7 @@ sub put {
 }
 
 # same(ARGS, WHAT, OUT): the exit code, stdout, stderr (the temporary
-# directory named TMP) and, when OUT is given, the file OUT (its record
+# directory named TMP, the source tree SRC) and, when OUT is given, the file OUT (its record
 # text when it is a .tbbt, or none) are the golden file's case WHAT;
 # returns the exit code, stdout and stderr.
 sub same {
@@ -62,6 +62,7 @@ sub same {
     unlink $out if defined $out;
     my ($rc, $so, $err) = run($args);
     (my $e = $err) =~ s/\Q$tmp\E/TMP/g;
+    $e =~ s/\Q$src\E/SRC/g;    # the golden file holds no path of the tree it was made in
     my %got = (rc => $rc, stdout => $so, stderr => $e);
     if (defined $out) {
         $got{file} = !-e $out ? '<none>' : $out =~ /\.tbbt\z/ ? scalar `'$dump' '$out'` : slurp($out);
