@@ -52,6 +52,7 @@ struct tbbt_pass3 {
     /* Records held back behind a rename whose object is not known yet (a
      * later lookup of the new name may reveal it): a ring of copies. */
     struct held *ring;
+    uint32_t cap; /* slots of the ring: a power of two, TBBT_P3_WINDOW to TBBT_P3_HELD_MAX */
     uint32_t head, count;
     uint64_t head_seq;  /* seq of the record at head */
     uint32_t pend_from; /* set by apply(): the entry a just-applied record waits to learn the object of */
@@ -101,7 +102,7 @@ static struct p3ent *ent(struct tbbt_pass3 *p, size_t idx1) {
  * or the new object of a create whose reply the capture lost. */
 static void fill_victim(struct tbbt_pass3 *p, uint64_t seq, tbbt_id obj) {
     if (seq < p->head_seq || seq >= p->head_seq + p->count) return;
-    struct held *h = &p->ring[(p->head + (seq - p->head_seq)) % TBBT_P3_WINDOW];
+    struct held *h = &p->ring[(p->head + (seq - p->head_seq)) & (p->cap - 1)];
     tbbt_rec_set_u64(&h->r, h->field, obj);
     h->target = 0;
     if (h->field == TBBT_F_VICTIM)
@@ -312,33 +313,56 @@ static void give_fresh(struct tbbt_pass3 *p, uint32_t idx1) {
     bind_chain(p, idx1, id);
 }
 
+/* Does the held rename h (at seq) still wait for its object: fewer than
+ * TBBT_P3_WINDOW records or TBBT_P3_WAIT_NS of trace time since it? */
+static int still_waits(const struct tbbt_pass3 *p, const struct held *h, uint64_t seq) {
+    return seq + TBBT_P3_WINDOW > p->st.records || p->now - h->r.call_time < TBBT_P3_WAIT_NS;
+}
+
 /* Gives the sink the held records that need wait no more: all of them
- * when force is set, else those before the first rename still waiting
- * and within the window. */
+ * when force is set, else those before the first rename still waiting. */
 static void flush(struct tbbt_pass3 *p, int force) {
     while (p->count) {
         struct held *h = &p->ring[p->head];
         if (h->target) {
-            if (!force && p->head_seq + TBBT_P3_WINDOW > p->st.records) return;
+            if (!force && still_waits(p, h, p->head_seq)) return;
             uint32_t target = h->target; /* give_fresh fills the record and clears it */
             if (h->field == TBBT_F_VICTIM) give_fresh(p, target); /* a create's object stays unnamed */
             ent(p, target)->pend = 0;
             h->target = 0;
         }
         emit(p, &h->r);
-        p->head = (p->head + 1) % TBBT_P3_WINDOW;
+        p->head = (p->head + 1) & (p->cap - 1);
         p->head_seq++;
         p->count--;
     }
 }
 
+/* Doubles the ring of held records, keeping their order from slot 0: a
+ * busy trace's records within TBBT_P3_WAIT_NS outnumber TBBT_P3_WINDOW.
+ * The records move by value (none points into itself); the new slots are
+ * zeroed, which is a record's initial state. */
+static void grow(struct tbbt_pass3 *p) {
+    struct held *ring = g_new0(struct held, 2 * (size_t)p->cap);
+    for (uint32_t i = 0; i < p->cap; i++)
+        ring[i] = p->ring[(p->head + i) & (p->cap - 1)];
+    g_free(p->ring);
+    p->ring = ring;
+    p->head = 0;
+    p->cap *= 2;
+}
+
 /* Holds a copy of r (seq = the record count before it); target: the
  * entry its victim waits for, 0 if none. */
 static void hold(struct tbbt_pass3 *p, const struct tbbt_rec *r, uint32_t target) {
-    if (!p->ring) p->ring = g_new0(struct held, TBBT_P3_WINDOW);
-    if (p->count == TBBT_P3_WINDOW) flush(p, 1);
+    if (!p->ring) p->ring = g_new0(struct held, p->cap = TBBT_P3_WINDOW);
+    if (p->count == p->cap && p->cap < TBBT_P3_HELD_MAX) grow(p);
+    if (p->count == p->cap) {
+        p->st.wait_cut++;
+        flush(p, 1);
+    }
     if (!p->count) p->head_seq = p->st.records - 1;
-    struct held *h = &p->ring[(p->head + p->count) % TBBT_P3_WINDOW];
+    struct held *h = &p->ring[(p->head + p->count) & (p->cap - 1)];
     tbbt_rec_copy(&h->r, r);
     h->target = target;
     h->field = p->pend_field;
@@ -851,6 +875,9 @@ void tbbt_pass3_report(const struct tbbt_pass3 *p, FILE *out) {
             (unsigned long long)s->victims, (unsigned long long)s->newobjs);
     if (s->unplaced)
         fprintf(out, "; %llu paths left out (directory never placed)", (unsigned long long)s->unplaced);
+    if (s->wait_cut)
+        fprintf(out, "; renames' wait for their object cut short %llu times (%u records held)",
+                (unsigned long long)s->wait_cut, TBBT_P3_HELD_MAX);
     fputc('\n', out);
 }
 
@@ -862,7 +889,7 @@ void tbbt_pass3_report_json(const struct tbbt_pass3 *p, GString *o) {
         "\"initial_symlinks\":%llu,\"initial_other\":%llu,\"initial_bytes\":%llu,\"max_depth\":%llu,"
         "\"created\":%llu,\"deleted\":%llu,\"renamed\":%llu,\"hard_linked\":%llu,\"subtrees\":%llu,"
         "\"root_known\":%s,\"nameless\":%llu,\"size_from_reads\":%llu,\"size_unknown\":%llu,"
-        "\"fresh_ids\":%llu,\"victims\":%llu,\"newobjs\":%llu,\"unplaced\":%llu}",
+        "\"fresh_ids\":%llu,\"victims\":%llu,\"newobjs\":%llu,\"unplaced\":%llu,\"wait_cut\":%llu}",
         (unsigned long long)s->entries, (unsigned long long)s->initial, (unsigned long long)s->initial_dirs,
         (unsigned long long)s->initial_files, (unsigned long long)s->initial_symlinks,
         (unsigned long long)s->initial_other, (unsigned long long)s->initial_bytes,
@@ -871,7 +898,7 @@ void tbbt_pass3_report_json(const struct tbbt_pass3 *p, GString *o) {
         s->root_known ? "true" : "false", (unsigned long long)s->nameless,
         (unsigned long long)s->size_from_reads, (unsigned long long)s->size_unknown,
         (unsigned long long)s->fresh_ids, (unsigned long long)s->victims, (unsigned long long)s->newobjs,
-        (unsigned long long)s->unplaced);
+        (unsigned long long)s->unplaced, (unsigned long long)s->wait_cut);
 }
 
 void tbbt_pass3_free(struct tbbt_pass3 *p) {
@@ -881,7 +908,7 @@ void tbbt_pass3_free(struct tbbt_pass3 *p) {
     g_array_free(p->roots, TRUE);
     tbbt_rec_free(&p->scratch);
     tbbt_rec_free(&p->listing);
-    for (uint32_t i = 0; p->ring && i < TBBT_P3_WINDOW; i++)
+    for (uint32_t i = 0; p->ring && i < p->cap; i++)
         tbbt_rec_free(&p->ring[i].r);
     g_free(p->ring);
     g_free(p);

@@ -9,8 +9,11 @@
  * replies do not carry and the player's dependency order needs. A rename
  * of a name whose object the trace has not shown yet (clients that rename
  * without a lookup) waits, with the records after it, until a later
- * record reveals the object (a lookup of the new name) or TBBT_P3_WINDOW
- * records have passed; then the object gets an ID of its own.
+ * record reveals the object (a lookup of the new name) or both
+ * TBBT_P3_WINDOW records and TBBT_P3_WAIT_NS of trace time have passed
+ * (a count alone is a third of a second at a busy site's rate: the
+ * client's lookup of the new name can come later), at most
+ * TBBT_P3_HELD_MAX records held; then the object gets an ID of its own.
  *
  * The records are applied to a file-system model of lib/ (the same code
  * and the same rules as pass 2's pre-play: one derivation of the initial
@@ -46,7 +49,9 @@
 #include "record.h"
 
 #define TBBT_P3_FRESH_BASE (1ull << 48) /* first ID pass 3 gives */
-#define TBBT_P3_WINDOW 4096             /* records a rename may wait for its object */
+#define TBBT_P3_WINDOW 4096             /* records a rename waits for its object, at least */
+#define TBBT_P3_WAIT_NS 5000000000LL    /* and trace time, at least (5 s) */
+#define TBBT_P3_HELD_MAX 65536u         /* records held behind it, at most (memory) */
 
 /* Receives each record in order; returns 0, or -1 to stop. */
 typedef int (*tbbt_p3_sink)(void *ctx, const struct tbbt_rec *r);
@@ -57,6 +62,7 @@ struct tbbt_pass3_stats {
     uint64_t victims;   /* remove/rmdir/rename records given victim IDs */
     uint64_t newobjs;   /* creates whose lost reply a later lookup revealed: object filled in */
     uint64_t fresh_ids; /* objects given an ID by pass 3 */
+    uint64_t wait_cut;  /* times TBBT_P3_HELD_MAX records held ended renames' wait early */
     uint64_t entries;   /* map entries written */
     uint64_t initial;   /* of which existed before the trace (create 0) */
     uint64_t initial_dirs, initial_files, initial_symlinks, initial_other;

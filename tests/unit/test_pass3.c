@@ -396,6 +396,60 @@ static void test_rename_never_revealed(void **st) {
     done(p, &s, m);
 }
 
+/* feed() at a time given in nanoseconds. */
+static void feed_ns(struct tbbt_pass3 *p, int64_t ns, const char *rest) {
+    char *line = g_strdup_printf("%lld.%09lld %lld.%09lld 10.0.0.5:801 10.0.0.1:2049 0x%08x v3 %s",
+                                 (long long)(ns / SEC), (long long)(ns % SEC), (long long)(ns / SEC),
+                                 (long long)(ns % SEC), (unsigned)(ns / 1000), rest);
+    struct tbbt_rec r;
+    tbbt_rec_init(&r);
+    char err[128];
+    if (tbbt_rec_parse_text(&r, line, strlen(line), err, sizeof(err)) != 0) fail_msg("%s: %s", line, err);
+    assert_int_equal(tbbt_pass3_put(p, &r), 0);
+    tbbt_rec_free(&r);
+    g_free(line);
+}
+
+/* At a busy site's 11,600 calls a second, a client's lookup of a renamed
+ * file's new name 20,000 records (1.7 s) later still reveals the object
+ * the rename moved: the wait is counted in trace time, not only in
+ * records; with nothing to reveal it, the rename gets an ID of its own
+ * once 5 s have passed, in order. */
+static void test_rename_revealed_at_busy_rate(void **st) {
+    (void)st;
+    const int64_t gap = 86207, t0 = 100 * SEC; /* 11,600 calls a second */
+    struct seen s = {g_ptr_array_new()};
+    struct tbbt_pass3 *p = tbbt_pass3_new(keep, &s);
+    tbbt_pass3_add_root(p, 1);
+    feed_ns(p, t0, "rename 0 T cred=1:0:0 dir=1 name=\"m1\" dir2=1 name2=\"m2\"");
+    int64_t t = t0;
+    for (int i = 0; i < 20000; i++)
+        feed_ns(p, t += gap, "getattr 0 T cred=1:0:0 obj=1 " DIRA);
+    assert_int_equal(s.recs->len, 0); /* still held: 1.7 s */
+    feed_ns(p, t += gap, "lookup 0 T cred=1:0:0 dir=1 name=\"m2\" newobj=44 " FILEA(10));
+    assert_int_equal(s.recs->len, 20002); /* revealed: all out */
+    assert_int_equal(((struct tbbt_rec *)s.recs->pdata[0])->victim, 44);
+    GPtrArray *m = map_of(p);
+    assert_int_equal(at(m, "m1", 0)->e.id, 44);
+    done(p, &s, m);
+
+    s.recs = g_ptr_array_new();
+    p = tbbt_pass3_new(keep, &s);
+    tbbt_pass3_add_root(p, 1);
+    feed_ns(p, t0, "rename 0 T cred=1:0:0 dir=1 name=\"m1\" dir2=1 name2=\"m2\"");
+    t = t0;
+    for (int i = 0; i < 57000; i++) /* 4.9 s */
+        feed_ns(p, t += gap, "getattr 0 T cred=1:0:0 obj=1 " DIRA);
+    assert_int_equal(s.recs->len, 0);
+    for (int i = 0; i < 2000; i++)
+        feed_ns(p, t += gap, "getattr 0 T cred=1:0:0 obj=1 " DIRA);
+    assert_true(s.recs->len > 0); /* 5 s passed: out, in order */
+    assert_true(((struct tbbt_rec *)s.recs->pdata[0])->victim >= TBBT_P3_FRESH_BASE);
+    assert_int_equal(tbbt_pass3_stats(p)->wait_cut, 0);
+    m = map_of(p);
+    done(p, &s, m);
+}
+
 /* A rename over an existing name: the replaced object's path ends, its ID
  * is the record's victim2. */
 static void test_rename_over(void **st) {
@@ -442,6 +496,7 @@ int main(void) {
         cmocka_unit_test(test_rename_over),
         cmocka_unit_test(test_order),
         cmocka_unit_test(test_rename_never_revealed),
+        cmocka_unit_test(test_rename_revealed_at_busy_rate),
         cmocka_unit_test(test_lost_create_reply),
         cmocka_unit_test(test_nameless_then_linked),
         cmocka_unit_test(test_nameless_then_stale),
