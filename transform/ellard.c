@@ -424,6 +424,20 @@ static void put_sattr(struct tbbt_ellard *e, struct line *l) {
     }
 }
 
+/* A rename's or link's arguments, the same in v2 and v3: the source
+ * directory and name (a link: the file) and the target directory and
+ * name. */
+static int put_two_dirops(struct tbbt_ellard *e, struct line *l, const struct tok *fh, char *why, size_t wl) {
+    if (l->op == TBBT_OP_LINK) {
+        if (put_fh(e, l, fh, "fh", why, wl) < 0 || put_fh(e, l, kv(l, "fh2"), "fh2", why, wl) < 0) return -1;
+        return put_name(e, kv2(l, "name", "fn"), "name", why, wl);
+    }
+    if (put_fh(e, l, fh, "fh", why, wl) < 0 || put_name(e, kv2(l, "name", "fn"), "name", why, wl) < 0 ||
+        put_fh(e, l, kv(l, "fh2"), "fh2", why, wl) < 0)
+        return -1;
+    return put_name(e, kv2(l, "name2", "fn2"), "name2", why, wl);
+}
+
 /* The arguments of a v3 call. */
 static int call3(struct tbbt_ellard *e, struct line *l, char *why, size_t wl) {
     struct xbuf *x = &e->x;
@@ -489,13 +503,7 @@ static int call3(struct tbbt_ellard *e, struct line *l, char *why, size_t wl) {
         return 0;
     }
     case TBBT_OP_RENAME:
-        if (put_fh(e, l, fh, "fh", why, wl) < 0 || put_name(e, kv2(l, "name", "fn"), "name", why, wl) < 0 ||
-            put_fh(e, l, kv(l, "fh2"), "fh2", why, wl) < 0)
-            return -1;
-        return put_name(e, kv2(l, "name2", "fn2"), "name2", why, wl);
-    case TBBT_OP_LINK:
-        if (put_fh(e, l, fh, "fh", why, wl) < 0 || put_fh(e, l, kv(l, "fh2"), "fh2", why, wl) < 0) return -1;
-        return put_name(e, kv2(l, "name", "fn"), "name", why, wl);
+    case TBBT_OP_LINK: return put_two_dirops(e, l, fh, why, wl);
     case TBBT_OP_READDIR:
     case TBBT_OP_READDIRPLUS:
         if (put_fh(e, l, fh, "fh", why, wl) < 0) return -1;
@@ -555,13 +563,7 @@ static int call2(struct tbbt_ellard *e, struct line *l, char *why, size_t wl) {
         put_zeros(x, n);
         return 0;
     case TBBT_OP_RENAME:
-        if (put_fh(e, l, fh, "fh", why, wl) < 0 || put_name(e, kv2(l, "name", "fn"), "name", why, wl) < 0 ||
-            put_fh(e, l, kv(l, "fh2"), "fh2", why, wl) < 0)
-            return -1;
-        return put_name(e, kv2(l, "name2", "fn2"), "name2", why, wl);
-    case TBBT_OP_LINK:
-        if (put_fh(e, l, fh, "fh", why, wl) < 0 || put_fh(e, l, kv(l, "fh2"), "fh2", why, wl) < 0) return -1;
-        return put_name(e, kv2(l, "name", "fn"), "name", why, wl);
+    case TBBT_OP_LINK: return put_two_dirops(e, l, fh, why, wl);
     case TBBT_OP_SYMLINK:
         if (put_fh(e, l, fh, "fh", why, wl) < 0 || put_name(e, kv2(l, "name", "fn"), "name", why, wl) < 0 ||
             put_name(e, kv(l, "fn2"), "fn2", why, wl) < 0)
