@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cut.h"
+#include "pass2_obj.h"
 #include "rectext.h"
 
 /* A corrective record waiting for its place: it goes out just before the
@@ -15,11 +16,6 @@ struct ins {
     uint64_t before_seq;
     uint64_t order; /* insertion order, breaks ties */
 };
-
-/* fsobj.user of an object an inserted record removed: this bit, and the
- * record's insertion order (else the sequence number of the held record
- * that removed it). */
-#define GONE_BY_INSERTED (1ull << 63)
 
 /* Key of a name a plain readdir listed without its object: (directory,
  * the entry's fileid). */
@@ -231,7 +227,7 @@ struct tbbt_pass2 *tbbt_pass2_new(const struct tbbt_pass2_opts *o, tbbt_p2_sink 
         tbbt_pass2_opts_default(&p->o);
     p->sink = sink;
     p->ctx = ctx;
-    p->m = tbbt_fsmodel_new();
+    p->m = tbbt_pass2_model_new();
     p->rng = g_rand_new_with_seed((guint32)(p->o.seed ^ (p->o.seed >> 32)));
     /* the window, the record being pre-played, the ones read ahead */
     p->cap = p->o.window + 2 + LOOKAHEAD;
@@ -379,9 +375,9 @@ static int64_t touch_time(const struct tbbt_rec *r) {
 static struct tbbt_fsobj *touch(struct tbbt_pass2 *p, tbbt_id id, int64_t t, uint64_t seq) {
     if (!id) return NULL;
     struct tbbt_fsobj *o = tbbt_fsmodel_obj_get(p->m, id);
-    if (t > o->last_time) o->last_time = t;
-    if (seq > o->last_seq) o->last_seq = seq;
-    if (!o->first_seq) o->first_seq = seq;
+    if (t > tbbt_pass2_obj(o)->last_time) tbbt_pass2_obj(o)->last_time = t;
+    if (seq > tbbt_pass2_obj(o)->last_seq) tbbt_pass2_obj(o)->last_seq = seq;
+    if (!tbbt_pass2_obj(o)->first_seq) tbbt_pass2_obj(o)->first_seq = seq;
     return o;
 }
 
@@ -406,7 +402,7 @@ static int names_await(const struct tbbt_pass2 *p) {
 /* Nothing waits at (dir, name) any more (forget_lost). */
 static void forget_at(struct tbbt_pass2 *p, tbbt_id dir, const char *name, size_t len) {
     struct tbbt_fsdent *d = tbbt_fsmodel_dent(p->m, dir, name, len);
-    if (d) d->user = 0;
+    if (d) tbbt_pass2_dent(d)->lost_seq = 0;
 }
 
 /* A record other than the lost one changed (dir, name), or a rename's
@@ -453,8 +449,8 @@ static void group_emit(void *ctx, struct tbbt_rec *x) {
     for (int i = 0; i < 5; i++) {
         const struct tbbt_fsobj *o = ids[i] ? tbbt_fsmodel_obj(p->m, ids[i]) : NULL;
         if (!o) continue;
-        if (o->last_time > p->group_lo) p->group_lo = o->last_time;
-        if (o->last_seq > p->group_after) p->group_after = o->last_seq;
+        if (tbbt_pass2_obj(o)->last_time > p->group_lo) p->group_lo = tbbt_pass2_obj(o)->last_time;
+        if (tbbt_pass2_obj(o)->last_seq > p->group_after) p->group_after = tbbt_pass2_obj(o)->last_seq;
     }
     tbbt_fsmodel_apply(p->m, x, TBBT_NFS_OK);
     if (names_await(p)) forget_lost(p, x);
@@ -467,7 +463,8 @@ static void group_emit(void *ctx, struct tbbt_rec *x) {
     /* an object this removal took away remembers it (rule used-after-removal) */
     struct tbbt_fsobj *v =
         ids[4] && (x->op == TBBT_OP_REMOVE || x->op == TBBT_OP_RMDIR) ? tbbt_fsmodel_obj(p->m, ids[4]) : NULL;
-    if (v && (v->flags & TBBT_FSO_GONE)) v->user = GONE_BY_INSERTED | n->order;
+    if (v && (v->flags & TBBT_FSO_GONE))
+        tbbt_pass2_obj(v)->removed_by = TBBT_PASS2_GONE_BY_INSERTED | n->order;
 }
 
 /* Does r set its object's mode, owner or size: a setattr of those, a make
@@ -486,9 +483,11 @@ static int sets_attrs(const struct tbbt_rec *r) {
 static void note_set(struct tbbt_pass2 *p, const struct tbbt_rec *x, uint64_t seq, int64_t t) {
     if (!sets_attrs(x)) return;
     struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, x->op == TBBT_OP_SETATTR ? x->obj : x->newobj);
-    if (!o || seq < o->shown_seq || (seq == o->shown_seq && t <= o->shown_time)) return;
-    o->shown_seq = seq;
-    o->shown_time = t;
+    if (!o || seq < tbbt_pass2_obj(o)->shown_seq ||
+        (seq == tbbt_pass2_obj(o)->shown_seq && t <= tbbt_pass2_obj(o)->shown_time))
+        return;
+    tbbt_pass2_obj(o)->shown_seq = seq;
+    tbbt_pass2_obj(o)->shown_time = t;
 }
 
 /* Corrective make x, placed just after held record seq, made its object
@@ -500,7 +499,7 @@ static void note_set(struct tbbt_pass2 *p, const struct tbbt_rec *x, uint64_t se
 static void made_first(struct tbbt_pass2 *p, const struct tbbt_rec *x, uint64_t seq) {
     if (!sets_attrs(x) || x->op == TBBT_OP_SETATTR || !seq) return;
     struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, x->newobj);
-    if (o && o->first_seq > seq) o->first_seq = seq;
+    if (o && tbbt_pass2_obj(o)->first_seq > seq) tbbt_pass2_obj(o)->first_seq = seq;
 }
 
 /* Orders waiting records by (before_seq, call time, insertion order). */
@@ -597,8 +596,10 @@ static struct tbbt_fsobj *gone_held(struct tbbt_pass2 *p, const struct tbbt_rec 
                       tbbt_rec_has(r, TBBT_F_DIR2) ? r->dir2 : 0};
     for (int i = 0; i < 3; i++) {
         struct tbbt_fsobj *o = ids[i] ? tbbt_fsmodel_obj(p->m, ids[i]) : NULL;
-        if (!o || !(o->flags & TBBT_FSO_GONE) || !o->user) continue;
-        if ((o->user & GONE_BY_INSERTED) || (o->user >= p->head_seq && o->user < p->next_seq)) return o;
+        if (!o || !(o->flags & TBBT_FSO_GONE) || !tbbt_pass2_obj(o)->removed_by) continue;
+        if ((tbbt_pass2_obj(o)->removed_by & TBBT_PASS2_GONE_BY_INSERTED) ||
+            (tbbt_pass2_obj(o)->removed_by >= p->head_seq && tbbt_pass2_obj(o)->removed_by < p->next_seq))
+            return o;
     }
     return NULL;
 }
@@ -631,7 +632,7 @@ static tbbt_id keep_dir(const struct tbbt_fsmodel *m, tbbt_id dir) {
  * ".tbbt-kept-ID", and the model gets g back under that name. Returns 0
  * (records added), or -1 when the record has gone out already. */
 static int keep_inserted(struct tbbt_pass2 *p, struct tbbt_fsobj *g) {
-    uint64_t order = g->user & ~GONE_BY_INSERTED;
+    uint64_t order = tbbt_pass2_obj(g)->removed_by & ~TBBT_PASS2_GONE_BY_INSERTED;
     struct ins *x = NULL;
     for (guint i = 0; i < p->pending->len && !x; i++)
         if (((struct ins *)p->pending->pdata[i])->order == order) x = p->pending->pdata[i];
@@ -647,12 +648,12 @@ static int keep_inserted(struct tbbt_pass2 *p, struct tbbt_fsobj *g) {
     uint32_t nl = g->attr.nlink, type = g->attr.type;
     tbbt_fsmodel_link(p->m, kd, hidden, (size_t)hl, g->id, type);
     if (type != TBBT_FT_DIR && nl) g->attr.nlink = nl;
-    g->user = 0;
+    tbbt_pass2_obj(g)->removed_by = 0;
     return 0; /* no record added: one was changed */
 }
 
 /* Rule action TBBT_FIX_KEEP_OBJ: r uses object g that the held record
- * g->user removed. Before that record, the name it removed is renamed to
+ * tbbt_pass2_obj(g)->removed_by removed. Before that record, the name it removed is renamed to
  * ".tbbt-kept-ID" (in the same directory, or its nearest ancestor the
  * model holds alive) and a new object (file, or directory) made under the
  * name, so the removal takes the new object and g lives on. The model
@@ -662,8 +663,8 @@ static int keep_inserted(struct tbbt_pass2 *p, struct tbbt_fsobj *g) {
 static int keep_obj(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
     struct tbbt_fsobj *g = gone_held(p, r);
     if (!g) return -1;
-    if (g->user & GONE_BY_INSERTED) return keep_inserted(p, g);
-    uint64_t s = g->user;
+    if (tbbt_pass2_obj(g)->removed_by & TBBT_PASS2_GONE_BY_INSERTED) return keep_inserted(p, g);
+    uint64_t s = tbbt_pass2_obj(g)->removed_by;
     const struct tbbt_rec *gr = &p->ring[s % p->cap];
     tbbt_id d;
     struct tbbt_str nm;
@@ -717,7 +718,7 @@ static int keep_obj(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
     uint32_t nl = g->attr.nlink;
     tbbt_fsmodel_link(p->m, kd, hidden, (size_t)hl, g->id, isdir ? TBBT_FT_DIR : g->attr.type);
     if (!isdir && nl) g->attr.nlink = nl;
-    g->user = 0;
+    tbbt_pass2_obj(g)->removed_by = 0;
     return 2;
 }
 
@@ -761,8 +762,9 @@ static int make_earlier(struct tbbt_pass2 *p, tbbt_id id, uint64_t seq) {
         return 0;
     if (x->before_seq <= seq) return 1;
     const struct tbbt_fsobj *pd = tbbt_fsmodel_obj(p->m, x->r.dir);
-    int parent_there = pd && (pd->flags & TBBT_FSO_CREATED) ? pd->first_seq && pd->first_seq < seq
-                                                            : pd && (pd->flags & TBBT_FSO_INITIAL);
+    int parent_there = pd && (pd->flags & TBBT_FSO_CREATED)
+                           ? tbbt_pass2_obj(pd)->first_seq && tbbt_pass2_obj(pd)->first_seq < seq
+                           : pd && (pd->flags & TBBT_FSO_INITIAL);
     if (!parent_there ||
         last_named(p, x->r.dir, tbbt_rec_str(&x->r, x->r.name), x->r.name.len, x->before_seq) >= seq)
         return 0;
@@ -789,16 +791,17 @@ static uint64_t made_before_use(struct tbbt_pass2 *p, const struct tbbt_rec *r, 
     if (!tbbt_rec_has(r, TBBT_F_NEWOBJ) || !r->newobj || !tbbt_rec_has(r, TBBT_F_NAME)) return 0;
     const struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, r->newobj);
     const struct tbbt_fsobj *d = tbbt_fsmodel_obj(p->m, r->dir);
-    if (!o || !d || o->links || (o->flags & TBBT_FSO_CREATED) || o->first_seq >= seq ||
-        o->first_seq < p->head_seq || !tbbt_fsmodel_dir_fresh(p->m, r->dir) ||
-        (d->first_seq >= o->first_seq && !make_earlier(p, r->dir, o->first_seq)))
+    if (!o || !d || o->links || (o->flags & TBBT_FSO_CREATED) || tbbt_pass2_obj(o)->first_seq >= seq ||
+        tbbt_pass2_obj(o)->first_seq < p->head_seq || !tbbt_fsmodel_dir_fresh(p->m, r->dir) ||
+        (tbbt_pass2_obj(d)->first_seq >= tbbt_pass2_obj(o)->first_seq &&
+         !make_earlier(p, r->dir, tbbt_pass2_obj(o)->first_seq)))
         return 0;
     /* the name never met, or met only absent before that use */
     const struct tbbt_fsdent *n = tbbt_fsmodel_dent(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len);
-    if (n && (n->state != TBBT_NAME_ABSENT ||
-              last_named(p, r->dir, tbbt_rec_str(r, r->name), r->name.len, seq) >= o->first_seq))
+    if (n && (n->state != TBBT_NAME_ABSENT || last_named(p, r->dir, tbbt_rec_str(r, r->name), r->name.len,
+                                                         seq) >= tbbt_pass2_obj(o)->first_seq))
         return 0;
-    return o->first_seq;
+    return tbbt_pass2_obj(o)->first_seq;
 }
 
 /* The inserted make of object id waiting to go out (the last one), or
@@ -964,9 +967,9 @@ static int fix_place(struct tbbt_pass2 *p, enum tbbt_fix_act act, const struct t
 static int make_early_elsewhere(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
     if (!tbbt_rec_has(r, TBBT_F_NEWOBJ) || !r->newobj || !tbbt_rec_has(r, TBBT_F_NAME)) return 0;
     const struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, r->newobj);
-    if (!o || o->links || (o->flags & TBBT_FSO_CREATED) || o->first_seq >= seq ||
-        o->first_seq < p->head_seq ||
-        last_named(p, r->dir, tbbt_rec_str(r, r->name), r->name.len, seq) < o->first_seq)
+    if (!o || o->links || (o->flags & TBBT_FSO_CREATED) || tbbt_pass2_obj(o)->first_seq >= seq ||
+        tbbt_pass2_obj(o)->first_seq < p->head_seq ||
+        last_named(p, r->dir, tbbt_rec_str(r, r->name), r->name.len, seq) < tbbt_pass2_obj(o)->first_seq)
         return 0;
     struct tbbt_rec *x = &p->early;
     tbbt_rec_copy(x, r);
@@ -1009,7 +1012,7 @@ static int fix_place(struct tbbt_pass2 *p, enum tbbt_fix_act act, const struct t
     if (early) {
         /* after the directory was made (and the last record that found
          * the name absent), before the object's first use */
-        uint64_t made = tbbt_fsmodel_obj(p->m, r->dir)->first_seq;
+        uint64_t made = tbbt_pass2_obj(tbbt_fsmodel_obj(p->m, r->dir))->first_seq;
         uint64_t absent = last_named(p, r->dir, tbbt_rec_str(r, r->name), r->name.len, early);
         if (absent > made) made = absent;
         p->group_after = made >= p->head_seq ? made : 0;
@@ -1174,12 +1177,12 @@ static int nameless_unknown(const struct tbbt_fsmodel *m, tbbt_id id) {
  * one that did is a lost reply (they saw it gone too); else seq. */
 static uint64_t first_lost_use(const struct tbbt_pass2 *p, tbbt_id id, uint64_t seq) {
     const struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, id);
-    if (!o || o->first_seq < p->head_seq || o->first_seq >= seq) return seq;
-    for (uint64_t s = o->first_seq; s < seq; s++) {
+    if (!o || tbbt_pass2_obj(o)->first_seq < p->head_seq || tbbt_pass2_obj(o)->first_seq >= seq) return seq;
+    for (uint64_t s = tbbt_pass2_obj(o)->first_seq; s < seq; s++) {
         const struct tbbt_rec *q = &p->ring[s % p->cap];
         if (tbbt_rec_has(q, TBBT_F_OBJ) && q->obj == id && !(q->flags & TBBT_RF_REPLY_LOST)) return seq;
     }
-    return o->first_seq;
+    return tbbt_pass2_obj(o)->first_seq;
 }
 
 /* An operation on a handle, r (held as seq), of an object the model
@@ -1292,14 +1295,14 @@ static int names_op(unsigned op) {
 }
 
 /* A lost make that succeeded (r, held as seq) does not know the object
- * it made: the name waits (fsdent.user) for a record that shows it while
+ * it made: the name waits (tbbt_pass2_dent.lost_seq) for a record that shows it while
  * r is held (resolve_name), or the replay makes the name and never learns
  * the handle of the object the trace goes on to use. */
 static void await_object(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
     if (!unbound_make(r)) return;
     struct tbbt_fsdent *d = tbbt_fsmodel_dent(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len);
     if (!d || d->state != TBBT_NAME_PRESENT) return;
-    d->user = seq;
+    tbbt_pass2_dent(d)->lost_seq = seq;
     p->unbound_lost++;
 }
 
@@ -1456,7 +1459,7 @@ static void lost_reply(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
     tbbt_fsmodel_apply(p->m, r, TBBT_NFS_OK);
     if (!names_op(r->op) || !tbbt_rec_has(r, TBBT_F_NAME)) return;
     struct tbbt_fsdent *d = tbbt_fsmodel_dent(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len);
-    if (d) d->user = seq;
+    if (d) tbbt_pass2_dent(d)->lost_seq = seq;
 }
 
 /* Lost make l (held as s) made obj, which no record used before l was
@@ -1467,7 +1470,7 @@ static void lost_reply(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
  * empty (mark_made_empty). */
 static void made_by_lost(struct tbbt_pass2 *p, uint64_t s, tbbt_id obj) {
     struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, obj);
-    if (!o || !(o->flags & TBBT_FSO_INITIAL) || o->links || o->first_seq <= s) return;
+    if (!o || !(o->flags & TBBT_FSO_INITIAL) || o->links || tbbt_pass2_obj(o)->first_seq <= s) return;
     o->flags &= ~(uint32_t)(TBBT_FSO_INITIAL | TBBT_FSO_INIT_ATTRS);
     o->flags |= TBBT_FSO_CREATED;
 }
@@ -1479,9 +1482,9 @@ static void made_by_lost(struct tbbt_pass2 *p, uint64_t s, tbbt_id obj) {
 static void resolve_name(struct tbbt_pass2 *p, tbbt_id dir, const char *name, size_t len, int present,
                          tbbt_id obj) {
     struct tbbt_fsdent *d = tbbt_fsmodel_dent(p->m, dir, name, len);
-    if (!d || !d->user) return;
-    uint64_t s = d->user;
-    d->user = 0;
+    if (!d || !tbbt_pass2_dent(d)->lost_seq) return;
+    uint64_t s = tbbt_pass2_dent(d)->lost_seq;
+    tbbt_pass2_dent(d)->lost_seq = 0;
     if (s < p->head_seq) return;
     struct tbbt_rec *l = &p->ring[s % p->cap];
     if (!(l->flags & TBBT_RF_REPLY_LOST)) return;
@@ -1495,7 +1498,7 @@ static void resolve_name(struct tbbt_pass2 *p, tbbt_id dir, const char *name, si
             mark_made_empty(p->m, l);
             p->unbound_lost -= p->unbound_lost > 0;
         } else if (binds && present && d->state == TBBT_NAME_PRESENT) {
-            d->user = s; /* still waiting for a record that shows the object */
+            tbbt_pass2_dent(d)->lost_seq = s; /* still waiting for a record that shows the object */
         }
         return;
     }
@@ -1509,7 +1512,7 @@ static void resolve_name(struct tbbt_pass2 *p, tbbt_id dir, const char *name, si
         } else if (binds) {
             /* a plain readdir shows the name, not the object: a record
              * that shows it may still come while l is held */
-            d->user = s;
+            tbbt_pass2_dent(d)->lost_seq = s;
             p->unbound_lost++;
         }
     } else if (!makes && !present && d->state == TBBT_NAME_ABSENT) {
@@ -1550,7 +1553,7 @@ static void retype_make(struct tbbt_rec *x, uint32_t type) {
 static void made_as_shown(struct tbbt_pass2 *p, struct tbbt_rec *x, tbbt_id obj) {
     struct tbbt_fsobj *o = tbbt_fsmodel_obj_get(p->m, obj);
     if (!(o->flags & TBBT_FSO_ATTRS)) {
-        o->flags |= TBBT_FSO_OWNER_GUESSED;
+        tbbt_pass2_obj(o)->flags |= TBBT_PASS2_OWNER_GUESSED;
         return;
     }
     tbbt_rec_set_u64(x, TBBT_F_SET_UID, o->attr.uid);
@@ -1653,8 +1656,8 @@ static void resolve_lost(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
  * out, gets it, and the mode r shows (the model's too). */
 static void mend_owner(struct tbbt_pass2 *p, const struct tbbt_rec *r, tbbt_id id) {
     struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, id);
-    if (!o || !(o->flags & TBBT_FSO_OWNER_GUESSED)) return;
-    o->flags &= ~(uint32_t)TBBT_FSO_OWNER_GUESSED;
+    if (!o || !(tbbt_pass2_obj(o)->flags & TBBT_PASS2_OWNER_GUESSED)) return;
+    tbbt_pass2_obj(o)->flags &= ~(uint32_t)TBBT_PASS2_OWNER_GUESSED;
     for (guint i = 0; i < p->pending->len; i++) {
         struct tbbt_rec *x = &((struct ins *)p->pending->pdata[i])->r;
         if (x->op == TBBT_OP_LINK || !tbbt_rec_has(x, TBBT_F_NEWOBJ) || x->newobj != id) continue;
@@ -1673,8 +1676,8 @@ static void mend_owner(struct tbbt_pass2 *p, const struct tbbt_rec *r, tbbt_id i
 /* Maps the fileid of o that r's reply shows to o, unless an earlier reply
  * showed it. */
 static void learn_fileid(struct tbbt_pass2 *p, struct tbbt_fsobj *o, int shown, uint64_t fileid) {
-    if (!o || !shown || (o->flags & TBBT_FSO_FILEID)) return;
-    o->flags |= TBBT_FSO_FILEID;
+    if (!o || !shown || (tbbt_pass2_obj(o)->flags & TBBT_PASS2_FILEID)) return;
+    tbbt_pass2_obj(o)->flags |= TBBT_PASS2_FILEID;
     uint64_t *k = g_new(uint64_t, 1);
     *k = fileid;
     g_hash_table_replace(p->by_fileid, k, GSIZE_TO_POINTER((gsize)o->id));
@@ -2147,7 +2150,7 @@ static void rm_resolve(struct tbbt_pass2 *p, guint i, guint k) {
     tbbt_fsmodel_name(p->m, r->dir, x->name, x->len, &victim);
     tbbt_fsmodel_apply(p->m, r, TBBT_NFS_OK);
     struct tbbt_fsobj *vo = victim ? tbbt_fsmodel_obj(p->m, victim) : NULL;
-    if (vo && (vo->flags & TBBT_FSO_GONE)) vo->user = c->seq;
+    if (vo && (vo->flags & TBBT_FSO_GONE)) tbbt_pass2_obj(vo)->removed_by = c->seq;
     g_ptr_array_remove_index(p->rmcuts, i);
     rm_gone_elsewhere(p, r->dir, tbbt_rec_str(r, r->name), r->name.len);
 }
@@ -2526,7 +2529,7 @@ static int restore_setattr(struct tbbt_pass2 *p, struct tbbt_rec *r) {
     if (!tbbt_rec_has(r, TBBT_F_TYPE) || !tbbt_rec_has(r, TBBT_F_OBJ)) return 0;
     const struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, r->obj);
     int attrs = o && (o->flags & TBBT_FSO_ATTRS);
-    int owner = attrs && !(o->flags & TBBT_FSO_OWNER_GUESSED);
+    int owner = attrs && !(tbbt_pass2_obj(o)->flags & TBBT_PASS2_OWNER_GUESSED);
     int64_t mode = mode_before(o);
     if (tbbt_rec_has(r, TBBT_F_MODE) &&
         (tbbt_rec_has(r, TBBT_F_SET_MODE) || (mode >= 0 && (uint32_t)mode != (r->mode & 07777))))
@@ -3251,7 +3254,7 @@ static int attrs_changed(const struct tbbt_fsobj *o, const struct tbbt_rec *r, i
         uint32_t want = setattr && tbbt_rec_has(r, TBBT_F_SET_MODE) ? r->set_mode : o->rmode;
         if ((want ^ r->mode) & 0777) tbbt_rec_set_u64(x, TBBT_F_MODE, r->mode & 07777);
     }
-    int owner_known = (o->flags & TBBT_FSO_ATTRS) && !(o->flags & TBBT_FSO_OWNER_GUESSED);
+    int owner_known = (o->flags & TBBT_FSO_ATTRS) && !(tbbt_pass2_obj(o)->flags & TBBT_PASS2_OWNER_GUESSED);
     if (owner_known && tbbt_rec_has(r, TBBT_F_UID) && !(setattr && tbbt_rec_has(r, TBBT_F_SET_UID)) &&
         r->uid != o->attr.uid)
         tbbt_rec_set_u64(x, TBBT_F_UID, r->uid);
@@ -3367,8 +3370,9 @@ static void attrs_reveal(struct tbbt_pass2 *p, struct tbbt_fsobj *o, const struc
         o->attr.size = x->size; /* a listing's entry: the model learns no size */
     /* a directory's: a record since the values were last shown that the
      * new ones would have denied ran before the change */
-    uint64_t used = last_denied_use(p, o, x, o->shown_seq, seq);
-    if (!used && !o->shown_seq && (o->flags & TBBT_FSO_INITIAL) && !(o->flags & TBBT_FSO_CREATED)) {
+    uint64_t used = last_denied_use(p, o, x, tbbt_pass2_obj(o)->shown_seq, seq);
+    if (!used && !tbbt_pass2_obj(o)->shown_seq && (o->flags & TBBT_FSO_INITIAL) &&
+        !(o->flags & TBBT_FSO_CREATED)) {
         if (tbbt_rec_has(x, TBBT_F_MODE)) o->init.mode = x->mode;
         if (tbbt_rec_has(x, TBBT_F_UID)) o->init.uid = x->uid;
         if (tbbt_rec_has(x, TBBT_F_GID)) o->init.gid = x->gid;
@@ -3385,9 +3389,9 @@ static void attrs_reveal(struct tbbt_pass2 *p, struct tbbt_fsobj *o, const struc
      * between would grow it again); a mode or owner right after the last
      * record that showed the old one (a record that needs the new one may
      * show nothing) */
-    int by_touch = tbbt_rec_has(x, TBBT_F_SIZE) || !o->shown_seq;
-    f->lo_seq = by_touch ? o->last_seq : o->shown_seq;
-    f->lo_time = by_touch ? o->last_time : o->shown_time;
+    int by_touch = tbbt_rec_has(x, TBBT_F_SIZE) || !tbbt_pass2_obj(o)->shown_seq;
+    f->lo_seq = by_touch ? tbbt_pass2_obj(o)->last_seq : tbbt_pass2_obj(o)->shown_seq;
+    f->lo_time = by_touch ? tbbt_pass2_obj(o)->last_time : tbbt_pass2_obj(o)->shown_time;
     if (used > f->lo_seq) {
         f->lo_seq = used;
         f->lo_time = touch_time(&p->ring[used % p->cap]);
@@ -3401,7 +3405,7 @@ static void attrs_reveal(struct tbbt_pass2 *p, struct tbbt_fsobj *o, const struc
  * called? The server may have run r first: r's reply may show o as it was
  * before that record, not a change the capture lost. */
 static int in_flight(const struct tbbt_fsobj *o, const struct tbbt_rec *r) {
-    return o->last_time > r->call_time;
+    return tbbt_pass2_obj(o)->last_time > r->call_time;
 }
 
 /* Was a record that may set o's mode or owner -- a setattr of o, one
@@ -3580,8 +3584,8 @@ static void note_shown(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t 
     tbbt_id id = tbbt_rec_has(r, TBBT_F_NEWOBJ) ? r->newobj : tbbt_rec_has(r, TBBT_F_OBJ) ? r->obj : 0;
     struct tbbt_fsobj *o = id ? tbbt_fsmodel_obj(p->m, id) : NULL;
     if (!o || shows_other(o, r)) return;
-    o->shown_seq = seq;
-    o->shown_time = touch_time(r);
+    tbbt_pass2_obj(o)->shown_seq = seq;
+    tbbt_pass2_obj(o)->shown_time = touch_time(r);
     /* a make's reply shows the mode it gave (an unchecked create of an
      * existing file sets it too): the replay gives the same */
     if (r->op < TBBT_OP_COUNT && (tbbt_op_info(r->op)->flags & TBBT_OPF_CREATES) &&
@@ -4112,7 +4116,7 @@ static void preplay(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
             judge(p, r, seq);
     }
     struct tbbt_fsobj *vo = victim ? tbbt_fsmodel_obj(p->m, victim) : NULL;
-    if (vo && (vo->flags & TBBT_FSO_GONE)) vo->user = seq;
+    if (vo && (vo->flags & TBBT_FSO_GONE)) tbbt_pass2_obj(vo)->removed_by = seq;
     tbbt_id ids[5] = {tbbt_rec_has(r, TBBT_F_OBJ) ? r->obj : 0, tbbt_rec_has(r, TBBT_F_DIR) ? r->dir : 0,
                       tbbt_rec_has(r, TBBT_F_DIR2) ? r->dir2 : 0,
                       tbbt_rec_has(r, TBBT_F_NEWOBJ) ? r->newobj : 0, named};
