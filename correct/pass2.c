@@ -498,3 +498,17 @@ const struct tbbt_pass2_stats *tbbt_pass2_stats(const struct tbbt_pass2 *p) {
 struct tbbt_fsmodel *tbbt_pass2_model(struct tbbt_pass2 *p) {
     return p->m;
 }
+
+/* Contract in pass2_int.h. */
+uint64_t tbbt_p2_last_named(const struct tbbt_pass2 *p, tbbt_id dir, const char *name, size_t len,
+                            uint64_t seq) {
+    for (uint64_t s = seq; s-- > p->head_seq;) {
+        const struct tbbt_rec *q = &p->ring[s % p->cap];
+        if ((tbbt_rec_has(q, TBBT_F_DIR) && q->dir == dir && q->name.len == len &&
+             !memcmp(tbbt_rec_str(q, q->name), name, len)) ||
+            (tbbt_rec_has(q, TBBT_F_DIR2) && q->dir2 == dir && q->name2.len == len &&
+             !memcmp(tbbt_rec_str(q, q->name2), name, len)))
+            return s;
+    }
+    return 0;
+}

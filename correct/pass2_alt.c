@@ -1,7 +1,9 @@
 /* pass2_alt.c -- calls of other clients the server ran in the other order:
- * overlapping calls whose traced status fits only the other order are
- * noted with their alternative predictions, and a record applied after a
- * later call (deferrals). */
+ * a failure in call order that an overlapping call of another client
+ * explains (concurrent) is no failure; the predictions under the other
+ * order are noted (note_alternatives), and the model ends as that order
+ * leaves it (a record applied after the later call: deferrals). The
+ * replay's side of it is pass2_reorder.c. */
 #include "pass2_int.h"
 
 #include <inttypes.h>

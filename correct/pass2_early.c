@@ -1,7 +1,9 @@
-/* pass2_early.c -- the fixes that move a make earlier (fix_place): an
- * object used before the record that made it (a lost or late create)
- * is made again before its first use, under its own name or another, and
- * the names under it with it. One family of fixes, one file. */
+/* pass2_early.c -- where a fix's records go (fix_place): before the failing
+ * record, or, for a name made as an object used before the record that
+ * revealed it, before that first use (made_before_use), with the names
+ * under it made again (remake_names), or under a name of its own when the
+ * name was absent since (make_early_elsewhere). One placement decision
+ * that several rule actions share, kept apart from the ring. */
 #include "pass2_int.h"
 
 #include <inttypes.h>

@@ -225,6 +225,11 @@ enum cut_want { CUT_ANY, CUT_FILE, CUT_DIR };
 
 /* ---- pass2.c ---- */
 
+/* The last held record before seq that names (dir, name) (as its name
+ * or a rename's target), or 0. */
+uint64_t tbbt_p2_last_named(const struct tbbt_pass2 *p, tbbt_id dir, const char *name, size_t len,
+                            uint64_t seq);
+
 /* Gives one record to the sink. */
 void tbbt_p2_out_rec(struct tbbt_pass2 *p, const struct tbbt_rec *r);
 
@@ -346,10 +351,6 @@ void tbbt_p2_pending_add(struct tbbt_pass2 *p, struct ins *x);
  * records; moves them to the waiting list. */
 void tbbt_p2_group_place(struct tbbt_pass2 *p, uint64_t seq, int64_t hi);
 
-/* Lists an unexplained failure with its record for the report. */
-void tbbt_p2_list_failure(struct tbbt_pass2 *p, const struct tbbt_rec *r, enum tbbt_oc pred,
-                          enum tbbt_oc traced, const char *what);
-
 /* Queues corrective record x (a copy is kept) to go out just before the
  * held record seq, at time t. */
 void tbbt_p2_queue_before(struct tbbt_pass2 *p, const struct tbbt_rec *x, uint64_t seq, int64_t t);
@@ -372,11 +373,6 @@ tbbt_id tbbt_p2_keep_dir(const struct tbbt_fsmodel *m, tbbt_id dir);
  * anyone's), the new object as the remover. Returns the number of records added, or -1 when the
  * removal is no longer held (or is not a remove, rmdir or rename). */
 int tbbt_p2_keep_obj(struct tbbt_pass2 *p, const struct tbbt_rec *r);
-
-/* The last held record before seq that names (dir, name) (as its name
- * or a rename's target), or 0. */
-uint64_t tbbt_p2_last_named(const struct tbbt_pass2 *p, tbbt_id dir, const char *name, size_t len,
-                            uint64_t seq);
 
 /* ---- pass2_early.c ---- */
 
@@ -797,5 +793,11 @@ int tbbt_p2_hold_moved(struct tbbt_pass2 *p, uint64_t seq);
 /* Held record seq went out: the records moved just after it follow, at
  * its call time at least. */
 void tbbt_p2_out_moved_after(struct tbbt_pass2 *p, uint64_t seq);
+
+/* ---- pass2_report.c ---- */
+
+/* Lists an unexplained failure with its record for the report. */
+void tbbt_p2_list_failure(struct tbbt_pass2 *p, const struct tbbt_rec *r, enum tbbt_oc pred,
+                          enum tbbt_oc traced, const char *what);
 
 #endif

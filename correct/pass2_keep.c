@@ -1,7 +1,7 @@
 /* pass2_keep.c -- the fix TBBT_FIX_KEEP_OBJ hands off (rule
  * used-after-removal): an object a held or inserted removal took away is
- * kept under ".tbbt-kept-ID" so the later record that uses it finds it.
- * One fix, one file. */
+ * kept under ".tbbt-kept-ID" so that the later record that uses it finds
+ * it. One fix, one file. */
 #include "pass2_int.h"
 
 #include <inttypes.h>
@@ -131,18 +131,4 @@ int tbbt_p2_keep_obj(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
     if (!isdir && nl) g->attr.nlink = nl;
     tbbt_pass2_obj(g)->removed_by = 0;
     return 2;
-}
-
-/* Contract in pass2_int.h. */
-uint64_t tbbt_p2_last_named(const struct tbbt_pass2 *p, tbbt_id dir, const char *name, size_t len,
-                            uint64_t seq) {
-    for (uint64_t s = seq; s-- > p->head_seq;) {
-        const struct tbbt_rec *q = &p->ring[s % p->cap];
-        if ((tbbt_rec_has(q, TBBT_F_DIR) && q->dir == dir && q->name.len == len &&
-             !memcmp(tbbt_rec_str(q, q->name), name, len)) ||
-            (tbbt_rec_has(q, TBBT_F_DIR2) && q->dir2 == dir && q->name2.len == len &&
-             !memcmp(tbbt_rec_str(q, q->name2), name, len)))
-            return s;
-    }
-    return 0;
 }

@@ -1,7 +1,9 @@
-/* pass2_listed.c -- fixes found through listings and fileids: names a
- * plain readdir showed (make_listed, move_listed) and handles that went
- * stale on an object the model never named (stale_unknown). Kept apart
- * because they rely on fileid learning (pass2_learn.c), not on names. */
+/* pass2_listed.c -- the fixes listings and stale handles hand off:
+ * TBBT_FIX_MAKE_LISTED and TBBT_FIX_MOVE_LISTED (names a readdir shows that
+ * the model has absent, or holding another object, matched to objects by
+ * their fileid) and the made-and-removed object only a stale handle shows
+ * (stale_unknown, TBBT_FIX_MAKE_GONE). Kept apart because they rest on
+ * fileid learning (pass2_learn.c), not on the names the model knows. */
 #include "pass2_int.h"
 
 #include <inttypes.h>

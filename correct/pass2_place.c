@@ -1,7 +1,8 @@
 /* pass2_place.c -- placement of inserted records: the corrective records a
- * rule builds form a group, placed just before the held record that needs
- * them at seeded times between the records around them, in insertion
- * order. Every fix goes through here, so the order rules live once. */
+ * rule builds (group_emit) form a group, given seeded times between the
+ * records around the held record they go before, and kept in order
+ * (pending, by before_seq, time and insertion order) until it goes out.
+ * The order rules of every inserted record live here once. */
 #include "pass2_int.h"
 
 #include <inttypes.h>
@@ -139,18 +140,6 @@ void tbbt_p2_group_place(struct tbbt_pass2 *p, uint64_t seq, int64_t hi) {
     }
     g_free(t);
     g_ptr_array_set_size(p->group, 0);
-}
-
-/* Contract in pass2_int.h. */
-void tbbt_p2_list_failure(struct tbbt_pass2 *p, const struct tbbt_rec *r, enum tbbt_oc pred,
-                          enum tbbt_oc traced, const char *what) {
-    p->st.unexplained++;
-    if (p->nlisted >= p->o.max_listed) return;
-    p->nlisted++;
-    g_string_append_printf(p->listed, "  %s %s: predicted %s, traced %s: ", tbbt_op_info(r->op)->name, what,
-                           tbbt_oc_name(pred), tbbt_oc_name(traced));
-    if (tbbt_rec_format_text(r, p->listed) != 0) g_string_append(p->listed, "(record not printable)");
-    g_string_append_c(p->listed, '\n');
 }
 
 /* Contract in pass2_int.h. */

@@ -129,3 +129,15 @@ void tbbt_pass2_report_json(const struct tbbt_pass2 *p, GString *o) {
     tbbt_json_str(o, p->listed->str, p->listed->len);
     g_string_append_c(o, '}');
 }
+
+/* Contract in pass2_int.h. */
+void tbbt_p2_list_failure(struct tbbt_pass2 *p, const struct tbbt_rec *r, enum tbbt_oc pred,
+                          enum tbbt_oc traced, const char *what) {
+    p->st.unexplained++;
+    if (p->nlisted >= p->o.max_listed) return;
+    p->nlisted++;
+    g_string_append_printf(p->listed, "  %s %s: predicted %s, traced %s: ", tbbt_op_info(r->op)->name, what,
+                           tbbt_oc_name(pred), tbbt_oc_name(traced));
+    if (tbbt_rec_format_text(r, p->listed) != 0) g_string_append(p->listed, "(record not printable)");
+    g_string_append_c(p->listed, '\n');
+}

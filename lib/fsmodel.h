@@ -22,7 +22,10 @@
  * status a replay of a record will get from the state the model knows.
  *
  * Memory: one object per TBBT-ID the trace names and one entry per name it
- * names, never per record. Ownership: the model owns every object and
+ * names, never per record; each object and entry also carries the bytes
+ * of its caller's extension (tbbt_fsmodel_new_ext): the stage that owns
+ * the model keeps its own per-object state there, which the model stores
+ * and copies but never reads. Ownership: the model owns every object and
  * entry; pointers it returns stay valid until the next call that changes
  * the model (apply, learn, link, unlink) or tbbt_fsmodel_free(). */
 #ifndef TBBT_FSMODEL_H
