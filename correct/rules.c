@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "pass2_obj.h"
+
 #define H TBBT_RULE_ANY_HANDLE_OP
 
 /* The table. Rows are looked up by (op, predicted, traced); the first
@@ -398,7 +400,8 @@ static int make_name(struct tbbt_fix_out *out, const struct tbbt_rec *r, tbbt_id
     if (shown || known || r->cred.flavor == TBBT_AUTH_SYS) {
         tbbt_rec_set_u64(x, TBBT_F_SET_UID, shown ? r->uid : known ? o->attr.uid : r->cred.uid);
         tbbt_rec_set_u64(x, TBBT_F_SET_GID, shown ? r->gid : known ? o->attr.gid : r->cred.gid);
-        if (!shown && !known && newobj) tbbt_fsmodel_obj_get(out->m, newobj)->flags |= TBBT_FSO_OWNER_GUESSED;
+        if (!shown && !known && newobj)
+            tbbt_pass2_obj(tbbt_fsmodel_obj_get(out->m, newobj))->flags |= TBBT_PASS2_OWNER_GUESSED;
     }
     out->emit(out->ctx, x);
     return 1;

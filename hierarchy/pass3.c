@@ -9,7 +9,7 @@
 #include "hmap.h"
 #include "unconst.h"
 
-#define HAD_ENTRY (1ull << 63) /* fsdent.user: the name had an entry once */
+#define HAD_ENTRY (1ull << 63) /* p3_dent.ent: the name had an entry once */
 #define MAX_DEPTH 4096         /* deeper parent chains are cut (a cycle) */
 
 /* How an entry ended. */
@@ -27,7 +27,30 @@ struct p3ent {
     uint8_t type;  /* type the record implied, when the object is not known */
 };
 
-/* Object marks kept in the model's caller word last_seq. */
+/* Pass 3's part of every model object (the model's extension, which the
+ * model does not read). */
+struct p3_obj {
+    uint64_t marks;     /* OM_* */
+    uint64_t first_ent; /* index + 1 of its first map entry (settle_entries) */
+    uint64_t read_end;  /* the furthest byte a successful read reached */
+};
+
+/* Pass 3's part of every model entry. */
+struct p3_dent {
+    uint64_t ent; /* index + 1 of the name's open map entry, | HAD_ENTRY once it had one */
+};
+
+/* Pass 3's part of object o. */
+static inline struct p3_obj *p3_obj(const struct tbbt_fsobj *o) {
+    return tbbt_fsobj_ext(o);
+}
+
+/* Pass 3's part of entry d. */
+static inline struct p3_dent *p3_dent(const struct tbbt_fsdent *d) {
+    return tbbt_fsdent_ext(d);
+}
+
+/* Object marks kept in p3_obj.marks. */
 enum {
     OM_ENTRY = 1,
     OM_INITIAL = 2,
@@ -70,7 +93,7 @@ struct held {
 
 struct tbbt_pass3 *tbbt_pass3_new(tbbt_p3_sink sink, void *ctx) {
     struct tbbt_pass3 *p = g_new0(struct tbbt_pass3, 1);
-    p->m = tbbt_fsmodel_new();
+    p->m = tbbt_fsmodel_new_ext(sizeof(struct p3_obj), sizeof(struct p3_dent));
     p->ents = g_array_sized_new(FALSE, FALSE, sizeof(struct p3ent), 1024);
     p->roots = g_array_new(FALSE, FALSE, sizeof(tbbt_id));
     p->sink = sink;
@@ -143,7 +166,7 @@ static void bind_chain(struct tbbt_pass3 *p, size_t idx1, tbbt_id obj) {
  * not known and now is just binds it, unless the record made the name
  * anew (make). Returns the index + 1 of the open entry, or 0. */
 static size_t reconcile(struct tbbt_pass3 *p, struct tbbt_fsdent *d, int64_t t, int make, int how) {
-    size_t idx1 = (size_t)(d->user & ~HAD_ENTRY);
+    size_t idx1 = (size_t)(p3_dent(d)->ent & ~HAD_ENTRY);
     int present = d->state == TBBT_NAME_PRESENT;
     if (idx1) {
         struct p3ent *e = ent(p, idx1);
@@ -154,13 +177,13 @@ static size_t reconcile(struct tbbt_pass3 *p, struct tbbt_fsdent *d, int64_t t, 
         }
         e->del = t;
         e->end = (uint8_t)how;
-        d->user = HAD_ENTRY;
+        p3_dent(d)->ent = HAD_ENTRY;
     }
     if (!present) return 0;
     struct p3ent n = {.obj = d->obj, .d = d, .del = TBBT_HM_NEVER};
-    n.create = !(d->user & HAD_ENTRY) && d->init == TBBT_NAME_PRESENT ? 0 : (t > 0 ? t : 1);
+    n.create = !(p3_dent(d)->ent & HAD_ENTRY) && d->init == TBBT_NAME_PRESENT ? 0 : (t > 0 ? t : 1);
     g_array_append_val(p->ents, n);
-    d->user = HAD_ENTRY | p->ents->len;
+    p3_dent(d)->ent = HAD_ENTRY | p->ents->len;
     return p->ents->len;
 }
 
@@ -267,14 +290,14 @@ static const struct tbbt_rec *apply(struct tbbt_pass3 *p, const struct tbbt_rec 
     if (r->op == TBBT_OP_READ && status == 0 && tbbt_rec_has(r, TBBT_F_OFFSET) && r->obj) {
         struct tbbt_fsobj *o = tbbt_fsmodel_obj_get(p->m, r->obj);
         uint64_t end = r->offset + (tbbt_rec_has(r, TBBT_F_RCOUNT) ? r->rcount : 0);
-        if (end > o->user) o->user = end;
+        if (end > p3_obj(o)->read_end) p3_obj(o)->read_end = end;
     }
     if (r->flags & TBBT_RF_NAME_SYNTH) p->synth = 1;
     const struct tbbt_rec *v = listing_as_named(p, r); /* what the model learns; r goes on */
     size_t src1 = 0;
     if (moves && r->op == TBBT_OP_RENAME) {
         struct tbbt_fsdent *d = rec_dent(p, r, 0);
-        src1 = d ? (size_t)(d->user & ~HAD_ENTRY) : 0;
+        src1 = d ? (size_t)(p3_dent(d)->ent & ~HAD_ENTRY) : 0;
     }
     /* a name made anew (not a create over a name that was there) */
     int make =
@@ -437,12 +460,12 @@ static struct tbbt_fsobj *mobj(struct mapw *mw, tbbt_id id) {
  * were there and stayed): present at the end, initial, never entered. */
 static void sweep_name(void *ctx, const struct tbbt_fsdent *cd) {
     struct tbbt_pass3 *p = ctx;
-    if ((cd->user & HAD_ENTRY) || cd->state != TBBT_NAME_PRESENT) return;
+    if ((p3_dent(cd)->ent & HAD_ENTRY) || cd->state != TBBT_NAME_PRESENT) return;
     /* the pass owns the model: the entry, writable, from it */
     struct tbbt_fsdent *d = tbbt_fsmodel_dent(p->m, cd->dir, cd->name, cd->len);
     struct p3ent n = {.obj = d->obj, .d = d, .create = 0, .del = TBBT_HM_NEVER};
     g_array_append_val(p->ents, n);
-    d->user = HAD_ENTRY | p->ents->len;
+    p3_dent(d)->ent = HAD_ENTRY | p->ents->len;
 }
 
 /* Gives every entry an object: the one its rename chain reached, else an
@@ -455,18 +478,18 @@ static void settle_entries(struct mapw *mw) {
         struct p3ent *e = &g_array_index(p->ents, struct p3ent, i);
         if (!e->obj) e->obj = e->prev && ent(p, e->prev)->obj ? ent(p, e->prev)->obj : fresh_id(p);
         struct tbbt_fsobj *o = mobj(mw, e->obj);
-        if (e->create == 0 && (o->last_seq & OM_INITIAL)) {
-            p->st.hard_linked += !(o->last_seq & OM_HL);
-            o->last_seq |= OM_HL;
+        if (e->create == 0 && (p3_obj(o)->marks & OM_INITIAL)) {
+            p->st.hard_linked += !(p3_obj(o)->marks & OM_HL);
+            p3_obj(o)->marks |= OM_HL;
         }
-        o->last_seq |= OM_ENTRY | (e->create == 0 ? OM_INITIAL : 0);
+        p3_obj(o)->marks |= OM_ENTRY | (e->create == 0 ? OM_INITIAL : 0);
         if (!o->attr.type && e->type) o->attr.type = e->type;
-        mobj(mw, e->d->dir)->last_seq |= OM_PARENT;
+        p3_obj(mobj(mw, e->d->dir))->marks |= OM_PARENT;
         gpointer prev = g_hash_table_lookup(last, &e->obj);
         if (prev)
             mw->next_same[GPOINTER_TO_UINT(prev) - 1] = i + 1;
         else
-            o->last_time = i + 1; /* first entry of the object */
+            p3_obj(o)->first_ent = i + 1; /* first entry of the object */
         g_hash_table_insert(last, &e->obj, GUINT_TO_POINTER(i + 1));
     }
     g_hash_table_destroy(last);
@@ -475,8 +498,8 @@ static void settle_entries(struct mapw *mw) {
 /* Adds id to the tops once. */
 static void add_top(struct mapw *mw, tbbt_id id) {
     struct tbbt_fsobj *o = mobj(mw, id);
-    if (o->last_seq & OM_TOP) return;
-    o->last_seq |= OM_TOP;
+    if (p3_obj(o)->marks & OM_TOP) return;
+    p3_obj(o)->marks |= OM_TOP;
     g_array_append_val(mw->tops, id);
 }
 
@@ -487,12 +510,12 @@ static void find_tops(struct mapw *mw) {
     for (guint i = 0; i < p->ents->len; i++) {
         const struct p3ent *e = &g_array_index(p->ents, struct p3ent, i);
         struct tbbt_fsobj *po = mobj(mw, e->d->dir);
-        if (!(po->last_seq & OM_ENTRY) || (e->create == 0 && !(po->last_seq & OM_INITIAL)))
+        if (!(p3_obj(po)->marks & OM_ENTRY) || (e->create == 0 && !(p3_obj(po)->marks & OM_INITIAL)))
             add_top(mw, e->d->dir);
     }
     for (guint i = 0; i < p->roots->len; i++) {
         tbbt_id r = g_array_index(p->roots, tbbt_id, i);
-        if (!(mobj(mw, r)->last_seq & OM_INITIAL)) add_top(mw, r);
+        if (!(p3_obj(mobj(mw, r))->marks & OM_INITIAL)) add_top(mw, r);
     }
     unsigned roots = 0;
     for (guint i = 0; i < mw->tops->len; i++)
@@ -515,9 +538,9 @@ static void find_tops(struct mapw *mw) {
 static void find_nameless(void *ctx, const struct tbbt_fsobj *o) {
     struct mapw *mw = ctx;
     if (!(o->flags & TBBT_FSO_INITIAL) || (o->flags & TBBT_FSO_CREATED)) return;
-    if (o->last_seq & (OM_INITIAL | OM_TOP | OM_PARENT) || o->id >= TBBT_P3_FRESH_BASE) return;
-    if ((o->flags & TBBT_FSO_GONE) && !(o->last_seq & OM_ENTRY) && !(o->flags & TBBT_FSO_ATTRS)) return;
-    mobj(mw, o->id)->last_seq |= OM_NAMELESS; /* o, writable: the pass owns the model */
+    if (p3_obj(o)->marks & (OM_INITIAL | OM_TOP | OM_PARENT) || o->id >= TBBT_P3_FRESH_BASE) return;
+    if ((o->flags & TBBT_FSO_GONE) && !(p3_obj(o)->marks & OM_ENTRY) && !(o->flags & TBBT_FSO_ATTRS)) return;
+    p3_obj(mobj(mw, o->id))->marks |= OM_NAMELESS; /* o, writable: the pass owns the model */
     g_array_append_val(mw->nameless_objs, o->id);
 }
 
@@ -525,9 +548,9 @@ static void find_nameless(void *ctx, const struct tbbt_fsobj *o) {
  * made by t, else its first. NULL if it has none. */
 static const struct p3ent *entry_at(struct mapw *mw, tbbt_id id, int64_t t) {
     const struct tbbt_fsobj *o = tbbt_fsmodel_obj(mw->p->m, id);
-    if (!o || !(o->last_seq & OM_ENTRY)) return NULL;
+    if (!o || !(p3_obj(o)->marks & OM_ENTRY)) return NULL;
     const struct p3ent *best = NULL, *first = NULL;
-    for (uint32_t i1 = (uint32_t)o->last_time; i1; i1 = mw->next_same[i1 - 1]) {
+    for (uint32_t i1 = (uint32_t)p3_obj(o)->first_ent; i1; i1 = mw->next_same[i1 - 1]) {
         const struct p3ent *e = ent(mw->p, i1);
         if (!first) first = e;
         if (e->create <= t && t < e->del) return e;
@@ -543,7 +566,7 @@ static unsigned placeholder_path(struct mapw *mw, tbbt_id id, GString *out) {
         g_string_append(out, "tbbt-nameless");
         return 1;
     }
-    if (mobj(mw, id)->last_seq & OM_NAMELESS) {
+    if (p3_obj(mobj(mw, id))->marks & OM_NAMELESS) {
         g_string_append_printf(out, "tbbt-nameless/%llu", (unsigned long long)id);
         return 2;
     }
@@ -560,8 +583,8 @@ static unsigned path_at(struct mapw *mw, tbbt_id id, int64_t t, GString *out) {
         if (id == mw->root) break;
         const struct tbbt_fsobj *o = tbbt_fsmodel_obj(mw->p->m, id);
         const struct p3ent *e =
-            o && (o->last_seq & OM_TOP) && (t == 0 || !entry_at(mw, id, t)) ? NULL : entry_at(mw, id, t);
-        if (e && o && (o->last_seq & OM_NAMELESS) && e->create > t) e = NULL; /* before its first name */
+            o && (p3_obj(o)->marks & OM_TOP) && (t == 0 || !entry_at(mw, id, t)) ? NULL : entry_at(mw, id, t);
+        if (e && o && (p3_obj(o)->marks & OM_NAMELESS) && e->create > t) e = NULL; /* before its first name */
         if (!e) {
             top = id;
             break;
@@ -601,7 +624,7 @@ static void fill_attrs(struct mapw *mw, struct tbbt_hm_entry *h, tbbt_id id, int
                                                                    : NULL;
     h->type = a && a->type ? a->type : o->attr.type ? o->attr.type : TBBT_FT_REG;
     if (h->type > TBBT_FT_FIFO) h->type = TBBT_FT_REG; /* no such type (a hand-edited record; fuzz_pass3) */
-    if (o->last_seq & (OM_PARENT | OM_TOP)) h->type = TBBT_FT_DIR; /* it holds names */
+    if (p3_obj(o)->marks & (OM_PARENT | OM_TOP)) h->type = TBBT_FT_DIR; /* it holds names */
     h->known = 0;
     if (a) {
         h->mode = a->mode & 07777, h->uid = a->uid, h->gid = a->gid;
@@ -610,8 +633,8 @@ static void fill_attrs(struct mapw *mw, struct tbbt_hm_entry *h, tbbt_id id, int
     if (initial && (o->flags & TBBT_FSO_INIT_ATTRS)) {
         h->size = o->init.size;
         h->known |= TBBT_HM_SIZE;
-    } else if (initial && o->user) {
-        h->size = o->user;
+    } else if (initial && p3_obj(o)->read_end) {
+        h->size = p3_obj(o)->read_end;
         h->known |= TBBT_HM_SIZE;
         if (h->type == TBBT_FT_REG) p->st.size_from_reads++;
     } else if (initial && h->type == TBBT_FT_REG) {
@@ -637,7 +660,7 @@ static void count_initial(struct tbbt_pass3_stats *s, const struct tbbt_hm_entry
 
 /* Writes one line and marks its object written. Returns 0 or -1. */
 static int put_line(struct mapw *mw, struct tbbt_hm_entry *h) {
-    mobj(mw, h->id)->last_seq |= OM_EMITTED;
+    p3_obj(mobj(mw, h->id))->marks |= OM_EMITTED;
     mw->p->st.entries++;
     return tbbt_hmapw_put(mw->w, h);
 }
@@ -713,7 +736,7 @@ static int write_initial(struct mapw *mw) {
              * written by now never will be: a cycle (a listing that shows a
              * directory's ancestor inside it; found by fuzz/fuzz_pass3). Left
              * out, as the later entries of a directory never placed are. */
-            if (!(mobj(mw, e->d->dir)->last_seq & OM_EMITTED)) {
+            if (!(p3_obj(mobj(mw, e->d->dir))->marks & OM_EMITTED)) {
                 p->st.unplaced++;
                 continue;
             }
@@ -778,7 +801,7 @@ static int write_later(struct mapw *mw) {
             guint i = g_array_index(ready, guint, ready->len - 1);
             g_array_set_size(ready, ready->len - 1);
             struct p3ent *e = &g_array_index(p->ents, struct p3ent, i);
-            if (!(mobj(mw, e->d->dir)->last_seq & OM_EMITTED)) {
+            if (!(p3_obj(mobj(mw, e->d->dir))->marks & OM_EMITTED)) {
                 GArray *w = g_hash_table_lookup(waiting, &e->d->dir);
                 if (!w)
                     g_hash_table_insert(waiting, tbbt_unconst(&e->d->dir),

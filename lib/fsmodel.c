@@ -44,6 +44,8 @@ struct tbbt_fsmodel {
      * are updated by lookups on a const model: mutable state, hence held
      * through a pointer (owned) rather than cast. */
     struct model_cache *cache;
+    size_t obj_ext;  /* bytes of the caller's extension after each object */
+    size_t dent_ext; /* and after each entry's name */
 };
 
 /* Returns n zeroed bytes (8-aligned) from slab s, owned by s: valid until
@@ -99,12 +101,19 @@ static int dent_eq(const void *item, const void *key) {
 }
 
 /* Contract in fsmodel.h. */
-struct tbbt_fsmodel *tbbt_fsmodel_new(void) {
+struct tbbt_fsmodel *tbbt_fsmodel_new_ext(size_t obj_ext, size_t dent_ext) {
     struct tbbt_fsmodel *m = g_new0(struct tbbt_fsmodel, 1);
     m->cache = g_new0(struct model_cache, 1);
+    m->obj_ext = obj_ext;
+    m->dent_ext = dent_ext;
     tbbt_htab_init(&m->objs, obj_eq);
     tbbt_htab_init(&m->dents, dent_eq);
     return m;
+}
+
+/* Contract in fsmodel.h. */
+struct tbbt_fsmodel *tbbt_fsmodel_new(void) {
+    return tbbt_fsmodel_new_ext(0, 0);
 }
 
 /* Contract in fsmodel.h. */
@@ -135,7 +144,7 @@ struct tbbt_fsobj *tbbt_fsmodel_obj(const struct tbbt_fsmodel *m, tbbt_id id) {
 struct tbbt_fsobj *tbbt_fsmodel_obj_get(struct tbbt_fsmodel *m, tbbt_id id) {
     struct tbbt_fsobj *o = tbbt_fsmodel_obj(m, id);
     if (o) return o;
-    o = slab_alloc(&m->obj_slab, sizeof(*o));
+    o = slab_alloc(&m->obj_slab, sizeof(*o) + m->obj_ext);
     o->id = id;
     tbbt_htab_put(&m->objs, obj_hash(id), o);
     m->cache->obj[id % OBJ_CACHE] = (struct obj_cached){id, o};
@@ -234,7 +243,8 @@ static struct tbbt_fsdent *dent_get(struct tbbt_fsmodel *m, tbbt_id dir, const c
     struct tbbt_fsdent *d = tbbt_htab_find_inline(&m->dents, h, &k, dent_eq);
     *added = !d;
     if (d) return d;
-    d = slab_alloc(&m->dent_slab, offsetof(struct tbbt_fsdent, name) + len + 1);
+    size_t at = (offsetof(struct tbbt_fsdent, name) + len + 1 + 7) & ~(size_t)7; /* tbbt_fsdent_ext */
+    d = slab_alloc(&m->dent_slab, at + m->dent_ext);
     d->dir = dir;
     d->state = TBBT_NAME_ABSENT;
     d->len = (uint32_t)len;
@@ -971,12 +981,13 @@ const char *tbbt_fstype_name(uint32_t type) {
 
 /* Contract in fsmodel.h. */
 struct tbbt_fsmodel *tbbt_fsmodel_clone(const struct tbbt_fsmodel *m) {
-    struct tbbt_fsmodel *c = tbbt_fsmodel_new();
+    struct tbbt_fsmodel *c = tbbt_fsmodel_new_ext(m->obj_ext, m->dent_ext);
     size_t pos = 0;
     const struct tbbt_fsobj *o;
     while ((o = tbbt_htab_next(&m->objs, &pos))) {
         struct tbbt_fsobj *x = tbbt_fsmodel_obj_get(c, o->id);
         *x = *o;
+        memcpy(tbbt_fsobj_ext(x), tbbt_fsobj_ext(o), m->obj_ext);
         x->target = g_strdup(o->target);
         x->links = x->children = NULL; /* rebuilt as the entries are attached */
         x->nchildren = 0;
@@ -991,7 +1002,7 @@ struct tbbt_fsmodel *tbbt_fsmodel_clone(const struct tbbt_fsmodel *m) {
         y->made_dir = d->made_dir;
         y->obj = d->obj;
         y->init_obj = d->init_obj;
-        y->user = d->user;
+        memcpy(tbbt_fsdent_ext(y), tbbt_fsdent_ext(d), m->dent_ext);
         if (y->state == TBBT_NAME_PRESENT) dent_attach(c, y);
     }
     pos = 0;

@@ -22,7 +22,10 @@
  * status a replay of a record will get from the state the model knows.
  *
  * Memory: one object per TBBT-ID the trace names and one entry per name it
- * names, never per record. Ownership: the model owns every object and
+ * names, never per record; each object and entry also carries the bytes
+ * of its caller's extension (tbbt_fsmodel_new_ext): the stage that owns
+ * the model keeps its own per-object state there, which the model stores
+ * and copies but never reads. Ownership: the model owns every object and
  * entry; pointers it returns stay valid until the next call that changes
  * the model (apply, learn, link, unlink) or tbbt_fsmodel_free(). */
 #ifndef TBBT_FSMODEL_H
@@ -34,6 +37,7 @@
 
 #include "nfsstat.h"
 #include "record.h"
+#include "unconst.h"
 
 /* Permission prediction: read, write and truncate on a regular file by a
  * caller who is neither root nor the owner are judged by the group or
@@ -52,17 +56,15 @@ enum tbbt_name_state {
 
 /* Object flags. */
 enum {
-    TBBT_FSO_INITIAL = 1u << 0,       /* existed before the trace started */
-    TBBT_FSO_CREATED = 1u << 1,       /* made by a record of the trace */
-    TBBT_FSO_GONE = 1u << 2,          /* its last name was removed: a replay gets STALE */
-    TBBT_FSO_ATTRS = 1u << 3,         /* current attributes known (type, mode, uid, gid, size) */
-    TBBT_FSO_INIT_ATTRS = 1u << 4,    /* init holds the attributes before the trace changed them */
-    TBBT_FSO_CHANGED = 1u << 5,       /* a record changed its size or attributes */
-    TBBT_FSO_RMODE = 1u << 6,         /* rmode known */
-    TBBT_FSO_OWNER_GUESSED = 1u << 7, /* pass 2 made it with an owner no reply had shown yet */
-    TBBT_FSO_MADE_EMPTY = 1u << 8,    /* a mkdir of the trace made it (empty), seen by no record before */
-    TBBT_FSO_INIT_NAMES = 1u << 9,    /* directories: a name in it was learnt as there before the trace */
-    TBBT_FSO_FILEID = 1u << 10,       /* pass 2 knows its fileid (from a reply's attributes) */
+    TBBT_FSO_INITIAL = 1u << 0,    /* existed before the trace started */
+    TBBT_FSO_CREATED = 1u << 1,    /* made by a record of the trace */
+    TBBT_FSO_GONE = 1u << 2,       /* its last name was removed: a replay gets STALE */
+    TBBT_FSO_ATTRS = 1u << 3,      /* current attributes known (type, mode, uid, gid, size) */
+    TBBT_FSO_INIT_ATTRS = 1u << 4, /* init holds the attributes before the trace changed them */
+    TBBT_FSO_CHANGED = 1u << 5,    /* a record changed its size or attributes */
+    TBBT_FSO_RMODE = 1u << 6,      /* rmode known */
+    TBBT_FSO_MADE_EMPTY = 1u << 8, /* a mkdir of the trace made it (empty), seen by no record before */
+    TBBT_FSO_INIT_NAMES = 1u << 9, /* directories: a name in it was learnt as there before the trace */
 };
 
 /* Attributes of an object. */
@@ -76,27 +78,23 @@ struct tbbt_fsdent;
 /* One file-system object. */
 struct tbbt_fsobj {
     tbbt_id id;
-    uint32_t flags;          /* TBBT_FSO_* */
-    struct tbbt_fsattr attr; /* current (valid if TBBT_FSO_ATTRS; type may be known alone) */
+    uint32_t flags; /* TBBT_FSO_* */
     /* Permission bits as a replay has them (valid if TBBT_FSO_RMODE): the
      * mode first seen, then only what records set (setattr, create). The
      * traced attr.mode follows every reply instead, so a lost chmod shows
      * as a difference between the two. */
     uint32_t rmode;
+    struct tbbt_fsattr attr;      /* current (valid if TBBT_FSO_ATTRS; type may be known alone) */
     struct tbbt_fsattr init;      /* before the trace (valid if TBBT_FSO_INIT_ATTRS) */
     char *target;                 /* symlink target (NUL-terminated, owned), or NULL */
     struct tbbt_fsdent *links;    /* present entries naming it (through link_next) */
     struct tbbt_fsdent *children; /* directories: present entries in it (through child_next) */
-    uint32_t nchildren;           /* number of those */
     tbbt_id parent;               /* the directory of its latest name (kept when the name goes) */
-    /* Maintained by the caller, not by the model (pass 2 keeps the last
-     * record that touched the object here). */
-    int64_t last_time;
-    uint64_t last_seq;
-    uint64_t first_seq; /* pass 2: the first record that touched it (0: none yet) */
-    uint64_t user;      /* caller's word (pass 2: the held record that removed it) */
-    uint64_t shown_seq; /* pass 2: the last record that showed or set its attributes (0: none) */
-    int64_t shown_time; /* pass 2: when (that record's reply) */
+    uint32_t nchildren;           /* number of those */
+    /* The caller's extension (tbbt_fsobj_ext): obj_ext bytes of
+     * tbbt_fsmodel_new_ext, zeroed when the object is made, copied by
+     * tbbt_fsmodel_clone, never read by the model. */
+    uint64_t ext[];
 };
 
 /* One (directory, name) entry the model knows. */
@@ -109,10 +107,25 @@ struct tbbt_fsdent {
     tbbt_id init_obj;                            /* init present: the object it named, 0 = not known */
     struct tbbt_fsdent *link_prev, *link_next;   /* entries naming the same object */
     struct tbbt_fsdent *child_prev, *child_next; /* present entries of the same directory */
-    uint64_t user; /* caller's word (pass 2: the lost-reply record that set the state) */
     uint32_t len;
-    char name[]; /* len bytes, then a NUL */
+    char name[]; /* len bytes, then a NUL; then, 8-aligned, the caller's extension (tbbt_fsdent_ext) */
 };
+
+/* The caller's extension of object o: the obj_ext bytes the model was made
+ * with (tbbt_fsmodel_new_ext), 8-aligned. The model keeps them for the
+ * stage that owns the model (pass 2, pass 3), which gives them its own
+ * type; the model never reads them, so they are writable even through a
+ * const object. */
+static inline void *tbbt_fsobj_ext(const struct tbbt_fsobj *o) {
+    return tbbt_unconst(o->ext);
+}
+
+/* The caller's extension of entry d (dent_ext bytes, 8-aligned, after the
+ * name): as tbbt_fsobj_ext. */
+static inline void *tbbt_fsdent_ext(const struct tbbt_fsdent *d) {
+    size_t at = (offsetof(struct tbbt_fsdent, name) + d->len + 1 + 7) & ~(size_t)7;
+    return (char *)tbbt_unconst(d) + at;
+}
 
 struct tbbt_fsmodel;
 
@@ -127,7 +140,12 @@ struct tbbt_fsmodel_stats {
     uint64_t init_present; /* entries known to have existed before the trace */
 };
 
-/* Creates an empty model (every name unknown). Free with tbbt_fsmodel_free. */
+/* Creates an empty model (every name unknown) whose objects carry obj_ext
+ * bytes and whose entries dent_ext bytes of the caller's extension
+ * (tbbt_fsobj_ext, tbbt_fsdent_ext), zeroed. Free with tbbt_fsmodel_free. */
+struct tbbt_fsmodel *tbbt_fsmodel_new_ext(size_t obj_ext, size_t dent_ext);
+
+/* Creates an empty model with no caller's extension. */
 struct tbbt_fsmodel *tbbt_fsmodel_new(void);
 
 /* Frees the model, its objects and entries. NULL is allowed. */

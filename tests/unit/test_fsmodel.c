@@ -489,6 +489,44 @@ static void test_permission(void **s) {
     tbbt_fsmodel_free(m);
 }
 
+/* The caller's extension (what pass 2 and pass 3 keep per object and per
+ * name): zeroed when made, its own for each object and entry whatever the
+ * name's length, untouched by the model's changes, and copied by a clone
+ * that then goes its own way. */
+static void test_caller_extension(void **state) {
+    (void)state;
+    struct tbbt_fsmodel *m = tbbt_fsmodel_new_ext(3 * sizeof(uint64_t), sizeof(uint64_t));
+    struct tbbt_rec r;
+    tbbt_rec_init(&r);
+    const char *names[] = {"a", "seven77", "eight888", "a-name-of-twenty-two-c"};
+    for (unsigned i = 0; i < 4; i++) {
+        struct tbbt_fsobj *o = tbbt_fsmodel_obj_get(m, 10 + i);
+        uint64_t *x = tbbt_fsobj_ext(o);
+        assert_true(x[0] == 0 && x[1] == 0 && x[2] == 0);
+        x[0] = x[2] = ~(uint64_t)i;
+        struct tbbt_fsdent *d = tbbt_fsmodel_link(m, ROOT, names[i], strlen(names[i]), 10 + i, TBBT_FT_REG);
+        uint64_t *y = tbbt_fsdent_ext(d);
+        assert_int_equal(*y, 0);
+        *y = 100 + i;
+    }
+    rec(&r, TBBT_OP_REMOVE, ROOT, "seven77");
+    tbbt_fsmodel_apply(m, &r, 0);
+    struct tbbt_fsmodel *c = tbbt_fsmodel_clone(m);
+    *(uint64_t *)tbbt_fsdent_ext(tbbt_fsmodel_dent(m, ROOT, "a", 1)) = 7;
+    for (unsigned i = 0; i < 4; i++) {
+        const uint64_t *x = tbbt_fsobj_ext(tbbt_fsmodel_obj(c, 10 + i));
+        assert_true(x[0] == ~(uint64_t)i && x[1] == 0 && x[2] == ~(uint64_t)i);
+        const struct tbbt_fsdent *d = tbbt_fsmodel_dent(c, ROOT, names[i], strlen(names[i]));
+        assert_int_equal(*(const uint64_t *)tbbt_fsdent_ext(d), 100 + i);
+        assert_int_equal(d->len, strlen(names[i]));
+        assert_memory_equal(d->name, names[i], d->len);
+    }
+    assert_int_equal(*(const uint64_t *)tbbt_fsdent_ext(tbbt_fsmodel_dent(m, ROOT, "a", 1)), 7);
+    tbbt_rec_free(&r);
+    tbbt_fsmodel_free(c);
+    tbbt_fsmodel_free(m);
+}
+
 /* Runs every test above. */
 int main(void) {
     const struct CMUnitTest tests[] = {
@@ -505,6 +543,7 @@ int main(void) {
         cmocka_unit_test(test_permission),
         cmocka_unit_test(test_listing_teaches),
         cmocka_unit_test(test_made_dir_begins_empty),
+        cmocka_unit_test(test_caller_extension),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

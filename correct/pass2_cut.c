@@ -1,0 +1,298 @@
+/* pass2_cut.c -- calls the snaplen cut (cut.h): names the capture kept
+ * only in part are matched to names the model knows, and cut renames and
+ * links whose target is not known yet are held until a record shows it;
+ * synthetically named objects keep their real name (aliases). */
+#include "pass2_int.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "cut.h"
+#include "pass2_obj.h"
+#include "rectext.h"
+
+/* ---- calls the snaplen cut (cut.h) ---- */
+
+/* Contract in pass2_int.h. */
+void tbbt_p2_remember_listed(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
+    if (r->op != TBBT_OP_READDIR || r->status != TBBT_NFS_OK) return;
+    for (uint32_t i = 0; i < r->nentries; i++) {
+        const struct tbbt_dirent *e = &r->entries[i];
+        if (e->id || !e->fileid) continue;
+        struct tbbt_fsdent *d = tbbt_fsmodel_dent(p->m, r->obj, tbbt_rec_str(r, e->name), e->name.len);
+        if (!d || d->state != TBBT_NAME_PRESENT || d->obj) continue;
+        struct listed_key *k = g_new(struct listed_key, 1);
+        *k = (struct listed_key){r->obj, e->fileid};
+        g_hash_table_replace(p->listed_names, k, d);
+    }
+}
+
+/* Contract in pass2_int.h. */
+const struct tbbt_fsdent *tbbt_p2_name_in(const struct tbbt_fsmodel *m, tbbt_id dir, tbbt_id id) {
+    const struct tbbt_fsobj *o = id ? tbbt_fsmodel_obj(m, id) : NULL;
+    for (const struct tbbt_fsdent *d = o ? o->links : NULL; d; d = d->link_next)
+        if (d->dir == dir) return d;
+    return NULL;
+}
+
+/* Contract in pass2_int.h. */
+const struct tbbt_fsdent *tbbt_p2_known_name(struct tbbt_pass2 *p, const struct tbbt_rec *r, tbbt_id dir,
+                                             tbbt_id id) {
+    const struct tbbt_fsdent *d = tbbt_p2_name_in(p->m, dir, id);
+    if (d || !tbbt_rec_has(r, TBBT_F_FILEID)) return d;
+    struct listed_key k = {dir, r->fileid};
+    d = g_hash_table_lookup(p->listed_names, &k);
+    return d && d->state == TBBT_NAME_PRESENT && !d->obj ? d : NULL;
+}
+
+/* Contract in pass2_int.h. */
+int tbbt_p2_put_name(struct tbbt_pass2 *p, struct tbbt_rec *r, enum tbbt_field f, const char *name,
+                     size_t len) {
+    tbbt_rec_set_str(r, f, name, len);
+    if (tbbt_cut_is_synth(name, len)) {
+        r->flags |= TBBT_RF_NAME_SYNTH;
+        p->synth_seen = 1;
+        p->st.cut_synth++;
+    } else {
+        p->st.cut_restored++;
+    }
+    return 1;
+}
+
+/* Contract in pass2_int.h. */
+int tbbt_p2_put_synth(struct tbbt_pass2 *p, struct tbbt_rec *r, enum tbbt_field f, tbbt_id dir, tbbt_id id,
+                      int old) {
+    char buf[64];
+    int len = 0;
+    for (unsigned n = 1; n < 1000; n++) {
+        len = tbbt_cut_name(buf, sizeof(buf), id, n);
+        tbbt_id cur = 0;
+        enum tbbt_name_state st = tbbt_fsmodel_name(p->m, dir, buf, (size_t)len, &cur);
+        if (st != TBBT_NAME_PRESENT || (old && cur == id)) break;
+    }
+    return tbbt_p2_put_name(p, r, f, buf, (size_t)len);
+}
+
+/* ---- objects whose cut rename is not known yet, and real names of
+ * synthetically named objects ---- */
+
+/* Contract in pass2_int.h. */
+char *tbbt_p2_alias_key(tbbt_id dir, const char *name, size_t len) {
+    return g_strdup_printf("%" PRIu64 "/%.*s", dir, (int)len, name);
+}
+
+/* A record with the whole name shows object x as (dir, name) where the
+ * model holds x under a synthetic name in dir (the calls that named it
+ * before were cut): the replay knows x by that synthetic name, so this
+ * record and every later one that names (dir, name) while it holds x
+ * name it so (tbbt_p2_rename_to_alias). Returns whether r was renamed. */
+static int learn_alias(struct tbbt_pass2 *p, struct tbbt_rec *r, tbbt_id dir, const char *name, size_t len,
+                       tbbt_id x) {
+    if (!x || tbbt_cut_is_synth(name, len) || tbbt_dot_name(name, len)) return 0;
+    tbbt_id cur = 0;
+    if (tbbt_fsmodel_name(p->m, dir, name, len, &cur) == TBBT_NAME_PRESENT && cur == x) return 0;
+    const struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, x);
+    for (const struct tbbt_fsdent *d = o ? o->links : NULL; d; d = d->link_next) {
+        if (d->dir != dir || !tbbt_cut_is_synth(d->name, d->len)) continue;
+        g_hash_table_replace(p->aliases, tbbt_p2_alias_key(dir, name, len), g_strndup(d->name, d->len));
+        if (r) {
+            tbbt_rec_set_str(r, TBBT_F_NAME, d->name, d->len);
+            r->flags |= TBBT_RF_NAME_SYNTH;
+            p->st.cut_aliased++;
+        }
+        return 1;
+    }
+    return 0;
+}
+
+/* Gives r's (dir, name) field f the synthetic name the replay knows it by
+ * (learn_alias), while the model holds that name. */
+static void alias_field(struct tbbt_pass2 *p, struct tbbt_rec *r, enum tbbt_field f) {
+    enum tbbt_field df = f == TBBT_F_NAME ? TBBT_F_DIR : TBBT_F_DIR2;
+    if (!tbbt_rec_has(r, f) || !tbbt_rec_has(r, df)) return;
+    tbbt_id dir = f == TBBT_F_NAME ? r->dir : r->dir2;
+    struct tbbt_str s = f == TBBT_F_NAME ? r->name : r->name2;
+    char *k = tbbt_p2_alias_key(dir, tbbt_rec_str(r, s), s.len);
+    const char *a = g_hash_table_lookup(p->aliases, k);
+    if (a && tbbt_fsmodel_name(p->m, dir, a, strlen(a), NULL) == TBBT_NAME_PRESENT) {
+        tbbt_rec_set_str(r, f, a, strlen(a));
+        r->flags |= TBBT_RF_NAME_SYNTH;
+        p->st.cut_aliased++;
+    } else if (a) {
+        g_hash_table_remove(p->aliases, k); /* the synthetic name is gone: the real one is new */
+    }
+    g_free(k);
+}
+
+/* Contract in pass2_int.h. */
+void tbbt_p2_rename_to_alias(struct tbbt_pass2 *p, struct tbbt_rec *r) {
+    if ((r->flags & TBBT_RF_NAME_SYNTH) || !p->synth_seen) return; /* no synthetic name yet: no alias */
+    if (r->op == TBBT_OP_LOOKUP && r->status == TBBT_NFS_OK && tbbt_rec_has(r, TBBT_F_NEWOBJ) &&
+        tbbt_rec_has(r, TBBT_F_NAME) &&
+        learn_alias(p, r, r->dir, tbbt_rec_str(r, r->name), r->name.len, r->newobj))
+        return;
+    if (!g_hash_table_size(p->aliases)) return;
+    alias_field(p, r, TBBT_F_NAME);
+    alias_field(p, r, TBBT_F_NAME2);
+}
+
+/* Moves object x's name (from, fname) to (to, tname) in the model (from
+ * 0: adds the name), keeping its link count and life: a name the snaplen
+ * hid, placed or placed again, not a remove and a make. */
+static void move_obj(struct tbbt_pass2 *p, tbbt_id x, tbbt_id from, const char *fname, size_t flen,
+                     tbbt_id to, const char *tname, size_t tlen) {
+    struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, x);
+    if (!o) return;
+    uint32_t nl = o->attr.nlink, type = o->attr.type;
+    int gone = (o->flags & TBBT_FSO_GONE) != 0;
+    if (from) tbbt_fsmodel_unlink(p->m, from, fname, flen);
+    tbbt_fsmodel_link(p->m, to, tname, tlen, x, type);
+    o = tbbt_fsmodel_obj(p->m, x);
+    if (!gone) o->flags &= ~(uint32_t)TBBT_FSO_GONE;
+    if (nl) o->attr.nlink = nl;
+}
+
+/* Contract in pass2_int.h. */
+void tbbt_p2_place_held(struct tbbt_pass2 *p, struct tbbt_rec *r, struct move *mv) {
+    const struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, mv->obj);
+    if (!o || (mv->link && !o->links)) return;
+    enum tbbt_field df = mv->link ? TBBT_F_DIR : TBBT_F_DIR2, nf = mv->link ? TBBT_F_NAME : TBBT_F_NAME2;
+    tbbt_id to = mv->link ? o->links->dir : mv->dir;
+    tbbt_rec_set_u64(r, df, to);
+    tbbt_p2_put_synth(p, r, nf, to, mv->obj, 0);
+    struct tbbt_str t = mv->link ? r->name : r->name2;
+    if (mv->link)
+        move_obj(p, mv->obj, 0, NULL, 0, to, tbbt_rec_str(r, t), t.len);
+    else
+        move_obj(p, mv->obj, r->dir, tbbt_rec_str(r, r->name), r->name.len, to, tbbt_rec_str(r, t), t.len);
+    if (mv->link && tbbt_rec_has(r, TBBT_F_NLINK)) tbbt_fsmodel_obj(p->m, mv->obj)->attr.nlink = r->nlink;
+    if (!mv->link) tbbt_p2_move_cut_info(p, r->dir, r->name, r, to, t);
+    r->flags &= (uint16_t)~TBBT_RF_ARGS_CUT;
+    p->st.cut_unreplayable--;
+    p->st.cut_moves_placed++;
+    mv->placed = 1;
+}
+
+/* Contract in pass2_int.h. */
+void tbbt_p2_hold_move(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
+    if (!tbbt_rec_has(r, TBBT_F_DIR) || !r->dir) return;
+    struct move mv = {seq, r->dir, 0, 0, 0};
+    if (tbbt_rec_has(r, TBBT_F_NAME) &&
+        tbbt_fsmodel_name(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len, &mv.obj) ==
+            TBBT_NAME_PRESENT &&
+        mv.obj) {
+        tbbt_p2_place_held(p, r, &mv);
+    } else if (tbbt_rec_has(r, TBBT_F_NAME)) {
+        return; /* the source is not known: nothing to match a later record with */
+    }
+    g_array_append_val(p->moves, mv);
+}
+
+/* Contract in pass2_int.h. */
+void tbbt_p2_hold_link(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
+    if (!tbbt_rec_has(r, TBBT_F_OBJ) || !r->obj || tbbt_rec_has(r, TBBT_F_DIR)) return;
+    struct move mv = {seq, 0, r->obj, 1, 0};
+    tbbt_p2_place_held(p, r, &mv);
+    if (mv.placed) g_array_append_val(p->moves, mv);
+}
+
+/* Contract in pass2_int.h. */
+unsigned tbbt_p2_moves_unplaced(const struct tbbt_pass2 *p) {
+    unsigned n = 0;
+    for (guint i = 0; i < p->moves->len; i++)
+        n += !g_array_index(p->moves, struct move, i).placed;
+    return n;
+}
+
+/* The open cut rename (tbbt_p2_hold_move) that moved object x: the one whose
+ * source named x; else, when x has a single name, in directory d, the
+ * only one from d whose source name was cut (*name_of gets x's name
+ * there). -1 when none, or more than one could have. */
+static int move_of(struct tbbt_pass2 *p, tbbt_id x, const struct tbbt_fsdent **name_of) {
+    int found = -1;
+    *name_of = NULL;
+    for (guint i = p->moves->len; i-- > 0;) /* the latest: a sighting shows where x went last */
+        if (g_array_index(p->moves, struct move, i).obj == x) return (int)i;
+    const struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, x);
+    if (!o || !o->links || o->links->link_next) return -1;
+    for (guint i = 0; i < p->moves->len; i++) {
+        const struct move *mv = &g_array_index(p->moves, struct move, i);
+        if (mv->obj || mv->link || mv->dir != o->links->dir) continue;
+        if (found >= 0) return -1; /* two could have: neither is known */
+        found = (int)i;
+    }
+    *name_of = o->links;
+    return found;
+}
+
+/* Contract in pass2_int.h. */
+int tbbt_p2_replace_held(struct tbbt_pass2 *p, struct tbbt_rec *r, const struct move *mv, tbbt_id dir,
+                         const char *name, size_t len) {
+    enum tbbt_field df = mv->link ? TBBT_F_DIR : TBBT_F_DIR2, nf = mv->link ? TBBT_F_NAME : TBBT_F_NAME2;
+    struct tbbt_str old = mv->link ? r->name : r->name2;
+    tbbt_id from = mv->link ? r->dir : r->dir2;
+    char *oname = g_strndup(tbbt_rec_str(r, old), old.len);
+    tbbt_rec_set_u64(r, df, dir);
+    if (name)
+        tbbt_p2_put_name(p, r, nf, name, len);
+    else
+        tbbt_p2_put_synth(p, r, nf, dir, mv->obj, 0);
+    struct tbbt_str t = mv->link ? r->name : r->name2;
+    move_obj(p, mv->obj, from, oname, strlen(oname), dir, tbbt_rec_str(r, t), t.len);
+    char *k = tbbt_p2_alias_key(from, oname, strlen(oname));
+    struct tbbt_cut_info *ci = g_hash_table_lookup(p->cut_infos, k);
+    if (ci) {
+        ci->dir = dir;
+        g_hash_table_insert(p->cut_infos, tbbt_p2_alias_key(dir, tbbt_rec_str(r, t), t.len),
+                            g_memdup2(ci, sizeof(*ci)));
+        g_hash_table_remove(p->cut_infos, k);
+    }
+    g_free(k);
+    g_free(oname);
+    p->st.cut_moves_placed--; /* counted as placed by a guess; now shown */
+    return 1;
+}
+
+/* Contract in pass2_int.h. */
+int tbbt_p2_resolve_move(struct tbbt_pass2 *p, tbbt_id dir, const char *name, size_t len, tbbt_id x) {
+    const struct tbbt_fsdent *src = NULL;
+    int i = x && p->moves->len ? move_of(p, x, &src) : -1;
+    if (i < 0 || (name && tbbt_dot_name(name, len))) return 0;
+    struct move mv = g_array_index(p->moves, struct move, i);
+    tbbt_id cur = 0;
+    if (mv.seq < p->head_seq || (src && src->dir == dir)) return 0;
+    /* a name the model holds for x, or for an object no record showed, came by other records */
+    if (name && tbbt_fsmodel_name(p->m, dir, name, len, &cur) == TBBT_NAME_PRESENT && (!cur || cur == x))
+        return 0;
+    g_array_remove_index(p->moves, (guint)i);
+    struct tbbt_rec *r = &p->ring[mv.seq % p->cap];
+    if (mv.placed) return tbbt_p2_replace_held(p, r, &mv, dir, name, len);
+    if (src) tbbt_p2_put_name(p, r, TBBT_F_NAME, src->name, src->len);
+    tbbt_rec_set_u64(r, TBBT_F_DIR2, dir);
+    if (name)
+        tbbt_rec_set_str(r, TBBT_F_NAME2, name, len);
+    else
+        tbbt_p2_put_synth(p, r, TBBT_F_NAME2, dir, x, 0);
+    r->flags &= (uint16_t)~TBBT_RF_ARGS_CUT;
+    p->st.cut_unreplayable--;
+    p->st.cut_restored += !src && name; /* else tbbt_p2_put_name or tbbt_p2_put_synth counted it */
+    if (src) {
+        tbbt_fsmodel_apply(p->m, r, TBBT_NFS_OK); /* the source still names x in the model */
+        return 1;
+    }
+    const struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, x);
+    uint32_t nl = o->attr.nlink, type = o->attr.type;
+    tbbt_fsmodel_link(p->m, dir, tbbt_rec_str(r, r->name2), r->name2.len, x, type);
+    if (nl) tbbt_fsmodel_obj(p->m, x)->attr.nlink = nl;
+    return 1;
+}
+
+/* Contract in pass2_int.h. */
+void tbbt_p2_sightings(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
+    if (!p->moves->len || r->status != TBBT_NFS_OK || (r->flags & TBBT_RF_NAME_SYNTH)) return;
+    if (r->op == TBBT_OP_LOOKUP && tbbt_rec_has(r, TBBT_F_NEWOBJ) && tbbt_rec_has(r, TBBT_F_NAME))
+        tbbt_p2_resolve_move(p, r->dir, tbbt_rec_str(r, r->name), r->name.len, r->newobj);
+    for (uint32_t i = 0; r->op == TBBT_OP_READDIRPLUS && i < r->nentries; i++)
+        tbbt_p2_resolve_move(p, r->obj, tbbt_rec_str(r, r->entries[i].name), r->entries[i].name.len,
+                             r->entries[i].id);
+}

@@ -1,0 +1,295 @@
+/* pass2_early.c -- where a fix's records go (fix_place): before the failing
+ * record, or, for a name made as an object used before the record that
+ * revealed it, before that first use (made_before_use), with the names
+ * under it made again (remake_names), or under a name of its own when the
+ * name was absent since (make_early_elsewhere). One placement decision
+ * that several rule actions share, kept apart from the ring. */
+#include "pass2_int.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "cut.h"
+#include "pass2_obj.h"
+#include "rectext.h"
+
+/* The waiting inserted make of object id (its entry), or NULL. */
+static struct ins *pending_make_ins(struct tbbt_pass2 *p, tbbt_id id) {
+    for (guint i = p->pending->len; i-- > 0;) {
+        struct ins *x = p->pending->pdata[i];
+        if (x->r.op < TBBT_OP_COUNT && (tbbt_op_info(x->r.op)->flags & TBBT_OPF_CREATES) &&
+            tbbt_rec_has(&x->r, TBBT_F_NEWOBJ) && x->r.newobj == id)
+            return x;
+    }
+    return NULL;
+}
+
+/* Directory id, made by an inserted mkdir still waiting to go out, must
+ * exist before held record seq (a lost make in it goes before the first
+ * use of the object it made, tbbt_p2_made_before_use): that mkdir, placed after
+ * seq (anywhere between its parent's making and id's first use: the
+ * capture does not say where), moves to just before seq -- unless its
+ * parent is not known to exist there or a held record between named it
+ * (found the name absent). Returns 1 when id is made before seq. */
+static int make_earlier(struct tbbt_pass2 *p, tbbt_id id, uint64_t seq) {
+    struct ins *x = pending_make_ins(p, id);
+    if (!x || x->r.op != TBBT_OP_MKDIR || !tbbt_rec_has(&x->r, TBBT_F_DIR) || seq <= p->head_seq ||
+        seq > p->played)
+        return 0;
+    if (x->before_seq <= seq) return 1;
+    const struct tbbt_fsobj *pd = tbbt_fsmodel_obj(p->m, x->r.dir);
+    int parent_there = pd && (pd->flags & TBBT_FSO_CREATED)
+                           ? tbbt_pass2_obj(pd)->first_seq && tbbt_pass2_obj(pd)->first_seq < seq
+                           : pd && (pd->flags & TBBT_FSO_INITIAL);
+    if (!parent_there ||
+        tbbt_p2_last_named(p, x->r.dir, tbbt_rec_str(&x->r, x->r.name), x->r.name.len, x->before_seq) >= seq)
+        return 0;
+    g_ptr_array_remove(p->pending, x);
+    int64_t hi = p->ring[seq % p->cap].call_time, lo = p->ring[(seq - 1) % p->cap].call_time;
+    if (p->have_out && lo < p->last_out_time) lo = p->last_out_time;
+    if (lo > hi) lo = hi;
+    x->r.call_time = x->r.reply_time = lo; /* before what goes there for names in it */
+    x->before_seq = seq;
+    tbbt_p2_made_first(p, &x->r, seq - 1);
+    tbbt_p2_pending_add(p, x);
+    return 1;
+}
+
+/* Contract in pass2_int.h. */
+uint64_t tbbt_p2_made_before_use(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
+    if (!tbbt_rec_has(r, TBBT_F_NEWOBJ) || !r->newobj || !tbbt_rec_has(r, TBBT_F_NAME)) return 0;
+    const struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, r->newobj);
+    const struct tbbt_fsobj *d = tbbt_fsmodel_obj(p->m, r->dir);
+    if (!o || !d || o->links || (o->flags & TBBT_FSO_CREATED) || tbbt_pass2_obj(o)->first_seq >= seq ||
+        tbbt_pass2_obj(o)->first_seq < p->head_seq || !tbbt_fsmodel_dir_fresh(p->m, r->dir) ||
+        (tbbt_pass2_obj(d)->first_seq >= tbbt_pass2_obj(o)->first_seq &&
+         !make_earlier(p, r->dir, tbbt_pass2_obj(o)->first_seq)))
+        return 0;
+    /* the name never met, or met only absent before that use */
+    const struct tbbt_fsdent *n = tbbt_fsmodel_dent(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len);
+    if (n &&
+        (n->state != TBBT_NAME_ABSENT || tbbt_p2_last_named(p, r->dir, tbbt_rec_str(r, r->name), r->name.len,
+                                                            seq) >= tbbt_pass2_obj(o)->first_seq))
+        return 0;
+    return tbbt_pass2_obj(o)->first_seq;
+}
+
+/* The inserted make of object id waiting to go out (the last one), or
+ * NULL. */
+static struct tbbt_rec *pending_make(struct tbbt_pass2 *p, tbbt_id id) {
+    for (guint i = p->pending->len; i-- > 0;) {
+        struct tbbt_rec *x = &((struct ins *)p->pending->pdata[i])->r;
+        if (x->op < TBBT_OP_COUNT && (tbbt_op_info(x->op)->flags & TBBT_OPF_CREATES) &&
+            tbbt_rec_has(x, TBBT_F_NEWOBJ) && x->newobj == id)
+            return x;
+    }
+    return NULL;
+}
+
+/* A make placed before the first use of the object it makes (early),
+ * whose mode no reply showed (make_name's usual one): the mode the held
+ * records from there to seq, whose permission the model judges (a read,
+ * a write, a truncate by another than root), need -- the bit each needs
+ * set where it succeeded, cleared where it was denied, in the class that
+ * applies to its caller -- is the make's, and the model's. */
+static void fit_made_mode(struct tbbt_pass2 *p, tbbt_id id, uint64_t early, uint64_t seq) {
+    struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, id);
+    struct tbbt_rec *x = o && o->attr.type == TBBT_FT_REG ? pending_make(p, id) : NULL;
+    if (!x || !tbbt_rec_has(x, TBBT_F_SET_MODE)) return;
+    uint32_t mode = (uint32_t)x->set_mode;
+    for (uint64_t s = early; s < seq; s++) {
+        const struct tbbt_rec *q = &p->ring[s % p->cap];
+        uint32_t need = tbbt_fsmodel_access_need(q);
+        if (!need || !tbbt_rec_has(q, TBBT_F_OBJ) || q->obj != id || q->cred.flavor != TBBT_AUTH_SYS ||
+            q->cred.uid == 0 || (q->flags & TBBT_RF_REPLY_LOST))
+            continue;
+        uint32_t bit = need << tbbt_fsmodel_mode_shift(&o->attr, &q->cred);
+        if (q->status == TBBT_NFS_OK) mode |= bit;
+        if (q->status == TBBT_NFSERR_ACCES || q->status == TBBT_NFSERR_PERM) mode &= ~bit;
+    }
+    if (mode == x->set_mode) return;
+    tbbt_rec_set_u64(x, TBBT_F_SET_MODE, mode);
+    o->rmode = mode;
+}
+
+/* The type a held readdirplus of dir shows (name, len) as, else a
+ * regular file. */
+static uint32_t listed_type(const struct tbbt_pass2 *p, tbbt_id dir, const char *name, size_t len) {
+    for (uint64_t s = p->head_seq; s <= p->played && s < p->next_seq; s++) {
+        const struct tbbt_rec *q = &p->ring[s % p->cap];
+        if (q->op != TBBT_OP_READDIRPLUS || !tbbt_rec_has(q, TBBT_F_OBJ) || q->obj != dir) continue;
+        for (uint32_t i = 0; i < q->nentries; i++)
+            if (q->entries[i].type && q->entries[i].name.len == len &&
+                !memcmp(tbbt_rec_str(q, q->entries[i].name), name, len))
+                return q->entries[i].type;
+    }
+    return TBBT_FT_REG;
+}
+
+/* Contract in pass2_int.h. */
+struct tbbt_rec *tbbt_p2_lookup_like(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
+    struct tbbt_rec *x = &p->look;
+    tbbt_rec_clear(x);
+    x->client = r->client, x->server = r->server, x->vers = r->vers, x->cred = r->cred;
+    x->flags = r->flags & TBBT_RF_TCP;
+    x->op = TBBT_OP_LOOKUP;
+    x->status = TBBT_NFS_OK;
+    return x;
+}
+
+/* foreach_initial_name: collects into c the names of directory c->dir
+ * there before the trace that a held record has removed since. */
+struct gone_names {
+    tbbt_id dir;
+    GPtrArray *names;
+    GArray *objs;
+};
+static void gone_name(void *ctx, const struct tbbt_fsdent *d) {
+    struct gone_names *c = ctx;
+    if (d->dir != c->dir || d->state != TBBT_NAME_ABSENT) return;
+    g_ptr_array_add(c->names, g_strndup(d->name, d->len));
+    g_array_append_val(c->objs, d->init_obj);
+}
+
+/* The type of the object of (dir, name, len) as the last held record
+ * before seq that named it shows it: a directory for an rmdir, else 0. */
+static uint32_t named_type(const struct tbbt_pass2 *p, tbbt_id dir, const char *name, size_t len,
+                           uint64_t seq) {
+    uint64_t s = tbbt_p2_last_named(p, dir, name, len, seq);
+    return s && p->ring[s % p->cap].op == TBBT_OP_RMDIR ? TBBT_FT_DIR : 0;
+}
+
+/* An early mkdir (tbbt_p2_fix_place) made directory id before records that
+ * listed or found names in it, which the model took as there before the
+ * trace: they were made since, by calls the capture lost (a directory
+ * made in the trace began empty) -- those a held record removed since
+ * too. Each is made as the lookup that shows it would be, right after the
+ * mkdir (before the directory's first use), and the directory began
+ * empty; a directory among them, with its names (depth: of the
+ * recursion). Returns the records added. */
+static int remake_names(struct tbbt_pass2 *p, tbbt_id id, uint64_t early, unsigned depth) {
+    struct tbbt_rec *mk = pending_make(p, id);
+    struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, id);
+    if (!mk || mk->op != TBBT_OP_MKDIR || !o || depth > 16) return 0;
+    GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+    GArray *objs = g_array_new(FALSE, FALSE, sizeof(tbbt_id));
+    for (const struct tbbt_fsdent *d = o->children; d; d = d->child_next) {
+        if (d->init != TBBT_NAME_PRESENT) continue;
+        g_ptr_array_add(names, g_strndup(d->name, d->len));
+        g_array_append_val(objs, d->obj);
+    }
+    /* and the ones removed since (an rmdir or remove that found them
+     * there): made too, the removal takes them away again */
+    guint present = names->len;
+    struct gone_names gn = {id, names, objs};
+    tbbt_fsmodel_foreach_initial_name(p->m, gone_name, &gn);
+    o->flags = (o->flags & ~(uint32_t)TBBT_FSO_INIT_NAMES) | TBBT_FSO_MADE_EMPTY;
+    mk->flags |= TBBT_RF_MADE_EMPTY;
+    int64_t lo = mk->call_time;
+    int n = 0;
+    for (guint i = 0; i < names->len; i++) {
+        const char *name = names->pdata[i];
+        size_t len = strlen(name);
+        tbbt_id obj = g_array_index(objs, tbbt_id, i);
+        /* not there before the trace: the make puts it there */
+        tbbt_fsmodel_unlink(p->m, id, name, len);
+        struct tbbt_fsdent *d = tbbt_fsmodel_dent(p->m, id, name, len);
+        if (d) d->init = TBBT_NAME_ABSENT;
+        struct tbbt_fsobj *c = obj ? tbbt_fsmodel_obj(p->m, obj) : NULL;
+        if (c) c->flags &= ~(uint32_t)(TBBT_FSO_INITIAL | TBBT_FSO_INIT_ATTRS);
+        struct tbbt_rec *x = tbbt_p2_lookup_like(p, mk);
+        tbbt_rec_set_u64(x, TBBT_F_DIR, id);
+        tbbt_rec_set_str(x, TBBT_F_NAME, name, len);
+        if (obj) tbbt_rec_set_u64(x, TBBT_F_NEWOBJ, obj);
+        uint32_t gone_type = i >= present ? named_type(p, id, name, len, p->next_seq) : 0;
+        uint32_t type = c && c->attr.type   ? c->attr.type
+                        : c && c->nchildren ? TBBT_FT_DIR
+                        : gone_type         ? gone_type
+                                            : listed_type(p, id, name, len);
+        tbbt_rec_set_u64(x, TBBT_F_TYPE, type);
+        struct tbbt_fix_out fo = {p->m, tbbt_p2_group_emit, p, &p->scratch};
+        p->group_lo = lo;
+        p->group_after = 0;
+        if (tbbt_fix_run(TBBT_FIX_MAKE_BY_REPLY, x, &fo) < 0 || !p->group->len) continue;
+        n += (int)p->group->len;
+        tbbt_p2_group_place(p, early, p->ring[early % p->cap].call_time);
+        if (i >= present) { /* removed since */
+            tbbt_fsmodel_unlink(p->m, id, name, len);
+            continue;
+        }
+        if (type == TBBT_FT_DIR && obj) n += remake_names(p, obj, early, depth + 1); /* its names too */
+    }
+    g_ptr_array_free(names, TRUE);
+    g_array_free(objs, TRUE);
+    return n;
+}
+
+/* Object r->newobj, which r reveals under (r->dir, r->name), was used by
+ * handle before, never named nor made, and a record between that use and
+ * r found the name absent: it existed then under a name the capture never
+ * showed, and a lost rename gave it this one. It is made before its first
+ * use under a name of its own (".tbbt-early-ID", tbbt_p2_made_before_use places
+ * it), and renamed onto r's name before r (TBBT_FIX_MOVE_BY_REPLY: its
+ * one name). Returns the records placed, or 0 when that does not apply. */
+static int make_early_elsewhere(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
+    if (!tbbt_rec_has(r, TBBT_F_NEWOBJ) || !r->newobj || !tbbt_rec_has(r, TBBT_F_NAME)) return 0;
+    const struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, r->newobj);
+    if (!o || o->links || (o->flags & TBBT_FSO_CREATED) || tbbt_pass2_obj(o)->first_seq >= seq ||
+        tbbt_pass2_obj(o)->first_seq < p->head_seq ||
+        tbbt_p2_last_named(p, r->dir, tbbt_rec_str(r, r->name), r->name.len, seq) <
+            tbbt_pass2_obj(o)->first_seq)
+        return 0;
+    struct tbbt_rec *x = &p->early;
+    tbbt_rec_copy(x, r);
+    char name[48];
+    int len = g_snprintf(name, sizeof(name), ".tbbt-early-%" G_GUINT64_FORMAT, (guint64)r->newobj);
+    tbbt_rec_set_str(x, TBBT_F_NAME, name, (size_t)len);
+    if (!tbbt_p2_made_before_use(p, x, seq)) return 0;
+    int k = tbbt_p2_fix_place(p, TBBT_FIX_MAKE_BY_REPLY, x, seq);
+    if (k <= 0) return 0;
+    int m = tbbt_p2_fix_place(p, TBBT_FIX_MOVE_BY_REPLY, r, seq);
+    return m > 0 ? k + m : k;
+}
+
+/* Contract in pass2_int.h. */
+int tbbt_p2_fix_place(struct tbbt_pass2 *p, enum tbbt_fix_act act, const struct tbbt_rec *r, uint64_t seq) {
+    struct tbbt_fix_out fo = {p->m, tbbt_p2_group_emit, p, &p->scratch};
+    uint64_t early = act == TBBT_FIX_MAKE_BY_REPLY ? tbbt_p2_made_before_use(p, r, seq) : 0;
+    if (act == TBBT_FIX_MAKE_BY_REPLY && !early && r != &p->early) {
+        int n = make_early_elsewhere(p, r, seq);
+        if (n > 0) return n;
+    }
+    struct tbbt_fsobj *eo = early ? tbbt_fsmodel_obj(p->m, r->newobj) : NULL;
+    uint32_t rmode = eo ? eo->rmode : 0, had_rmode = eo ? eo->flags & TBBT_FSO_RMODE : 0;
+    if (early) /* made by the trace, not there at the start */
+        eo->flags &= ~(uint32_t)(TBBT_FSO_INITIAL | TBBT_FSO_INIT_ATTRS);
+    p->group_lo = 0;
+    p->group_after = 0;
+    int k = tbbt_fix_run(act, r, &fo);
+    if (k < 0 || p->group->len == 0) return -1;
+    if (early && had_rmode) { /* the records since the first use left the mode as it is */
+        eo = tbbt_fsmodel_obj(p->m, r->newobj);
+        eo->rmode = rmode;
+        eo->flags |= TBBT_FSO_RMODE;
+    }
+    k = (int)p->group->len;
+    if (early) {
+        /* after the directory was made (and the last record that found
+         * the name absent), before the object's first use */
+        uint64_t made = tbbt_pass2_obj(tbbt_fsmodel_obj(p->m, r->dir))->first_seq;
+        uint64_t absent = tbbt_p2_last_named(p, r->dir, tbbt_rec_str(r, r->name), r->name.len, early);
+        if (absent > made) made = absent;
+        p->group_after = made >= p->head_seq ? made : 0;
+        p->group_lo = made >= p->head_seq ? tbbt_p2_touch_time(&p->ring[made % p->cap]) : 0;
+        /* and after the directory's own make, when one was inserted there
+         * (its first touch, tbbt_p2_made_first: not a held record) */
+        const struct ins *dm = pending_make_ins(p, r->dir);
+        if (dm && dm->r.call_time > p->group_lo) p->group_lo = dm->r.call_time;
+        tbbt_p2_group_place(p, early, p->ring[early % p->cap].call_time);
+        if (!tbbt_rec_has(r, TBBT_F_MODE)) fit_made_mode(p, r->newobj, early, seq);
+        k += remake_names(p, r->newobj, early, 0);
+    } else {
+        tbbt_p2_group_place(p, seq, r->call_time);
+    }
+    return k;
+}
