@@ -1,4 +1,5 @@
 /* initnfs.c -- tbbt-init's NFSv3 calls (see initnfs.h). */
+#include "nfsfh.h"
 #include "initnfs.h"
 
 #include <string.h>
@@ -12,14 +13,6 @@
 #include "fsmodel.h"
 #include "nfsstat.h"
 #include "unconst.h"
-
-/* A libnfs handle pointing into ours (valid while ours lives). */
-static nfs_fh3 fh3(const struct tbbt_fh *f) {
-    nfs_fh3 h;
-    h.data.data_len = f->len;
-    h.data.data_val = tbbt_unconst(f->data);
-    return h;
-}
 
 /* The sattr3 of a: mode, uid, gid where set. */
 static sattr3 sattr(const struct tbbt_inf_attr *a) {
@@ -60,7 +53,7 @@ int tbbt_inf_lookup(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *
                     void *priv) {
     LOOKUP3args a;
     memset(&a, 0, sizeof(a));
-    a.what.dir = fh3(dir);
+    a.what.dir = tbbt_nfs_fh3(dir);
     a.what.name = tbbt_unconst(name);
     ISSUE(q, cb, priv, lookup);
 }
@@ -69,7 +62,7 @@ int tbbt_inf_mkdir(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *n
                    const struct tbbt_inf_attr *at, tbbt_nfsq_cb cb, void *priv) {
     MKDIR3args a;
     memset(&a, 0, sizeof(a));
-    a.where.dir = fh3(dir);
+    a.where.dir = tbbt_nfs_fh3(dir);
     a.where.name = tbbt_unconst(name);
     a.attributes = sattr(at);
     ISSUE(q, cb, priv, mkdir);
@@ -79,7 +72,7 @@ int tbbt_inf_create(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *
                     const struct tbbt_inf_attr *at, tbbt_nfsq_cb cb, void *priv) {
     CREATE3args a;
     memset(&a, 0, sizeof(a));
-    a.where.dir = fh3(dir);
+    a.where.dir = tbbt_nfs_fh3(dir);
     a.where.name = tbbt_unconst(name);
     a.how.mode = GUARDED;
     a.how.createhow3_u.obj_attributes = sattr(at);
@@ -90,7 +83,7 @@ int tbbt_inf_symlink(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char 
                      const struct tbbt_inf_attr *at, tbbt_nfsq_cb cb, void *priv) {
     SYMLINK3args a;
     memset(&a, 0, sizeof(a));
-    a.where.dir = fh3(dir);
+    a.where.dir = tbbt_nfs_fh3(dir);
     a.where.name = tbbt_unconst(name);
     a.symlink.symlink_attributes = sattr(at);
     a.symlink.symlink_data = tbbt_unconst(target);
@@ -101,7 +94,7 @@ int tbbt_inf_mknod(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *n
                    const struct tbbt_inf_attr *at, tbbt_nfsq_cb cb, void *priv) {
     MKNOD3args a;
     memset(&a, 0, sizeof(a));
-    a.where.dir = fh3(dir);
+    a.where.dir = tbbt_nfs_fh3(dir);
     a.where.name = tbbt_unconst(name);
     a.what.type = (ftype3)type;
     switch (type) {
@@ -117,8 +110,8 @@ int tbbt_inf_link(struct tbbt_nfsq *q, const struct tbbt_fh *file, const struct 
                   const char *name, tbbt_nfsq_cb cb, void *priv) {
     LINK3args a;
     memset(&a, 0, sizeof(a));
-    a.file = fh3(file);
-    a.link.dir = fh3(dir);
+    a.file = tbbt_nfs_fh3(file);
+    a.link.dir = tbbt_nfs_fh3(dir);
     a.link.name = tbbt_unconst(name);
     ISSUE(q, cb, priv, link);
 }
@@ -127,7 +120,7 @@ int tbbt_inf_write(struct tbbt_nfsq *q, const struct tbbt_fh *file, uint64_t off
                    const void *data, tbbt_nfsq_cb cb, void *priv) {
     WRITE3args a;
     memset(&a, 0, sizeof(a));
-    a.file = fh3(file);
+    a.file = tbbt_nfs_fh3(file);
     a.offset = offset;
     a.count = len;
     a.stable = UNSTABLE;
@@ -139,7 +132,7 @@ int tbbt_inf_write(struct tbbt_nfsq *q, const struct tbbt_fh *file, uint64_t off
 int tbbt_inf_commit(struct tbbt_nfsq *q, const struct tbbt_fh *file, tbbt_nfsq_cb cb, void *priv) {
     COMMIT3args a;
     memset(&a, 0, sizeof(a));
-    a.file = fh3(file);
+    a.file = tbbt_nfs_fh3(file);
     ISSUE(q, cb, priv, commit);
 }
 
@@ -147,7 +140,7 @@ int tbbt_inf_read(struct tbbt_nfsq *q, const struct tbbt_fh *file, uint64_t offs
                   tbbt_nfsq_cb cb, void *priv) {
     READ3args a;
     memset(&a, 0, sizeof(a));
-    a.file = fh3(file);
+    a.file = tbbt_nfs_fh3(file);
     a.offset = offset;
     a.count = count;
     ISSUE(q, cb, priv, read);
@@ -157,7 +150,7 @@ int tbbt_inf_remove(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *
                     void *priv) {
     REMOVE3args a;
     memset(&a, 0, sizeof(a));
-    a.object.dir = fh3(dir);
+    a.object.dir = tbbt_nfs_fh3(dir);
     a.object.name = tbbt_unconst(name);
     ISSUE(q, cb, priv, remove);
 }
@@ -166,7 +159,7 @@ int tbbt_inf_rmdir(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *n
                    void *priv) {
     RMDIR3args a;
     memset(&a, 0, sizeof(a));
-    a.object.dir = fh3(dir);
+    a.object.dir = tbbt_nfs_fh3(dir);
     a.object.name = tbbt_unconst(name);
     ISSUE(q, cb, priv, rmdir);
 }
@@ -174,7 +167,7 @@ int tbbt_inf_rmdir(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *n
 int tbbt_inf_truncate(struct tbbt_nfsq *q, const struct tbbt_fh *file, tbbt_nfsq_cb cb, void *priv) {
     SETATTR3args a;
     memset(&a, 0, sizeof(a));
-    a.object = fh3(file);
+    a.object = tbbt_nfs_fh3(file);
     a.new_attributes.size.set_it = 1;
     a.new_attributes.size.set_size3_u.size = 0;
     ISSUE(q, cb, priv, setattr);
@@ -184,7 +177,7 @@ int tbbt_inf_readdirplus(struct tbbt_nfsq *q, const struct tbbt_fh *dir, uint64_
                          const uint8_t verf[8], tbbt_nfsq_cb cb, void *priv) {
     READDIRPLUS3args a;
     memset(&a, 0, sizeof(a));
-    a.dir = fh3(dir);
+    a.dir = tbbt_nfs_fh3(dir);
     a.cookie = cookie;
     memcpy(a.cookieverf, verf, NFS3_COOKIEVERFSIZE);
     a.dircount = 8192;
@@ -195,14 +188,14 @@ int tbbt_inf_readdirplus(struct tbbt_nfsq *q, const struct tbbt_fh *dir, uint64_
 int tbbt_inf_fsstat(struct tbbt_nfsq *q, const struct tbbt_fh *root, tbbt_nfsq_cb cb, void *priv) {
     FSSTAT3args a;
     memset(&a, 0, sizeof(a));
-    a.fsroot = fh3(root);
+    a.fsroot = tbbt_nfs_fh3(root);
     ISSUE(q, cb, priv, fsstat);
 }
 
 int tbbt_inf_fsinfo(struct tbbt_nfsq *q, const struct tbbt_fh *root, tbbt_nfsq_cb cb, void *priv) {
     FSINFO3args a;
     memset(&a, 0, sizeof(a));
-    a.fsroot = fh3(root);
+    a.fsroot = tbbt_nfs_fh3(root);
     ISSUE(q, cb, priv, fsinfo);
 }
 
@@ -224,27 +217,14 @@ int tbbt_inf_commit_verf(const void *data, uint8_t verf[8]) {
     return 0;
 }
 
-/* Copies a libnfs handle into ours. */
-static int copy_fh(const nfs_fh3 *h, struct tbbt_fh *fh) {
-    if (!h->data.data_val || h->data.data_len > TBBT_FH_MAX) return -1;
-    fh->len = h->data.data_len;
-    memcpy(fh->data, h->data.data_val, fh->len);
-    return 0;
-}
-
-/* The handle of a post_op_fh3, if it follows. */
-static int post_fh(const post_op_fh3 *p, struct tbbt_fh *fh) {
-    return p->handle_follows ? copy_fh(&p->post_op_fh3_u.handle, fh) : -1;
-}
-
 int tbbt_inf_newfh(enum tbbt_inf_proc proc, const void *data, struct tbbt_fh *fh) {
     if (tbbt_inf_status(data) != TBBT_NFS_OK) return -1;
     switch (proc) {
-    case TBBT_INF_LOOKUP: return copy_fh(&((const LOOKUP3res *)data)->LOOKUP3res_u.resok.object, fh);
-    case TBBT_INF_MKDIR: return post_fh(&((const MKDIR3res *)data)->MKDIR3res_u.resok.obj, fh);
-    case TBBT_INF_CREATE: return post_fh(&((const CREATE3res *)data)->CREATE3res_u.resok.obj, fh);
-    case TBBT_INF_SYMLINK: return post_fh(&((const SYMLINK3res *)data)->SYMLINK3res_u.resok.obj, fh);
-    case TBBT_INF_MKNOD: return post_fh(&((const MKNOD3res *)data)->MKNOD3res_u.resok.obj, fh);
+    case TBBT_INF_LOOKUP: return tbbt_nfs_copy_fh(&((const LOOKUP3res *)data)->LOOKUP3res_u.resok.object, fh);
+    case TBBT_INF_MKDIR: return tbbt_nfs_post_fh(&((const MKDIR3res *)data)->MKDIR3res_u.resok.obj, fh);
+    case TBBT_INF_CREATE: return tbbt_nfs_post_fh(&((const CREATE3res *)data)->CREATE3res_u.resok.obj, fh);
+    case TBBT_INF_SYMLINK: return tbbt_nfs_post_fh(&((const SYMLINK3res *)data)->SYMLINK3res_u.resok.obj, fh);
+    case TBBT_INF_MKNOD: return tbbt_nfs_post_fh(&((const MKNOD3res *)data)->MKNOD3res_u.resok.obj, fh);
     default: return -1;
     }
 }
@@ -290,7 +270,7 @@ uint64_t tbbt_inf_readdirplus_each(const void *data,
         uint32_t type = e.name_attributes.attributes_follow
                             ? (uint32_t)e.name_attributes.post_op_attr_u.attributes.type
                             : 0;
-        if (post_fh(&e.name_handle, &fh) == 0) fn(ctx, e.name, &fh, type);
+        if (tbbt_nfs_post_fh(&e.name_handle, &fh) == 0) fn(ctx, e.name, &fh, type);
     }
     *eof = (int)r->reply.eof;
     memcpy(verf, r->cookieverf, NFS3_COOKIEVERFSIZE);

@@ -39,6 +39,7 @@
 #include "fsmodel.h"
 #include "hmap.h"
 #include "nfsconn.h"
+#include "nfsfh.h"
 #include "rng.h"
 #include "unconst.h"
 
@@ -94,24 +95,6 @@ static void usage(const char *what) {
     exit(2);
 }
 
-/* A libnfs handle pointing into ours (valid while ours lives). */
-static nfs_fh3 fh3(const struct tbbt_fh *f) {
-    nfs_fh3 h;
-    h.data.data_len = f->len;
-    h.data.data_val = tbbt_unconst(f->data);
-    return h;
-}
-
-/* Copies the handle of a post_op_fh3 into fh; -1 when none follows. */
-static int post_fh(const post_op_fh3 *p, struct tbbt_fh *fh) {
-    if (!p->handle_follows) return -1;
-    const nfs_fh3 *h = &p->post_op_fh3_u.handle;
-    if (!h->data.data_val || h->data.data_len > TBBT_FH_MAX) return -1;
-    fh->len = h->data.data_len;
-    memcpy(fh->data, h->data.data_val, fh->len);
-    return 0;
-}
-
 /* The sattr3 of a map entry: mode (or def), uid and gid where known. */
 static sattr3 sattr(const struct tbbt_hm_entry *e, uint32_t def) {
     sattr3 s;
@@ -126,25 +109,7 @@ static sattr3 sattr(const struct tbbt_hm_entry *e, uint32_t def) {
  * "most" calls are in flight (done NULL): 0, or -1 with pc->err on a broken
  * connection or a silence of --timeout seconds. */
 static int pc_wait(struct pc *pc, const int *done, int most) {
-    double last = tbbt_now_s();
-    while (done ? !*done : pc->inflight > most) {
-        struct pollfd p = {.fd = rpc_get_fd(pc->rpc), .events = (short)rpc_which_events(pc->rpc)};
-        if (poll(&p, 1, 100) < 0 && errno != EINTR) {
-            snprintf(pc->err, sizeof(pc->err), "poll: %s", strerror(errno));
-            return -1;
-        }
-        int before = pc->inflight;
-        if (rpc_service(pc->rpc, p.revents) < 0) {
-            snprintf(pc->err, sizeof(pc->err), "connection: %s", rpc_get_error(pc->rpc));
-            return -1;
-        }
-        if (pc->inflight != before) last = tbbt_now_s();
-        if (tbbt_now_s() - last > cli.timeout) {
-            snprintf(pc->err, sizeof(pc->err), "no reply for %d s", cli.timeout);
-            return -1;
-        }
-    }
-    return 0;
+    return tbbt_nfs_pump(pc->rpc, done, &pc->inflight, most, cli.timeout, pc->err, sizeof(pc->err));
 }
 
 /* Callback of a namespace call: status and the new handle. proc says
@@ -158,10 +123,10 @@ static void on_make(struct rpc_context *rpc, int status, void *data, void *priv,
     if (r->status != 0) return;
     int rc = 0;
     switch (proc) {
-    case NFS3_MKDIR: rc = post_fh(&((MKDIR3res *)data)->MKDIR3res_u.resok.obj, &r->fh); break;
-    case NFS3_CREATE: rc = post_fh(&((CREATE3res *)data)->CREATE3res_u.resok.obj, &r->fh); break;
-    case NFS3_SYMLINK: rc = post_fh(&((SYMLINK3res *)data)->SYMLINK3res_u.resok.obj, &r->fh); break;
-    case NFS3_MKNOD: rc = post_fh(&((MKNOD3res *)data)->MKNOD3res_u.resok.obj, &r->fh); break;
+    case NFS3_MKDIR: rc = tbbt_nfs_post_fh(&((MKDIR3res *)data)->MKDIR3res_u.resok.obj, &r->fh); break;
+    case NFS3_CREATE: rc = tbbt_nfs_post_fh(&((CREATE3res *)data)->CREATE3res_u.resok.obj, &r->fh); break;
+    case NFS3_SYMLINK: rc = tbbt_nfs_post_fh(&((SYMLINK3res *)data)->SYMLINK3res_u.resok.obj, &r->fh); break;
+    case NFS3_MKNOD: rc = tbbt_nfs_post_fh(&((MKNOD3res *)data)->MKNOD3res_u.resok.obj, &r->fh); break;
     case NFS3_FSINFO: r->wtmax = ((FSINFO3res *)data)->FSINFO3res_u.resok.wtmax; break;
     default: break;
     }
@@ -212,7 +177,7 @@ static int pc_mkdir(struct pc *pc, const struct tbbt_fh *dir, const char *name, 
                     const char *path, struct tbbt_fh *out) {
     MKDIR3args a;
     memset(&a, 0, sizeof(a));
-    a.where.dir = fh3(dir);
+    a.where.dir = tbbt_nfs_fh3(dir);
     a.where.name = tbbt_unconst(name);
     if (e)
         a.attributes = sattr(e, 0755);
@@ -248,7 +213,7 @@ static int pc_fill(struct pc *pc, const struct tbbt_fh *fh, uint64_t size, const
             WRITE3args a;
             memset(&a, 0, sizeof(a));
             uint32_t len = (uint32_t)MIN((uint64_t)pc->wmax, size - off);
-            a.file = fh3(fh), a.offset = off, a.count = len, a.stable = UNSTABLE;
+            a.file = tbbt_nfs_fh3(fh), a.offset = off, a.count = len, a.stable = UNSTABLE;
             a.data.data_len = len, a.data.data_val = pc->payload;
             if (rpc_nfs3_write_async(pc->rpc, cb_data, &a, pc) < 0) {
                 snprintf(pc->err, sizeof(pc->err), "%s: WRITE could not be sent", path);
@@ -262,7 +227,7 @@ static int pc_fill(struct pc *pc, const struct tbbt_fh *fh, uint64_t size, const
     if (pc->failed) return pc_wait(pc, NULL, 0), -1;
     COMMIT3args c;
     memset(&c, 0, sizeof(c));
-    c.file = fh3(fh);
+    c.file = tbbt_nfs_fh3(fh);
     if (rpc_nfs3_commit_async(pc->rpc, cb_data, &c, pc) < 0) {
         snprintf(pc->err, sizeof(pc->err), "%s: COMMIT could not be sent", path);
         return -1;
@@ -283,7 +248,7 @@ static int pc_make(struct pc *pc, const struct tbbt_fh *dir, const struct tbbt_h
     if (first) {
         LINK3args a;
         memset(&a, 0, sizeof(a));
-        a.file = fh3(first), a.link.dir = fh3(dir), a.link.name = tbbt_unconst(name);
+        a.file = tbbt_nfs_fh3(first), a.link.dir = tbbt_nfs_fh3(dir), a.link.name = tbbt_unconst(name);
         pc->links++;
         return pc_finish(pc, rpc_nfs3_link_async(pc->rpc, cb_plain, &a, &r), &r, e->path, "LINK");
     }
@@ -292,7 +257,7 @@ static int pc_make(struct pc *pc, const struct tbbt_fh *dir, const struct tbbt_h
     case TBBT_FT_LNK: {
         SYMLINK3args a;
         memset(&a, 0, sizeof(a));
-        a.where.dir = fh3(dir), a.where.name = tbbt_unconst(name);
+        a.where.dir = tbbt_nfs_fh3(dir), a.where.name = tbbt_unconst(name);
         a.symlink.symlink_attributes = sattr(e, 0777);
         a.symlink.symlink_data = e->target ? e->target : "";
         pc->symlinks++;
@@ -304,7 +269,7 @@ static int pc_make(struct pc *pc, const struct tbbt_fh *dir, const struct tbbt_h
     case TBBT_FT_BLK: {
         MKNOD3args a;
         memset(&a, 0, sizeof(a));
-        a.where.dir = fh3(dir), a.where.name = tbbt_unconst(name);
+        a.where.dir = tbbt_nfs_fh3(dir), a.where.name = tbbt_unconst(name);
         sattr3 at = sattr(e, 0644);
         switch (e->type) { /* devices get 0:0, as tbbt-init makes them */
         case TBBT_FT_CHR: a.what.type = NF3CHR, a.what.mknoddata3_u.chr_device.dev_attributes = at; break;
@@ -318,7 +283,7 @@ static int pc_make(struct pc *pc, const struct tbbt_fh *dir, const struct tbbt_h
     default: {
         CREATE3args a;
         memset(&a, 0, sizeof(a));
-        a.where.dir = fh3(dir), a.where.name = tbbt_unconst(name);
+        a.where.dir = tbbt_nfs_fh3(dir), a.where.name = tbbt_unconst(name);
         a.how.mode = GUARDED;
         a.how.createhow3_u.obj_attributes = sattr(e, 0644);
         pc->files++;
@@ -387,7 +352,7 @@ static int pc_run(const struct tbbt_nfs_server *srv, struct pc *pc, double *secs
     if (!pc->rpc) return -1;
     FSINFO3args fa;
     memset(&fa, 0, sizeof(fa));
-    fa.fsroot = fh3(&root);
+    fa.fsroot = tbbt_nfs_fh3(&root);
     struct pc_reply r = {.pc = pc};
     if (pc_finish(pc, rpc_nfs3_fsinfo_async(pc->rpc, cb_fsinfo, &fa, &r), &r, ".", "FSINFO") < 0) return -1;
     pc->wmax = r.wtmax && r.wtmax < PC_MAX_WRITE ? r.wtmax : PC_MAX_WRITE;

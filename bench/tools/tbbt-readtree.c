@@ -32,6 +32,7 @@
 #include "outfile.h"
 #include "clock.h"
 #include "nfsconn.h"
+#include "nfsfh.h"
 #include "unconst.h"
 
 #define RT_MAX_READ (1u << 20)
@@ -95,45 +96,14 @@ static void usage(const char *what) {
     exit(2);
 }
 
-/* A libnfs handle pointing into ours (valid while ours lives). */
-static nfs_fh3 fh3(const struct tbbt_fh *f) {
-    nfs_fh3 h;
-    h.data.data_len = f->len;
-    h.data.data_val = tbbt_unconst(f->data);
-    return h;
-}
-
-/* Copies a libnfs handle into ours; -1 when it does not fit. */
-static int copy_fh(const nfs_fh3 *h, struct tbbt_fh *fh) {
-    if (!h->data.data_val || h->data.data_len > TBBT_FH_MAX) return -1;
-    fh->len = h->data.data_len;
-    memcpy(fh->data, h->data.data_val, fh->len);
-    return 0;
-}
-
 /* Polls until *done is set (done not NULL) or at most "most" calls are in
  * flight: 0, or -1 with rt->err on a broken connection or a silence of
  * --timeout seconds. */
 static int rt_wait(struct rt *rt, const int *done, int most) {
-    double last = tbbt_now_s();
-    while (done ? !*done : rt->inflight > most) {
-        struct pollfd p = {.fd = rpc_get_fd(rt->rpc), .events = (short)rpc_which_events(rt->rpc)};
-        if (poll(&p, 1, 100) < 0 && errno != EINTR) {
-            snprintf(rt->err, sizeof(rt->err), "poll: %s", strerror(errno));
-            return -1;
-        }
-        int before = rt->inflight;
-        if (rpc_service(rt->rpc, p.revents) < 0) {
-            snprintf(rt->err, sizeof(rt->err), "%s: connection: %s", rt->path, rpc_get_error(rt->rpc));
-            return -1;
-        }
-        if (rt->inflight != before) last = tbbt_now_s();
-        if (tbbt_now_s() - last > cli.timeout) {
-            snprintf(rt->err, sizeof(rt->err), "%s: no reply for %d s", rt->path, cli.timeout);
-            return -1;
-        }
-    }
-    return 0;
+    char why[200];
+    if (tbbt_nfs_pump(rt->rpc, done, &rt->inflight, most, cli.timeout, why, sizeof(why)) == 0) return 0;
+    snprintf(rt->err, sizeof(rt->err), "%s: %s", rt->path, why);
+    return -1;
 }
 
 /* Callback of FSINFO, LOOKUP and READDIRPLUS: fills the rt_reply. */
@@ -145,7 +115,7 @@ static void cb_sync(struct rpc_context *rpc, int status, void *data, void *priv,
     r->status = status ? -1 : (int)*(const nfsstat3 *)data;
     if (r->status != 0) return;
     if (proc == NFS3_FSINFO) r->rtmax = ((FSINFO3res *)data)->FSINFO3res_u.resok.rtmax;
-    if (proc == NFS3_LOOKUP && copy_fh(&((LOOKUP3res *)data)->LOOKUP3res_u.resok.object, &r->fh) < 0)
+    if (proc == NFS3_LOOKUP && tbbt_nfs_copy_fh(&((LOOKUP3res *)data)->LOOKUP3res_u.resok.object, &r->fh) < 0)
         r->status = -2;
     if (proc != NFS3_READDIRPLUS) return;
     const READDIRPLUS3resok *ok = &((READDIRPLUS3res *)data)->READDIRPLUS3res_u.resok;
@@ -153,7 +123,8 @@ static void cb_sync(struct rpc_context *rpc, int status, void *data, void *priv,
         r->cookie = e->cookie;
         if (!strcmp(e->name, ".") || !strcmp(e->name, "..")) continue;
         struct rt_ent en = {0};
-        if (!e->name_handle.handle_follows || copy_fh(&e->name_handle.post_op_fh3_u.handle, &en.fh) < 0)
+        if (!e->name_handle.handle_follows ||
+            tbbt_nfs_copy_fh(&e->name_handle.post_op_fh3_u.handle, &en.fh) < 0)
             continue; /* no handle: cannot be read without a LOOKUP; a READDIRPLUS server always gives it */
         if (e->name_attributes.attributes_follow) {
             const fattr3 *a = &e->name_attributes.post_op_attr_u.attributes;
@@ -216,7 +187,7 @@ static void cb_read(struct rpc_context *rpc, int status, void *data, void *priv)
 static int rt_read1(struct rt *rt, const struct tbbt_fh *fh, uint64_t off) {
     READ3args a;
     memset(&a, 0, sizeof(a));
-    a.file = fh3(fh), a.offset = off, a.count = rt->rmax;
+    a.file = tbbt_nfs_fh3(fh), a.offset = off, a.count = rt->rmax;
     if (rpc_nfs3_read_async(rt->rpc, cb_read, &a, rt) < 0) {
         snprintf(rt->err, sizeof(rt->err), "%s: READ could not be sent", rt->path);
         return -1;
@@ -258,7 +229,7 @@ static GArray *rt_list(struct rt *rt, const struct tbbt_fh *dir, const char *pat
     do {
         READDIRPLUS3args a;
         memset(&a, 0, sizeof(a));
-        a.dir = fh3(dir), a.cookie = r.cookie, a.dircount = 8192, a.maxcount = 65536;
+        a.dir = tbbt_nfs_fh3(dir), a.cookie = r.cookie, a.dircount = 8192, a.maxcount = 65536;
         memcpy(a.cookieverf, r.verf, NFS3_COOKIEVERFSIZE);
         r.done = 0;
         rt->readdirs++;
@@ -299,7 +270,7 @@ static int rt_descend(struct rt *rt, const struct tbbt_fh *root, struct tbbt_fh 
         if (!**p) continue;
         LOOKUP3args a;
         memset(&a, 0, sizeof(a));
-        a.what.dir = fh3(out), a.what.name = *p;
+        a.what.dir = tbbt_nfs_fh3(out), a.what.name = *p;
         struct rt_reply r = {.rt = rt};
         rc = rt_finish(rt, rpc_nfs3_lookup_async(rt->rpc, cb_lookup, &a, &r), &r, cli.dir, "LOOKUP");
         if (rc == 0) *out = r.fh;
@@ -316,7 +287,7 @@ static int rt_run(const struct tbbt_nfs_server *srv, struct rt *rt, double *secs
     if (!rt->rpc) return -1;
     FSINFO3args fa;
     memset(&fa, 0, sizeof(fa));
-    fa.fsroot = fh3(&root);
+    fa.fsroot = tbbt_nfs_fh3(&root);
     struct rt_reply r = {.rt = rt};
     if (rt_finish(rt, rpc_nfs3_fsinfo_async(rt->rpc, cb_fsinfo, &fa, &r), &r, ".", "FSINFO") < 0) return -1;
     rt->rmax = r.rtmax && r.rtmax < RT_MAX_READ ? r.rtmax : RT_MAX_READ;
