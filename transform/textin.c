@@ -163,12 +163,31 @@ static int ellard_count(void *ctx, const struct tbbt_rec *r) {
     return 0;
 }
 
-/* Reads an Ellard trace through ellard.h's reader into pass 1, whose
- * records (their unprinted fields removed) go to sink. */
-static int run_ellard(const char *path, const struct tbbt_textin_opts *o, tbbt_rec_sink sink, void *ctx,
-                      uint64_t *n, char *err, size_t errlen) {
+/* The name of an input in messages: "stdin" for "-". */
+static const char *input_name(const char *path) {
+    return strcmp(path, "-") == 0 ? "stdin" : path;
+}
+
+/* Reads one file of an Ellard trace into the reader e (whose pass 1 goes
+ * on across files). Returns 0, or -1 with the message in err. */
+static int read_ellard_file(struct tbbt_ellard *e, const char *path, char *err, size_t errlen) {
+    const char *name = input_name(path);
     FILE *f = tbbt_cfile_open(path, NULL, err, errlen);
     if (!f) return -1;
+    int rc = tbbt_ellard_read(e, f, name, err, errlen);
+    if (f == stdin) {
+        if (rc == 0 && ferror(f)) g_snprintf(err, errlen, "%s: read error", name), rc = -1;
+    } else if (fclose(f) != 0 && rc == 0) { /* a decompressor that failed late */
+        g_snprintf(err, errlen, "%s: read error", name);
+        rc = -1;
+    }
+    return rc;
+}
+
+/* Reads an Ellard trace (its files in turn) through ellard.h's reader
+ * into pass 1, whose records (their unprinted fields removed) go to sink. */
+static int run_ellard(const char *const *paths, int npaths, const struct tbbt_textin_opts *o,
+                      tbbt_rec_sink sink, void *ctx, uint64_t *n, char *err, size_t errlen) {
     struct tbbt_pass1_opts po;
     tbbt_pass1_opts_default(&po);
     po.reply_timeout = (int64_t)(o->reply_timeout * 1e9);
@@ -176,15 +195,15 @@ static int run_ellard(const char *path, const struct tbbt_textin_opts *o, tbbt_r
     struct ellard_count cnt = {sink, ctx, n};
     struct tbbt_ellard_sinkctx sc = {NULL, ellard_count, &cnt};
     struct tbbt_pass1 *p1 = tbbt_pass1_new(&po, tbbt_ellard_sink, &sc);
-    struct ellard_warn w = {path, o->max_warnings, 0};
+    struct ellard_warn w = {NULL, o->max_warnings, 0};
     tbbt_pass1_set_warn(p1, ellard_warn, &w);
     struct tbbt_ellard_opts eo = {o->size_swap, o->swap_before, o->max_warnings};
     struct tbbt_ellard *e = tbbt_ellard_new(&eo, tbbt_pass1_msg, p1);
     sc.reader = e;
-    int rc = tbbt_ellard_read(e, f, path, err, errlen);
-    if (fclose(f) != 0 && rc == 0) { /* a decompressor that failed late */
-        g_snprintf(err, errlen, "%s: read error", path);
-        rc = -1;
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < npaths; i++) {
+        w.path = input_name(paths[i]);
+        rc = read_ellard_file(e, paths[i], err, errlen);
     }
     if (tbbt_pass1_finish(p1) != 0 && rc == 0) { /* the sink failed: its caller has the writer's error */
         *err = 0;
@@ -196,13 +215,16 @@ static int run_ellard(const char *path, const struct tbbt_textin_opts *o, tbbt_r
     return rc;
 }
 
-int tbbt_textin_run(const char *path, int kind, const struct tbbt_textin_opts *o, tbbt_rec_sink sink,
-                    void *ctx, uint64_t *n, char *err, size_t errlen) {
+int tbbt_textin_run(const char *const *paths, int npaths, int kind, const struct tbbt_textin_opts *o,
+                    tbbt_rec_sink sink, void *ctx, uint64_t *n, char *err, size_t errlen) {
     *n = 0;
-    if (kind == TBBT_IN_ELLARD) return run_ellard(path, o, sink, ctx, n, err, errlen);
-    FILE *f = tbbt_cfile_open(path, NULL, err, errlen);
-    if (!f) return -1;
-    int rc = read_lines(f, path, sink, ctx, n, err, errlen);
-    fclose(f);
+    if (kind == TBBT_IN_ELLARD) return run_ellard(paths, npaths, o, sink, ctx, n, err, errlen);
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < npaths; i++) {
+        FILE *f = tbbt_cfile_open(paths[i], NULL, err, errlen);
+        if (!f) return -1;
+        rc = read_lines(f, input_name(paths[i]), sink, ctx, n, err, errlen);
+        if (f != stdin) fclose(f);
+    }
     return rc;
 }
