@@ -12,6 +12,8 @@
 
 #include "cfile.h"
 #include "ellard.h"
+#include "fhmap.h"
+#include "timefix.h"
 #include "rectext.h"
 
 #define SNIFF_LINES 10
@@ -184,6 +186,28 @@ static int read_ellard_file(struct tbbt_ellard *e, const char *path, char *err, 
     return rc;
 }
 
+/* Prints what pass 1 did to an Ellard trace (pairing, IDs, clock repair),
+ * after the reader's counters: what the Perl importer's summary told. */
+static void print_pass1(struct tbbt_pass1 *p1, FILE *out) {
+    const struct tbbt_pass1_stats *s = tbbt_pass1_stats(p1);
+    const struct tbbt_fhmap_stats *fs = tbbt_pass1_fhstats(p1);
+    const struct tbbt_timefix *tf = tbbt_pass1_timefix(p1);
+    fprintf(
+        out,
+        "Ellard text: pairing: %llu records, %llu calls without reply (flag L), %llu replies without call "
+        "(none seen, late or to a SHORT PACKET call), %llu retransmitted calls (flag X), %llu duplicate "
+        "replies, %llu records out of call-time order\n",
+        (unsigned long long)s->records, (unsigned long long)s->replies_lost,
+        (unsigned long long)s->replies_without_call, (unsigned long long)s->retrans_calls,
+        (unsigned long long)s->dup_replies, (unsigned long long)s->out_of_order);
+    fprintf(
+        out,
+        "Ellard text: %llu TBBT-IDs (%llu handles joined by fileid, %llu retired); %llu backward clock steps "
+        "removed (%.6f s)\n",
+        (unsigned long long)fs->objects, (unsigned long long)fs->aliases, (unsigned long long)fs->retired,
+        (unsigned long long)tf->steps, tf->removed / 1e9);
+}
+
 /* Reads an Ellard trace (its files in turn) through ellard.h's reader
  * into pass 1, whose records (their unprinted fields removed) go to sink. */
 static int run_ellard(const char *const *paths, int npaths, const struct tbbt_textin_opts *o,
@@ -209,7 +233,10 @@ static int run_ellard(const char *const *paths, int npaths, const struct tbbt_te
         *err = 0;
         rc = -1;
     }
-    if (rc == 0 && !o->quiet) tbbt_ellard_print_stats(e, stderr);
+    if (rc == 0 && !o->quiet) {
+        tbbt_ellard_print_stats(e, stderr);
+        print_pass1(p1, stderr);
+    }
     tbbt_pass1_free(p1);
     tbbt_ellard_free(e);
     return rc;
