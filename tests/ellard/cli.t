@@ -103,6 +103,16 @@ subtest 'stdin and compressed input give the same records' => sub {
         is($rc, 0, '.gz: exit 0');
         is($out, $ref, '.gz: same records');
     }
+  SKIP: {
+        skip 'no bzip2', 3 unless system('bzip2 --help >/dev/null 2>&1') == 0;
+        system("bzip2 -c '$fixture' > '$tmp/f.txt.bz2'") == 0 or die;
+        ($rc, $out) = run("-q '$tmp/f.txt.bz2'");
+        is($rc, 0, '.bz2 (through bzip2): exit 0');
+        is($out, $ref, '.bz2: same records');
+        write_file('broken.bz2', "not bzip2 at all\n");
+        my ($rc3, undef, $e3) = run("-q '$tmp/broken.bz2'");
+        is($rc3, 1, 'a broken .bz2: exit 1');
+    }
     write_file('broken.gz', "not gzip at all\n");
     my ($rc2, $out2, $e2) = run("-q '$tmp/broken.gz'");
     is($rc2, 1, 'a broken .gz: exit 1');
