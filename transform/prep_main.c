@@ -37,7 +37,8 @@
 /* The forms of the command line, for usage errors (lib/usage.h); --help has the options. */
 #define SYNOPSIS                                                                                             \
     "tbbt-prep [-o OUT.tbbt] [OPTION...] INPUT\n"                                                            \
-    "tbbt-prep -o OUT.tbbt [OPTION...] -"
+    "tbbt-prep -o OUT.tbbt [OPTION...] -\n"                                                                  \
+    "tbbt-prep [-o OUT.tbbt] [OPTION...] ELLARD-FILE..."
 
 struct prep_opts {
     char *output;
@@ -53,6 +54,7 @@ struct prep_opts {
     gboolean no_map;
     char *format;
     char *size_swap;
+    char *size_swap_before;
     gint64 seed;
 };
 
@@ -83,6 +85,9 @@ static const struct tbbt_opt prep_opts[] = {
      .help =
          "Ellard traces: swap back the 32-bit halves of v3 setattr sizes: date (calls before 2003-09-01 UTC, "
          "when nfsdump was fixed), always or never"},
+    {"size-swap-before", 0, TBBT_OPT_STRING, &opt.size_swap_before, "DATE", "2003-09-01",
+     .help =
+         "Ellard traces: the date rule's cutoff, YYYY-MM-DD UTC (nfsdump's notes date its fix 2003-09-09)"},
     {"map", 'm', TBBT_OPT_FILE, &opt.map, "FILE",
      .defhelp = "NAME.hmap beside the records; beside the capture when -o is /dev/null or a FIFO",
      .help = "Hierarchy map to write"},
@@ -98,13 +103,16 @@ static const struct tbbt_cmd prep_cmd = {
     TOOL, SYNOPSIS, "INPUT - decode an NFS capture or trace into replay records",
     "Reads pcap/pcapng captures, Ellard's nfsdump text traces and the records' text form (also .gz, .zst). "
     "INPUT - (standard input), a pipe or a FIFO is read once as a capture (plain or .zst; --format for "
-    "another kind), and needs -o. The records and map are recorded as the trace of the workspace (the "
+    "another kind), and needs -o. Several Ellard files are read in turn as one trace. The records and map "
+    "are recorded as the trace of the workspace (the "
     "current directory's " TBBT_WS_FILE ", docs/workspace.md) unless -o writes them elsewhere and there is "
     "no workspace here. Exit: 0 done, 1 failed, 2 usage, 3 interrupted.",
     prep_opts};
 
 struct prep {
     const char *in;
+    const char *const *ins; /* every INPUT (several: Ellard files, read as one trace) */
+    int nin;
     int kind;                 /* TBBT_IN_*: what the input holds */
     struct tbbt_capture *cap; /* a capture's decoder, else NULL */
     struct tbbt_pass1 *p1;    /* pass 1, for a capture */
@@ -343,16 +351,32 @@ static int forced_kind(void) {
     return 0;
 }
 
+/* The --size-swap-before day as seconds since the epoch (00:00 UTC); exits
+ * 2 when it is not a day YYYY-MM-DD. */
+static int64_t swap_before_epoch(void) {
+    int y, m, d;
+    char tail;
+    GDateTime *t = NULL;
+    if (sscanf(opt.size_swap_before, "%4d-%2d-%2d%c", &y, &m, &d, &tail) == 3 &&
+        strlen(opt.size_swap_before) == 10)
+        t = g_date_time_new_utc(y, m, d, 0, 0, 0);
+    if (!t)
+        tbbt_opt_usage(&prep_cmd, "--size-swap-before %s: must be a day, YYYY-MM-DD", opt.size_swap_before);
+    int64_t s = g_date_time_to_unix(t);
+    g_date_time_unref(t);
+    return s;
+}
+
 /* Parses and checks every option before touching a file (bad usage exits
  * 2 whatever the file), then finds what the input holds and, for a
  * capture, opens it (exit 1 if it cannot). Returns the input path. */
 static const char *parse_args(int argc, char **argv, struct prep *p) {
     tbbt_opt_parse(&prep_cmd, &argc, &argv);
     if (argc < 2) tbbt_opt_usage(&prep_cmd, "no INPUT given");
-    if (argc > 2) tbbt_opt_usage(&prep_cmd, "one INPUT only, got %d operands", argc - 1);
     if (strcmp(argv[1], "-") == 0 && !opt.output)
         tbbt_opt_usage(&prep_cmd, "reading standard input (-) needs -o OUT.tbbt");
     int kind = forced_kind();
+    swap_before_epoch();
     uint16_t ports[64];
     unsigned nports = 0;
     for (char **s = opt.ports; s && *s; s++) {
@@ -373,6 +397,11 @@ static const char *parse_args(int argc, char **argv, struct prep *p) {
         exit(1);
     }
     p->kind = kind ? kind : TBBT_IN_CAPTURE; /* unknown: the capture decoder says what is wrong */
+    if (argc > 2 && p->kind != TBBT_IN_ELLARD)
+        tbbt_opt_usage(&prep_cmd, "one INPUT only, got %d operands (several only for Ellard traces)",
+                       argc - 1);
+    p->ins = (const char *const *)argv + 1;
+    p->nin = argc - 1;
     if (p->kind != TBBT_IN_CAPTURE) return argv[1];
     p->cap = tbbt_capture_open(argv[1], err, sizeof(err));
     if (!p->cap) {
@@ -450,8 +479,9 @@ static int run_input(struct prep *p) {
     } else {
         int swap = !strcmp(opt.size_swap, "always") ? 1 : !strcmp(opt.size_swap, "never") ? -1 : 0;
         struct tbbt_textin_opts to = {
-            opt.reply_timeout, opt.step_threshold, opt.max_warnings, opt.quiet, swap, 0};
-        rc = tbbt_textin_run(p->in, p->kind, &to, prep_sink, p, &p->text_records, p->err, sizeof(p->err));
+            opt.reply_timeout, opt.step_threshold, opt.max_warnings, opt.quiet, swap, swap_before_epoch()};
+        rc = tbbt_textin_run(p->ins, p->nin, p->kind, &to, prep_sink, p, &p->text_records, p->err,
+                             sizeof(p->err));
         n = p->text_records;
     }
     if (rc == 0 && p->p2 && tbbt_pass2_finish(p->p2) != 0) rc = -1, *p->err = 0;

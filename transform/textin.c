@@ -12,6 +12,8 @@
 
 #include "cfile.h"
 #include "ellard.h"
+#include "fhmap.h"
+#include "timefix.h"
 #include "rectext.h"
 
 #define SNIFF_LINES 10
@@ -163,12 +165,53 @@ static int ellard_count(void *ctx, const struct tbbt_rec *r) {
     return 0;
 }
 
-/* Reads an Ellard trace through ellard.h's reader into pass 1, whose
- * records (their unprinted fields removed) go to sink. */
-static int run_ellard(const char *path, const struct tbbt_textin_opts *o, tbbt_rec_sink sink, void *ctx,
-                      uint64_t *n, char *err, size_t errlen) {
+/* The name of an input in messages: "stdin" for "-". */
+static const char *input_name(const char *path) {
+    return strcmp(path, "-") == 0 ? "stdin" : path;
+}
+
+/* Reads one file of an Ellard trace into the reader e (whose pass 1 goes
+ * on across files). Returns 0, or -1 with the message in err. */
+static int read_ellard_file(struct tbbt_ellard *e, const char *path, char *err, size_t errlen) {
+    const char *name = input_name(path);
     FILE *f = tbbt_cfile_open(path, NULL, err, errlen);
     if (!f) return -1;
+    int rc = tbbt_ellard_read(e, f, name, err, errlen);
+    if (f == stdin) {
+        if (rc == 0 && ferror(f)) g_snprintf(err, errlen, "%s: read error", name), rc = -1;
+    } else if (fclose(f) != 0 && rc == 0) { /* a decompressor that failed late */
+        g_snprintf(err, errlen, "%s: read error", name);
+        rc = -1;
+    }
+    return rc;
+}
+
+/* Prints what pass 1 did to an Ellard trace (pairing, IDs, clock repair),
+ * after the reader's counters: what the Perl importer's summary told. */
+static void print_pass1(struct tbbt_pass1 *p1, FILE *out) {
+    const struct tbbt_pass1_stats *s = tbbt_pass1_stats(p1);
+    const struct tbbt_fhmap_stats *fs = tbbt_pass1_fhstats(p1);
+    const struct tbbt_timefix *tf = tbbt_pass1_timefix(p1);
+    fprintf(
+        out,
+        "Ellard text: pairing: %llu records, %llu calls without reply (flag L), %llu replies without call "
+        "(none seen, late or to a SHORT PACKET call), %llu retransmitted calls (flag X), %llu duplicate "
+        "replies, %llu records out of call-time order\n",
+        (unsigned long long)s->records, (unsigned long long)s->replies_lost,
+        (unsigned long long)s->replies_without_call, (unsigned long long)s->retrans_calls,
+        (unsigned long long)s->dup_replies, (unsigned long long)s->out_of_order);
+    fprintf(
+        out,
+        "Ellard text: %llu TBBT-IDs (%llu handles joined by fileid, %llu retired); %llu backward clock steps "
+        "removed (%.6f s)\n",
+        (unsigned long long)fs->objects, (unsigned long long)fs->aliases, (unsigned long long)fs->retired,
+        (unsigned long long)tf->steps, tf->removed / 1e9);
+}
+
+/* Reads an Ellard trace (its files in turn) through ellard.h's reader
+ * into pass 1, whose records (their unprinted fields removed) go to sink. */
+static int run_ellard(const char *const *paths, int npaths, const struct tbbt_textin_opts *o,
+                      tbbt_rec_sink sink, void *ctx, uint64_t *n, char *err, size_t errlen) {
     struct tbbt_pass1_opts po;
     tbbt_pass1_opts_default(&po);
     po.reply_timeout = (int64_t)(o->reply_timeout * 1e9);
@@ -176,33 +219,39 @@ static int run_ellard(const char *path, const struct tbbt_textin_opts *o, tbbt_r
     struct ellard_count cnt = {sink, ctx, n};
     struct tbbt_ellard_sinkctx sc = {NULL, ellard_count, &cnt};
     struct tbbt_pass1 *p1 = tbbt_pass1_new(&po, tbbt_ellard_sink, &sc);
-    struct ellard_warn w = {path, o->max_warnings, 0};
+    struct ellard_warn w = {NULL, o->max_warnings, 0};
     tbbt_pass1_set_warn(p1, ellard_warn, &w);
     struct tbbt_ellard_opts eo = {o->size_swap, o->swap_before, o->max_warnings};
     struct tbbt_ellard *e = tbbt_ellard_new(&eo, tbbt_pass1_msg, p1);
     sc.reader = e;
-    int rc = tbbt_ellard_read(e, f, path, err, errlen);
-    if (fclose(f) != 0 && rc == 0) { /* a decompressor that failed late */
-        g_snprintf(err, errlen, "%s: read error", path);
-        rc = -1;
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < npaths; i++) {
+        w.path = input_name(paths[i]);
+        rc = read_ellard_file(e, paths[i], err, errlen);
     }
     if (tbbt_pass1_finish(p1) != 0 && rc == 0) { /* the sink failed: its caller has the writer's error */
         *err = 0;
         rc = -1;
     }
-    if (rc == 0 && !o->quiet) tbbt_ellard_print_stats(e, stderr);
+    if (rc == 0 && !o->quiet) {
+        tbbt_ellard_print_stats(e, stderr);
+        print_pass1(p1, stderr);
+    }
     tbbt_pass1_free(p1);
     tbbt_ellard_free(e);
     return rc;
 }
 
-int tbbt_textin_run(const char *path, int kind, const struct tbbt_textin_opts *o, tbbt_rec_sink sink,
-                    void *ctx, uint64_t *n, char *err, size_t errlen) {
+int tbbt_textin_run(const char *const *paths, int npaths, int kind, const struct tbbt_textin_opts *o,
+                    tbbt_rec_sink sink, void *ctx, uint64_t *n, char *err, size_t errlen) {
     *n = 0;
-    if (kind == TBBT_IN_ELLARD) return run_ellard(path, o, sink, ctx, n, err, errlen);
-    FILE *f = tbbt_cfile_open(path, NULL, err, errlen);
-    if (!f) return -1;
-    int rc = read_lines(f, path, sink, ctx, n, err, errlen);
-    fclose(f);
+    if (kind == TBBT_IN_ELLARD) return run_ellard(paths, npaths, o, sink, ctx, n, err, errlen);
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < npaths; i++) {
+        FILE *f = tbbt_cfile_open(paths[i], NULL, err, errlen);
+        if (!f) return -1;
+        rc = read_lines(f, input_name(paths[i]), sink, ctx, n, err, errlen);
+        if (f != stdin) fclose(f);
+    }
     return rc;
 }

@@ -41,11 +41,12 @@ struct tbbt_textin_opts {
 
 /* Streams the records of a text input (kind TBBT_IN_ELLARD or
  * TBBT_IN_RECTEXT) to sink, in the input's order; *n gets the count.
- * Ellard: each line becomes the RPC message it describes, fed to a pass 1
- * of its own (pairing, handle IDs, clock repair: ellard.h); line warnings
- * go to stderr. Returns 0, or -1 with "FILE: ..." or "FILE:LINE: ..." in
- * err. */
-int tbbt_textin_run(const char *path, int kind, const struct tbbt_textin_opts *o, tbbt_rec_sink sink,
-                    void *ctx, uint64_t *n, char *err, size_t errlen);
+ * paths[0..npaths-1] are read in turn as one trace ("-": standard input,
+ * named "stdin" in messages). Ellard: each line becomes the RPC message it
+ * describes, fed to one pass 1 of its own for all the files (pairing,
+ * handle IDs, clock repair: ellard.h); line warnings go to stderr. Returns
+ * 0, or -1 with "FILE: ..." or "FILE:LINE: ..." in err. */
+int tbbt_textin_run(const char *const *paths, int npaths, int kind, const struct tbbt_textin_opts *o,
+                    tbbt_rec_sink sink, void *ctx, uint64_t *n, char *err, size_t errlen);
 
 #endif
