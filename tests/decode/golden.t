@@ -2,7 +2,7 @@
 # golden.t -- every sample trace in traces/ with a NAME.summary beside it
 # still prints that summary (per-procedure calls, statuses and response
 # times, pairing, streams, objects, time repair, loss). The lines that
-# depend on the run (Speed, Wrote, Capture's path) are left out of both.
+# depend on the run (Speed, Footprint, Wrote, Capture's path) are left out of both.
 # A change to the decoder that moves any figure fails here; if the change
 # is right, regenerate the file as traces/README.md says and say why in the
 # commit.
@@ -21,7 +21,7 @@ for my $sum (@sums) {
     (my $cap = $sum) =~ s/\.summary$/.pcap.zst/;
     my $got = `'$build/transform/tbbt-prep' -o /tmp/golden.$$.tbbt '$cap'`;
     unlink "/tmp/golden.$$.tbbt", "/tmp/golden.$$.hmap";
-    $got = join '', grep { !/^(Speed|Wrote|Capture)[: ]/ } split /^/, $got;
+    $got = join '', grep { !/^(Speed|Footprint|Wrote|Capture)[: ]/ } split /^/, $got;
     open my $fh, '<', $sum or die "$sum: $!";
     my $want = do { local $/; <$fh> };
     is($got, $want, basename($cap) . ': summary as in ' . basename($sum));
