@@ -5,8 +5,8 @@
 # (/proc/PID/status: VmRSS, VmHWM) is sampled all along. Once the lookahead
 # window has filled (the sample at 10% of the run) the peak may grow only
 # by what the window can still take in: window x PER_REC bytes. A leak of
-# ~20 bytes per record fails it (~110k records after the start sample,
-# against a bound of 1024 x 2 KiB = 2 MiB).
+# ~30 bytes per record fails it (~110k records after the start sample,
+# against a bound of 1024 x 3 KiB = 3 MiB).
 #
 # The trace: a fresh capture of tbbt-workload (3 clients, uids 0, 1000,
 # 1001, every NFSv3 procedure, all under the directory "wl" it makes in
@@ -28,7 +28,12 @@
 # the objects a trace creates (a trace creating new objects all along
 # grows the handle table by ~100 bytes per object: state, not a leak).
 #
-# PER_REC (2048 bytes) was measured on this trace: whole replays at
+# PER_REC (3072 bytes): on 2026-11-27 the growth at --window 1024 was
+# 1,224-2,076 kB in 5 runs (the tree before and after the day's changes,
+# alike; 2,076 under CI's load, a 600 kB step at 90% of the run: the
+# allocator's, per-thread arenas touched late): once over the 2 KiB a slot
+# the bound allowed before.
+# Earlier it was measured on this trace: whole replays at
 # --window 4096 and --window 256 ended with peaks of 17024 and 10360 kB,
 # ~1.7 kB per window record (each slot keeps a record and the arena its
 # strings and readdir entries grew to: a slot grows each time it takes a
@@ -49,7 +54,7 @@ SPEEDUP=${TBBT_MEM_SPEEDUP:-30}
 STRETCH=100
 PERIOD=40 # seconds of trace per round: the stretched capture (~34 s) and a pause
 WINDOW=1024
-PER_REC=2048
+PER_REC=3072
 OPS=3000
 
 . "$SRC/tests/lib/ganesha.sh"
