@@ -251,10 +251,63 @@ static int make_early_elsewhere(struct tbbt_pass2 *p, const struct tbbt_rec *r, 
     return m > 0 ? k + m : k;
 }
 
+/* The last held record before which an inserted record still waiting to
+ * go out names (r->dir, r->name) or object y (0: none): what replaces y
+ * under the name goes after it. */
+static uint64_t pending_named_last(struct tbbt_pass2 *p, const struct tbbt_rec *r, tbbt_id y) {
+    uint64_t last = 0;
+    for (guint i = 0; i < p->pending->len; i++) {
+        const struct ins *x = p->pending->pdata[i];
+        if (x->before_seq <= last) continue;
+        if ((tbbt_rec_has(&x->r, TBBT_F_OBJ) && x->r.obj == y) ||
+            (tbbt_rec_has(&x->r, TBBT_F_NEWOBJ) && x->r.newobj == y) ||
+            (tbbt_rec_has(&x->r, TBBT_F_NAME) && x->r.dir == r->dir && x->r.name.len == r->name.len &&
+             !memcmp(tbbt_rec_str(&x->r, x->r.name), tbbt_rec_str(r, r->name), r->name.len)))
+            last = x->before_seq;
+    }
+    return last;
+}
+
+/* Object r->newobj, which r finds under (r->dir, r->name) where the model
+ * holds another object y, was used by handle before r, never named nor
+ * made; no record since that first use named the name or touched y. The
+ * capture lost y's removal and x's make: x took y's fileid (p->reused), so
+ * the name a listing showed with that fileid may have been x's all along
+ * (and a link of y pass 2 guessed from it wrong). Nothing between tells
+ * when, so both go before x's first use, which needs x. Returns that use's sequence number
+ * (*y_last: y's last record, or the last before which an inserted record
+ * naming y or the name goes out: both stay before them), or 0. */
+static uint64_t replaced_before_use(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq,
+                                    uint64_t *y_last) {
+    if (!tbbt_rec_has(r, TBBT_F_NEWOBJ) || !r->newobj || !tbbt_rec_has(r, TBBT_F_NAME)) return 0;
+    const struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, r->newobj);
+    const struct tbbt_fsobj *d = tbbt_fsmodel_obj(p->m, r->dir);
+    const struct tbbt_fsdent *n = tbbt_fsmodel_dent(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len);
+    if (!o || !d || o->links || (o->flags & TBBT_FSO_CREATED) || !n || n->state != TBBT_NAME_PRESENT ||
+        !n->obj || n->obj == r->newobj)
+        return 0;
+    uint64_t first = tbbt_pass2_obj(o)->first_seq;
+    const struct tbbt_fsobj *y = tbbt_fsmodel_obj(p->m, n->obj);
+    if (!y || first >= seq || first < p->head_seq || !tbbt_fsmodel_dir_fresh(p->m, r->dir) ||
+        tbbt_pass2_obj(d)->first_seq >= first || tbbt_pass2_obj(y)->last_seq >= first ||
+        tbbt_p2_last_named(p, r->dir, tbbt_rec_str(r, r->name), r->name.len, seq) >= first)
+        return 0;
+    if ((tbbt_id)GPOINTER_TO_SIZE(g_hash_table_lookup(p->reused, GSIZE_TO_POINTER((gsize)r->newobj))) !=
+        y->id)
+        return 0;
+    uint64_t named = pending_named_last(p, r, y->id);
+    if (named >= first) return 0;
+    *y_last = tbbt_pass2_obj(y)->last_seq > named ? tbbt_pass2_obj(y)->last_seq : named;
+    return first;
+}
+
 /* Contract in pass2_int.h. */
 int tbbt_p2_fix_place(struct tbbt_pass2 *p, enum tbbt_fix_act act, const struct tbbt_rec *r, uint64_t seq) {
     struct tbbt_fix_out fo = {p->m, tbbt_p2_group_emit, p, &p->scratch};
-    uint64_t early = act == TBBT_FIX_MAKE_BY_REPLY ? tbbt_p2_made_before_use(p, r, seq) : 0;
+    uint64_t y_last = 0;
+    uint64_t early = act == TBBT_FIX_MAKE_BY_REPLY   ? tbbt_p2_made_before_use(p, r, seq)
+                     : act == TBBT_FIX_MOVE_BY_REPLY ? replaced_before_use(p, r, seq, &y_last)
+                                                     : 0;
     if (act == TBBT_FIX_MAKE_BY_REPLY && !early && r != &p->early) {
         int n = make_early_elsewhere(p, r, seq);
         if (n > 0) return n;
@@ -279,6 +332,7 @@ int tbbt_p2_fix_place(struct tbbt_pass2 *p, enum tbbt_fix_act act, const struct 
         uint64_t made = tbbt_pass2_obj(tbbt_fsmodel_obj(p->m, r->dir))->first_seq;
         uint64_t absent = tbbt_p2_last_named(p, r->dir, tbbt_rec_str(r, r->name), r->name.len, early);
         if (absent > made) made = absent;
+        if (y_last > made) made = y_last; /* the object the name held, used till then */
         p->group_after = made >= p->head_seq ? made : 0;
         p->group_lo = made >= p->head_seq ? tbbt_p2_touch_time(&p->ring[made % p->cap]) : 0;
         /* and after the directory's own make, when one was inserted there

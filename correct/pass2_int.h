@@ -208,6 +208,7 @@ struct tbbt_pass2 {
     struct tbbt_rec scratch;
     struct tbbt_rec look;  /* a listed name, as the lookup that would have shown it */
     GHashTable *by_fileid; /* fileid -> TBBT-ID, of objects whose attributes a reply showed */
+    GHashTable *reused;    /* TBBT-ID -> the TBBT-ID whose fileid it took (an inode reused) */
     GHashTable
         *listed_names; /* struct listed_key -> the model's entry: plain readdir (tbbt_p2_remember_listed) */
     struct tbbt_rec filtered; /* a listing without the entries of synthetically named objects */

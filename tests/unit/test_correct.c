@@ -631,6 +631,33 @@ static void test_made_early_elsewhere(void **s) {
     expect(t, 4, "lookup-ok-absent", w, 2);
 }
 
+/* Object 20's replies show the fileid file 11 had (an inode reused). */
+static void reuse_fileid(struct tbbt_rec *r, int i) {
+    (void)i;
+    if ((tbbt_rec_has(r, TBBT_F_NEWOBJ) && r->newobj == 20) || (tbbt_rec_has(r, TBBT_F_OBJ) && r->obj == 20))
+        tbbt_rec_set_u64(r, TBBT_F_FILEID, FILEID_OF(11));
+}
+
+/* A lookup finds object 20, a directory used by handle before it, under
+ * a name the model holds for file 11, untouched since before that use,
+ * whose fileid 20 took: the capture lost 11's removal and 20's make (an
+ * inode reused). Both go before 20's first use, which needs it, and after
+ * 11's last. When 11 is used after 20's first use, or 20 has a fileid of
+ * its own (a rename onto the name may come later), they stay just before
+ * the lookup. */
+static void test_replaced_before_first_use(void **s) {
+    (void)s;
+    struct step t[] = {MD(ROOT, "d", 10), CR(10, "x", 11), GA(0, 11), GA(0, 20), LK(0, 10, "x", 20, 2)};
+    struct want w[] = {{TBBT_OP_REMOVE, 10, "x", 2, 3}, {TBBT_OP_MKDIR, 10, "x", 2, 3}};
+    struct want late[] = {{TBBT_OP_REMOVE, 10, "x", 3, 4}, {TBBT_OP_MKDIR, 10, "x", 3, 4}};
+    tweak = reuse_fileid;
+    expect(t, 5, "lookup-other-object", w, 2);
+    struct step u[] = {MD(ROOT, "d", 10), CR(10, "x", 11), GA(0, 20), GA(0, 11), LK(0, 10, "x", 20, 2)};
+    expect(u, 5, "lookup-other-object", late, 2);
+    tweak = NULL;
+    expect(t, 5, "lookup-other-object", late, 2);
+}
+
 /* The inserted record of op in out with that name, or NULL. */
 static const struct tbbt_rec *inserted(GPtrArray *out, int op, const char *name, guint *at) {
     for (guint i = 0; i < out->len; i++) {
@@ -1637,6 +1664,7 @@ int main(void) {
         cmocka_unit_test(test_fresh_dir_names_absent),
         cmocka_unit_test(test_made_before_first_use),
         cmocka_unit_test(test_made_early_elsewhere),
+        cmocka_unit_test(test_replaced_before_first_use),
         cmocka_unit_test(test_inserted_mkdir_began_empty),
         cmocka_unit_test(test_listing_type_by_nlink),
         cmocka_unit_test(test_listing_shows_absent),
