@@ -108,6 +108,22 @@ check "docs and the sample capture in $P/share/doc/tbbt" \
     [ -f "$P/share/doc/tbbt/README.md" -a -f "$P/share/doc/tbbt/examples/ganesha-libnfs-mixed.pcap.zst" ]
 
 # ---- 4. the quick start
+# The commands below are the README's: its quick-start blocks (the fourth
+# and fifth ```sh blocks), comments dropped, spaces squeezed, must be these
+# lines, so that a change to either is seen here.
+readme_quick=$(awk '/^```sh$/ { n++; on = 1; next } /^```/ { on = 0 } on && (n == 4 || n == 5)' "$SRC/README.md" |
+    sed 's/#.*//; s/  */ /g; s/ *$//' | grep .)
+typed="tbbt-prep trace.pcap
+tbbt-init --scope 8192 filer1:/export
+tbbt-play --order fsdep --speedup 6
+tbbt-report
+tbbt-init --scope 8192 filer2:/export
+tbbt-play --order fsdep --speedup 6 filer2:/export
+tbbt-compare"
+check "the README's quick start is the one run here" [ "$readme_quick" = "$typed" ]
+[ "$readme_quick" = "$typed" ] || diff <(echo "$typed") <(echo "$readme_quick") | sed 's/^/    /'
+check "the README's capture to try is the one the package installs (docs, above)" \
+    grep -qF 'zstd -d /usr/share/doc/tbbt/examples/ganesha-libnfs-mixed.pcap.zst -o trace.pcap' "$SRC/README.md"
 # as_user CMD...: CMD in $WS as a user of the installed package: PATH the
 # prefix's bin and the system's, no other environment, the sources and the
 # build tree hidden when a mount namespace can be made. Output in
