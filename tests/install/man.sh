@@ -7,6 +7,8 @@
 #     as its option table lists them (`NAME --list-options`: lib/opttab.h
 #     for a C command, TBBT::Opts for a Perl one); nothing missing,
 #     nothing else;
+#   - a default its page gives in figures ("(default 4096") is the one in
+#     the table (--list-options), so that a changed default is seen;
 # and no page is installed for a command that is not in P/bin.
 # Usage (ctest): bash man.sh BUILD_DIR SRC_DIR
 BUILD=${1:?usage: man.sh BUILD_DIR SRC_DIR}
@@ -41,6 +43,33 @@ opts_page() {
         print "$_\n" for $1 =~ /(?<![\w-])(--[a-z0-9][a-z0-9-]*|-[A-Za-z0-9])(?![A-Za-z0-9-])/g' | sort -u
 }
 
+# defaults_differ CMD PAGE: the options whose page item gives a numeric
+# default (the first "(default N", with KiB, MiB or GiB applied) other
+# than the table's numeric default (--list-options' fourth field), one a
+# line; items naming two options, and defaults in words, are not compared.
+defaults_differ() {
+    "$1" --list-options 2>/dev/null | MANWIDTH=200 perl -e '
+        my $page = shift;
+        my @L = `man -l "$page" 2>/dev/null`;
+        my %mul = (KiB => 1024, MiB => 1024**2, GiB => 1024**3);
+        while (<STDIN>) {
+            chomp;
+            my ($long, $short, undef, $def) = split /\t/, $_, -1;
+            next unless defined $def && $def =~ /^-?[0-9]+(\.[0-9]+)?$/;
+            my ($in, $para, $head) = (0, "", "");
+            for (@L) {
+                if (/^\s{4,8}(-\S.*)$/) { $in = ($1 =~ /(^|[ ,])\Q$long\E([ =,\[]|$)/); $head = $1 if $in; next }
+                $para .= $_ if $in;
+            }
+            my @named = grep { $_ ne $long && $_ ne $short } $head =~ /(?<![\w-])(--[a-z0-9][a-z0-9-]*|-[A-Za-z0-9])(?![A-Za-z0-9-])/g;
+            next if @named;
+            $para =~ s/\s+/ /g;
+            next unless $para =~ /\(default:? (?:is )?(-?[0-9]+(?:\.[0-9]+)?)(?: ?(KiB|MiB|GiB))?(?=[ ,;:)])/i;
+            my $v = $1 * ($2 ? $mul{$2} : 1);
+            print "$long: the page says $1", ($2 ? " $2" : ""), ", the table $def\n" if $v != $def;
+        }' "$2"
+}
+
 # same_opts ACCEPTED PAGE: 0 when both list the same options, and some.
 same_opts() {
     [ -s "$1" ] && cmp -s "$1" "$2"
@@ -63,6 +92,9 @@ for cmd in "$P"/bin/*; do
         same_opts "$TMP/$name.accepted" "$TMP/$name.page"
     cmp -s "$TMP/$name.accepted" "$TMP/$name.page" ||
         diff "$TMP/$name.accepted" "$TMP/$name.page" | sed -n 's/^< /    accepted, not in the page: /p; s/^> /    in the page, not accepted: /p'
+    defaults_differ "$cmd" "$page" >"$TMP/$name.defaults"
+    check "$name: every default the page gives in figures is the table's" [ ! -s "$TMP/$name.defaults" ]
+    sed 's/^/    /' "$TMP/$name.defaults"
 done
 check "commands installed in bin: $n" [ "$n" -ge 17 ]
 for page in "$P"/share/man/man1/*.1; do

@@ -5,7 +5,8 @@
 #   1. `cpack -G DEB` makes tbbt_VERSION_ARCH.deb from this build; its
 #      control file names the libraries dpkg-shlibdeps found and the tools
 #      the commands run.
-#   2. It is installed: as root, when tbbt is not installed already, for
+#   2. It is installed: as root, when tbbt is not installed already (or
+#      only by a killed run of this test, which is removed first), for
 #      real with `apt-get install ./tbbt_*.deb` (removed again at the end;
 #      one run at a time, under a lock), so that apt resolves its
 #      dependencies; otherwise (or TBBT_INSTALL_MODE=extract) unpacked with
@@ -59,26 +60,42 @@ done
 mode=${TBBT_INSTALL_MODE:-}
 if [ -z "$mode" ]; then
     mode=extract
-    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null && ! dpkg-query -W tbbt >/dev/null 2>&1; then mode=apt; fi
+    # MARK: present while a run of this test has the package installed; a
+    # run killed before its removal (SIGKILL, a timeout) leaves it, and the
+    # next run, under the lock, removes that package instead of falling
+    # back to unpacking for ever after.
+    MARK=/var/tmp/tbbt-install-test.installed
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        if ! dpkg-query -W tbbt >/dev/null 2>&1 || [ -f "$MARK" ]; then mode=apt; else
+            echo "note: a tbbt package this test did not install is on this machine: unpacking instead"
+        fi
+    fi
 fi
 installed_by_us=0
 remove_pkg() {
     if [ "$installed_by_us" = 1 ]; then
-        DEBIAN_FRONTEND=noninteractive apt-get remove -y -q --purge tbbt >"$TMP/remove.log" 2>&1 ||
-            echo "warning: apt-get remove tbbt failed (see $TMP/remove.log)"
+        DEBIAN_FRONTEND=noninteractive apt-get remove -y -q --purge tbbt >"$TMP/remove.log" 2>&1 &&
+            rm -f "$MARK" || echo "warning: apt-get remove tbbt failed (see $TMP/remove.log)"
         installed_by_us=0
     fi
 }
 trap 'remove_pkg; _e2e_cleanup' EXIT
 if [ "$mode" = apt ]; then
     exec 9>/run/lock/tbbt-install-test.lock && flock -w 600 9
+    if dpkg-query -W tbbt >/dev/null 2>&1 && [ -f "$MARK" ]; then
+        echo "note: removing the tbbt package a killed run of this test left installed ($MARK)"
+        installed_by_us=1
+        remove_pkg
+    fi
     if dpkg-query -W tbbt >/dev/null 2>&1; then
         echo "SKIP: tbbt got installed meanwhile; not touching it"
         exit 77
     fi
+    touch "$MARK"
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q -o DPkg::Lock::Timeout=120 "$deb" >"$TMP/apt.log" 2>&1
     rc=$?
     [ $rc = 0 ] && installed_by_us=1
+    [ $rc = 0 ] || rm -f "$MARK"
     check "apt-get install ./${deb##*/} (exit $rc)" [ $rc = 0 ]
     [ $rc = 0 ] || { tail -20 "$TMP/apt.log"; e2e_end; exit 1; }
     P=/usr
@@ -108,6 +125,22 @@ check "docs and the sample capture in $P/share/doc/tbbt" \
     [ -f "$P/share/doc/tbbt/README.md" -a -f "$P/share/doc/tbbt/examples/ganesha-libnfs-mixed.pcap.zst" ]
 
 # ---- 4. the quick start
+# The commands below are the README's: its quick-start blocks (the fourth
+# and fifth ```sh blocks), comments dropped, spaces squeezed, must be these
+# lines, so that a change to either is seen here.
+readme_quick=$(awk '/^```sh$/ { n++; on = 1; next } /^```/ { on = 0 } on && (n == 4 || n == 5)' "$SRC/README.md" |
+    sed 's/#.*//; s/  */ /g; s/ *$//' | grep .)
+typed="tbbt-prep trace.pcap
+tbbt-init --scope 8192 filer1:/export
+tbbt-play --order fsdep --speedup 6
+tbbt-report
+tbbt-init --scope 8192 filer2:/export
+tbbt-play --order fsdep --speedup 6 filer2:/export
+tbbt-compare"
+check "the README's quick start is the one run here" [ "$readme_quick" = "$typed" ]
+[ "$readme_quick" = "$typed" ] || diff <(echo "$typed") <(echo "$readme_quick") | sed 's/^/    /'
+check "the README's capture to try is the one the package installs (docs, above)" \
+    grep -qF 'zstd -d /usr/share/doc/tbbt/examples/ganesha-libnfs-mixed.pcap.zst -o trace.pcap' "$SRC/README.md"
 # as_user CMD...: CMD in $WS as a user of the installed package: PATH the
 # prefix's bin and the system's, no other environment, the sources and the
 # build tree hidden when a mount namespace can be made. Output in
