@@ -155,6 +155,16 @@ void tbbt_p2_settle_lost_lookup(struct tbbt_pass2 *p, struct tbbt_rec *r) {
     p->st.lost_by_model++;
 }
 
+/* Lost rename r, taken as done, replaced what its target name held: a
+ * lost make waiting there for a record to show its object waits no more
+ * (the object a later record shows there is r's, not the make's), as
+ * for a traced rename (tbbt_p2_forget_lost). */
+static void forget_renamed_over(struct tbbt_pass2 *p, const struct tbbt_rec *r, int status) {
+    if (r->op == TBBT_OP_RENAME && status == TBBT_NFS_OK && tbbt_rec_has(r, TBBT_F_NAME2) &&
+        tbbt_rec_has(r, TBBT_F_DIR2))
+        forget_at(p, r->dir2, tbbt_rec_str(r, r->name2), r->name2.len);
+}
+
 /* Contract in pass2_int.h. */
 void tbbt_p2_lost_reply(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
     p->st.lost++;
@@ -184,12 +194,14 @@ void tbbt_p2_lost_reply(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) 
     if (pred != TBBT_PREDICT_ANY) {
         r->status = pred;
         p->st.lost_by_model++;
+        forget_renamed_over(p, r, pred);
         tbbt_fsmodel_apply(p->m, r, pred);
         if (pred == TBBT_NFS_OK) await_object(p, r, seq);
         return;
     }
     p->st.lost_unresolved++;
     if (r->op == TBBT_OP_LOOKUP) return; /* changes nothing: tbbt_p2_settle_lost_lookup */
+    forget_renamed_over(p, r, TBBT_NFS_OK);
     tbbt_fsmodel_apply(p->m, r, TBBT_NFS_OK);
     if (!tbbt_p2_names_op(r->op) || !tbbt_rec_has(r, TBBT_F_NAME)) return;
     struct tbbt_fsdent *d = tbbt_fsmodel_dent(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len);

@@ -1004,6 +1004,17 @@ static void test_lost_create_renamed_over(void **s) {
     assert_false(tbbt_rec_has(c, TBBT_F_NEWOBJ) && c->newobj == 11);
     assert_int_equal(recheck(out), 0);
     g_ptr_array_free(out, TRUE);
+    /* the same when the rename's reply was lost too (taken as done) */
+    t[3] = (struct step){TBBT_OP_RENAME, 0, 0, 10, "g", 10, "f", 0, 0, -1, 1, 0, 0, 0};
+    out = run(t, 5, &st);
+    c = NULL;
+    for (guint i = 0; i < out->len; i++) {
+        const struct tbbt_rec *r = out->pdata[i];
+        if (r->op == TBBT_OP_CREATE && (r->flags & TBBT_RF_REPLY_LOST)) c = r;
+    }
+    assert_non_null(c);
+    assert_false(tbbt_rec_has(c, TBBT_F_NEWOBJ) && c->newobj == 11);
+    g_ptr_array_free(out, TRUE);
 }
 
 /* A write denied (ACCES, not STALE) on a file the model had removed:
