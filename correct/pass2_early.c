@@ -167,8 +167,32 @@ static uint32_t named_type(const struct tbbt_pass2 *p, tbbt_id dir, const char *
  * mkdir (before the directory's first use), and the directory began
  * empty; a directory among them, with its names (depth: of the
  * recursion). Returns the records added. */
+static int remake_names_of(struct tbbt_pass2 *p, struct tbbt_rec *mk, tbbt_id id, uint64_t early,
+                           unsigned depth);
 static int remake_names(struct tbbt_pass2 *p, tbbt_id id, uint64_t early, unsigned depth) {
-    struct tbbt_rec *mk = pending_make(p, id);
+    return remake_names_of(p, pending_make(p, id), id, early, depth);
+}
+
+/* Contract in pass2_int.h. */
+int tbbt_p2_remake_names_held(struct tbbt_pass2 *p, uint64_t s) {
+    if (s < p->head_seq || s >= p->played) return 0;
+    struct tbbt_rec *mk = &p->ring[s % p->cap];
+    if (mk->op != TBBT_OP_MKDIR || !tbbt_rec_has(mk, TBBT_F_NEWOBJ) || !mk->newobj) return 0;
+    int n = remake_names_of(p, mk, mk->newobj, s + 1, 0);
+    int row = tbbt_rule_find(TBBT_OP_MKDIR, TBBT_OC_OK, TBBT_OC_OK);
+    if (n <= 0 || row < 0) return n;
+    p->st.failures++;
+    p->st.corrected++;
+    p->st.rule_failures[row]++;
+    p->st.rule_inserted[row] += (unsigned)n;
+    p->st.inserted += (unsigned)n;
+    return n;
+}
+
+/* remake_names for make mk (an inserted mkdir waiting to go out, or a
+ * held one) of directory id. */
+static int remake_names_of(struct tbbt_pass2 *p, struct tbbt_rec *mk, tbbt_id id, uint64_t early,
+                           unsigned depth) {
     struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, id);
     if (!mk || mk->op != TBBT_OP_MKDIR || !o || depth > 16) return 0;
     GPtrArray *names = g_ptr_array_new_with_free_func(g_free);

@@ -389,6 +389,12 @@ int tbbt_p2_keep_obj(struct tbbt_pass2 *p, const struct tbbt_rec *r);
 
 /* ---- pass2_early.c ---- */
 
+/* Lost mkdir s, held, was found to have made its directory after a held
+ * record taught names in it as there before the trace: those were made
+ * since (a directory made in the trace began empty), right after s, as
+ * tbbt_p2_fix_place does for an early mkdir. Returns the records added. */
+int tbbt_p2_remake_names_held(struct tbbt_pass2 *p, uint64_t s);
+
 /* The held record before which a correction that makes (r->dir, r->name)
  * as r->newobj must go, when that object was used before r revealed it:
  * its first use, if the object was never named nor made, the name never

@@ -239,6 +239,7 @@ void tbbt_p2_resolve_name(struct tbbt_pass2 *p, tbbt_id dir, const char *name, s
             tbbt_rec_set_u64(l, TBBT_F_NEWOBJ, obj);
             rejudge_lost_uses(p, s, obj);
             tbbt_p2_mark_made_empty(p->m, l);
+            tbbt_p2_remake_names_held(p, s);
             p->unbound_lost -= p->unbound_lost > 0;
         } else if (binds && present && d->state == TBBT_NAME_PRESENT) {
             tbbt_pass2_dent(d)->lost_seq = s; /* still waiting for a record that shows the object */
@@ -252,6 +253,7 @@ void tbbt_p2_resolve_name(struct tbbt_pass2 *p, tbbt_id dir, const char *name, s
             tbbt_rec_set_u64(l, TBBT_F_NEWOBJ, obj);
             rejudge_lost_uses(p, s, obj);
             tbbt_p2_mark_made_empty(p->m, l); /* as the model does when r binds it (dent_bind) */
+            tbbt_p2_remake_names_held(p, s);
         } else if (binds) {
             /* a plain readdir shows the name, not the object: a record
              * that shows it may still come while l is held */

@@ -41,6 +41,10 @@ const struct tbbt_rule tbbt_rules[] = {
     /* mkdir, symlink, mknod */
     {"mkdir-exists", TBBT_OP_MKDIR, TBBT_OC_EXIST, TBBT_OC_OK, TBBT_FIX_REMOVE_NAME,
      "mkdir succeeded on an existing name: a remove was lost"},
+    {"lost-mkdir-names-made", TBBT_OP_MKDIR, TBBT_OC_OK, TBBT_OC_OK, TBBT_FIX_MAKE_BY_REPLY,
+     "a mkdir whose reply was lost turned out to have made a directory in which records had met names as "
+     "there before the trace: a directory made in the trace began empty, so creates of them were lost (never "
+     "looked up by outcome: counted when the lost mkdir is bound)"},
     {"mkdir-eexist-absent", TBBT_OP_MKDIR, TBBT_OC_OK, TBBT_OC_EXIST, TBBT_FIX_MAKE_FILE,
      "mkdir met an existing name the model had absent: a create was lost"},
     {"symlink-exists", TBBT_OP_SYMLINK, TBBT_OC_EXIST, TBBT_OC_OK, TBBT_FIX_REMOVE_NAME,
