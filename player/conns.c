@@ -142,7 +142,7 @@ int eng_conn_for(struct engine *e, const struct slot *s, char *err, size_t errle
     int n = atomic_load(&e->nconn);
     guint nth = g_hash_table_size(e->client_conn); /* this client's number, from 0 */
     if (e->conns_full || (idx = open_next(e, n, err, errlen)) < 0) {
-        if (err[0] && !atomic_load(&e->nconn)) return -1;
+        if (!atomic_load(&e->nconn)) return -1; /* not even the first: err says why */
         idx = (int)(nth % (guint)atomic_load(&e->nconn));
     }
     struct client_key k;
