@@ -53,7 +53,6 @@ static int setup(struct engine *e, char *err, size_t errlen) {
     e->ev_spare = g_array_new(FALSE, FALSE, sizeof(struct event));
     e->rx_batch = g_array_new(FALSE, FALSE, sizeof(struct event));
     eng_handles_init(e);
-    eng_conns_init(e);
     e->payload = g_malloc(1u << 20);
     uint64_t x = o->seed * 0x9e3779b97f4a7c15ull + 1;
     for (uint32_t i = 0; i < (1u << 20); i += 8) { /* incompressible, not deduplicable */
@@ -80,13 +79,7 @@ static int setup(struct engine *e, char *err, size_t errlen) {
         snprintf(err, errlen, "%s: %s", o->fail_log, strerror(errno));
         return -1;
     }
-    if (o->connections > 0) {
-        for (int i = 0; i < o->connections && i < MAX_CONN; i++) {
-            if (eng_open_conn(e, i, err, errlen) < 0) return -1;
-            atomic_store(&e->nconn, i + 1);
-        }
-    }
-    return 0;
+    return eng_conns_init(e, err, errlen); /* --connections K made now, the others on first use */
 }
 
 /* Stops the threads and frees everything. */
@@ -102,8 +95,7 @@ static void teardown(struct engine *e) {
     if (e->rx_started) pthread_join(e->rx, NULL);
     tbbt_rec_free(&e->rx_rec);
     tbbt_fhrefs_free(&e->rx_refs);
-    for (int i = 0; i < atomic_load(&e->nconn); i++)
-        tbbt_pconn_close(&e->conn[i]);
+    eng_conns_free(e);
     if (e->sched) e->ord->destroy(e->sched);
     if (e->slog) fclose(e->slog);
     if (e->flog) fclose(e->flog);
@@ -114,7 +106,6 @@ static void teardown(struct engine *e) {
     g_free(e->ring), g_free(e->held.v), g_free(e->payload), g_free(e->sendbuf);
     if (e->ev) g_array_free(e->ev, TRUE), g_array_free(e->ev_spare, TRUE), g_array_free(e->rx_batch, TRUE);
     eng_handles_free(e);
-    if (e->client_conn) g_hash_table_destroy(e->client_conn);
     g_free(e->sent_fifo.v);
     g_free(e->batch), g_free(e->batch_conn);
 }
@@ -176,6 +167,7 @@ int tbbt_play_run(const struct tbbt_play_opts *o, struct tbbt_play_stats *st, ch
     st->wall_s = (double)(end - e->t0) / 1e9;
     st->cpu_s = cpu_s() - c0;
     iso_now(st->ended, sizeof(st->ended));
+    eng_conns_say(e);
     teardown(e); /* the I/O thread joined: its load is complete */
     eng_write_counts(e);
     tbbt_load_end(&e->replay_load, end);

@@ -33,7 +33,7 @@ struct tbbt_play_opts {
     double speedup;           /* 0: full speed; else timestamps divided by it */
     uint32_t window;          /* lookahead window, records */
     uint32_t max_outstanding; /* requests out at most */
-    int connections;          /* 0: one per traced client */
+    int connections;          /* 0: one per traced client; else at most that many, the clients in turn */
     int udp;                  /* UDP instead of TCP */
     int clone;                /* the image clone to play against (the first of clones) */
     int clones;               /* copies of the trace, against clones clone..clone+clones-1 (0: 1) */
@@ -49,6 +49,7 @@ struct tbbt_play_opts {
     uint32_t uid, gid;
     uint64_t seed; /* payload, verifiers */
     int live;      /* a live progress line on stderr */
+    int quiet;     /* no notes on stderr (what --connections merges) */
     /* Called once setup is done (trace open, manifest loaded, fixed
      * connections made; setup_rc 0) or failed (-1, err set), just before
      * the first request: MPI's start barrier. Returns 0 to go on, -1 to
@@ -65,6 +66,7 @@ struct tbbt_play_opts {
 #define TBBT_PLAY_TIMEOUT 30           /* seconds a request may wait */
 #define TBBT_PLAY_SEED 1               /* write payload and verifiers */
 #define TBBT_PLAY_WINDOW_MAX 268435456 /* 2^28: window x clones at most */
+#define TBBT_PLAY_MAX_CONN 16384       /* connections at most (--connections, or one per traced client) */
 
 /* Sets o to the defaults above (fsdep order, full speed, one clone). */
 void tbbt_play_opts_default(struct tbbt_play_opts *o);

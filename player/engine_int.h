@@ -26,12 +26,18 @@
 #include "engine.h"
 #include "htab.h"
 #include "nfsdec.h"
+#include "poller.h"
 #include "queue.h"
 #include "recfile.h"
 #include "stats_load.h"
 #include "wake.h"
 
-#define MAX_CONN 64
+/* Connections at most, whatever the traced clients and the open-files
+ * limit: a table of this many is reserved at setup (zeroed pages, touched
+ * only as connections are made). Past it, or past what the open-files
+ * limit allows, clients share the connections in turn (conns.c). */
+#define MAX_CONN TBBT_PLAY_MAX_CONN
+#define CONN_FDS_SPARE 64 /* descriptors kept for the rest: trace, logs, epoll, MPI */
 /* Records admitted, and records sent, in one pass of the send thread at
  * most. A pass ends by taking the replies that came meanwhile; a pass of
  * hundreds of requests (the window moving on by hundreds of records at
@@ -136,14 +142,22 @@ struct engine {
     char io_err[512];
     pthread_mutex_t evmu;
     GArray *ev, *ev_spare;
-    struct tbbt_pconn conn[MAX_CONN];
+    /* the connections: conn_cap reserved at setup, never moved (the
+     * receive thread reads conn[i] for i < nconn while the send thread
+     * adds more); made by the send thread only (conns.c) */
+    struct tbbt_pconn *conn;
     _Atomic int nconn;
-    _Atomic int broken[MAX_CONN]; /* set by the receive thread, repaired by the send thread */
-    _Atomic uint64_t rx_pass;     /* the receive thread's loop count: repair waits for a new pass */
-    _Atomic int rx_gone;          /* the receive thread has returned */
-    GHashTable *client_conn;      /* struct client_key -> index + 1 */
-    struct tbbt_htab fh;          /* struct fhent by id (tbbt_htab_mix: IDs run 1, 2, 3...) */
-    GHashTable *roots;            /* ids of the clones' roots (the manifest's "."): no ".." above them */
+    _Atomic int *broken;        /* set by the receive thread, repaired by the send thread */
+    int conn_cap;               /* connections at most: MAX_CONN, --connections, or the open-files limit */
+    int conns_full;             /* no new connection: clients share them in turn (conns.c) */
+    unsigned long long fd_hard; /* the hard open-files limit (0: unlimited) */
+    int *conn_last;             /* dispatch's scratch: a connection's last request of the pass */
+    struct tbbt_poller poller;  /* the receive thread's wait (poller.h): ids are connection indexes */
+    _Atomic uint64_t rx_pass;   /* the receive thread's loop count: repair waits for a new pass */
+    _Atomic int rx_gone;        /* the receive thread has returned */
+    GHashTable *client_conn;    /* struct client_key -> index + 1 */
+    struct tbbt_htab fh;        /* struct fhent by id (tbbt_htab_mix: IDs run 1, 2, 3...) */
+    GHashTable *roots;          /* ids of the clones' roots (the manifest's "."): no ".." above them */
     char *mf_server;     /* the manifest's "server": where tbbt-init built the image (NULL: not said) */
     GHashTable *cookies; /* struct ckey -> struct cval */
     void *sched;
@@ -205,7 +219,9 @@ void eng_complete(struct engine *e, struct slot *s, int status, int64_t recv_ns)
 void eng_out_done(struct engine *e, struct slot *s, int64_t t);
 
 /* conns.c: the connection a request goes on. */
-void eng_conns_init(struct engine *e);
+int eng_conns_init(struct engine *e, char *err, size_t errlen);
+void eng_conns_free(struct engine *e);
+void eng_conns_say(const struct engine *e);
 int eng_open_conn(struct engine *e, int i, char *err, size_t errlen);
 int eng_conn_known(struct engine *e, const struct slot *s);
 int eng_conn_for(struct engine *e, const struct slot *s, char *err, size_t errlen);

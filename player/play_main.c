@@ -58,8 +58,8 @@ static const struct tbbt_opt play_opts[] = {
      .help = "Lookahead window, records"},
     {"max-outstanding", 0, TBBT_OPT_INT, &cli.max_out, "N", G_STRINGIFY(TBBT_PLAY_MAX_OUT), 1,
      TBBT_PLAY_WINDOW_MAX, .help = "Requests out at most (--simulate: no cap unless given)"},
-    {"connections", 'c', TBBT_OPT_INT, &cli.connections, "N", "0", 0, 64,
-     .help = "TCP connections (0: one per traced client)"},
+    {"connections", 'c', TBBT_OPT_INT, &cli.connections, "N", "0", 0, TBBT_PLAY_MAX_CONN,
+     .help = "connections at most, the traced clients in turn (0: one per traced client)"},
     {"udp", 'u', TBBT_OPT_FLAG, &cli.udp,
      .help = "Send over UDP (one datagram a request; a request too large for one fails) instead of TCP"},
     {"clone", 0, TBBT_OPT_INT, &cli.clone, "I", "0", 0, TBBT_CLONE_MAX - 1,
@@ -68,8 +68,8 @@ static const struct tbbt_opt play_opts[] = {
      .defhelp = "1; under mpirun one per rank",
      .help =
          "Replay N copies of the trace, copy i against clone I+i (tbbt-init --clones), interleaved by traced "
-         "time; each its own handles, ordering and connections (one per traced client per clone, 64 at most "
-         "in all); --window is per copy (under mpirun the clones are shared out among the ranks)"},
+         "time; each its own handles, ordering and connections (one per traced client per clone); --window "
+         "is per copy (under mpirun the clones are shared out among the ranks)"},
     {"loop", 0, TBBT_OPT_INT, &cli.loop, "N", "1", 1, TBBT_CLONE_MAX,
      .help =
          "Replay the trace N times one after another, copy i against clone I+i (tbbt-init --clones N), "
@@ -314,6 +314,7 @@ static void check(const struct target *t, struct tbbt_play_opts *o) {
     o->warmup_s = cli.warmup, o->duration_s = cli.duration, o->limit = (uint64_t)cli.limit;
     o->udp = cli.udp;
     o->timeout_s = cli.timeout, o->seed = (uint64_t)cli.seed;
+    o->quiet = cli.quiet;
     o->live = !cli.quiet && !cli.no_live && (cli.live || isatty(2));
 }
 

@@ -6,8 +6,8 @@
 #include "engine_int.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "nfsdec.h"
@@ -69,27 +69,41 @@ static void rx_hand_over(struct engine *e) {
     g_array_set_size(b, 0);
 }
 
+/* Reads what every ready connection has (poller.h: epoll, so idle
+ * connections cost nothing a pass). A broken connection is left alone
+ * until it is repaired: broken[i] is read after the pass is counted (see
+ * eng_repair()); one this thread finds broken leaves the set at once, one
+ * the send thread found broken leaves it when repair closes it. Returns
+ * 1 when a connection was lost. */
+static int rx_read_ready(struct engine *e, int r) {
+    int lost = 0, n = atomic_load(&e->nconn), skipped = 0;
+    for (int k = 0; k < r; k++) {
+        int i = (int)e->poller.id[k];
+        if (i >= n || atomic_load(&e->broken[i])) {
+            skipped++;
+            continue;
+        }
+        e->rx_conn = i; /* on_reply takes the read's time from it */
+        if (tbbt_pconn_read(&e->conn[i], on_reply, e, e->rx_err, sizeof(e->rx_err)) < 0) {
+            tbbt_poller_del(&e->poller, e->conn[i].fd);
+            atomic_store(&e->broken[i], 1), lost = 1;
+        }
+    }
+    if (r > 0 && skipped == r) usleep(1000); /* only broken ones, ready until repaired: no spin */
+    return lost;
+}
+
 /* Reads replies from every connection until told to stop. */
 void *eng_rx_main(void *arg) {
     struct engine *e = arg;
-    struct pollfd p[MAX_CONN];
     while (!atomic_load(&e->stop_rx)) {
         atomic_fetch_add(&e->rx_pass, 1); /* before reading broken[]: see eng_repair() */
-        int n = atomic_load(&e->nconn);
-        for (int i = 0; i < n; i++) /* a broken connection is left alone until it is repaired */
-            p[i] = (struct pollfd){.fd = atomic_load(&e->broken[i]) ? -1 : e->conn[i].fd, .events = POLLIN};
         int64_t tp = e->rt.on ? tbbt_now_ns() : 0;
-        int r = poll(p, (nfds_t)n, 20);
+        int r = tbbt_poller_wait(&e->poller, 20);
         e->rx_polls++;
         if (e->rt.on) e->rt.poll_ns += (double)(tbbt_now_ns() - tp);
-        if (r < 0 && errno != EINTR) break;
-        int lost = 0;
-        for (int i = 0; i < n && r > 0; i++)
-            if (p[i].revents & (POLLIN | POLLHUP | POLLERR)) {
-                e->rx_conn = i; /* on_reply takes the read's time from it */
-                if (tbbt_pconn_read(&e->conn[i], on_reply, e, e->rx_err, sizeof(e->rx_err)) < 0)
-                    atomic_store(&e->broken[i], 1), lost = 1;
-            }
+        if (r < 0) break;
+        int lost = rx_read_ready(e, r);
         rx_hand_over(e);
         /* the send thread, asleep, waits for one reply (or any): not
          * woken for the others, which wait in the queue (sleep_for) */

@@ -339,15 +339,13 @@ static int64_t dispatch(struct engine *e, char *err, size_t errlen) {
     int64_t rc;
     for (;;) {
         size_t n = take_due(e, &rc);
-        int last[MAX_CONN], early = 1, nc = atomic_load(&e->nconn);
-        for (int c = 0; c < nc; c++)
-            last[c] = -1;
-        for (size_t i = 0; i < n; i++) { /* where each connection's last request of the pass is */
+        int *last = e->conn_last, early = 1; /* read only where this pass wrote it */
+        for (size_t i = 0; i < n; i++) {     /* where each connection's last request of the pass is */
             int c = eng_conn_known(e, &e->ring[e->batch[i] & e->mask]);
             e->batch_conn[i] = c;
             if (c >= 0)
                 last[c] = (int)i;
-            else if (nc >= MAX_CONN) /* a new client shares a connection: which, only conn_for says */
+            else if (e->conns_full) /* a new client shares a connection: which, only conn_for says */
                 early = 0;
         }
         for (size_t i = 0; i < n; i++) {
