@@ -29,6 +29,10 @@ void tbbt_memlimit_set(const char *tool, const char *option, uint64_t bytes) {
     tbbt_memlimit_tick = 0;
 }
 
+uint64_t tbbt_memlimit_get(void) {
+    return limit;
+}
+
 /* Reads a whole small file (procfs, cgroupfs) into buf; -1 if it cannot. */
 static int read_small(const char *path, char *buf, size_t n) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -32,6 +32,9 @@ void tbbt_memlimit_set(const char *tool, const char *option, uint64_t bytes);
  * that is lower; 0 when neither can be read. */
 uint64_t tbbt_memlimit_default(void);
 
+/* The bound set (bytes; 0: none). */
+uint64_t tbbt_memlimit_get(void);
+
 /* Parses a size: a number (a fraction allowed) with an optional suffix K,
  * M, G or T (1024-based; "B" or "iB" may follow), at least 1M and at most
  * 1024T. Returns 0 with *bytes set, or -1 (the caller says what is

@@ -225,6 +225,9 @@ static void print_footprint(FILE *out, uint64_t objects, uint64_t calls, double 
         fprintf(out, ", %.0f bytes per object (%llu objects)", bytes / (double)objects,
                 (unsigned long long)objects);
     if (cpu > 0) fprintf(out, ", %.0f calls per CPU second", (double)calls / cpu);
+    char bound[32];
+    tbbt_memlimit_format(tbbt_memlimit_get(), bound, sizeof(bound));
+    if (tbbt_memlimit_get()) fprintf(out, "; bound %s (--max-memory)", bound);
     fputc('\n', out);
 }
 
