@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cut.h"
+#include "memlimit.h"
 #include "pass2_obj.h"
 #include "rectext.h"
 
@@ -450,6 +451,7 @@ static int read_ahead_enough(const struct tbbt_pass2 *p, const struct tbbt_rec *
 
 /* Contract in pass2.h. */
 int tbbt_pass2_put(void *p2, const struct tbbt_rec *in) {
+    tbbt_memlimit_check("pass 2"); /* the --max-memory bound (memlimit.h) */
     struct tbbt_pass2 *p = p2;
     uint64_t seq = p->next_seq++;
     struct tbbt_rec *r = &p->ring[seq % p->cap];

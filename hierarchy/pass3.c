@@ -7,6 +7,7 @@
 #include "cut.h"
 #include "fsmodel.h"
 #include "hmap.h"
+#include "memlimit.h"
 #include "unconst.h"
 
 #define HAD_ENTRY (1ull << 63) /* p3_dent.ent: the name had an entry once */
@@ -395,6 +396,7 @@ static void hold(struct tbbt_pass3 *p, const struct tbbt_rec *r, uint32_t target
 
 int tbbt_pass3_put(void *ctx, const struct tbbt_rec *r) {
     struct tbbt_pass3 *p = ctx;
+    tbbt_memlimit_check("pass 3"); /* the --max-memory bound (memlimit.h) */
     p->st.records++;
     p->pend_from = 0;
     /* a record called before one already put (a hand-edited file; found by

@@ -8,6 +8,7 @@
 
 #include "fhmap.h"
 #include "htab.h"
+#include "memlimit.h"
 #include "fsmodel.h"
 #include "nfsdec.h"
 #include "recentset.h"
@@ -882,6 +883,7 @@ static void pass1_msg(struct tbbt_pass1 *p, const struct tbbt_msg *m) {
  * with the fields before the fault). */
 void tbbt_pass1_msg(void *pass1, const struct tbbt_msg *m) {
     struct tbbt_pass1 *p = pass1;
+    tbbt_memlimit_check("pass 1"); /* the --max-memory bound (memlimit.h) */
     if (!p->warn) {
         pass1_msg(p, m);
         return;

@@ -32,6 +32,7 @@
 #include "version.h"
 #include "clock.h"
 #include "workspace.h"
+#include "memlimit.h"
 
 #define TOOL "tbbt-prep"
 /* The forms of the command line, for usage errors (lib/usage.h); --help has the options. */
@@ -56,6 +57,7 @@ struct prep_opts {
     char *size_swap;
     char *size_swap_before;
     gint64 seed;
+    char *max_memory;
 };
 
 static struct prep_opts opt;
@@ -95,6 +97,10 @@ static const struct tbbt_opt prep_opts[] = {
      .help = "Skip pass 3: no hierarchy map, and no victim IDs in remove, rmdir and rename records"},
     {"seed", 0, TBBT_OPT_INT64, &opt.seed, "N", "1", 0, INT64_MAX,
      .help = "Seed of the corrective records' timestamps"},
+    {"max-memory", 0, TBBT_OPT_STRING, &opt.max_memory, "SIZE",
+     .defhelp = "75% of the machine's memory, or of the cgroup's limit when lower",
+     .help = "Stop with an error, nothing written, when the passes hold more than SIZE (K, M, G or T: "
+             "1024-based; from 1M to 1024T), rather than meet the kernel's out-of-memory killer"},
     {"max-warnings", 0, TBBT_OPT_INT, &opt.max_warnings, "N", "10", 0, INT_MAX,
      .help = "Print at most N per-packet warnings (malformed packets, lost framing), then only their count"},
     TBBT_OPT_END};
@@ -219,6 +225,9 @@ static void print_footprint(FILE *out, uint64_t objects, uint64_t calls, double 
         fprintf(out, ", %.0f bytes per object (%llu objects)", bytes / (double)objects,
                 (unsigned long long)objects);
     if (cpu > 0) fprintf(out, ", %.0f calls per CPU second", (double)calls / cpu);
+    char bound[32];
+    tbbt_memlimit_format(tbbt_memlimit_get(), bound, sizeof(bound));
+    if (tbbt_memlimit_get()) fprintf(out, "; bound %s (--max-memory)", bound);
     fputc('\n', out);
 }
 
@@ -367,6 +376,15 @@ static int64_t swap_before_epoch(void) {
     return s;
 }
 
+/* The --max-memory bound (memlimit.h), the default when not given; exits
+ * 2 when it is not a size. */
+static void set_max_memory(void) {
+    uint64_t bytes = tbbt_memlimit_default();
+    if (opt.max_memory && tbbt_memlimit_parse(opt.max_memory, &bytes) != 0)
+        tbbt_opt_usage(&prep_cmd, "--max-memory %s: must be " TBBT_MEMLIMIT_ALLOWED, opt.max_memory);
+    tbbt_memlimit_set(TOOL, "--max-memory", bytes);
+}
+
 /* Parses and checks every option before touching a file (bad usage exits
  * 2 whatever the file), then finds what the input holds and, for a
  * capture, opens it (exit 1 if it cannot). Returns the input path. */
@@ -377,6 +395,7 @@ static const char *parse_args(int argc, char **argv, struct prep *p) {
         tbbt_opt_usage(&prep_cmd, "reading standard input (-) needs -o OUT.tbbt");
     int kind = forced_kind();
     swap_before_epoch();
+    set_max_memory();
     uint16_t ports[64];
     unsigned nports = 0;
     for (char **s = opt.ports; s && *s; s++) {
