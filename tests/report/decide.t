@@ -106,6 +106,11 @@ is(codes(result(speedup => 0.5, req => 100, ops => 96)), '', 'rate: 4% below the
 is(codes(result(speedup => 0.5, req => 100, ops => 94)), 'rate', 'rate: 6% below is not');
 like((check_run(run_view(result(speedup => 0.5, req => 100, ops => 94), $LIM), result(speedup => 0.5, req => 100, ops => 94), $LIM))[0][0]{text},
     qr/94\.0 ops\/s achieved against 100\.0 requested \(6\.0% below; 5% allowed\)/, 'rate: the reason gives both rates');
+{
+    my $j = result(speedup => 0.5, req => 100, ops => 94.96);
+    like((check_run(run_view($j, $LIM), $j, $LIM))[0][0]{text}, qr/\(5\.04% below; 5% allowed\)/,
+        'rate: just past the limit, two decimals (not "5.0% below; 5% allowed")');
+}
 is(codes(result(ops => 50)), '', 'rate: not checked at full speed');
 is(codes(result(totals => {matched => 999})), '', 'match: 99.9% is enough');
 is(codes(result(totals => {matched => 998})), 'match', 'match: 99.8% is not');

@@ -2,14 +2,18 @@
 # tests/report/validity.t -- runs made invalid on purpose on a real
 # nfs-ganesha are flagged with the right reason and left out of the
 # verdict, and a sweep with a known knee puts the peak at the right load
-# point (tests/report/live-runs.sh makes the runs, about two minutes):
+# point, and tbbt-compare warns of runs too short for their interval
+# (tests/report/live-runs.sh makes the runs, about two minutes):
 #   - a server paused 3 s mid-run (SIGSTOP): "stalled";
 #   - a run of another trace: "different trace";
 #   - a load the -o sync server cannot reach (20000 ops/s): "rate not
 #     reached";
 #   - the two ordinary runs: valid, and the verdict's figures are theirs;
 #   - the sweep at 100, 200 and 20000 ops/s: the peak is the 200 point,
-#     though the 20000 point achieves more throughput.
+#     though the 20000 point achieves more throughput;
+#   - tbbt-compare --runs 2 at full speed on the unlooped trace (runs of
+#     a fraction of a second): a warning naming the --loop that would do,
+#     and the runs and the report made all the same.
 # Needs root, nfs-ganesha and loop mounts (skipped otherwise).
 use strict;
 use warnings;
@@ -86,6 +90,15 @@ my %cell = ($tr // '') =~ /data-m="(\w+)" data-v="([^"]*)"/g;
 is($cell{valid}, 2, 'the verdict counts 2 valid runs of 4');
 ok(abs(($cell{ops} // 0) - $ops) < 1e-6 * $ops, "the verdict's throughput ($cell{ops}) is the valid runs' mean ($ops)");
 like($txt, qr/2 of A's 4 runs are invalid and left out/, 'the verdict says 2 runs were left out');
+
+# ---- runs too short: tbbt-compare warns and refuses nothing ---------------------------
+my $short = slurp("$OUT/short.err");
+like($short, qr/^tbbt-compare: warning: server A: 2 of its runs last [\d.]+ s on average, shorter than the 10 s a run needs for its own interval; loop the trace \(--loop (\d+), or --duration 30\)$/m,
+    'tbbt-compare warns that the runs are too short, with the --loop that would do');
+my ($wall, $loop) = $short =~ /last ([\d.]+) s on average.*\(--loop (\d+),/;
+cmp_ok(($loop // 0) * (($wall // 0) + 0.005), ">=", 10, "... the --loop it suggests (" . ($loop // '-') . " x $wall s) makes 10 s");
+ok(-s "$OUT/short/A/run-1.json" && -s "$OUT/short/A/run-2.json" && -s "$OUT/short/report/report.html",
+    '... and makes both runs and the report all the same');
 
 # ---- the knee ---------------------------------------------------------------------------
 my @x = slurp("$OUT/knee.txt") =~ /speedups (\S+) (\S+) (\S+)/;

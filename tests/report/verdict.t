@@ -198,7 +198,10 @@ sub report {
     # timestamp mode: the mean latency decides; the headline says it
     my $w = ratio($est{A}{mean}, $est{B}{mean});
     my $x = sprintf('%.3g', $w->[0]);
-    like($txt, qr/^Verdict\n.*B's mean latency at the trace's pace is \Q$x\E× A's/m, "runs: the text's headline gives the ratio $x");
+    my @ra = map { $_->{req} } grep { !@{ $_->{why} } } @{ $f{A} };
+    my $req = sprintf('%.0f', sum0(@ra) / @ra);
+    like($txt, qr/^Verdict\n.*B's mean latency at \Q$req\E ops\/s asked \(x0\.0625 the trace's pace\) is \Q$x\E× A's/m,
+        "runs: the text's headline gives the load asked of A ($req ops/s) and the ratio $x");
     like($txt, $w->[3] eq 'yes' ? qr/^Verdict\n[^\n]*a significant difference/m : qr/^Verdict\nNo significant difference/m,
         "runs: the headline says significant: $w->[3]");
     my @bad = grep { @{ $_->{why} } } @{ $f{A} }, @{ $f{B} };

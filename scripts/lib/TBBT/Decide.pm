@@ -187,9 +187,11 @@ sub check_run {
     }
     if (defined $v->{requested} && $v->{requested} > 0) {
         my $short = 1 - $v->{ops} / $v->{requested};
+        my $below = sprintf('%.1f', 100 * $short);    # 5.04 is not "5.0% below; 5% allowed"
+        $below = sprintf('%.2f', 100 * $short) if $below <= 100 * $lim->{rate_tol};
         push @why, {code => 'rate', text => sprintf(
-            'rate not reached: %.1f ops/s achieved against %.1f requested (%.1f%% below; %s%% allowed)',
-            $v->{ops}, $v->{requested}, 100 * $short, num(100 * $lim->{rate_tol}))}
+            'rate not reached: %.1f ops/s achieved against %.1f requested (%s%% below; %s%% allowed)',
+            $v->{ops}, $v->{requested}, $below, num(100 * $lim->{rate_tol}))}
           if $short > $lim->{rate_tol};
     }
     if ($v->{match} < $lim->{match_min}) {
@@ -438,7 +440,8 @@ sub overall_rt {
 # each {label, server, runs => [{label, json, view, valid}]}. Returns
 # {mode (runs|sweep), figure (ops|latency: what decides), servers => [{
 # label, server, nruns, nvalid, ops, mean, p99 (estimates over the valid
-# runs, or the peak's in a sweep), points, peak, ort, secs}], ratios =>
+# runs, or the peak's in a sweep), requested and speedup (plain runs: the
+# load asked, timestamp mode), points, peak, ort, secs}], ratios =>
 # [{label, of, ops => ratio_ci, mean => ratio_ci}], procs => [{label, of,
 # key, share, ratio_ci..., basis}], at (the common load of the procedure
 # comparison in a sweep), cautions => [text]}.
@@ -470,6 +473,9 @@ sub verdict {
             $s{ops}{mean} = $good[0]{view}{ops} if $s{ops} && @good == 1;
             $s{mean} = est_sample(map { $_->{view}{mean_ms} } @good);
             $s{p99}  = est_sample(map { $_->{view}{p99_ms} } @good);
+            my @req = grep { defined } map { $_->{view}{requested} } @good;
+            $s{requested} = sum0(@req) / @req if @req == @good;
+            $s{speedup}   = $good[0]{view}{speedup};
         }
         push @{ $v{servers} }, \%s;
     }
