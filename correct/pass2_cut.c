@@ -158,6 +158,10 @@ void tbbt_p2_place_held(struct tbbt_pass2 *p, struct tbbt_rec *r, struct move *m
     if (!o || (mv->link && !o->links)) return;
     enum tbbt_field df = mv->link ? TBBT_F_DIR : TBBT_F_DIR2, nf = mv->link ? TBBT_F_NAME : TBBT_F_NAME2;
     tbbt_id to = mv->link ? o->links->dir : mv->dir;
+    if (mv->link) { /* the call succeeded: somewhere the caller may link */
+        tbbt_id w = tbbt_p2_writable_dir(p, r, df, to);
+        if (w) to = w;
+    }
     tbbt_rec_set_u64(r, df, to);
     tbbt_p2_put_synth(p, r, nf, to, mv->obj, 0);
     struct tbbt_str t = mv->link ? r->name : r->name2;

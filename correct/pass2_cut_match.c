@@ -172,6 +172,33 @@ static int refusing_dir(struct tbbt_pass2 *p, struct tbbt_rec *r, enum tbbt_fiel
     return 0;
 }
 
+/* Contract in pass2_int.h. */
+tbbt_id tbbt_p2_writable_dir(struct tbbt_pass2 *p, struct tbbt_rec *r, enum tbbt_field f, tbbt_id from) {
+    tbbt_id dir = from, found = 0;
+    int tries = 0, st = r->status;
+    r->status = TBBT_NFS_OK; /* refuses(): the model lets the caller write there */
+    for (int up = 0; dir && !found && up < REFUSED_LINK_DEPTH && tries < REFUSED_LINK_TRIES; up++) {
+        if (refuses(p, r, f, dir)) {
+            found = dir;
+            break;
+        }
+        const struct tbbt_fsobj *d = tbbt_fsmodel_obj(p->m, dir);
+        for (const struct tbbt_fsdent *e = d ? d->children : NULL; e && tries < REFUSED_LINK_TRIES;
+             e = e->child_next, tries++) {
+            const struct tbbt_fsobj *c = e->obj && e->obj != dir ? tbbt_fsmodel_obj(p->m, e->obj) : NULL;
+            if (c && c->attr.type == TBBT_FT_DIR && !tbbt_dot_name(e->name, e->len) &&
+                refuses(p, r, f, e->obj)) {
+                found = e->obj;
+                break;
+            }
+        }
+        dir = d && d->links && d->links->dir != dir ? d->links->dir : 0;
+    }
+    r->status = st;
+    tbbt_rec_set_u64(r, f, from);
+    return found;
+}
+
 /* Failed call r whose arguments the snaplen cut after its first handle,
  * where the server refused that handle (STALE): it fails the
  * same whatever the rest says, so names it lacks get one no directory

@@ -530,6 +530,12 @@ void tbbt_p2_rename_to_alias(struct tbbt_pass2 *p, struct tbbt_rec *r);
  * name then kills the file). */
 void tbbt_p2_place_held(struct tbbt_pass2 *p, struct tbbt_rec *r, struct move *mv);
 
+/* A directory near from (it, one above, or one of theirs) where the model
+ * lets r's caller make a name, as r's field f (TBBT_F_DIR or DIR2): for a
+ * cut link whose directory is not known, which the trace's server let the
+ * caller make. r is left as it was. 0 when the model knows none. */
+tbbt_id tbbt_p2_writable_dir(struct tbbt_pass2 *p, struct tbbt_rec *r, enum tbbt_field f, tbbt_id from);
+
 /* A successful rename the snaplen cut after its source directory, held
  * as seq: its target is not known, nor, when it was cut too, its source
  * name. Where the source names a known object, the model takes the name

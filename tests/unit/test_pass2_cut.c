@@ -761,6 +761,36 @@ static void test_cut_link_placed(void **s) {
     g_ptr_array_free(out, TRUE);
 }
 
+/* A link that succeeded, whose directory the snaplen cut, by a caller
+ * the object's own directory refuses (user 1001 linking user 1000's file
+ * kept in 1000's 0755 directory): it goes out in the nearest directory
+ * the model lets the caller write -- here a 0777 one beside -- where the
+ * replay's server lets it too. */
+static void test_cut_link_writable_dir(void **s) {
+    (void)s;
+    static const char *const trace[] = {
+        "mkdir 0 T cred=1:1000:1000 dir=1 name=\"mine\" set_mode=493 newobj=2 type=2 mode=493 nlink=2 "
+        "uid=1000 "
+        "gid=1000 size=4096 fileid=102",
+        "mkdir 0 T cred=1:0:0 dir=1 name=\"shared\" set_mode=511 newobj=3 type=2 mode=511 nlink=2 uid=0 "
+        "gid=0 "
+        "size=4096 fileid=103",
+        "create 0 T cred=1:1000:1000 dir=2 name=\"f\" createhow=0 set_mode=420 newobj=10 type=1 mode=420 "
+        "nlink=1 "
+        "uid=1000 gid=1000 size=10 fileid=110",
+        "link 0 TCK cred=1:1001:1001 obj=10 type=1 mode=420 nlink=2 uid=1000 gid=1000 size=10 fileid=110",
+        NULL};
+    struct tbbt_pass2_stats st;
+    GPtrArray *out = run(trace, &st);
+    assert_int_equal(st.cut_unreplayable, 0);
+    const struct tbbt_rec *l = rec_of(out, 3);
+    assert_true(tbbt_rec_replayable(l));
+    assert_int_not_equal(l->dir, 2);
+    assert_int_equal(l->dir, 3);
+    assert_int_equal(recheck(out), 0);
+    g_ptr_array_free(out, TRUE);
+}
+
 /* A refused link whose directory the snaplen cut goes out to the
  * nearest directory the model refuses its caller -- here a root-owned
  * one beside the caller's own -- under a name no directory holds: it
@@ -1032,6 +1062,7 @@ int main(void) {
         cmocka_unit_test(test_cut_failed_refuted),
         cmocka_unit_test(test_cut_remove_by_kept_bytes),
         cmocka_unit_test(test_cut_link_placed),
+        cmocka_unit_test(test_cut_link_writable_dir),
         cmocka_unit_test(test_cut_failed_link_refusing_dir),
         cmocka_unit_test(test_cut_stale_handle),
         cmocka_unit_test(test_cut_remove_bound_to_move),
