@@ -435,6 +435,15 @@ int tbbt_fhmap_named_elsewhere(struct tbbt_fhmap *m, tbbt_id id, tbbt_id dir, co
 }
 
 /* Contract in fhmap.h. */
+int tbbt_fhmap_owner(struct tbbt_fhmap *m, tbbt_id id, uint32_t *uid, uint32_t *gid) {
+    struct obj *o = obj_by_id(m, id);
+    if (!o || !o->has_owner) return 0;
+    *uid = o->uid;
+    *gid = o->gid;
+    return 1;
+}
+
+/* Contract in fhmap.h. */
 uint32_t tbbt_fhmap_type(struct tbbt_fhmap *m, tbbt_id id) {
     struct obj *o = obj_by_id(m, id);
     return o ? o->type : 0;

@@ -93,6 +93,9 @@ tbbt_id tbbt_fhmap_born(struct tbbt_fhmap *m, const uint8_t *fh, size_t len, tbb
  * and that link is known to be a name other than (dir, name). */
 int tbbt_fhmap_named_elsewhere(struct tbbt_fhmap *m, tbbt_id id, tbbt_id dir, const char *name, size_t len);
 
+/* The owner last seen for live object id (*uid, *gid); 0 when not known. */
+int tbbt_fhmap_owner(struct tbbt_fhmap *m, tbbt_id id, uint32_t *uid, uint32_t *gid);
+
 /* The NF3 type last seen for a live object, 0 when unknown or not live. */
 uint32_t tbbt_fhmap_type(struct tbbt_fhmap *m, tbbt_id id);
 

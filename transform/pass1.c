@@ -554,6 +554,15 @@ static int newobj_is_born(struct tbbt_pass1 *p, const struct tbbt_rec *r, tbbt_i
     tbbt_id bound = tbbt_rec_has(r, TBBT_F_NAME)
                         ? tbbt_fhmap_resolve(p->fh, r->dir, tbbt_rec_str(r, r->name), r->name.len)
                         : 0;
+    /* a create that sets no owner never gives an existing file a new one:
+     * a reply showing another owner than the object had is a new file
+     * under a reused handle, whatever name a listing answered first bound
+     * it to */
+    uint32_t uid, gid;
+    if (tbbt_rec_has(r, TBBT_F_UID) && tbbt_rec_has(r, TBBT_F_GID) && !tbbt_rec_has(r, TBBT_F_SET_UID) &&
+        !tbbt_rec_has(r, TBBT_F_SET_GID) && tbbt_fhmap_owner(p->fh, existing, &uid, &gid) &&
+        (uid != r->uid || gid != r->gid))
+        return 1;
     if (bound == existing) return 0;
     if (tbbt_fhmap_type(p->fh, existing) && tbbt_rec_has(r, TBBT_F_TYPE) &&
         tbbt_fhmap_type(p->fh, existing) != r->type)

@@ -61,8 +61,10 @@ static void feed_dirop(struct tbbt_pass1 *p, uint32_t xid, uint32_t proc, int cu
     feed(p, 0, len, cut ? at_name + (size_t)cut : len, ts);
 }
 
+static uint32_t reply_uid; /* the owner CREATE's reply shows */
+
 /* CREATE's reply: handle fh (8 bytes of b) and a regular file's
- * attributes with fileid. */
+ * attributes with fileid, owned by reply_uid. */
 static void feed_create_reply(struct tbbt_pass1 *p, uint32_t xid, uint8_t b, uint32_t fileid, int64_t ts) {
     uint8_t fh[8];
     memset(fh, b, sizeof(fh));
@@ -71,9 +73,11 @@ static void feed_create_reply(struct tbbt_pass1 *p, uint32_t xid, uint8_t b, uin
     q = put_opaque(q, fh, sizeof(fh));
     q = put32(q, 1); /* fattr3 */
     memset(q, 0, 84);
-    put32(q, 1);           /* NF3REG */
-    put32(q + 4, 0644);    /* mode */
-    put32(q + 8, 1);       /* nlink */
+    put32(q, 1);        /* NF3REG */
+    put32(q + 4, 0644); /* mode */
+    put32(q + 8, 1);    /* nlink */
+    put32(q + 12, reply_uid);
+    put32(q + 16, reply_uid);
     put32(q + 52, 7);      /* fsid */
     put32(q + 60, fileid); /* fileid */
     q += 84;
@@ -135,10 +139,41 @@ static void test_cut_create_old_handle_is_same(void **s) {
     assert_int_equal(newobj[0], newobj[1]);
 }
 
+/* Create, then (its removal lost whole) a create of the same name that
+ * the server answers with the same handle -- an inode and generation
+ * reused -- for a file another user owns: an UNCHECKED create that sets
+ * no owner never changes an existing file's, so it is a new object. With
+ * the owner unchanged, the existing file. */
+static void test_create_same_handle_new_owner_is_new(void **s) {
+    (void)s;
+    for (int other = 0; other < 2; other++) {
+        struct tbbt_pass1_opts o;
+        tbbt_pass1_opts_default(&o);
+        struct tbbt_pass1 *p = tbbt_pass1_new(&o, sink, NULL);
+        nnew = 0;
+        const int64_t t = 1000000000LL * 1700000000LL;
+        reply_uid = 0;
+        feed_dirop(p, 1, NFS3_CREATE, 0, t);
+        feed_create_reply(p, 1, 0x22, 500, t + 1000);
+        reply_uid = other ? 1000 : 0;
+        feed_dirop(p, 3, NFS3_CREATE, 0, t + 4000);
+        feed_create_reply(p, 3, 0x22, 500, t + 5000);
+        reply_uid = 0;
+        assert_int_equal(tbbt_pass1_finish(p), 0);
+        tbbt_pass1_free(p);
+        assert_int_equal(nnew, 2);
+        if (other)
+            assert_true(newobj[0] != newobj[1]);
+        else
+            assert_int_equal(newobj[0], newobj[1]);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cut_create_new_handle_is_new),
         cmocka_unit_test(test_cut_create_old_handle_is_same),
+        cmocka_unit_test(test_create_same_handle_new_owner_is_new),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
