@@ -15,6 +15,7 @@
  * in place. No allocation anywhere. */
 #include "nfsenc.h"
 
+#include <arpa/inet.h>
 #include <limits.h>
 #include <rpc/rpc.h>
 #include <stdarg.h>
@@ -520,7 +521,8 @@ static int args2(struct enc *e, union args *a, xdrproc_t *proc) {
 /* Big-endian words and XDR opaque bytes (padded to 4) at p; each returns
  * the position after it. */
 static uint8_t *put_u32(uint8_t *p, uint32_t v) {
-    p[0] = (uint8_t)(v >> 24), p[1] = (uint8_t)(v >> 16), p[2] = (uint8_t)(v >> 8), p[3] = (uint8_t)v;
+    uint32_t be = htonl(v);
+    memcpy(p, &be, 4);
     return p + 4;
 }
 
