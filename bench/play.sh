@@ -495,7 +495,7 @@ part_ceiling() {
             printf "  instructions per request (callgrind, user space, whole process with set-up, first %d records, one run\n", n
             printf "  each; the load does not move them): tbbt-play fsdep %.0f (send thread %.0f, I/O %.0f, receive %.0f),\n",
                 f / n, s / n, io / n, rx / n
-            printf "  tbbt-asyncpeer %.0f; fsdep / peer %.2f\n", p / n, f / p }' "$BENCH_TMP/ceil-fsdep.ir" "$BENCH_TMP/ceil-peer.ir"
+            printf "  tbbt-asyncpeer %.0f; fsdep / peer %s\n", p / n, (p > 0 ? sprintf("%.2f", f / p) : "n/a") }' "$BENCH_TMP/ceil-fsdep.ir" "$BENCH_TMP/ceil-peer.ir"
     else
         echo "  instructions per request: not measured (no valgrind, or BENCH_PLAY_IR_RECORDS=0)"
     fi
