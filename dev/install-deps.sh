@@ -4,7 +4,8 @@
 # the layout of an aged image; Open MPI for tbbt-play under mpirun), run
 # (ethtool: tbbt-capture's check of the interface's offloads),
 # benchmark (nfstrace, gnuplot, GNU time, valgrind: bench/play.sh's
-# instruction counts), fuzz (clang and libFuzzer's runtime, libclang-rt-N-dev for clang N, 14 on bookworm; editcap from
+# instruction counts), fuzz (clang and libFuzzer's runtime,
+# libclang-rt-N-dev for clang N, 14 on bookworm; editcap from
 # wireshark-common: dev/fuzz.sh) and package (dpkg-dev's dpkg-shlibdeps and
 # file for cpack -G DEB, whose shlibdeps step runs file(1): a fresh Debian
 # 12 lacks it, dev/fresh-debian.sh; man-db to render the man pages:
