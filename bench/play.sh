@@ -45,7 +45,10 @@
 #    against the peer's one thread. Target: fsdep's ops/s >= the peer's
 #    (issue 23) and >= 200000. Printed for both: ops/s, CPU per request,
 #    system calls per request (the kernel's count, perf stat on runs of
-#    their own; strace -c -f on a short run where perf cannot), hand-offs
+#    their own; strace -c -f on a short run where perf cannot), user-space
+#    instructions per request (valgrind's callgrind on one run each of the
+#    first BENCH_PLAY_IR_RECORDS, default 50000, records; the player's per
+#    thread too: a count the machine's load does not move), hand-offs
 #    between threads per request (tbbt-play's threads count their wakes of
 #    each other: TBBT_PLAY_COUNTS; the peer has one thread), sleeps per
 #    request (voluntary context switches), the responder's calls per read,
@@ -75,7 +78,7 @@
 #    loop, sleeping the same way, shows it too).
 #
 # Knobs: BENCH_RUNS, BENCH_PLAY_RECORDS, BENCH_PLAY_DEPTH,
-# BENCH_PLAY_CEIL_RECORDS, BENCH_PLAY_RATES, BENCH_PLAY_SECONDS,
+# BENCH_PLAY_CEIL_RECORDS, BENCH_PLAY_IR_RECORDS (0: no callgrind), BENCH_PLAY_RATES, BENCH_PLAY_SECONDS,
 # BENCH_PLAY_PARTS (default "full ceiling timing"), TBBT_BUILD.
 # Needs root (ganesha's VFS FSAL) unless BENCH_PLAY_PARTS=ceiling: exits 77
 # with the reason otherwise.
@@ -90,6 +93,7 @@ runs=${BENCH_RUNS:-5}
 nrec=${BENCH_PLAY_RECORDS:-100000}
 depth=${BENCH_PLAY_DEPTH:-64}
 ceilrec=${BENCH_PLAY_CEIL_RECORDS:-500000}
+irrec=${BENCH_PLAY_IR_RECORDS:-50000}
 rates=${BENCH_PLAY_RATES:-2000 5000 10000 20000}
 secs=${BENCH_PLAY_SECONDS:-5}
 parts=${BENCH_PLAY_PARTS:-full ceiling timing}
@@ -338,6 +342,29 @@ nullserver_stop() {
     nspid=
 }
 
+# instructions LABEL [PIN...] valgrind CMD...: one run of CMD under
+# callgrind (PIN, e.g. taskset -c 0, around valgrind), one output
+# file per thread; appends "total thread1 thread2 ..." (instructions, user
+# space, every thread) to LABEL.ir. Callgrind runs one thread at a time,
+# so the player's batching there is not its batching at full speed: the
+# count is of the work per request, not of its timing.
+instructions() {
+    local label=$1 f
+    shift
+    rm -f "$BENCH_TMP/cg.$label"*
+    local pre=()
+    while [ "$1" != valgrind ]; do pre+=("$1") && shift; done # the pinning, around valgrind
+    shift
+    "${pre[@]}" valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$BENCH_TMP/cg.$label" -- "$@" \
+        >/dev/null 2>"$BENCH_TMP/$label.err" || {
+        echo "bench/play: $label: command failed under callgrind: $*" >&2
+        tail -3 "$BENCH_TMP/$label.err" >&2
+        return 1
+    }
+    for f in "$BENCH_TMP/cg.$label"-*; do sed -n 's/^summary: //p' "$f"; done |
+        awk '{t += $1; s = s " " $1} END {print t s}' >>"$BENCH_TMP/$label.ir"
+}
+
 part_ceiling() {
     need_trace
     local i v port=$((21000 + RANDOM % 8000)) pin0=() pin1=() counter=none
@@ -408,6 +435,17 @@ part_ceiling() {
             nullserver_stop
         done
     done
+    # instructions per request: one callgrind run each on the first $irrec records
+    if [ "$irrec" -gt 0 ] && command -v valgrind >/dev/null; then
+        for v in fsdep peer; do # valgrind inside taskset: it does not follow taskset's exec
+            local cmd=("${play[@]:${#pin0[@]}}")
+            [ "$v" = peer ] && cmd=("${peer[@]:${#pin0[@]}}")
+            nullserver_start
+            instructions "ceil-$v" "${pin0[@]}" valgrind "${cmd[@]}" --limit "$irrec" "$work/ceil.tbbt" 127.0.0.1:/null ||
+                true
+            nullserver_stop
+        done
+    fi
     printf "%-30s %9s %9s %8s %9s %9s %9s %9s %10s  %s\n" client ops/s "CPU/op us" matched syscalls \
         "hand-offs" sleeps "calls/read" peakRSS "runs ops/s"
     printf "%-30s %9s %9s %8s %9s %9s %9s %9s %10s\n" "" "" "" "" "per req" "per req" "per req" "" ""
@@ -452,6 +490,15 @@ part_ceiling() {
     for c in 3 4 5; do
         hs="$hs $(awk -v c="$c" '$1 > 0 {print $c / $1}' "$BENCH_TMP/ceil-fsdep.hand" | _bench_median)"
     done
+    if [ -s "$BENCH_TMP/ceil-fsdep.ir" ] && [ -s "$BENCH_TMP/ceil-peer.ir" ]; then
+        awk -v n="$irrec" 'FNR == 1 { if (NR == 1) { f = $1; s = $2; io = $3; rx = $4 } else p = $1 } END {
+            printf "  instructions per request (callgrind, user space, whole process with set-up, first %d records, one run\n", n
+            printf "  each; the load does not move them): tbbt-play fsdep %.0f (send thread %.0f, I/O %.0f, receive %.0f),\n",
+                f / n, s / n, io / n, rx / n
+            printf "  tbbt-asyncpeer %.0f; fsdep / peer %s\n", p / n, (p > 0 ? sprintf("%.2f", f / p) : "n/a") }' "$BENCH_TMP/ceil-fsdep.ir" "$BENCH_TMP/ceil-peer.ir"
+    else
+        echo "  instructions per request: not measured (no valgrind, or BENCH_PLAY_IR_RECORDS=0)"
+    fi
     echo "  hand-offs: wakes one of tbbt-play's threads made of another (the receive and I/O threads waking the send"
     echo "  thread, the send thread waking the I/O thread), as the threads counted them (TBBT_PLAY_COUNTS); the peer"
     echo "  has one thread. Per request, send-thread sleeps, I/O-thread sleeps and receive-thread polls:" \

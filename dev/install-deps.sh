@@ -3,8 +3,9 @@
 # test (nfs-ganesha, tcpdump, tshark; e2fsprogs, xfsprogs and loop mounts for
 # the layout of an aged image; Open MPI for tbbt-play under mpirun), run
 # (ethtool: tbbt-capture's check of the interface's offloads),
-# benchmark (nfstrace, gnuplot, GNU time), fuzz (clang and libFuzzer's
-# runtime, libclang-rt-N-dev for clang N, 14 on bookworm; editcap from
+# benchmark (nfstrace, gnuplot, GNU time, valgrind: bench/play.sh's
+# instruction counts), fuzz (clang and libFuzzer's runtime,
+# libclang-rt-N-dev for clang N, 14 on bookworm; editcap from
 # wireshark-common: dev/fuzz.sh) and package (dpkg-dev's dpkg-shlibdeps and
 # file for cpack -G DEB, whose shlibdeps step runs file(1): a fresh Debian
 # 12 lacks it, dev/fresh-debian.sh; man-db to render the man pages:
@@ -20,7 +21,7 @@ build-essential cmake pkg-config clang-format clang
 libpcap-dev libtirpc-dev rpcsvc-proto libnfs-dev libnfs-utils libglib2.0-dev
 libzstd-dev zstd zlib1g-dev libcmocka-dev libopenmpi-dev openmpi-bin
 perl libjson-pp-perl python3 time
-tshark wireshark-common tcpdump nfstrace gnuplot-nox chromium
+tshark wireshark-common tcpdump nfstrace gnuplot-nox chromium valgrind
 nfs-ganesha nfs-ganesha-vfs rpcbind iproute2 procps ethtool
 e2fsprogs xfsprogs util-linux mount
 dpkg-dev file man-db

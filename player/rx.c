@@ -55,18 +55,24 @@ static void on_reply(void *ctx, const uint8_t *m, size_t n) {
 }
 
 /* Queues the pass's replies for the send thread: one lock for every reply
- * a pass read, not one each. */
+ * a pass read, not one each, and no copy when the send thread has taken
+ * the queue since (the usual case: the batch becomes the queue, the empty
+ * queue the next batch); else one copy of the whole batch. */
 static void rx_hand_over(struct engine *e) {
     GArray *b = e->rx_batch;
     if (!b->len) return;
     pthread_mutex_lock(&e->evmu);
-    for (guint i = 0; i < b->len; i++) {
-        const struct event *ev = &g_array_index(b, struct event, i);
-        g_array_append_vals(e->ev, ev, 1);
-        tbbt_wake_post(&e->wk, ev->seq, e->ev->len);
+    guint before = e->ev->len;
+    if (!before) {
+        e->rx_batch = e->ev;
+        e->ev = b;
+    } else {
+        g_array_append_vals(e->ev, b->data, b->len);
     }
+    for (guint i = before; i < e->ev->len; i++)
+        tbbt_wake_post(&e->wk, g_array_index(e->ev, struct event, i).seq, i + 1);
     pthread_mutex_unlock(&e->evmu);
-    g_array_set_size(b, 0);
+    g_array_set_size(e->rx_batch, 0);
 }
 
 /* Reads what every ready connection has (poller.h: epoll, so idle

@@ -327,6 +327,35 @@ static size_t take_due(struct engine *e, int64_t *rc) {
     return n;
 }
 
+/* A pass's memo of the connections its records' clients have (conn_known
+ * hashes the client's address per call; a pass has a few clients and many
+ * records): the last CONN_MEMO clients found, in turn. Known connections
+ * never change, so a memo is right for its whole pass. */
+#define CONN_MEMO 8
+struct conn_memo {
+    struct tbbt_endpoint ep[CONN_MEMO];
+    uint32_t clone[CONN_MEMO];
+    int conn[CONN_MEMO];
+    int n, next;
+};
+
+/* eng_conn_known, through the pass's memo. */
+static int conn_known_memo(struct engine *e, struct conn_memo *m, const struct slot *s) {
+    const struct tbbt_endpoint *ep = &s->r.client;
+    for (int i = 0; i < m->n; i++)
+        if (m->clone[i] == s->clone && m->ep[i].port == ep->port && m->ep[i].family == ep->family &&
+            !memcmp(m->ep[i].addr, ep->addr, sizeof(ep->addr)))
+            return m->conn[i];
+    int c = eng_conn_known(e, s);
+    if (c >= 0) { /* an unknown one gets its connection in send_one: not memoised */
+        int i = m->next;
+        m->next = (m->next + 1) % CONN_MEMO;
+        if (m->n < CONN_MEMO) m->n++;
+        m->ep[i] = *ep, m->clone[i] = s->clone, m->conn[i] = c;
+    }
+    return c;
+}
+
 /* Sends the held records whose time has come, within the cap on
  * outstanding requests and PASS_MAX, in the order they are held. Each connection is
  * written once a pass, as soon as the pass's last request for it is
@@ -340,8 +369,9 @@ static int64_t dispatch(struct engine *e, char *err, size_t errlen) {
     for (;;) {
         size_t n = take_due(e, &rc);
         int *last = e->conn_last, early = 1; /* read only where this pass wrote it */
-        for (size_t i = 0; i < n; i++) {     /* where each connection's last request of the pass is */
-            int c = eng_conn_known(e, &e->ring[e->batch[i] & e->mask]);
+        struct conn_memo memo = {.n = 0};
+        for (size_t i = 0; i < n; i++) { /* where each connection's last request of the pass is */
+            int c = conn_known_memo(e, &memo, &e->ring[e->batch[i] & e->mask]);
             e->batch_conn[i] = c;
             if (c >= 0)
                 last[c] = (int)i;

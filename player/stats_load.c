@@ -11,14 +11,13 @@ struct tbbt_load_pend {
 
 void tbbt_load_init(struct tbbt_load *l) {
     memset(l, 0, sizeof(*l));
-    l->ends = g_array_new(FALSE, FALSE, sizeof(int64_t));
-    l->pend = g_array_new(FALSE, FALSE, sizeof(struct tbbt_load_pend));
     l->level = g_array_new(FALSE, TRUE, sizeof(double));
     l->from = INT64_MIN;
 }
 
 void tbbt_load_free(struct tbbt_load *l) {
-    if (l->ends) g_array_free(l->ends, TRUE), g_array_free(l->pend, TRUE), g_array_free(l->level, TRUE);
+    if (l->level) g_array_free(l->level, TRUE);
+    g_free(l->ends), g_free(l->pend);
     memset(l, 0, sizeof(*l));
 }
 
@@ -36,12 +35,10 @@ static void account(struct tbbt_load *l, int64_t a, int64_t b, guint k) {
 }
 
 /* Removes the earliest end from the heap. */
-static void heap_pop(GArray *a) {
-    int64_t *h = (int64_t *)a->data;
-    int64_t last = h[a->len - 1];
-    g_array_set_size(a, a->len - 1);
-    h = (int64_t *)a->data;
-    size_t i = 0, n = a->len;
+static void heap_pop(struct tbbt_load *l) {
+    int64_t *h = l->ends;
+    int64_t last = h[--l->nends];
+    size_t i = 0, n = l->nends;
     for (;;) { /* sift down */
         size_t c = 2 * i + 1;
         if (c >= n) break;
@@ -52,10 +49,11 @@ static void heap_pop(GArray *a) {
     if (n) h[i] = last;
 }
 
-static void heap_push(GArray *a, int64_t v) {
-    g_array_append_val(a, v);
-    int64_t *h = (int64_t *)a->data;
-    size_t i = a->len - 1;
+static void heap_push(struct tbbt_load *l, int64_t v) {
+    if (l->nends == l->ends_cap)
+        l->ends = g_renew(int64_t, l->ends, l->ends_cap = l->ends_cap ? 2 * l->ends_cap : 1024);
+    int64_t *h = l->ends;
+    size_t i = l->nends++;
     for (; i && h[(i - 1) / 2] > v; i = (i - 1) / 2) /* sift up */
         h[i] = h[(i - 1) / 2];
     h[i] = v;
@@ -64,12 +62,12 @@ static void heap_push(GArray *a, int64_t v) {
 /* Moves the sweep to t: every end up to t leaves, the time between
  * events counted at the count that held then. */
 static void sweep_to(struct tbbt_load *l, int64_t t) {
-    while (l->ends->len && g_array_index(l->ends, int64_t, 0) <= t) {
-        int64_t e = g_array_index(l->ends, int64_t, 0);
-        if (e > l->t) account(l, l->t, e, l->ends->len), l->t = e;
-        heap_pop(l->ends);
+    while (l->nends && l->ends[0] <= t) {
+        int64_t e = l->ends[0];
+        if (e > l->t) account(l, l->t, e, (guint)l->nends), l->t = e;
+        heap_pop(l);
     }
-    account(l, l->t, t, l->ends->len);
+    account(l, l->t, t, (guint)l->nends);
     if (t > l->t) l->t = t;
 }
 
@@ -77,43 +75,44 @@ uint64_t tbbt_load_add(struct tbbt_load *l, int64_t start, int64_t end) {
     if (end < start) end = start;
     if (!l->started) l->started = 1, l->t = l->first = l->last = start;
     sweep_to(l, start);
-    heap_push(l->ends, end);
+    heap_push(l, end);
     if (end > l->last) l->last = end;
     if (end >= l->from) l->n++;
-    return l->ends->len;
+    return l->nends;
 }
 
 uint64_t tbbt_load_at(struct tbbt_load *l, int64_t t) {
     if (!l->started) return 0;
     sweep_to(l, t);
-    return l->ends->len;
+    return l->nends;
 }
 
 /* Sweeps the opened requests at the head that are closed. */
 static void drain(struct tbbt_load *l) {
-    while (l->pend_head < l->pend->len) {
-        struct tbbt_load_pend *p = &g_array_index(l->pend, struct tbbt_load_pend, l->pend_head);
+    while (l->pend_head < l->npend) {
+        struct tbbt_load_pend *p = &l->pend[l->pend_head];
         if (!p->closed) break;
         tbbt_load_add(l, p->start, p->end);
         l->pend_head++;
     }
-    if (l->pend_head > 4096 && l->pend_head > l->pend->len / 2) { /* keep the array small */
-        g_array_remove_range(l->pend, 0, l->pend_head);
+    if (l->pend_head > 4096 && l->pend_head > l->npend / 2) { /* keep the array small */
+        memmove(l->pend, l->pend + l->pend_head, (l->npend - l->pend_head) * sizeof(*l->pend));
+        l->npend -= l->pend_head;
         l->pend_head = 0;
     }
 }
 
 uint64_t tbbt_load_open(struct tbbt_load *l, int64_t start) {
-    struct tbbt_load_pend p = {start, start, 0};
-    g_array_append_val(l->pend, p);
+    if (l->npend == l->pend_cap)
+        l->pend = g_renew(struct tbbt_load_pend, l->pend, l->pend_cap = l->pend_cap ? 2 * l->pend_cap : 1024);
+    l->pend[l->npend++] = (struct tbbt_load_pend){start, start, 0};
     return l->tickets++;
 }
 
 void tbbt_load_close(struct tbbt_load *l, uint64_t ticket, int64_t start, int64_t end) {
-    uint64_t waiting = l->pend->len - l->pend_head; /* tickets tickets-waiting .. tickets-1 */
+    uint64_t waiting = l->npend - l->pend_head; /* tickets tickets-waiting .. tickets-1 */
     if (ticket >= l->tickets || ticket < l->tickets - waiting) return;
-    struct tbbt_load_pend *p = &g_array_index(l->pend, struct tbbt_load_pend,
-                                              l->pend_head + (guint)(ticket - (l->tickets - waiting)));
+    struct tbbt_load_pend *p = &l->pend[l->pend_head + (size_t)(ticket - (l->tickets - waiting))];
     if (p->closed) return;
     if (start) p->start = start;
     p->end = end, p->closed = 1;
@@ -121,8 +120,8 @@ void tbbt_load_close(struct tbbt_load *l, uint64_t ticket, int64_t start, int64_
 }
 
 void tbbt_load_end(struct tbbt_load *l, int64_t at) {
-    for (guint i = l->pend_head; i < l->pend->len; i++) {
-        struct tbbt_load_pend *p = &g_array_index(l->pend, struct tbbt_load_pend, i);
+    for (size_t i = l->pend_head; i < l->npend; i++) {
+        struct tbbt_load_pend *p = &l->pend[i];
         if (!p->closed) p->end = at, p->closed = 1;
     }
     drain(l);

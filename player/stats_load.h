@@ -24,14 +24,20 @@
 #include <glib.h>
 #include <stdint.h>
 
+struct tbbt_load_pend;
+
+/* Plain arrays, not GArrays: the replay feeds two of these per request,
+ * and glib's per-element calls were most of their cost. */
 struct tbbt_load {
-    GArray *ends;     /* int64_t: min-heap of the outstanding requests' ends */
-    GArray *pend;     /* struct tbbt_load_pend: opened, in start order, not yet swept */
-    guint pend_head;  /* index in pend of the oldest not swept */
-    uint64_t tickets; /* tickets given out (pend[pend_head] has ticket tickets - (len - head)) */
-    GArray *level;    /* double: ns spent with k outstanding, at index k */
-    int64_t t;        /* the sweep's position */
-    int64_t from;     /* time before it is left out (INT64_MIN: none) */
+    int64_t *ends;               /* min-heap of the outstanding requests' ends */
+    size_t nends, ends_cap;      /* its size and room */
+    struct tbbt_load_pend *pend; /* opened, in start order, not yet swept */
+    size_t npend, pend_cap;      /* its size and room */
+    size_t pend_head;            /* index in pend of the oldest not swept */
+    uint64_t tickets;            /* tickets given out (pend[pend_head] has ticket tickets - (len - head)) */
+    GArray *level;               /* double: ns spent with k outstanding, at index k */
+    int64_t t;                   /* the sweep's position */
+    int64_t from;                /* time before it is left out (INT64_MIN: none) */
     int64_t first, last;
     uint64_t n; /* requests counted */
     int started;
