@@ -458,21 +458,21 @@ static int time_holds(const struct tbbt_pass2 *p) {
 
 /* Moves the held records and their alternatives into rings of ncap slots,
  * each seq to its new slot (seq % ncap): the records of the window's
- * trace time outnumber the slots. Records move by value (none points into
- * itself, and nothing keeps a pointer into the ring across a put: records
- * are named by seq); the slots no record holds are freed or fresh. */
+ * trace time outnumber the slots. Called with every slot holding a record
+ * (make_room), so each old slot moves, by value (none points into itself,
+ * and nothing keeps a pointer into the ring across a put: records are
+ * named by seq, and this runs before the put's record is copied in); the
+ * new slots left over are fresh. */
 static void grow(struct tbbt_pass2 *p, uint32_t ncap) {
+    g_assert(p->next_seq - p->head_seq == p->cap && ncap > p->cap);
     struct tbbt_rec *ring = g_new(struct tbbt_rec, ncap);
     struct alt *alts = g_new0(struct alt, ncap);
-    for (uint32_t i = 0; i < ncap; i++)
-        tbbt_rec_init(&ring[i]);
+    for (uint64_t s = p->next_seq; s < p->head_seq + ncap; s++)
+        tbbt_rec_init(&ring[s % ncap]);
     for (uint64_t s = p->head_seq; s < p->next_seq; s++) {
         ring[s % ncap] = p->ring[s % p->cap];
         alts[s % ncap] = p->alts[s % p->cap];
-        tbbt_rec_init(&p->ring[s % p->cap]); /* moved: not freed below */
     }
-    for (uint32_t i = 0; i < p->cap; i++)
-        tbbt_rec_free(&p->ring[i]);
     g_free(p->ring);
     g_free(p->alts);
     p->ring = ring;
