@@ -19,6 +19,7 @@ void tbbt_pass2_opts_default(struct tbbt_pass2_opts *o) {
     memset(o, 0, sizeof(*o));
     o->seed = 1;
     o->window = 4096;
+    o->window_ns = TBBT_P2_WINDOW_NS;
     o->max_listed = 50;
 }
 
@@ -33,8 +34,11 @@ struct tbbt_pass2 *tbbt_pass2_new(const struct tbbt_pass2_opts *o, tbbt_p2_sink 
     p->ctx = ctx;
     p->m = tbbt_pass2_model_new();
     p->rng = g_rand_new_with_seed((guint32)(p->o.seed ^ (p->o.seed >> 32)));
-    /* the window, the record being pre-played, the ones read ahead */
+    /* the window, the record being pre-played, the ones read ahead; more
+     * when the window's trace time needs them (make_room) */
     p->cap = p->o.window + 2 + LOOKAHEAD;
+    p->cap_max = p->o.window_ns > 0 && p->cap < TBBT_P2_HELD_MAX ? TBBT_P2_HELD_MAX : p->cap;
+    p->st.ring_slots = p->cap;
     p->ring = g_new0(struct tbbt_rec, p->cap);
     p->alts = g_new0(struct alt, p->cap);
     p->deferred = g_ptr_array_new();
@@ -449,10 +453,55 @@ static int read_ahead_enough(const struct tbbt_pass2 *p, const struct tbbt_rec *
     return in->call_time >= tbbt_p2_touch_time(k) || seq - (p->played + 1) > LOOKAHEAD;
 }
 
+/* Does the oldest held record stay for its trace time: fewer than
+ * window_ns since its call have been pre-played? */
+static int time_holds(const struct tbbt_pass2 *p) {
+    return p->o.window_ns > 0 && p->played_time - p->ring[p->head_seq % p->cap].call_time < p->o.window_ns;
+}
+
+/* Moves the held records and their alternatives into rings of ncap slots,
+ * each seq to its new slot (seq % ncap): the records of the window's
+ * trace time outnumber the slots. Called with every slot holding a record
+ * (make_room), so each old slot moves, by value (none points into itself,
+ * and nothing keeps a pointer into the ring across a put: records are
+ * named by seq, and this runs before the put's record is copied in); the
+ * new slots left over are fresh. */
+static void grow(struct tbbt_pass2 *p, uint32_t ncap) {
+    g_assert(p->next_seq - p->head_seq == p->cap && ncap > p->cap);
+    struct tbbt_rec *ring = g_new(struct tbbt_rec, ncap);
+    struct alt *alts = g_new0(struct alt, ncap);
+    for (uint64_t s = p->next_seq; s < p->head_seq + ncap; s++)
+        tbbt_rec_init(&ring[s % ncap]);
+    for (uint64_t s = p->head_seq; s < p->next_seq; s++) {
+        ring[s % ncap] = p->ring[s % p->cap];
+        alts[s % ncap] = p->alts[s % p->cap];
+    }
+    g_free(p->ring);
+    g_free(p->alts);
+    p->ring = ring;
+    p->alts = alts;
+    p->cap = ncap;
+    if (ncap > p->st.ring_slots) p->st.ring_slots = ncap;
+}
+
+/* Makes room in the ring for record seq: every slot holds a record of the
+ * window (the oldest has not had its trace time yet). Doubles the ring up
+ * to cap_max; there, the oldest goes out before its time, counted. */
+static void make_room(struct tbbt_pass2 *p, uint64_t seq) {
+    if (seq - p->head_seq < p->cap) return;
+    if (p->cap < p->cap_max) {
+        grow(p, p->cap > p->cap_max / 2 ? p->cap_max : 2 * p->cap);
+        return;
+    }
+    p->st.window_cut++;
+    out_oldest(p);
+}
+
 /* Contract in pass2.h. */
 int tbbt_pass2_put(void *p2, const struct tbbt_rec *in) {
     tbbt_memlimit_check("pass 2"); /* the --max-memory bound (memlimit.h) */
     struct tbbt_pass2 *p = p2;
+    make_room(p, p->next_seq);
     uint64_t seq = p->next_seq++;
     struct tbbt_rec *r = &p->ring[seq % p->cap];
     if (r->arena_cap > 16384 || r->entries_cap > 64) { /* a big listing: do not keep its buffers */
@@ -470,9 +519,11 @@ int tbbt_pass2_put(void *p2, const struct tbbt_rec *in) {
     p->st.records_in++;
     while (p->played + 1 < seq && read_ahead_enough(p, in, seq)) {
         p->played++;
-        tbbt_p2_preplay(p, &p->ring[p->played % p->cap], p->played);
+        struct tbbt_rec *k = &p->ring[p->played % p->cap];
+        if (k->call_time > p->played_time) p->played_time = k->call_time;
+        tbbt_p2_preplay(p, k, p->played);
     }
-    while (p->head_seq <= p->played && p->played + 1 - p->head_seq > p->o.window)
+    while (p->head_seq <= p->played && p->played + 1 - p->head_seq > p->o.window && !time_holds(p))
         out_oldest(p);
     prefetch_slot(&p->ring[(seq + 2) % p->cap]);
     return p->failed ? -1 : 0;

@@ -116,9 +116,20 @@
  * same shape as pass 1's sink). */
 typedef int (*tbbt_p2_sink)(void *ctx, const struct tbbt_rec *r);
 
+/* The window holds `window` records and, at a busy call rate, as many
+ * more as the last window_ns of trace time took: at 11,600 calls a second
+ * 4,096 records are 0.35 s, and a correction's evidence (a use of a
+ * removed object, a lookup showing what a lost create made) comes seconds
+ * later. The held records' ring grows for that up to TBBT_P2_HELD_MAX
+ * slots (or the record window's own size if larger), where the oldest
+ * leave before their time, counted (window_cut). */
+#define TBBT_P2_WINDOW_NS (5LL * 1000000000LL)
+#define TBBT_P2_HELD_MAX 65536u
+
 struct tbbt_pass2_opts {
     uint64_t seed;       /* inserted records' times (default 1) */
     uint32_t window;     /* records held back (default 4096; 0 = none) */
+    int64_t window_ns;   /* and trace time held back, ns (default TBBT_P2_WINDOW_NS; 0: records only) */
     uint32_t max_listed; /* unexplained failures kept for the report (default 50) */
     int list_corrected;  /* list corrected failures too (with their rule) */
 };
@@ -146,6 +157,9 @@ struct tbbt_pass2_stats {
     uint64_t lost_by_later;          /* resolved by a later record */
     uint64_t lost_unresolved;        /* assumed to succeed, never confirmed */
     uint64_t late_inserts;           /* inserted records whose range was cut by the window */
+    uint64_t window_cut;             /* records out before window_ns of trace time had passed: the ring
+                                        was at its most (TBBT_P2_HELD_MAX) */
+    uint32_t ring_slots;             /* the held records' ring at its largest (grows with the call rate) */
     uint64_t cut;                    /* records whose call the snaplen cut before an argument (cut.h) */
     uint64_t cut_restored;           /* of which the name was learnt through the object's fileid/ID */
     uint64_t cut_synth;              /* of which the object got a synthetic name */

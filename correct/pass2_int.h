@@ -187,7 +187,9 @@ struct tbbt_pass2 {
     struct tbbt_rec *ring; /* held records; seq s lives in ring[s % cap] */
     struct alt *alts;      /* per ring slot: its predictions under another order */
     GPtrArray *deferred;   /* struct deferral *: records applied after a later call */
-    uint32_t cap;
+    uint32_t cap;          /* slots of ring and alts: grows with the call rate (make_room) */
+    uint32_t cap_max;      /* ... up to this: TBBT_P2_HELD_MAX, or the record window's need */
+    int64_t played_time;   /* the latest call time pre-played: the window's clock */
     uint64_t head_seq;     /* oldest held record */
     uint64_t next_seq;     /* sequence number of the next record put (from 1) */
     uint64_t played;       /* last record pre-played (one behind the last put) */

@@ -57,6 +57,11 @@ void tbbt_pass2_report(const struct tbbt_pass2 *p, FILE *out) {
             " traced errors outside the model, %" PRIu64 " RPC errors; %" PRIu64
             " inserted records placed at the window's edge\n",
             s->agreed, s->unmodelled, s->rpc_errors, s->late_inserts);
+    if (s->window_cut)
+        fprintf(out,
+                "Window: %" PRIu64 " records left before %.1f s of trace time had passed (the ring at its"
+                " most, %u records): a correction whose evidence came later could not be made\n",
+                s->window_cut, (double)p->o.window_ns / 1e9, s->ring_slots);
     if (s->concurrent)
         fprintf(out,
                 "Concurrent: %" PRIu64 " outcomes explained by an overlapping call of another client "
@@ -98,8 +103,9 @@ void tbbt_pass2_report_json(const struct tbbt_pass2 *p, GString *o) {
                            s->rpc_errors, s->late_inserts, s->concurrent, s->reordered);
     g_string_append_printf(o,
                            ",\"lost\":%" PRIu64 ",\"lost_by_model\":%" PRIu64 ",\"lost_by_later\":%" PRIu64
-                           ",\"lost_unresolved\":%" PRIu64,
-                           s->lost, s->lost_by_model, s->lost_by_later, s->lost_unresolved);
+                           ",\"lost_unresolved\":%" PRIu64 ",\"window_cut\":%" PRIu64 ",\"ring_slots\":%u",
+                           s->lost, s->lost_by_model, s->lost_by_later, s->lost_unresolved, s->window_cut,
+                           s->ring_slots);
     g_string_append_printf(
         o,
         ",\"cut\":%" PRIu64 ",\"cut_restored\":%" PRIu64 ",\"cut_synth\":%" PRIu64 ",\"cut_filled\":%" PRIu64

@@ -4,7 +4,7 @@
  *   tbbt-check [--json FILE] FILE.tbbt
  *       Exit 0 when the pre-play finds no replay failure, 1 when it finds
  *       some or cannot read the file, 2 bad usage.
- *   tbbt-check --write OUT.tbbt [--seed N] [--window N] FILE.tbbt
+ *   tbbt-check --write OUT.tbbt [--seed N] [--window N] [--window-time SEC] FILE.tbbt
  *       Also runs the corrections and writes the corrected records to
  *       OUT.tbbt; exit 0 when the file was written and every failure was
  *       corrected (none unexplained), 1 otherwise.
@@ -32,6 +32,7 @@
 static char *opt_json, *opt_write;
 static gint64 opt_seed;
 static gint opt_window;
+static gdouble opt_window_time;
 static gboolean opt_quiet, opt_all, opt_copy;
 
 /* The options, declared once (lib/opttab.h). */
@@ -42,6 +43,9 @@ static const struct tbbt_opt check_opts[] = {
      .help = "Seed of the inserted records' times"},
     {"window", 0, TBBT_OPT_INT, &opt_window, "N", NULL, 0, INT_MAX, .defhelp = "pass 2's",
      .help = "Records held back for placing insertions"},
+    {"window-time", 0, TBBT_OPT_DOUBLE, &opt_window_time, "SEC", "5", .dlo = 0, .dhi = 3600,
+     .help = "Trace time held back as well: more records at a busy call rate, up to 65536 (0: records "
+             "only)"},
     {"copy", 0, TBBT_OPT_FLAG, &opt_copy,
      .help = "With --write: copy the records without the pre-play (the benchmark's floor)"},
     {"list-all", 0, TBBT_OPT_FLAG, &opt_all, .help = "List corrected failures too, with their rule"},
@@ -142,6 +146,7 @@ int main(int argc, char **argv) {
     tbbt_pass2_opts_default(&o);
     o.seed = (uint64_t)opt_seed;
     if (tbbt_opt_given(&check_cmd, &opt_window)) o.window = (uint32_t)opt_window;
+    o.window_ns = (int64_t)(opt_window_time * 1e9);
     if (opt_all) {
         o.list_corrected = 1;
         o.max_listed = 1000000;
