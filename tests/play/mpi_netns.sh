@@ -50,7 +50,7 @@ PREP=$BUILD/transform/tbbt-prep
 INIT=$BUILD/hierarchy/tbbt-init
 PLAY=$BUILD/player/tbbt-play
 DUMP=$BUILD/tools/tbbt-dump
-WL=$BUILD/tools/tbbt-workload
+WL=$BUILD/tests/tools/tbbt-workload
 TREE=(perl "$SRC/tests/play/tree_compare.pl")
 for b in "$PREP" "$INIT" "$PLAY" "$DUMP" "$WL"; do
     [ -x "$b" ] || { echo "SKIP: $b not built"; exit 77; }
