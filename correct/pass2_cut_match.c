@@ -146,23 +146,40 @@ static int refuses(struct tbbt_pass2 *p, struct tbbt_rec *r, enum tbbt_field f, 
     return tbbt_fsmodel_predict_dir_access(p->m, r) == r->status;
 }
 
-/* A directory the model refuses r's caller (r->status, ACCES or PERM) to
- * write in, for a link or rename the snaplen cut before the directory
- * its field f names: the nearest to directory from -- it, or one above,
- * or one of theirs (a shared directory beside the caller's own). Any of
- * them fails the call the same way and changes nothing. Sets the field
- * and returns 1; 0 when the model knows none. */
-static int refusing_dir(struct tbbt_pass2 *p, struct tbbt_rec *r, enum tbbt_field f, tbbt_id from) {
+/* The directory nearest to from -- it, or one above, or one of theirs
+ * (a shared directory beside the caller's own) -- where the model
+ * predicts r's status for r with field f (TBBT_F_DIR or TBBT_F_DIR2) set
+ * to it (refuses); of theirs, only those known as directories when
+ * dirs_only. Leaves the field at the last one tried. 0 when none. */
+static tbbt_id dir_near(struct tbbt_pass2 *p, struct tbbt_rec *r, enum tbbt_field f, tbbt_id from,
+                        int dirs_only) {
     tbbt_id dir = from;
     int tries = 0;
     for (int up = 0; dir && up < REFUSED_LINK_DEPTH && tries < REFUSED_LINK_TRIES; up++) {
-        if (refuses(p, r, f, dir)) return 1;
+        if (refuses(p, r, f, dir)) return dir;
         const struct tbbt_fsobj *d = tbbt_fsmodel_obj(p->m, dir);
         for (const struct tbbt_fsdent *e = d ? d->children : NULL; e && tries < REFUSED_LINK_TRIES;
-             e = e->child_next, tries++)
-            if (e->obj && e->obj != dir && !tbbt_dot_name(e->name, e->len) && refuses(p, r, f, e->obj))
-                return 1;
+             e = e->child_next, tries++) {
+            const struct tbbt_fsobj *c = e->obj && e->obj != dir ? tbbt_fsmodel_obj(p->m, e->obj) : NULL;
+            if (e->obj && e->obj != dir && !tbbt_dot_name(e->name, e->len) &&
+                (!dirs_only || (c && c->attr.type == TBBT_FT_DIR)) && refuses(p, r, f, e->obj))
+                return e->obj;
+        }
         dir = d && d->links && d->links->dir != dir ? d->links->dir : 0;
+    }
+    return 0;
+}
+
+/* A directory the model refuses r's caller (r->status, ACCES or PERM) to
+ * write in, for a link or rename the snaplen cut before the directory
+ * its field f names (dir_near from directory from): any of them fails
+ * the call the same way and changes nothing. Sets the field and returns
+ * 1; 0 when the model knows none. */
+static int refusing_dir(struct tbbt_pass2 *p, struct tbbt_rec *r, enum tbbt_field f, tbbt_id from) {
+    tbbt_id dir = dir_near(p, r, f, from, 0);
+    if (dir) {
+        tbbt_rec_set_u64(r, f, dir);
+        return 1;
     }
     r->has &= ~(1ull << f);
     if (f == TBBT_F_DIR)
@@ -174,26 +191,9 @@ static int refusing_dir(struct tbbt_pass2 *p, struct tbbt_rec *r, enum tbbt_fiel
 
 /* Contract in pass2_int.h. */
 tbbt_id tbbt_p2_writable_dir(struct tbbt_pass2 *p, struct tbbt_rec *r, enum tbbt_field f, tbbt_id from) {
-    tbbt_id dir = from, found = 0;
-    int tries = 0, st = r->status;
+    int st = r->status;
     r->status = TBBT_NFS_OK; /* refuses(): the model lets the caller write there */
-    for (int up = 0; dir && !found && up < REFUSED_LINK_DEPTH && tries < REFUSED_LINK_TRIES; up++) {
-        if (refuses(p, r, f, dir)) {
-            found = dir;
-            break;
-        }
-        const struct tbbt_fsobj *d = tbbt_fsmodel_obj(p->m, dir);
-        for (const struct tbbt_fsdent *e = d ? d->children : NULL; e && tries < REFUSED_LINK_TRIES;
-             e = e->child_next, tries++) {
-            const struct tbbt_fsobj *c = e->obj && e->obj != dir ? tbbt_fsmodel_obj(p->m, e->obj) : NULL;
-            if (c && c->attr.type == TBBT_FT_DIR && !tbbt_dot_name(e->name, e->len) &&
-                refuses(p, r, f, e->obj)) {
-                found = e->obj;
-                break;
-            }
-        }
-        dir = d && d->links && d->links->dir != dir ? d->links->dir : 0;
-    }
+    tbbt_id found = dir_near(p, r, f, from, 1);
     r->status = st;
     tbbt_rec_set_u64(r, f, from);
     return found;
