@@ -24,25 +24,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NFS_PROG 100003
+#include "nfs_ops.h"
+#include "record.h"
+
 #define SERVER_IP 0x0a000001u
 #define NFS_PORT 2049
 #define IO_BYTES 512
 #define T0_NS 1700000000000000000ull
 #define STEP_NS 100000ull
 #define REPLY_NS 40000ull
-
-enum {
-    P_GETATTR = 1,
-    P_LOOKUP = 3,
-    P_READ = 6,
-    P_WRITE = 7,
-    P_CREATE = 8,
-    P_MKDIR = 9,
-    P_REMOVE = 12,
-    P_RENAME = 14
-};
-enum { NF3REG = 1, NF3DIR = 2 };
 
 /* One client's TCP connection: its address and both sequence numbers. */
 struct client {
@@ -97,8 +87,8 @@ static void fh(struct xb *x, uint64_t fileid) {
 /* fattr3 of fileid: a file of size bytes or a directory. */
 static void fattr(struct xb *x, uint64_t fileid, int type, uint64_t size) {
     u32(x, (uint32_t)type);
-    u32(x, type == NF3DIR ? 0755 : 0644);
-    u32(x, type == NF3DIR ? 2 : 1);
+    u32(x, type == TBBT_FT_DIR ? 0755 : 0644);
+    u32(x, type == TBBT_FT_DIR ? 2 : 1);
     u32(x, 1000), u32(x, 1000);
     u64(x, size), u64(x, (size + 4095) / 4096 * 4096);
     u32(x, 0), u32(x, 0);
@@ -119,10 +109,11 @@ static void wcc(struct xb *x, uint64_t fileid, int type, uint64_t size) {
     post_attr(x, fileid, type, size);
 }
 
-static void call_head(struct xb *x, struct client *c, uint32_t proc) {
+static void call_head(struct xb *x, struct client *c, enum tbbt_op op) {
     x->n = 4; /* the record mark, set when sent */
     u32(x, ++c->xid);
-    u32(x, 0), u32(x, 2), u32(x, NFS_PROG), u32(x, 3), u32(x, proc);
+    u32(x, 0), u32(x, 2), u32(x, TBBT_NFS_PROGRAM), u32(x, TBBT_NFS_V3),
+        u32(x, (uint32_t)tbbt_op_info(op)->v3proc);
     u32(x, 1);  /* AUTH_SYS */
     u32(x, 28); /* stamp, "synth" (4+8), uid, gid, no gids */
     u32(x, 0), str(x, "synth"), u32(x, 1000), u32(x, 1000), u32(x, 0);
@@ -215,36 +206,36 @@ static void file_name(char *b, size_t n, uint64_t i, int renamed) {
 /* LOOKUP name in dir: not found, or found as fileid, of type type. */
 static void lookup(struct client *c, uint64_t dir, const char *name, uint64_t found, int type) {
     struct xb x, r;
-    call_head(&x, c, P_LOOKUP);
+    call_head(&x, c, TBBT_OP_LOOKUP);
     fh(&x, dir), str(&x, name);
     reply_head(&r, c, found ? 0 : 2);
-    if (found) fh(&r, found), post_attr(&r, found, type, type == NF3DIR ? 4096 : 0);
-    post_attr(&r, dir, NF3DIR, 4096);
+    if (found) fh(&r, found), post_attr(&r, found, type, type == TBBT_FT_DIR ? 4096 : 0);
+    post_attr(&r, dir, TBBT_FT_DIR, 4096);
     exchange(c, &x, &r);
 }
 
 /* CREATE (UNCHECKED, mode 0644) or MKDIR of name in dir as fileid id. */
-static void make(struct client *c, uint32_t proc, uint64_t dir, const char *name, uint64_t id) {
+static void make(struct client *c, enum tbbt_op proc, uint64_t dir, const char *name, uint64_t id) {
     struct xb x, r;
     call_head(&x, c, proc);
     fh(&x, dir), str(&x, name);
-    if (proc == P_CREATE) u32(&x, 0);
-    u32(&x, 1), u32(&x, proc == P_MKDIR ? 0755 : 0644);
+    if (proc == TBBT_OP_CREATE) u32(&x, 0);
+    u32(&x, 1), u32(&x, proc == TBBT_OP_MKDIR ? 0755 : 0644);
     u32(&x, 0), u32(&x, 0), u32(&x, 0), u32(&x, 0), u32(&x, 0);
     reply_head(&r, c, 0);
     u32(&r, 1), fh(&r, id);
-    post_attr(&r, id, proc == P_MKDIR ? NF3DIR : NF3REG, proc == P_MKDIR ? 4096 : 0);
-    wcc(&r, dir, NF3DIR, 4096);
+    post_attr(&r, id, proc == TBBT_OP_MKDIR ? TBBT_FT_DIR : TBBT_FT_REG, proc == TBBT_OP_MKDIR ? 4096 : 0);
+    wcc(&r, dir, TBBT_FT_DIR, 4096);
     exchange(c, &x, &r);
 }
 
 static void write_file(struct client *c, uint64_t id) {
     static const uint8_t data[IO_BYTES];
     struct xb x, r;
-    call_head(&x, c, P_WRITE);
+    call_head(&x, c, TBBT_OP_WRITE);
     fh(&x, id), u64(&x, 0), u32(&x, IO_BYTES), u32(&x, 2), opaque(&x, data, IO_BYTES);
     reply_head(&r, c, 0);
-    wcc(&r, id, NF3REG, IO_BYTES);
+    wcc(&r, id, TBBT_FT_REG, IO_BYTES);
     u32(&r, IO_BYTES), u32(&r, 2), u64(&r, 0x7e57);
     exchange(c, &x, &r);
 }
@@ -252,38 +243,38 @@ static void write_file(struct client *c, uint64_t id) {
 static void read_file(struct client *c, uint64_t id) {
     static const uint8_t data[IO_BYTES];
     struct xb x, r;
-    call_head(&x, c, P_READ);
+    call_head(&x, c, TBBT_OP_READ);
     fh(&x, id), u64(&x, 0), u32(&x, IO_BYTES);
     reply_head(&r, c, 0);
-    post_attr(&r, id, NF3REG, IO_BYTES);
+    post_attr(&r, id, TBBT_FT_REG, IO_BYTES);
     u32(&r, IO_BYTES), u32(&r, 1), opaque(&r, data, IO_BYTES);
     exchange(c, &x, &r);
 }
 
 static void getattr(struct client *c, uint64_t id) {
     struct xb x, r;
-    call_head(&x, c, P_GETATTR);
+    call_head(&x, c, TBBT_OP_GETATTR);
     fh(&x, id);
     reply_head(&r, c, 0);
-    fattr(&r, id, NF3REG, IO_BYTES);
+    fattr(&r, id, TBBT_FT_REG, IO_BYTES);
     exchange(c, &x, &r);
 }
 
 static void rename_file(struct client *c, uint64_t dir, const char *from, const char *to) {
     struct xb x, r;
-    call_head(&x, c, P_RENAME);
+    call_head(&x, c, TBBT_OP_RENAME);
     fh(&x, dir), str(&x, from), fh(&x, dir), str(&x, to);
     reply_head(&r, c, 0);
-    wcc(&r, dir, NF3DIR, 4096), wcc(&r, dir, NF3DIR, 4096);
+    wcc(&r, dir, TBBT_FT_DIR, 4096), wcc(&r, dir, TBBT_FT_DIR, 4096);
     exchange(c, &x, &r);
 }
 
 static void remove_file(struct client *c, uint64_t dir, const char *name) {
     struct xb x, r;
-    call_head(&x, c, P_REMOVE);
+    call_head(&x, c, TBBT_OP_REMOVE);
     fh(&x, dir), str(&x, name);
     reply_head(&r, c, 0);
-    wcc(&r, dir, NF3DIR, 4096);
+    wcc(&r, dir, TBBT_FT_DIR, 4096);
     exchange(c, &x, &r);
 }
 
@@ -295,10 +286,10 @@ static int file_step(struct client *c, uint64_t i, uint64_t per_dir, int k) {
     file_name(name, sizeof(name), i, 0);
     int found = i % 10 == 5, renamed = i % 10 == 3, removed = i % 10 == 7;
     switch (k) {
-    case 0: lookup(c, dir, name, found ? id : 0, NF3REG); return 1;
+    case 0: lookup(c, dir, name, found ? id : 0, TBBT_FT_REG); return 1;
     case 1:
         if (!found)
-            make(c, P_CREATE, dir, name, id);
+            make(c, TBBT_OP_CREATE, dir, name, id);
         else
             getattr(c, id);
         return 1;
@@ -363,7 +354,7 @@ int main(int argc, char **argv) {
     char name[32];
     for (uint64_t d = 0; d * per_dir < n; d++) {
         dir_name(name, sizeof(name), d);
-        lookup(&cl[0], ROOT_ID, name, DIR_ID(d), NF3DIR);
+        lookup(&cl[0], ROOT_ID, name, DIR_ID(d), TBBT_FT_DIR);
     }
     for (uint64_t busy = nclients; busy;) {
         busy = 0;
