@@ -396,7 +396,7 @@ GArray *tbbt_p2_bind_cands(struct tbbt_pass2 *p, tbbt_id dir, enum cut_want want
         if ((want == CUT_ANY ? 0 : (want == CUT_DIR) != isdir) ||
             !tbbt_p2_may_move_to(p, &p->ring[mv->seq % p->cap], mv, dir))
             continue;
-        struct bindcand k = {mv->seq, mv->obj, (o->flags & TBBT_FSO_ATTRS) ? o->attr.nlink : 0, 0};
+        struct bindcand k = {mv->seq, mv->obj, (o->flags & TBBT_FSO_ATTRS) ? o->attr.nlink : 0, 0, 0};
         g_array_append_val(c, k);
     }
     return c;
@@ -533,6 +533,23 @@ static int bind_says(const struct tbbt_rec *r, tbbt_id x, uint32_t nlink0) {
     return r->nlink < nlink0 ? 1 : -1;
 }
 
+/* Does record r use candidate x of a held binding: its object with
+ * success, or the name its move has now (a later record took that name:
+ * the move made it where it is)? */
+static int bind_used(struct tbbt_pass2 *p, const struct tbbt_rec *r, const struct bindcand *x) {
+    if (r->status == TBBT_NFS_OK && ((tbbt_rec_has(r, TBBT_F_OBJ) && r->obj == x->obj) ||
+                                     (tbbt_rec_has(r, TBBT_F_NEWOBJ) && r->newobj == x->obj)))
+        return 1;
+    const struct move *mv = tbbt_p2_move_at(p, x->mvseq);
+    if (!mv || !tbbt_rec_has(r, TBBT_F_DIR) || !tbbt_rec_has(r, TBBT_F_NAME)) return 0;
+    const struct tbbt_rec *h = &p->ring[mv->seq % p->cap];
+    tbbt_id dir = mv->link ? h->dir : h->dir2;
+    struct tbbt_str t = mv->link ? h->name : h->name2;
+    if (!tbbt_rec_has(h, mv->link ? TBBT_F_NAME : TBBT_F_NAME2) || dir != r->dir || t.len != r->name.len)
+        return 0;
+    return memcmp(tbbt_rec_str(h, t), tbbt_rec_str(r, r->name), t.len) == 0;
+}
+
 /* Contract in pass2_int.h. */
 void tbbt_p2_bind_evidence(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
     for (guint i = 0; i < p->rmbinds->len; i++) {
@@ -543,9 +560,30 @@ void tbbt_p2_bind_evidence(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint6
             struct bindcand *x = &g_array_index(b->cands, struct bindcand, k);
             int says = bind_says(r, x->obj, x->nlink0);
             if (says && !x->says) x->says = says, any = 1;
+            if (!x->used) x->used = bind_used(p, r, x);
         }
         if (any && bind_settle(p, i)) i--;
     }
+}
+
+/* The move of record seq, a candidate of held binding i, leaves the
+ * window: when no record showed a candidate losing a name and this one is
+ * the last no record spoke of or used, it is taken -- it agrees with every record
+ * the window held, and once it is out it can no longer be placed -- rather
+ * than leave the removal unreplayable. Returns whether it bound it. */
+static int bind_guess(struct tbbt_pass2 *p, guint i, uint64_t seq) {
+    struct rmbind *b = p->rmbinds->pdata[i];
+    int best = -1, open = 0;
+    for (guint k = 0; k < b->cands->len; k++) {
+        const struct bindcand *x = &g_array_index(b->cands, struct bindcand, k);
+        if (x->says > 0) return 0;
+        if (x->says == 0 && !x->used) open++;
+        if (x->says == 0 && !x->used && x->mvseq == seq) best = (int)k;
+    }
+    if (best < 0 || open != 1) return 0;
+    p->st.cut_guessed++;
+    bind_resolve(p, i, (guint)best);
+    return 1;
 }
 
 /* Contract in pass2_int.h. */
@@ -563,6 +601,10 @@ void tbbt_p2_bind_window_end(struct tbbt_pass2 *p, uint64_t seq) {
             g_array_index(b->cands, struct bindcand, 0).says == 0) {
             p->st.cut_bound_lone++;
             bind_resolve(p, i--, 0);
+            continue;
+        }
+        if (bind_guess(p, i, seq)) {
+            i--;
             continue;
         }
         for (guint k = 0; k < b->cands->len; k++) {

@@ -85,6 +85,7 @@ struct bindcand {
     tbbt_id obj;     /* its object */
     uint32_t nlink0; /* the object's link count when the removal was held (0: not known) */
     int says;        /* 1 a later record showed it lost a name, -1 that it did not, 0 nothing yet */
+    int used;        /* a later record used its object with success, or its move's name (bind_used) */
 };
 
 /* A held successful remove, rmdir or rename whose cut name no name of its
