@@ -146,25 +146,49 @@ static int refuses(struct tbbt_pass2 *p, struct tbbt_rec *r, enum tbbt_field f, 
     return tbbt_fsmodel_predict_dir_access(p->m, r) == r->status;
 }
 
-/* The directory nearest to from -- it, or one above, or one of theirs
- * (a shared directory beside the caller's own) -- where the model
- * predicts r's status for r with field f (TBBT_F_DIR or TBBT_F_DIR2) set
- * to it (refuses); of theirs, only those known as directories when
- * dirs_only. Leaves the field at the last one tried. 0 when none. */
+/* Levels below a directory on the way up that dir_near searches: its
+ * entries and theirs (shared/s0 beside the caller's c1/x). */
+#define NEAR_BELOW 2
+
+/* An entry of directory dir, or below it up to depth levels, other than
+ * skip (the subtree searched already), where r with field f set to it
+ * gets r's status (refuses); only directories when dirs_only or below
+ * the first level. 0 when none; *tries counts the entries tried. */
+static tbbt_id near_below(struct tbbt_pass2 *p, struct tbbt_rec *r, enum tbbt_field f, tbbt_id dir,
+                          tbbt_id skip, int depth, int dirs_only, int *tries) {
+    const struct tbbt_fsobj *d = tbbt_fsmodel_obj(p->m, dir);
+    for (const struct tbbt_fsdent *e = d ? d->children : NULL; e && *tries < REFUSED_LINK_TRIES;
+         e = e->child_next, (*tries)++) {
+        const struct tbbt_fsobj *c = e->obj && e->obj != dir ? tbbt_fsmodel_obj(p->m, e->obj) : NULL;
+        if (!e->obj || e->obj == dir || e->obj == skip || tbbt_dot_name(e->name, e->len)) continue;
+        if ((!dirs_only || (c && c->attr.type == TBBT_FT_DIR)) && refuses(p, r, f, e->obj)) return e->obj;
+    }
+    for (const struct tbbt_fsdent *e = d && depth > 1 ? d->children : NULL; e && *tries < REFUSED_LINK_TRIES;
+         e = e->child_next) {
+        const struct tbbt_fsobj *c = e->obj && e->obj != dir ? tbbt_fsmodel_obj(p->m, e->obj) : NULL;
+        if (!c || e->obj == skip || c->attr.type != TBBT_FT_DIR || tbbt_dot_name(e->name, e->len)) continue;
+        tbbt_id x = near_below(p, r, f, e->obj, 0, depth - 1, 1, tries);
+        if (x) return x;
+    }
+    return 0;
+}
+
+/* The directory nearest to from -- it, or one above, or one below those
+ * (a shared directory beside the caller's own, or in a shared tree beside
+ * it: NEAR_BELOW levels) -- where the model predicts r's status for r
+ * with field f (TBBT_F_DIR or TBBT_F_DIR2) set to it (refuses); of the
+ * first level below, only those known as directories when dirs_only.
+ * Leaves the field at the last one tried. 0 when none. */
 static tbbt_id dir_near(struct tbbt_pass2 *p, struct tbbt_rec *r, enum tbbt_field f, tbbt_id from,
                         int dirs_only) {
-    tbbt_id dir = from;
+    tbbt_id dir = from, below = 0;
     int tries = 0;
     for (int up = 0; dir && up < REFUSED_LINK_DEPTH && tries < REFUSED_LINK_TRIES; up++) {
         if (refuses(p, r, f, dir)) return dir;
+        tbbt_id x = near_below(p, r, f, dir, below, NEAR_BELOW, dirs_only, &tries);
+        if (x) return x;
         const struct tbbt_fsobj *d = tbbt_fsmodel_obj(p->m, dir);
-        for (const struct tbbt_fsdent *e = d ? d->children : NULL; e && tries < REFUSED_LINK_TRIES;
-             e = e->child_next, tries++) {
-            const struct tbbt_fsobj *c = e->obj && e->obj != dir ? tbbt_fsmodel_obj(p->m, e->obj) : NULL;
-            if (e->obj && e->obj != dir && !tbbt_dot_name(e->name, e->len) &&
-                (!dirs_only || (c && c->attr.type == TBBT_FT_DIR)) && refuses(p, r, f, e->obj))
-                return e->obj;
-        }
+        below = dir;
         dir = d && d->links && d->links->dir != dir ? d->links->dir : 0;
     }
     return 0;

@@ -842,6 +842,42 @@ static void test_cut_failed_link_refusing_dir(void **s) {
     g_ptr_array_free(out, TRUE);
 }
 
+/* The refusing directory may be a level further: under a shared tree
+ * beside the caller's own (shared/s0, made 0700 by root), the link goes
+ * there; without it nothing near refuses and the link stays
+ * unreplayable. */
+static void test_cut_failed_link_refusing_cousin(void **s) {
+    (void)s;
+#define COUSIN_TRACE(s0mode)                                                                                 \
+    "mkdir 0 T cred=1:0:0 dir=1 name=\"home\" set_mode=511 newobj=2 type=2 mode=511 nlink=2 uid=0 gid=0 "    \
+    "size=4096 fileid=102",                                                                                  \
+        "mkdir 0 T cred=1:0:0 dir=1 name=\"shared\" set_mode=511 newobj=3 type=2 mode=511 nlink=2 uid=0 "    \
+        "gid=0 "                                                                                             \
+        "size=4096 fileid=103",                                                                              \
+        "mkdir 0 T cred=1:0:0 dir=3 name=\"s0\" set_mode=" s0mode " newobj=4 type=2 mode=" s0mode            \
+        " nlink=2 uid=0 gid=0 size=4096 fileid=104",                                                         \
+        "create 0 T cred=1:1000:100 dir=2 name=\"f\" createhow=0 set_mode=420 newobj=10 " FILEA              \
+        " fileid=110",                                                                                       \
+        "link 13 TCK cred=1:1000:100 obj=10 " FILEA " fileid=110", NULL
+    static const char *const trace[] = {COUSIN_TRACE("448")};
+    struct tbbt_pass2_stats st;
+    GPtrArray *out = run(trace, &st);
+    assert_int_equal(st.failures, 0);
+    assert_int_equal(st.cut_unreplayable, 0);
+    const struct tbbt_rec *l = rec_of(out, 4);
+    assert_true(tbbt_rec_replayable(l));
+    assert_int_equal(l->dir, 4);
+    assert_int_equal(recheck(out), 0);
+    g_ptr_array_free(out, TRUE);
+
+    static const char *const open[] = {COUSIN_TRACE("511")};
+    out = run(open, &st);
+    assert_int_equal(st.cut_unreplayable, 1);
+    assert_false(tbbt_rec_replayable(rec_of(out, 4)));
+    g_ptr_array_free(out, TRUE);
+#undef COUSIN_TRACE
+}
+
 /* Calls the server refused for their first handle (STALE) fail the same
  * whatever the snaplen cut after it: a setattr without its attributes, a
  * lookup without its name, both replayable. */
@@ -1096,6 +1132,7 @@ int main(void) {
         cmocka_unit_test(test_cut_link_placed),
         cmocka_unit_test(test_cut_link_writable_dir),
         cmocka_unit_test(test_cut_failed_link_refusing_dir),
+        cmocka_unit_test(test_cut_failed_link_refusing_cousin),
         cmocka_unit_test(test_cut_stale_handle),
         cmocka_unit_test(test_cut_remove_bound_to_move),
         cmocka_unit_test(test_cut_remove_bound_later),
