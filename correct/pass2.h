@@ -174,6 +174,7 @@ struct tbbt_pass2_stats {
     uint64_t cut_bound;              /* cut renames and links placed where a later cut name showed one */
     uint64_t cut_bound_lone;         /* ... of them, the one left when replies ruled out every name held */
     uint64_t cut_guessed;            /* ... of them, the last of several no record in the window used */
+    uint64_t cut_replaced;           /* cut rename targets shown to be a name they took over */
     uint64_t cut_aliased;            /* whole names renamed to the synthetic name the replay knows */
     uint64_t cut_withheld;           /* judgements withheld: a cut rename may have made the name */
     uint64_t rule_failures[64];      /* per row of tbbt_rules: failures found */

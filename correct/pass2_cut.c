@@ -257,6 +257,73 @@ int tbbt_p2_replace_held(struct tbbt_pass2 *p, struct tbbt_rec *r, const struct 
     return 1;
 }
 
+/* Does held record h name (dir, name) in its field nf (TBBT_F_NAME with
+ * TBBT_F_DIR, or TBBT_F_NAME2 with TBBT_F_DIR2)? */
+static int names(const struct tbbt_rec *h, enum tbbt_field nf, tbbt_id dir, const char *name, size_t len) {
+    int two = nf == TBBT_F_NAME2;
+    struct tbbt_str n = two ? h->name2 : h->name;
+    return tbbt_rec_has(h, two ? TBBT_F_DIR2 : TBBT_F_DIR) && tbbt_rec_has(h, nf) &&
+           (two ? h->dir2 : h->dir) == dir && n.len == len && memcmp(tbbt_rec_str(h, n), name, len) == 0;
+}
+
+/* The newest held successful rename, other than now, whose target is
+ * (dir, name); its sequence number in *seq. */
+static struct tbbt_rec *rename_to(struct tbbt_pass2 *p, const struct tbbt_rec *now, tbbt_id dir,
+                                  const char *name, size_t len, uint64_t *seq) {
+    for (uint64_t s = p->next_seq; s-- > p->head_seq;) {
+        struct tbbt_rec *h = &p->ring[s % p->cap];
+        if (h != now && h->op == TBBT_OP_RENAME && h->status == TBBT_NFS_OK &&
+            names(h, TBBT_F_NAME2, dir, name, len)) {
+            *seq = s;
+            return h;
+        }
+    }
+    return NULL;
+}
+
+/* Did a held record after seq, other than now, use object x with
+ * success (it still had a name then)? */
+static int used_since(struct tbbt_pass2 *p, const struct tbbt_rec *now, uint64_t seq, tbbt_id x) {
+    for (uint64_t s = seq + 1; s < p->next_seq; s++) {
+        const struct tbbt_rec *h = &p->ring[s % p->cap];
+        if (h != now && h->status == TBBT_NFS_OK &&
+            ((tbbt_rec_has(h, TBBT_F_OBJ) && h->obj == x) ||
+             (tbbt_rec_has(h, TBBT_F_NEWOBJ) && h->newobj == x)))
+            return 1;
+    }
+    return 0;
+}
+
+/* Contract in pass2_int.h. */
+int tbbt_p2_cut_replaced(struct tbbt_pass2 *p, const struct tbbt_rec *now, tbbt_id dir, const char *oname,
+                         size_t olen, tbbt_id x, const char *sname, size_t slen) {
+    uint64_t seq = 0;
+    tbbt_id old = 0;
+    if (!tbbt_cut_is_synth(sname, slen) ||
+        tbbt_fsmodel_name(p->m, dir, oname, olen, &old) != TBBT_NAME_PRESENT || !old || old == x)
+        return 0;
+    struct tbbt_rec *mv = rename_to(p, now, dir, sname, slen, &seq);
+    if (!mv || used_since(p, now, seq, old)) return 0;
+    char *on = g_strndup(oname, olen), *sn = g_strndup(sname, slen); /* the model's names change below */
+    for (uint64_t s = seq + 1; s < p->next_seq; s++) {
+        struct tbbt_rec *h = &p->ring[s % p->cap];
+        if (names(h, TBBT_F_NAME, dir, sn, slen)) tbbt_p2_put_name(p, h, TBBT_F_NAME, on, olen);
+        if (names(h, TBBT_F_NAME2, dir, sn, slen)) tbbt_p2_put_name(p, h, TBBT_F_NAME2, on, olen);
+    }
+    tbbt_p2_put_name(p, mv, TBBT_F_NAME2, on, olen);
+    tbbt_fsmodel_unlink(p->m, dir, on, olen);
+    struct tbbt_fsobj *oo = tbbt_fsmodel_obj(p->m, old);
+    if (oo && (oo->flags & TBBT_FSO_GONE)) tbbt_pass2_obj(oo)->removed_by = seq;
+    move_obj(p, x, dir, sn, slen, dir, on, olen);
+    char *k = tbbt_p2_alias_key(dir, sn, slen);
+    g_hash_table_remove(p->cut_infos, k);
+    g_free(k);
+    g_free(on);
+    g_free(sn);
+    p->st.cut_replaced++;
+    return 1;
+}
+
 /* Contract in pass2_int.h. */
 int tbbt_p2_resolve_move(struct tbbt_pass2 *p, tbbt_id dir, const char *name, size_t len, tbbt_id x) {
     const struct tbbt_fsdent *src = NULL;

@@ -642,6 +642,28 @@ void tbbt_p2_bind_window_end(struct tbbt_pass2 *p, uint64_t seq) {
     }
 }
 
+/* Two names of directory dir that r's cut name likely is, where one is
+ * the synthetic name a held rename whose target name was cut gave its
+ * object after the other was made: that rename took the other over
+ * (tbbt_p2_cut_replaced). Returns whether it did. */
+static int likely_replaced(struct tbbt_pass2 *p, const struct tbbt_rec *r, tbbt_id dir, enum cut_want want) {
+    const struct tbbt_fsobj *o = tbbt_rec_has(r, TBBT_F_CUTLEN) ? tbbt_fsmodel_obj(p->m, dir) : NULL;
+    const struct tbbt_fsdent *two[2] = {NULL, NULL};
+    for (const struct tbbt_fsdent *e = o ? o->children : NULL; e; e = e->child_next) {
+        if (e->state != TBBT_NAME_PRESENT || tbbt_dot_name(e->name, e->len) || !cut_type_ok(p, e, want) ||
+            tbbt_p2_cut_match_dent(p, r, dir, e) != TBBT_CUT_LIKELY)
+            continue;
+        if (two[1]) return 0;
+        two[two[0] ? 1 : 0] = e;
+    }
+    if (!two[1]) return 0;
+    for (int i = 0; i < 2; i++) {
+        const struct tbbt_fsdent *a = two[i], *b = two[1 - i];
+        if (tbbt_p2_cut_replaced(p, r, dir, b->name, b->len, a->obj, a->name, a->len)) return 1;
+    }
+    return 0;
+}
+
 /* Names successful remove, rmdir or rename r, whose source name the
  * snaplen cut, by the one name of its directory its kept bytes and
  * length likely are (tbbt_p2_cut_likely), else by a cut rename's or link's
@@ -650,6 +672,7 @@ static int restore_by_match(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t s
     enum cut_want want = r->op == TBBT_OP_RMDIR ? CUT_DIR : r->op == TBBT_OP_REMOVE ? CUT_FILE : CUT_ANY;
     if (!tbbt_rec_has(r, TBBT_F_DIR)) return 0;
     const struct tbbt_fsdent *d = tbbt_p2_cut_likely(p, r, r->dir, want);
+    if (!d && likely_replaced(p, r, r->dir, want)) d = tbbt_p2_cut_likely(p, r, r->dir, want);
     if (!d) return bind_to_move(p, r, seq, want);
     tbbt_p2_put_name(p, r, TBBT_F_NAME, d->name, d->len);
     p->st.cut_matched++;

@@ -464,7 +464,11 @@ int tbbt_p2_restore_lookup(struct tbbt_pass2 *p, struct tbbt_rec *r) {
     const struct tbbt_fsdent *d =
         tbbt_p2_cut_likely(p, r, r->dir, CUT_ANY); /* of several names of x, its own */
     if (d && d->obj == x) return tbbt_p2_put_name(p, r, TBBT_F_NAME, d->name, d->len);
+    const struct tbbt_fsdent *likely = d;
     d = tbbt_p2_known_name(p, r, r->dir, x);
+    if (likely && d && d->dir == r->dir &&
+        tbbt_p2_cut_replaced(p, r, r->dir, likely->name, likely->len, x, d->name, d->len))
+        d = tbbt_p2_name_in(p->m, r->dir, x); /* the name it took over */
     if (!d && p->moves->len && tbbt_p2_resolve_move(p, r->dir, NULL, 0, x))
         d = tbbt_p2_name_in(p->m, r->dir, x);
     if (d) {

@@ -565,6 +565,16 @@ unsigned tbbt_p2_moves_unplaced(const struct tbbt_pass2 *p);
 int tbbt_p2_replace_held(struct tbbt_pass2 *p, struct tbbt_rec *r, const struct move *mv, tbbt_id dir,
                          const char *name, size_t len);
 
+/* Record now, whose name the snaplen cut, shows object x under the name
+ * its kept bytes and length likely are, oname of directory dir, which the
+ * model holds for another object; x is there as sname, the synthetic name
+ * a held rename whose target name was cut gave it. So that rename took
+ * oname over: it and the records since that name (dir, sname) name oname,
+ * and the model moves x there, the other object losing the name. Returns
+ * whether the rename was held. */
+int tbbt_p2_cut_replaced(struct tbbt_pass2 *p, const struct tbbt_rec *now, tbbt_id dir, const char *oname,
+                         size_t olen, tbbt_id x, const char *sname, size_t slen);
+
 /* A record shows object x as (dir, name) (name NULL: a call whose name
  * was cut), a name the model does not hold: if x left its name by
  * a cut rename still held (move_of), that rename went there. It gets its

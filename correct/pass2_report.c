@@ -45,9 +45,10 @@ void tbbt_pass2_report(const struct tbbt_pass2 *p, FILE *out) {
                 "; cut renames no record placed, kept in their directory: %" PRIu64
                 "; cut renames and links placed where a later cut name showed one: %" PRIu64 " (%" PRIu64
                 " the one left when replies ruled out every name held, %" PRIu64
-                " the latest of several no record told apart)\n",
+                " the last of several no record used); cut rename targets shown to be a name they took"
+                " over: %" PRIu64 "\n",
                 s->cut_matched, s->cut_errors, s->cut_moves_placed, s->cut_bound, s->cut_bound_lone,
-                s->cut_guessed);
+                s->cut_guessed, s->cut_replaced);
     if (s->cut_rm_named || s->cut_rm_guessed)
         fprintf(out,
                 "Cut removes and rmdirs named from the records that follow: %" PRIu64
@@ -114,10 +115,11 @@ void tbbt_pass2_report_json(const struct tbbt_pass2 *p, GString *o) {
         ",\"cut_unreplayable\":%" PRIu64 ",\"cut_aliased\":%" PRIu64 ",\"cut_withheld\":%" PRIu64
         ",\"cut_rm_named\":%" PRIu64 ",\"cut_rm_guessed\":%" PRIu64 ",\"attr_initial\":%" PRIu64
         ",\"cut_matched\":%" PRIu64 ",\"cut_errors\":%" PRIu64 ",\"cut_moves_placed\":%" PRIu64
-        ",\"cut_bound\":%" PRIu64 ",\"cut_bound_lone\":%" PRIu64 ",\"cut_guessed\":%" PRIu64,
+        ",\"cut_bound\":%" PRIu64 ",\"cut_bound_lone\":%" PRIu64 ",\"cut_guessed\":%" PRIu64
+        ",\"cut_replaced\":%" PRIu64,
         s->cut, s->cut_restored, s->cut_synth, s->cut_filled, s->cut_unreplayable, s->cut_aliased,
         s->cut_withheld, s->cut_rm_named, s->cut_rm_guessed, s->attr_initial, s->cut_matched, s->cut_errors,
-        s->cut_moves_placed, s->cut_bound, s->cut_bound_lone, s->cut_guessed);
+        s->cut_moves_placed, s->cut_bound, s->cut_bound_lone, s->cut_guessed, s->cut_replaced);
     g_string_append(o, ",\"rules\":{");
     int first = 1;
     for (unsigned i = 0; i < tbbt_nrules; i++) {

@@ -878,6 +878,52 @@ static void test_cut_failed_link_refusing_cousin(void **s) {
 #undef COUSIN_TRACE
 }
 
+/* A rename whose target name the snaplen cut took over a name: a later
+ * lookup's kept bytes and length are those of a file made before, yet its
+ * reply shows the renamed file. The rename's target is that name, the
+ * records since name it so, and the later cut remove takes it. Had a
+ * record used the older file after the rename, it was not taken over. */
+static void test_cut_rename_took_over(void **s) {
+    (void)s;
+#define OVER_TRACE(between)                                                                                  \
+    "mkdir 0 T cred=1:0:0 dir=1 name=\"d\" set_mode=493 newobj=2 " DIRA " fileid=102",                       \
+        "create 0 TC cred=1:0:0 dir=2 createhow=0 set_mode=420 newobj=10 " FILEA                             \
+        " fileid=110 cutname=\"1764174050.M374481P303\" cutlen=60",                                          \
+        "create 0 T cred=1:0:0 dir=2 name=\"y\" createhow=0 set_mode=420 newobj=11 " FILEA " fileid=111",    \
+        "rename 0 TC cred=1:0:0 dir=2 name=\"y\" dir2=2", between,                                           \
+        "lookup 0 TC cred=1:0:0 dir=2 newobj=11 " FILEA " fileid=111 cutname=\"1764174050.M374481P303\" "    \
+        "cutlen=60",                                                                                         \
+        "remove 0 TC cred=1:0:0 dir=2 cutname=\"1764174050.M374481P303\" cutlen=60", NULL
+    static const char *const over[] = {OVER_TRACE("getattr 0 T cred=1:0:0 obj=11 " FILEA " fileid=111")};
+    struct tbbt_pass2_stats st;
+    GPtrArray *out = run(over, &st);
+    assert_int_equal(st.failures, 0);
+    assert_int_equal(st.inserted, 0);
+    assert_int_equal(st.cut_replaced, 1);
+    assert_int_equal(st.cut_unreplayable, 0);
+    const struct tbbt_rec *mk = rec_of(out, 1), *mv = rec_of(out, 3), *lk = rec_of(out, 5),
+                          *rm = rec_of(out, 6);
+    const char *x = tbbt_rec_str(mk, mk->name);
+    assert_int_equal(mv->name2.len, mk->name.len);
+    assert_memory_equal(tbbt_rec_str(mv, mv->name2), x, mk->name.len);
+    assert_int_equal(lk->name.len, mk->name.len);
+    assert_memory_equal(tbbt_rec_str(lk, lk->name), x, mk->name.len);
+    assert_true(tbbt_rec_replayable(rm));
+    assert_int_equal(rm->name.len, mk->name.len);
+    assert_memory_equal(tbbt_rec_str(rm, rm->name), x, mk->name.len);
+    assert_int_equal(recheck(out), 0);
+    g_ptr_array_free(out, TRUE);
+
+    static const char *const alive[] = {OVER_TRACE("getattr 0 T cred=1:0:0 obj=10 " FILEA " fileid=110")};
+    out = run(alive, &st);
+    assert_int_equal(st.cut_replaced, 0);
+    mk = rec_of(out, 1), mv = rec_of(out, 3);
+    assert_false(mv->name2.len == mk->name.len &&
+                 memcmp(tbbt_rec_str(mv, mv->name2), tbbt_rec_str(mk, mk->name), mk->name.len) == 0);
+    g_ptr_array_free(out, TRUE);
+#undef OVER_TRACE
+}
+
 /* Calls the server refused for their first handle (STALE) fail the same
  * whatever the snaplen cut after it: a setattr without its attributes, a
  * lookup without its name, both replayable. */
@@ -1133,6 +1179,7 @@ int main(void) {
         cmocka_unit_test(test_cut_link_writable_dir),
         cmocka_unit_test(test_cut_failed_link_refusing_dir),
         cmocka_unit_test(test_cut_failed_link_refusing_cousin),
+        cmocka_unit_test(test_cut_rename_took_over),
         cmocka_unit_test(test_cut_stale_handle),
         cmocka_unit_test(test_cut_remove_bound_to_move),
         cmocka_unit_test(test_cut_remove_bound_later),
