@@ -19,6 +19,7 @@
 #include "pass3.h"
 #include "recfile.h"
 #include "interrupt.h"
+#include "memlimit.h"
 #include "opttab.h"
 #include "usage.h"
 
@@ -26,7 +27,7 @@
 /* The forms of the command line, for usage errors (lib/usage.h); --help has the options. */
 #define SYNOPSIS "tbbt-map [-m OUT.hmap] [-w OUT.tbbt] [--root ID]... [OPTION...] IN.tbbt"
 
-static char *opt_map, *opt_write, *opt_json;
+static char *opt_map, *opt_write, *opt_json, *opt_max_memory;
 static char **opt_roots;
 static gboolean opt_quiet;
 
@@ -36,6 +37,7 @@ static const struct tbbt_opt map_opts[] = {
      .help = "Also write the records, with victim IDs, to FILE"},
     {"root", 0, TBBT_OPT_LIST, &opt_roots, "ID", .help = "TBBT-ID of the export root (repeatable)"},
     {"json", 0, TBBT_OPT_FILE, &opt_json, "FILE", .help = "Also write the report as JSON to FILE"},
+    TBBT_MEMLIMIT_OPTION(opt_max_memory, "pass 3's model and waits"),
     {"quiet", 'q', TBBT_OPT_FLAG, &opt_quiet, .help = "Print only errors"},
     TBBT_OPT_END};
 
@@ -58,6 +60,8 @@ static const char *parse(int argc, char **argv) {
         if (!**r || strtoull(*r, &end, 10) == 0 || *end)
             tbbt_usage_error(TOOL, SYNOPSIS, "--root %s: must be a TBBT-ID (a positive integer)", *r);
     }
+    if (tbbt_memlimit_option(TOOL, opt_max_memory) != 0)
+        tbbt_usage_error(TOOL, SYNOPSIS, "--max-memory %s: must be " TBBT_MEMLIMIT_ALLOWED, opt_max_memory);
     return argv[1];
 }
 

@@ -29,6 +29,13 @@ void tbbt_memlimit_set(const char *tool, const char *option, uint64_t bytes) {
     tbbt_memlimit_tick = 0;
 }
 
+int tbbt_memlimit_option(const char *tool, const char *text) {
+    uint64_t bytes = tbbt_memlimit_default();
+    if (text && tbbt_memlimit_parse(text, &bytes) != 0) return -1;
+    tbbt_memlimit_set(tool, "--max-memory", bytes);
+    return 0;
+}
+
 uint64_t tbbt_memlimit_get(void) {
     return limit;
 }

@@ -14,7 +14,8 @@
  * The bound is on what the process holds (its resident set), read at
  * record boundaries: a bound of B stops the command when it holds a little
  * over B (one record's worth), not before it asks for B. With no bound set
- * (tbbt-check, tbbt-map today) the check is a counter and a return. */
+ * (--max-memory given as the machine's whole memory) the check is a
+ * counter and a return. */
 #ifndef TBBT_MEMLIMIT_H
 #define TBBT_MEMLIMIT_H
 
@@ -26,6 +27,22 @@
 /* Sets the bound (bytes; 0: none), the command's name and the option that
  * set it, both named in the message (kept, not copied). */
 void tbbt_memlimit_set(const char *tool, const char *option, uint64_t bytes);
+
+/* The --max-memory row of a command's option table (opttab.h), declared
+ * once for every command that holds a model: var is its char * (NULL
+ * when not given), what the thing that grows ("the passes", "pass 2"). */
+#define TBBT_MEMLIMIT_OPTION(var, what)                                                                      \
+    {                                                                                                        \
+        "max-memory", 0, TBBT_OPT_STRING, &(var), "SIZE",                                                    \
+            .defhelp = "75% of the machine's memory, or of the cgroup's limit when lower",                   \
+            .help = "Stop with an error, nothing written, when " what " hold more than SIZE (K, M, G or T: " \
+                    "1024-based; from 1M to 1024T), rather than meet the kernel's out-of-memory killer"      \
+    }
+
+/* Sets the bound from the --max-memory option's text (NULL: not given,
+ * the default) for command tool. Returns -1 when the text is not a size
+ * (the caller's usage error says TBBT_MEMLIMIT_ALLOWED). */
+int tbbt_memlimit_option(const char *tool, const char *text);
 
 /* The default bound: 75% of the machine's memory (MemTotal), or of the
  * process's cgroup limit (v2 memory.max, v1 memory.limit_in_bytes) when

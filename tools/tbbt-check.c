@@ -20,6 +20,7 @@
 #include "pass2.h"
 #include "recfile.h"
 #include "interrupt.h"
+#include "memlimit.h"
 #include "opttab.h"
 #include "usage.h"
 
@@ -29,7 +30,7 @@
     "tbbt-check [--json FILE] [--write OUT.tbbt] [OPTION...] FILE.tbbt\n"                                    \
     "tbbt-check --write OUT.tbbt --copy FILE.tbbt"
 
-static char *opt_json, *opt_write;
+static char *opt_json, *opt_write, *opt_max_memory;
 static gint64 opt_seed;
 static gint opt_window;
 static gdouble opt_window_time;
@@ -49,6 +50,7 @@ static const struct tbbt_opt check_opts[] = {
     {"copy", 0, TBBT_OPT_FLAG, &opt_copy,
      .help = "With --write: copy the records without the pre-play (the benchmark's floor)"},
     {"list-all", 0, TBBT_OPT_FLAG, &opt_all, .help = "List corrected failures too, with their rule"},
+    TBBT_MEMLIMIT_OPTION(opt_max_memory, "pass 2's model and window"),
     {"quiet", 'q', TBBT_OPT_FLAG, &opt_quiet, .help = "Print only the summary line and errors"},
     TBBT_OPT_END};
 
@@ -125,6 +127,8 @@ int main(int argc, char **argv) {
     if (argc < 2) tbbt_usage_error(TOOL, SYNOPSIS, "no record file given");
     if (argc > 2) tbbt_usage_error(TOOL, SYNOPSIS, "one record file only, got %d operands", argc - 1);
     if (opt_copy && !opt_write) tbbt_usage_error(TOOL, SYNOPSIS, "--copy needs --write");
+    if (tbbt_memlimit_option(TOOL, opt_max_memory) != 0)
+        tbbt_usage_error(TOOL, SYNOPSIS, "--max-memory %s: must be " TBBT_MEMLIMIT_ALLOWED, opt_max_memory);
     char err[512];
     struct tbbt_recreader *rd = tbbt_recr_open(argv[1], err, sizeof(err));
     if (!rd) {

@@ -1,5 +1,6 @@
 #!/usr/bin/perl
-# max_memory.t -- tbbt-prep --max-memory (issue 27, point 5): over the
+# max_memory.t -- --max-memory of tbbt-prep, tbbt-check and tbbt-map
+# (issue 27, point 5): over the
 # bound, one line naming the figure, the pass and the option, exit 1, and
 # nothing written -- a previous output under the same names stays as it
 # was, and no temporary file is left; a bad value is a usage error naming
@@ -7,7 +8,9 @@
 # nfs-ganesha capture (9 MiB at its peak, most of it the program itself:
 # stopped at 4M at the first check) and a synthetic
 # capture of 30,000 files from 500 clients (bench/tools/tbbt-synthcap,
-# holds about 40 MiB, stopped at 20M, mid-way through).
+# holds about 40 MiB, stopped at 20M, mid-way through). tbbt-check (pass 2
+# alone, about 60 MiB on the synthetic records) and tbbt-map (pass 3 alone,
+# about 15 MiB) stop the same way at 8M.
 use strict;
 use warnings;
 use Test::More;
@@ -61,6 +64,30 @@ for my $case (['real', '4M', qr/pass [123]/], ['synth', '20M', qr/pass [123]/]) 
 # A stopped run under new names leaves no name behind.
 my ($rc, $err) = run('-q', '--max-memory', '20M', '-o', "$tmp/fresh.tbbt", "$tmp/synth.pcap");
 ok(!-e "$tmp/fresh.tbbt" && !-e "$tmp/fresh.hmap", 'synth: no record file or map under a new name');
+
+# tbbt-check and tbbt-map: the same bound over their one pass.
+for my $case (["$build/tools/tbbt-check", 'pass 2', '-w'], ["$build/hierarchy/tbbt-map", 'pass 3', '-m']) {
+    my ($cmd, $pass, $out) = @$case;
+    my $tool = (split m{/}, $cmd)[-1];
+    my $go = sub {
+        my $line = join ' ', 'timeout', '120', $cmd, map {"'$_'"} @_;
+        my $e = `$line 2>&1 >/dev/null`;
+        return ($? & 127 ? 128 + ($? & 127) : $? >> 8, $e);
+    };
+    my ($rc, $err) = $go->('-q', $out, "$tmp/$tool.out", "$tmp/synth.tbbt");
+    ok($rc == 0 || ($tool eq 'tbbt-check' && $rc == 1 && $err eq ''), "$tool: ran under the default bound") or diag($err);
+    my $prev = slurp("$tmp/$tool.out");
+    ok(length($prev // '') > 0, "$tool: output written");
+    ($rc, $err) = $go->('-q', '--max-memory', '8M', $out, "$tmp/$tool.out", "$tmp/synth.tbbt");
+    is($rc, 1, "$tool: --max-memory 8M: exit 1");
+    like($err, qr/^$tool: memory \d+(\.\d)? (MiB|KiB) in $pass, over --max-memory (8\.0 MiB|8192 KiB); nothing written: raise --max-memory[^\n]*\n\z/,
+         "$tool: one line naming the figure, the pass and the option") or diag($err);
+    ok(slurp("$tmp/$tool.out") eq $prev, "$tool: the previous output untouched");
+    is_deeply([leftovers()], [], "$tool: no temporary file left");
+    ($rc, $err) = $go->('--max-memory', '12X', "$tmp/synth.tbbt");
+    is($rc, 2, "$tool: --max-memory 12X: usage error, exit 2");
+    like($err, qr/^$tool: --max-memory 12X: must be a size from 1M to 1024T/, "$tool: names the option, the value and what is allowed");
+}
 
 for my $bad ('0', '12X', '-5M', '0.5M', 'G', '2000T', '') {
     ($rc, $err) = run('--max-memory', $bad, '-o', "$tmp/bad.tbbt", "$tmp/real.pcap");
