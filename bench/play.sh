@@ -40,7 +40,12 @@
 #    traced error would count as a failure and fsdep would skip its
 #    dependants: less work, a flattering figure) and a fake manifest
 #    (bench/play-fakemanifest.pl), beside tbbt-asyncpeer (--depth 1024) on
-#    the same records, interleaved. Responder pinned to one core, client to
+#    the same records, interleaved, and beside tbbt-asyncpeer kept to fsdep's
+#    concurrency (--depth: fsdep's requests out just after a send, median
+#    of this benchmark's fsdep runs so far), the like-for-like comparison:
+#    the peer waits only for handles, so at depth 1024 it keeps ten times
+#    the requests out that fsdep's dependencies allow on this trace.
+#    Responder pinned to one core, client to
 #    the other (taskset), so the client's three threads share one core
 #    against the peer's one thread. Target: fsdep's ops/s >= the peer's
 #    (issue 23) and >= 200000. Printed for both: ops/s, CPU per request,
@@ -52,7 +57,8 @@
 #    between threads per request (tbbt-play's threads count their wakes of
 #    each other: TBBT_PLAY_COUNTS; the peer has one thread), sleeps per
 #    request (voluntary context switches), the responder's calls per read,
-#    peak RSS, and the ratio. Then what bounds the player here: the
+#    peak RSS, and the ratio; each client's core busy (ops/s x CPU per
+#    request: near 1, bound by its CPU). Then what bounds the player here: the
 #    requests each client keeps out (time-weighted mean, and just after
 #    each send: tbbt-play's JSON, tbbt-asyncpeer's), where tbbt-play's
 #    round trip goes (TBBT_PLAY_COUNTS: offered -> written -> the reply's
@@ -390,12 +396,19 @@ part_ceiling() {
     local common=(--nfs-port "$port" --manifest "$work/ceil.manifest")
     local play=("${pin0[@]}" "$PLAY" -q --order fsdep "${common[@]}") peer=("${pin0[@]}" "$PEER" -q --depth 1024 "${common[@]}")
     for i in $(seq 1 "$runs"); do
-        for v in fsdep peer; do
+        for v in fsdep peer peerd; do
             # a responder of its own for each run: its calls per read() tell
             # how many calls each client puts in one send
             nullserver_start
             if [ "$v" = peer ]; then
                 timed "ceil-$v" "${peer[@]}" --json "$BENCH_TMP/r.json" "$work/ceil.tbbt" 127.0.0.1:/null
+            elif [ "$v" = peerd ]; then
+                # like for like: the peer kept to fsdep's concurrency (its requests
+                # out just after a send, median of this benchmark's fsdep runs so far)
+                peerd_depth=$(awk '{print $2}' "$BENCH_TMP/ceil-fsdep.outs" | _bench_median | awk '{d = int($1 + 0.5); print (d > 0 ? d : 1)}')
+                timed "ceil-$v" "${pin0[@]}" "$PEER" -q --depth "$peerd_depth" "${common[@]}" --json "$BENCH_TMP/r.json" \
+                    "$work/ceil.tbbt" 127.0.0.1:/null
+                echo "$peerd_depth" >>"$BENCH_TMP/ceil-peerd.depth"
             else
                 TBBT_PLAY_COUNTS=$BENCH_TMP/counts.json timed "ceil-$v" "${play[@]}" --json "$BENCH_TMP/r.json" \
                     "$work/ceil.tbbt" 127.0.0.1:/null
@@ -414,7 +427,8 @@ part_ceiling() {
             perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>);
                 if ($j->{outstanding} && defined $j->{outstanding}{mean_at_send}) {
                     printf "%.2f %.2f\n", $j->{outstanding}{mean}, $j->{outstanding}{mean_at_send} }
-                else { printf "%.2f %.2f\n", $j->{load}{replay}{outstanding_mean}, $j->{outstanding}{mean} }' \
+                else { printf "%.2f %.2f %.2f %d\n", $j->{load}{replay}{outstanding_mean}, $j->{outstanding}{mean},
+                    $j->{load}{trace}{outstanding_mean} // 0, $j->{load}{trace}{outstanding_max} // 0 }' \
                 <"$BENCH_TMP/r.json" >>"$BENCH_TMP/ceil-$v.outs"
             nullserver_stop
             sed -n 's/.*(\([0-9.]*\) calls per read).*CPU \([0-9.]*\) s.*/\1 \2/p' "$BENCH_TMP/nullserver.out" \
@@ -449,11 +463,14 @@ part_ceiling() {
     printf "%-30s %9s %9s %8s %9s %9s %9s %9s %10s  %s\n" client ops/s "CPU/op us" matched syscalls \
         "hand-offs" sleeps "calls/read" peakRSS "runs ops/s"
     printf "%-30s %9s %9s %8s %9s %9s %9s %9s %10s\n" "" "" "" "" "per req" "per req" "per req" "" ""
-    for v in fsdep peer; do
+    for v in fsdep peer peerd; do
         times "ceil-$v"
         local name="tbbt-play fsdep" hand sys="n/a" n
         if [ "$v" = peer ]; then
             name="tbbt-asyncpeer depth 1024"
+            hand="0, 1 thr"
+        elif [ "$v" = peerd ]; then
+            name="tbbt-asyncpeer depth $(_bench_median <"$BENCH_TMP/ceil-peerd.depth" | awk '{printf "%.0f", $1}')"
             hand="0, 1 thr"
         else
             hand=$(awk '$1 > 0 {print $2 / $1}' "$BENCH_TMP/ceil-$v.hand" | _bench_median)
@@ -470,6 +487,18 @@ part_ceiling() {
             "$(awk '{printf "%s%.0f", (NR > 1 ? " " : ""), $1}' "$BENCH_TMP/ceil-$v.figs")"
     done
     echo "  CPU/op: the client's own CPU (set-up excluded) per request sent; peak RSS: GNU time, largest run."
+    echo "  The second tbbt-asyncpeer is kept to fsdep's concurrency (--depth: fsdep's requests out at a send, median"
+    echo "  of the fsdep runs before it): like for like. At depth 1024 the peer, waiting only for handles, keeps ten"
+    echo "  times the requests out that fsdep's dependencies allow on this trace (the trace's own calls out: below)."
+    # the client's core, busy: ops/s x CPU per op. Near 1, the client is bound by its
+    # CPU, and the ops/s ratio of two such clients is the inverse of their CPU per op
+    local busy="" v2
+    for v2 in fsdep peer peerd; do
+        busy="$busy $(awk '{print $1 * $2 / 1e6}' "$BENCH_TMP/ceil-$v2.figs" | _bench_median)"
+    done
+    awk -v b="$busy" 'BEGIN { split(b, a, " ")
+        printf "  the client'"'"'s core busy (ops/s x CPU/op, medians; 1.00: bound by its CPU): tbbt-play fsdep %.2f, tbbt-asyncpeer\n", a[1]
+        printf "  depth 1024 %.2f, tbbt-asyncpeer at fsdep'"'"'s concurrency %.2f\n", a[2], a[3] }'
     if [ "$counter" = perf ]; then
         echo "  syscalls: every system call of the whole process (all threads, trace reading and set-up included) per"
         echo "  request, counted by the kernel (perf stat, tracepoint raw_syscalls:sys_enter) on $runs runs of their"
@@ -505,12 +534,14 @@ part_ceiling() {
         "$(awk '{printf "%.4f, %.4f, %.4f", $1, $2, $3}' <<<"$hs")."
     # requests out, both clients; where tbbt-play's round trip goes; what its send thread waits for
     local oc="" c2
-    for v in fsdep peer; do
+    for v in fsdep peer peerd; do
         oc="$oc $(awk '{print $1}' "$BENCH_TMP/ceil-$v.outs" | _bench_median) $(awk '{print $2}' "$BENCH_TMP/ceil-$v.outs" | _bench_median)"
     done
+    oc="$oc $(head -1 "$BENCH_TMP/ceil-fsdep.outs" | awk '{print $3 + 0, $4 + 0}')"
     awk -v o="$oc" 'BEGIN { split(o, a, " ")
         printf "  requests out (time-weighted mean over the run; mean just after each send), medians: tbbt-play fsdep %.1f (%.1f),", a[1], a[2]
-        printf " tbbt-asyncpeer %.1f (%.1f)\n", a[3], a[4] }'
+        printf " tbbt-asyncpeer %.1f (%.1f), at fsdep'"'"'s concurrency %.1f (%.1f);\n", a[3], a[4], a[5], a[6]
+        printf "  the trace'"'"'s own calls out (time-weighted mean, max): %.1f, %d\n", a[7], a[8] }'
     local rt=""
     for c2 in 1 2 3 4 5 6; do rt="$rt $(awk -v c="$c2" '{print $c}' "$BENCH_TMP/ceil-fsdep.rt" | _bench_median)"; done
     awk -v r="$rt" 'BEGIN { split(r, a, " ")
@@ -534,11 +565,12 @@ part_ceiling() {
     echo "  got per read() (median). Responder CPU (medians):" \
         "$(awk '{print $2}' "$BENCH_TMP/ceil-fsdep.ns" | _bench_median) s for tbbt-play's runs," \
         "$(awk '{print $2}' "$BENCH_TMP/ceil-peer.ns" | _bench_median) s for the peer's"
-    awk -v f="$(med ceil-fsdep 1)" -v p="$(med ceil-peer 1)" -v sf="${sys_fsdep:-0}" -v sp="${sys_peer:-0}" \
+    awk -v f="$(med ceil-fsdep 1)" -v p="$(med ceil-peer 1)" -v pd="$(med ceil-peerd 1)" -v sf="${sys_fsdep:-0}" -v sp="${sys_peer:-0}" \
         -v lo="$(awk '{print $1}' "$BENCH_TMP/ceil-fsdep.figs" | sort -g | head -1)" \
         -v hi="$(awk '{print $1}' "$BENCH_TMP/ceil-fsdep.figs" | sort -g | tail -1)" 'BEGIN {
         printf "tbbt-play fsdep / peer ops/s: %.2f (target >= 1.00) %s; fsdep runs spread %.0f-%.0f ops/s\n", f / p,
             (f >= p ? "met" : "NOT met"), lo, hi
+        if (pd > 0) printf "tbbt-play fsdep / peer at fsdep'"'"'s concurrency (like for like: as many requests out) ops/s: %.2f\n", f / pd
         if (sf > 0 && sp > 0) printf "tbbt-play fsdep / peer system calls per request: %.2f\n", sf / sp
         printf "tbbt-play fsdep ceiling: %.0f ops/s (target >= 200000) %s\n", f, (f >= 200000 ? "met" : "NOT met") }'
     echo "  load at the end $(cut -d' ' -f1-3 /proc/loadavg)"
