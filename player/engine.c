@@ -168,6 +168,7 @@ int tbbt_play_run(const struct tbbt_play_opts *o, struct tbbt_play_stats *st, ch
     st->cpu_s = cpu_s() - c0;
     iso_now(st->ended, sizeof(st->ended));
     eng_conns_say(e);
+    st->conns_opened = (uint64_t)atomic_load(&e->nconn);
     teardown(e); /* the I/O thread joined: its load is complete */
     eng_write_counts(e);
     tbbt_load_end(&e->replay_load, end);

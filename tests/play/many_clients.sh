@@ -6,6 +6,7 @@
 #   - by default: the server sees one connection per traced client (the
 #     replay's SYNs to the NFS port, counted under tcpdump, less the one the
 #     server check makes), and every record gets its traced status;
+#   - the result's connections_opened is the count the server saw;
 #   - with --connections 16: 16 connections, the one line saying what the cap
 #     merges (clients over connections, per-client order kept), and every
 #     record still gets its traced status.
@@ -68,6 +69,7 @@ play() {
     local x
     read -r REC MATCHED x x x x x PARTIAL < <(jtotals "$TMP/$tag.json")
     CONNS=$(($(syns "$TMP/$tag.pcap") - 1)) # the server check's probe is one
+    OPENED=$(grep -o '"connections_opened":[0-9]*' "$TMP/$tag.json" | cut -d: -f2)
     echo "figures $tag: $REC records, $MATCHED matched, $CONNS connections; stderr: $(head -3 "$TMP/$tag.err")"
     [ "$MATCHED" = "$REC" ] || jmismatches "$TMP/$tag.json"
 }
@@ -89,12 +91,14 @@ check "the trace has hundreds of clients ($CLIENTS > $(((RUNS - 1) * 64)))" [ "$
 
 play default
 check "default: one connection per traced client ($CONNS = $CLIENTS)" [ "$CONNS" = "$CLIENTS" ]
+check "default: the result says the connections opened ($OPENED = $CONNS)" [ "$OPENED" = "$CONNS" ]
 check "default: every record matched ($MATCHED of $REC = ${NRECS[m]}), not partial" \
     [ "$MATCHED" = "$REC" -a "$REC" = "${NRECS[m]}" -a "$PARTIAL" = 0 ]
 check "default: no note about shared connections" [ ! -s "$TMP/default.err" ]
 
 play capped --connections 16
 check "--connections 16: 16 connections ($CONNS)" [ "$CONNS" = 16 ]
+check "--connections 16: the result says so ($OPENED)" [ "$OPENED" = 16 ]
 check "--connections 16: every record matched ($MATCHED of $REC), not partial" \
     [ "$MATCHED" = "$REC" -a "$REC" = "${NRECS[m]}" -a "$PARTIAL" = 0 ]
 per=$(awk -v c="$CLIENTS" 'BEGIN { printf "%.0f", c / 16 }')
