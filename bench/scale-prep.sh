@@ -34,6 +34,12 @@
 # peak RSS (1.0: linear); then, per size, single-threaded beside parallel:
 # wall, CPU, peak MiB and calls per second (wall) of each, and parallel
 # over single (the calls-per-second ratio, single's wall over parallel's).
+# With perf installed, one more run of each under `perf record -e
+# task-clock` gives the CPU of the parallel run's busiest thread (the main
+# one: decoding, pass 1 and the serial end; the critical path when both
+# cores are free)
+# and single's CPU over it: the ratio an idle machine would show, which a
+# loaded one's walls cannot.
 # Targets (issue 27): <= 250 bytes per object at 10^7, time exponent
 # <= 1.05, parallel over single >= 1.7.
 set -euo pipefail
@@ -97,6 +103,20 @@ pair() {
     P_RSS=$(awk '$3 > m {m = $3} END {print m}' "$BENCH_TMP/par")
     rm -f "$BENCH_TMP"/s1.*
 }
+
+# critical N PLAIN: "SINGLE_CPU MAIN_CPU" (s) from task-clock samples, or "".
+critical() {
+    command -v perf >/dev/null || return 0
+    local f=$BENCH_TMP/perf.data one main
+    perf record -q -e task-clock -c 1000000 -o "$f" -- "$PREP" -q --threads 1 -o "$BENCH_TMP/c.tbbt" \
+        -m "$BENCH_TMP/c.hmap" "$2" >/dev/null 2>&1 || return 0
+    one=$(perf report -i "$f" -s pid --stdio -F sample 2>/dev/null | awk '/^ *[0-9]/ {s += $1} END {print s / 1000}')
+    perf record -q -e task-clock -c 1000000 -o "$f" -- "$PREP" -q -o "$BENCH_TMP/c.tbbt" \
+        -m "$BENCH_TMP/c.hmap" "$2" >/dev/null 2>&1 || return 0
+    main=$(perf report -i "$f" -s pid --stdio -F sample 2>/dev/null | awk '/^ *[0-9]/ {if ($1 > m) m = $1} END {print m / 1000}')
+    rm -f "$f" "$BENCH_TMP"/c.*
+    echo "$one $main"
+}
 for n in "${sizes[@]}"; do
     z=$(capture "$n")
     plain=$BENCH_TMP/synth-$n.pcap
@@ -112,6 +132,8 @@ for n in "${sizes[@]}"; do
     PAR[$n]=$(awk -v r="$records" -v sw="$S_WALL" -v sc="$S_CPU" -v sm="$S_RSS" -v pw="$P_WALL" -v pc="$P_CPU" \
         -v pm="$P_RSS" 'BEGIN { printf "%8.2f %8.2f %8.0f %10.0f | %8.2f %8.2f %8.0f %10.0f | %6.2fx",
             sw, sc, sm / 1024, r / sw, pw, pc, pm / 1024, r / pw, sw / pw }')
+    read -r c1 cm <<<"$(critical "$n" "$plain")" || true
+    [ -n "${c1:-}" ] && PAR[$n]+=$(awk -v a="$c1" -v b="$cm" 'BEGIN { printf "   (perf: single %.2f CPU s, busiest thread %.2f: %.2fx when idle)", a, b, a / b }')
     unset BENCH_WARM
     rm -f "$plain" "$BENCH_TMP"/x.* "$BENCH_TMP"/p1.*
     CPU[$n]=$cpu RSS[$n]=$rss
