@@ -17,7 +17,12 @@
 #
 # Per size, medians of BENCH_RUNS (default 3) runs, CPU = user + system,
 # peak RSS the largest (GNU time, lib.sh):
-#   tbbt-prep -q -o X.tbbt -m X.hmap IN                 the default: passes 1, 2, 3
+#   tbbt-prep -q -o X.tbbt -m X.hmap IN                 the default: passes 1, 2, 3,
+#                                                       on two threads (--threads 2)
+#   tbbt-prep -q --threads 1 -o X.tbbt -m X.hmap IN     the same on one thread
+#     (run in turn with the default, one of each per round, so that the
+#     load of a shared machine weighs on both alike; their records are
+#     compared byte for byte)
 #   tbbt-prep -q --no-correct --no-map -o X.tbbt IN     the peer: pass 1 alone
 #     (decoding, pairing, handles to IDs, records written: what any
 #     reader of the capture must do; the ratio says what the model
@@ -26,8 +31,15 @@
 # peak MiB, bytes per object (peak RSS / objects), calls per second (wall)
 # and per CPU second, the default's CPU over the peer's; then the growth
 # exponents between consecutive sizes, log(t2/t1)/log(n2/n1) for CPU and
-# peak RSS (1.0: linear). "Parallel over single" is said to be not
-# available: tbbt-prep has no parallel mode yet (issue 27, point 2).
+# peak RSS (1.0: linear); then, per size, single-threaded beside parallel:
+# wall, CPU, peak MiB and calls per second (wall) of each, and parallel
+# over single (the calls-per-second ratio, single's wall over parallel's).
+# With perf installed, one more run of each under `perf record -e
+# task-clock` gives the CPU of the parallel run's busiest thread (the main
+# one: decoding, pass 1 and the serial end; the critical path when both
+# cores are free)
+# and single's CPU over it: the ratio an idle machine would show, which a
+# loaded one's walls cannot.
 # Targets (issue 27): <= 250 bytes per object at 10^7, time exponent
 # <= 1.05, parallel over single >= 1.7.
 set -euo pipefail
@@ -69,7 +81,42 @@ sizes=()
 for e in $(seq 5 "$max"); do sizes+=("1$(printf '%0*d' "$e" 0)"); done
 printf '%-9s %9s %9s %8s %8s %8s %9s %10s %12s %10s  %s\n' objects records TBBT-IDs wall_s cpu_s peak_MiB \
     B/object calls/s calls/CPU-s p1_cpu_s "default/pass-1 CPU"
-declare -A CPU RSS
+declare -A CPU RSS PAR
+# pair N PLAIN: --threads 1 and the default in turn, BENCH_RUNS rounds; sets
+# S_WALL S_CPU S_RSS (single) and P_* (parallel), medians (RSS: the largest).
+pair() {
+    local n=$1 plain=$2 i
+    : >"$BENCH_TMP/single" && : >"$BENCH_TMP/par"
+    for i in $(seq 1 "$runs"); do
+        bench_run "single $n" 1 "$PREP" -q --threads 1 -o "$BENCH_TMP/s1.tbbt" -m "$BENCH_TMP/s1.hmap" "$plain"
+        echo "$BENCH_WALL $BENCH_CPU $BENCH_RSS" >>"$BENCH_TMP/single"
+        bench_run "parallel $n" 1 "$PREP" -q -o "$BENCH_TMP/s1.tbbt.p" -m "$BENCH_TMP/s1.hmap.p" "$plain"
+        echo "$BENCH_WALL $BENCH_CPU $BENCH_RSS" >>"$BENCH_TMP/par"
+        cmp -s "$BENCH_TMP/s1.tbbt" "$BENCH_TMP/s1.tbbt.p" || {
+            echo "bench: $n objects: --threads 1 and the default wrote different records" >&2
+            exit 1
+        }
+    done
+    S_WALL=$(cut -d' ' -f1 "$BENCH_TMP/single" | _bench_median) S_CPU=$(cut -d' ' -f2 "$BENCH_TMP/single" | _bench_median)
+    S_RSS=$(awk '$3 > m {m = $3} END {print m}' "$BENCH_TMP/single")
+    P_WALL=$(cut -d' ' -f1 "$BENCH_TMP/par" | _bench_median) P_CPU=$(cut -d' ' -f2 "$BENCH_TMP/par" | _bench_median)
+    P_RSS=$(awk '$3 > m {m = $3} END {print m}' "$BENCH_TMP/par")
+    rm -f "$BENCH_TMP"/s1.*
+}
+
+# critical N PLAIN: "SINGLE_CPU MAIN_CPU" (s) from task-clock samples, or "".
+critical() {
+    command -v perf >/dev/null || return 0
+    local f=$BENCH_TMP/perf.data one main
+    perf record -q -e task-clock -c 1000000 -o "$f" -- "$PREP" -q --threads 1 -o "$BENCH_TMP/c.tbbt" \
+        -m "$BENCH_TMP/c.hmap" "$2" >/dev/null 2>&1 || return 0
+    one=$(perf report -i "$f" -s pid --stdio -F sample 2>/dev/null | awk '/^ *[0-9]/ {s += $1} END {print s / 1000}')
+    perf record -q -e task-clock -c 1000000 -o "$f" -- "$PREP" -q -o "$BENCH_TMP/c.tbbt" \
+        -m "$BENCH_TMP/c.hmap" "$2" >/dev/null 2>&1 || return 0
+    main=$(perf report -i "$f" -s pid --stdio -F sample 2>/dev/null | awk '/^ *[0-9]/ {if ($1 > m) m = $1} END {print m / 1000}')
+    rm -f "$f" "$BENCH_TMP"/c.*
+    echo "$one $main"
+}
 for n in "${sizes[@]}"; do
     z=$(capture "$n")
     plain=$BENCH_TMP/synth-$n.pcap
@@ -81,6 +128,12 @@ for n in "${sizes[@]}"; do
     records=$(json records "$BENCH_TMP/s.json") objects=$(json objects "$BENCH_TMP/s.json")
     bench_run "pass 1 $n" "$runs" "$PREP" -q --no-correct --no-map -o "$BENCH_TMP/p1.tbbt" "$plain"
     p1cpu=$BENCH_CPU
+    pair "$n" "$plain"
+    PAR[$n]=$(awk -v r="$records" -v sw="$S_WALL" -v sc="$S_CPU" -v sm="$S_RSS" -v pw="$P_WALL" -v pc="$P_CPU" \
+        -v pm="$P_RSS" 'BEGIN { printf "%8.2f %8.2f %8.0f %10.0f | %8.2f %8.2f %8.0f %10.0f | %6.2fx",
+            sw, sc, sm / 1024, r / sw, pw, pc, pm / 1024, r / pw, sw / pw }')
+    read -r c1 cm <<<"$(critical "$n" "$plain")" || true
+    [ -n "${c1:-}" ] && PAR[$n]+=$(awk -v a="$c1" -v b="$cm" 'BEGIN { printf "   (perf: single %.2f CPU s, busiest thread %.2f: %.2fx when idle)", a, b, a / b }')
     unset BENCH_WARM
     rm -f "$plain" "$BENCH_TMP"/x.* "$BENCH_TMP"/p1.*
     CPU[$n]=$cpu RSS[$n]=$rss
@@ -99,5 +152,9 @@ for n in "${sizes[@]}"; do
     fi
     prev=$n
 done
-echo "parallel over single: not available (tbbt-prep runs its passes on one core; issue 27 point 2)"
+echo
+echo "single-threaded (--threads 1) beside parallel (the default, --threads 2), medians of $runs rounds, the same records:"
+printf '%-9s %8s %8s %8s %10s | %8s %8s %8s %10s | %s\n' objects wall_s cpu_s peak_MiB calls/s wall_s cpu_s \
+    peak_MiB calls/s "parallel/single (calls/s; target >= 1.7)"
+for n in "${sizes[@]}"; do printf '%-9d %s\n' "$n" "${PAR[$n]}"; done
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end"

@@ -7,8 +7,9 @@
 #               UndefinedBehaviorSanitizer, and runs the same suite; any
 #               report fails the test that caused it.
 #   --tsan      builds into build-tsan with ThreadSanitizer and runs the
-#               player's tests only (ctest -R 'play\.|unit\.test_play': the
-#               engine is the one multi-threaded part); a report makes the
+#               multi-threaded parts' tests only (ctest -R 'play\.|unit\.test_play|
+#               decode\.prep_threads': the player's engine and tbbt-prep's
+#               pipeline of passes); a report makes the
 #               reporting program exit 66 (so its test fails), and every
 #               report is also kept in build-tsan/tsan-reports/ and printed,
 #               failing the run even where a script ignored an exit status.
@@ -34,7 +35,7 @@ elif [ "${1:-}" = "--tsan" ]; then
     [[ $build = /* ]] || tsan_logs=$top/$tsan_logs
     rm -rf "$tsan_logs" && mkdir -p "$tsan_logs"
     export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 exitcode=66 log_path=$tsan_logs/tsan suppressions=$top/dev/tsan.supp ${TSAN_OPTIONS:-}"
-    [ $# = 0 ] && set -- -R 'play\.|unit\.test_play'
+    [ $# = 0 ] && set -- -R 'play\.|unit\.test_play|decode\.prep_threads'
 fi
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTBBT_WERROR=ON "${flags[@]}" >/dev/null
 cmake --build "$build" -j"$(nproc)"

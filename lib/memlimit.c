@@ -15,12 +15,12 @@
 
 #include "interrupt.h"
 
-unsigned tbbt_memlimit_tick;
+_Thread_local unsigned tbbt_memlimit_tick;
 
 static uint64_t limit;                 /* bytes; 0: none */
 static const char *tool_name = "tbbt"; /* named in the message */
 static const char *option_name = "--max-memory";
-static int statm_fd = -1; /* /proc/self/statm, opened on first use */
+static _Thread_local int statm_fd = -1; /* /proc/self/statm, opened on first use (per thread: no race) */
 
 void tbbt_memlimit_set(const char *tool, const char *option, uint64_t bytes) {
     tool_name = tool;

@@ -69,7 +69,7 @@ uint64_t tbbt_memlimit_rss(void);
  * the command when it is over the bound. */
 void tbbt_memlimit_slow(const char *where);
 
-extern unsigned tbbt_memlimit_tick;
+extern _Thread_local unsigned tbbt_memlimit_tick; /* per thread: the passes may run on several */
 
 /* The per-record check: where names the work ("pass 2") in the message.
  * Inline so that the common case is an increment and a compare. */

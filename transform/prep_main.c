@@ -5,6 +5,7 @@
  * at -o), and print the summary. Exit codes as in design.md: 0 done
  * (warnings may have been printed), 1 failed, 2 bad usage. */
 #include <errno.h>
+#include <pthread.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include "pass1.h"
 #include "pass2.h"
 #include "pass3.h"
+#include "pipeline.h"
 #include "recfile.h"
 #include "rectext.h"
 #include "quality.h"
@@ -58,6 +60,7 @@ struct prep_opts {
     char *size_swap_before;
     gint64 seed;
     char *max_memory;
+    gint threads;
 };
 
 static struct prep_opts opt;
@@ -101,6 +104,10 @@ static const struct tbbt_opt prep_opts[] = {
      .defhelp = "75% of the machine's memory, or of the cgroup's limit when lower",
      .help = "Stop with an error, nothing written, when the passes hold more than SIZE (K, M, G or T: "
              "1024-based; from 1M to 1024T), rather than meet the kernel's out-of-memory killer"},
+    {"threads", 'j', TBBT_OPT_INT, &opt.threads, "N", "2", 1, 3,
+     .help = "Threads the passes run on: 1 (one after the other on one core), 2 (the capture and pass 1 on "
+             "one, passes 2 and 3 and the writer on the other) or 3 (the writer on its own); the records "
+             "are the same byte for byte"},
     {"max-warnings", 0, TBBT_OPT_INT, &opt.max_warnings, "N", "10", 0, INT_MAX,
      .help = "Print at most N per-packet warnings (malformed packets, lost framing), then only their count"},
     TBBT_OPT_END};
@@ -127,23 +134,39 @@ struct prep {
     struct tbbt_pass2 *p2; /* NULL with --no-correct */
     struct tbbt_pass3 *p3; /* NULL with --no-map */
     struct tbbt_recwriter *w;
+    struct tbbt_pipe *pipe1; /* --threads 2+: pass 1's records to passes 2 and 3, else NULL */
+    struct tbbt_pipe *pipe2; /* --threads 3: records to the writer, else NULL */
     struct tbbt_summary sum;
     struct tbbt_quality quality; /* the capture's verdict, once it is read */
     struct tbbt_ws *ws;          /* the current directory's workspace */
     char err[512];
 };
 
-/* The pass-3 sink: records with their victim IDs, to the file. */
-static int write_sink(void *ctx, const struct tbbt_rec *r) {
+/* The writer's sink: records to the file. */
+static int file_sink(void *ctx, const struct tbbt_rec *r) {
     struct prep *p = ctx;
     return tbbt_recw_put(p->w, r);
+}
+
+/* The pass-3 sink: records with their victim IDs, to the file (through
+ * the writer's thread with --threads 3). */
+static int write_sink(void *ctx, const struct tbbt_rec *r) {
+    struct prep *p = ctx;
+    return p->pipe2 ? tbbt_pipe_put(p->pipe2, r) : file_sink(p, r);
 }
 
 /* The pass-2 sink: corrected records, inserted ones among them, through
  * pass 3 to the file. */
 static int map_sink(void *ctx, const struct tbbt_rec *r) {
     struct prep *p = ctx;
-    return p->p3 ? tbbt_pass3_put(p->p3, r) : tbbt_recw_put(p->w, r);
+    return p->p3 ? tbbt_pass3_put(p->p3, r) : write_sink(p, r);
+}
+
+/* What follows pass 1: passes 2 and 3 to the file (on the second thread
+ * with --threads 2 or 3). */
+static int after_pass1(void *ctx, const struct tbbt_rec *r) {
+    struct prep *p = ctx;
+    return p->p2 ? tbbt_pass2_put(p->p2, r) : map_sink(p, r);
 }
 
 /* The pass-1 sink: every captured record goes to the summary (what the
@@ -151,7 +174,7 @@ static int map_sink(void *ctx, const struct tbbt_rec *r) {
 static int prep_sink(void *ctx, const struct tbbt_rec *r) {
     struct prep *p = ctx;
     tbbt_summary_add(&p->sum, r);
-    return p->p2 ? tbbt_pass2_put(p->p2, r) : map_sink(p, r);
+    return p->pipe1 ? tbbt_pipe_put(p->pipe1, r) : after_pass1(p, r);
 }
 
 /* Records written: pass 2's output (captured and inserted), or the input's. */
@@ -466,6 +489,22 @@ static char *record_meta(const char *in, int kind) {
     return g_string_free(mj, FALSE);
 }
 
+/* Starts the threads --threads asks for: pass 1's records go to passes
+ * 2 and 3 through pipe1, and with 3 threads pass 3's to the writer
+ * through pipe2 (pipeline.h). Returns 0, or -1 with the message in p->err. */
+static int start_threads(struct prep *p) {
+    if (opt.threads >= 3 && !(p->pipe2 = tbbt_pipe_new(file_sink, p, p->err, sizeof(p->err)))) return -1;
+    if (opt.threads >= 2 && !(p->pipe1 = tbbt_pipe_new(after_pass1, p, p->err, sizeof(p->err)))) return -1;
+    return 0;
+}
+
+/* Ends a pipe (pipeline.h): its records sunk when the work went well
+ * (rc 0), else dropped. Returns rc, or -1 when the pipe's sink failed. */
+static int end_pipe(struct tbbt_pipe *pipe, int rc) {
+    if (pipe && tbbt_pipe_close(pipe, rc == 0) != 0) rc = -1;
+    return rc;
+}
+
 /* Sets up passes 1 (for a capture), 2 and 3 in front of the writer. */
 static void setup_passes(struct prep *p) {
     if (!opt.no_correct) {
@@ -503,6 +542,7 @@ static int run_input(struct prep *p) {
                              sizeof(p->err));
         n = p->text_records;
     }
+    if (end_pipe(p->pipe1, rc) != 0 && rc == 0) rc = -1, *p->err = 0; /* passes 2 and 3 done: joined */
     if (rc == 0 && p->p2 && tbbt_pass2_finish(p->p2) != 0) rc = -1, *p->err = 0;
     if (rc != 0 && !*p->err)
         g_snprintf(p->err, sizeof(p->err), "%s",
@@ -550,11 +590,28 @@ static void judge_capture(struct prep *p) {
     g_free(w);
 }
 
-/* Frees what main made, whatever the outcome; returns rc. */
-static int finish(struct prep *p, char *outpath, char *mappath, char *meta, int rc) {
-    tbbt_pass1_free(p->p1);
+/* Frees passes 2 and 3 (their models: tens of millions of small blocks
+ * on a big trace). */
+static void *free_models(void *arg) {
+    struct prep *p = arg;
     if (p->p2) tbbt_pass2_free(p->p2);
     tbbt_pass3_free(p->p3);
+    return NULL;
+}
+
+/* Frees what main made, whatever the outcome; returns rc. With --threads
+ * 2 or 3 the models of passes 2 and 3 are freed on a second thread while
+ * this one frees pass 1's: the end, where nothing else runs, is shorter. */
+static int finish(struct prep *p, char *outpath, char *mappath, char *meta, int rc) {
+    tbbt_pipe_free(p->pipe1);
+    tbbt_pipe_free(p->pipe2);
+    pthread_t th;
+    int two = opt.threads >= 2 && pthread_create(&th, NULL, free_models, p) == 0;
+    tbbt_pass1_free(p->p1);
+    if (two)
+        pthread_join(th, NULL);
+    else
+        free_models(p);
     if (p->cap) tbbt_capture_close(p->cap);
     tbbt_ws_free(p->ws);
     g_free(mappath), g_free(outpath), g_free(meta);
@@ -589,8 +646,13 @@ int main(int argc, char **argv) {
     }
     setup_passes(&p);
     double w0 = tbbt_now_s(), c0 = tbbt_clock_s(CLOCK_PROCESS_CPUTIME_ID);
-    int rc = run_input(&p);
+    int rc = start_threads(&p);
+    if (rc == 0) rc = run_input(&p);
     if (rc == 0 && p.p3) rc = write_map(&p, p.p1, in, outpath, mappath);
+    if (end_pipe(p.pipe2, rc) != 0 && rc == 0) /* the writer's thread done: joined */
+        g_snprintf(p.err, sizeof(p.err), "%s",
+                   *tbbt_recw_error(p.w) ? tbbt_recw_error(p.w) : "cannot write records"),
+            rc = -1;
     double wall = tbbt_now_s() - w0, cpu = tbbt_clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
     if (rc != 0) {
         fprintf(stderr, "tbbt-prep: %s\n", p.err);
