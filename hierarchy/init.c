@@ -15,7 +15,9 @@
 
 #include "aging.h"
 #include "clock.h"
+#include "fhslots.h"
 #include "fsmodel.h"
+#include "idmap.h"
 #include "nfsstat.h"
 #include "safename.h"
 #include "hmap.h"
@@ -50,13 +52,27 @@ struct obj {
     const char *name, *path, *target;
 };
 
-/* The image, and per clone the handles made. */
+/* The image once, and per clone only what differs: the handles made,
+ * one slot an object (fhslots.h), not a struct tbbt_fh of TBBT_FH_MAX. */
 struct image {
     GArray *objs; /* struct obj */
     GStringChunk *strs;
-    struct tbbt_fh **fh; /* [clone][obj] */
+    struct tbbt_fhslots *fh; /* [clone], by object index */
     struct tbbt_fh *clone_root;
 };
+
+/* Object i's handle in clone c, for a call (the slot's bytes: they stay
+ * put while calls are out, fhslots.h). */
+static struct tbbt_inf_fh obj_fh(const struct image *img, int c, uint32_t i) {
+    struct tbbt_inf_fh f = {NULL, 0};
+    tbbt_fhslots_get(&img->fh[c], i, &f.data, &f.len);
+    return f;
+}
+
+/* Object i of clone c has the handle f. */
+static void set_fh(struct image *img, int c, uint32_t i, struct tbbt_inf_fh f) {
+    tbbt_fhslots_set(&img->fh[c], i, f.data, f.len);
+}
 
 /* Creation of one clone: who waits for whom. */
 struct pop {
@@ -101,7 +117,8 @@ static int load_map(const char *path, struct image *img, uint64_t *nrefused, cha
     if (!r) return -1;
     img->objs = g_array_new(FALSE, TRUE, sizeof(struct obj));
     img->strs = g_string_chunk_new(1 << 16);
-    GHashTable *by_id = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    struct tbbt_idmap by_id; /* TBBT-ID -> index + 1 of its first line */
+    tbbt_idmap_init(&by_id);
     GHashTable *refused = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     struct tbbt_hm_entry e;
     int rc;
@@ -122,16 +139,14 @@ static int load_map(const char *path, struct image *img, uint64_t *nrefused, cha
         o.path = g_string_chunk_insert(img->strs, e.path);
         o.name = base_name(o.path);
         o.target = e.target ? g_string_chunk_insert(img->strs, e.target) : NULL;
-        if (e.parent) o.parent = GPOINTER_TO_UINT(g_hash_table_lookup(by_id, &e.parent));
-        o.first = GPOINTER_TO_UINT(g_hash_table_lookup(by_id, &e.id));
-        if (!o.first) {
-            tbbt_id *k = g_new(tbbt_id, 1);
-            *k = e.id;
-            g_hash_table_insert(by_id, k, GUINT_TO_POINTER(img->objs->len + 1));
+        if (e.parent && !tbbt_idmap_get(&by_id, e.parent, &o.parent)) o.parent = 0;
+        if (!tbbt_idmap_get(&by_id, e.id, &o.first)) {
+            o.first = 0;
+            tbbt_idmap_put(&by_id, e.id, img->objs->len + 1);
         }
         g_array_append_val(img->objs, o);
     }
-    g_hash_table_destroy(by_id);
+    tbbt_idmap_free(&by_id);
     g_hash_table_destroy(refused);
     tbbt_hmapr_close(r);
     return rc;
@@ -161,14 +176,15 @@ static uint32_t blocker(struct pop *p, uint32_t i) {
 static int issue_make(struct pop *p, uint32_t i) {
     struct init *in = p->in;
     const struct obj *o = &g_array_index(p->img->objs, struct obj, i);
-    struct tbbt_fh *dir = o->parent ? &p->img->fh[p->clone][o->parent - 1] : &p->img->clone_root[p->clone];
+    struct tbbt_inf_fh dir =
+        o->parent ? obj_fh(p->img, p->clone, o->parent - 1) : tbbt_inf_fh(&p->img->clone_root[p->clone]);
     struct tbbt_inf_attr a = {o->known & TBBT_HM_MODE ? (int64_t)o->mode : -1,
                               !p->no_owner && (o->known & TBBT_HM_UID) ? (int64_t)o->uid : -1,
                               !p->no_owner && (o->known & TBBT_HM_GID) ? (int64_t)o->gid : -1};
     void *priv = GUINT_TO_POINTER(i + 1);
     p->state[i] = 1;
     if (o->first)
-        return tbbt_inf_link(in->q, &p->img->fh[p->clone][o->first - 1], dir, o->name, created, priv);
+        return tbbt_inf_link(in->q, obj_fh(p->img, p->clone, o->first - 1), dir, o->name, created, priv);
     switch (o->type) {
     /* a mode the trace never showed: open to all, so that a replay by the
      * trace's users does not meet a denial the trace did not */
@@ -231,8 +247,8 @@ static void created(struct tbbt_nfsq *q, int rpc_status, void *data, void *priv)
     const struct obj *o = &g_array_index(p->img->objs, struct obj, i);
     int s = rpc_status ? -1 : tbbt_inf_status(data);
     if (s == TBBT_NFSERR_EXIST && tbbt_nfsq_retried(q)) {
-        const struct tbbt_fh *dir =
-            o->parent ? &p->img->fh[p->clone][o->parent - 1] : &p->img->clone_root[p->clone];
+        struct tbbt_inf_fh dir =
+            o->parent ? obj_fh(p->img, p->clone, o->parent - 1) : tbbt_inf_fh(&p->img->clone_root[p->clone]);
         if (tbbt_inf_lookup(in->q, dir, o->name, found, priv) == 0) return;
     }
     if (s == TBBT_NFSERR_PERM && !p->no_owner && (o->known & (TBBT_HM_UID | TBBT_HM_GID))) {
@@ -252,13 +268,15 @@ static void created(struct tbbt_nfsq *q, int rpc_status, void *data, void *priv)
         return;
     }
     if (p->no_owner && (o->known & (TBBT_HM_UID | TBBT_HM_GID))) in->st->owners_refused++;
+    struct tbbt_fh fh;
     if (o->first)
-        p->img->fh[p->clone][i] = p->img->fh[p->clone][o->first - 1];
-    else if (tbbt_inf_newfh(make_proc(o), data, &p->img->fh[p->clone][i]) < 0) {
+        set_fh(p->img, p->clone, i, obj_fh(p->img, p->clone, o->first - 1));
+    else if (tbbt_inf_newfh(make_proc(o), data, &fh) < 0) {
         snprintf(in->err, sizeof(in->err), "clone.%d/%s: the server gave no handle", p->clone, o->path);
         in->failed = 1;
         return;
-    }
+    } else
+        set_fh(p->img, p->clone, i, tbbt_inf_fh(&fh));
     count_made(in->st, o);
     release(p, i);
 }
@@ -274,8 +292,8 @@ static void found(struct tbbt_nfsq *q, int rpc_status, void *data, void *priv) {
     struct tbbt_fh fh = {0};
     int ok = !rpc_status && tbbt_inf_newfh(TBBT_INF_LOOKUP, data, &fh) == 0;
     if (ok && o->first) {
-        const struct tbbt_fh *f = &p->img->fh[p->clone][o->first - 1];
-        ok = fh.len == f->len && !memcmp(fh.data, f->data, fh.len);
+        struct tbbt_inf_fh f = obj_fh(p->img, p->clone, o->first - 1);
+        ok = fh.len == f.len && !memcmp(fh.data, f.data, fh.len);
     } else if (ok) {
         uint32_t t = tbbt_inf_lookup_type(data), want = o->type ? o->type : TBBT_FT_REG;
         ok = t == want;
@@ -289,7 +307,7 @@ static void found(struct tbbt_nfsq *q, int rpc_status, void *data, void *priv) {
         return;
     }
     in->st->exist_after_retry++;
-    p->img->fh[p->clone][i] = fh;
+    set_fh(p->img, p->clone, i, tbbt_inf_fh(&fh));
     count_made(in->st, o);
     release(p, i);
 }
@@ -301,7 +319,7 @@ static void found(struct tbbt_nfsq *q, int rpc_status, void *data, void *priv) {
 static int dir_alias(struct pop *p, uint32_t i) {
     const struct obj *o = &g_array_index(p->img->objs, struct obj, i);
     if (!o->first || o->type != TBBT_FT_DIR) return 0;
-    p->img->fh[p->clone][i] = p->img->fh[p->clone][o->first - 1];
+    set_fh(p->img, p->clone, i, obj_fh(p->img, p->clone, o->first - 1));
     p->in->st->dir_aliases++;
     release(p, i);
     return 1;
@@ -324,7 +342,7 @@ static uint32_t next_ready(struct pop *p) {
         uint32_t i = p->cursor++;
         const struct obj *o = &g_array_index(p->img->objs, struct obj, i);
         if (o->is_root) {
-            p->img->fh[p->clone][i] = p->img->clone_root[p->clone];
+            set_fh(p->img, p->clone, i, tbbt_inf_fh(&p->img->clone_root[p->clone]));
             release(p, i);
             continue;
         }
@@ -347,6 +365,7 @@ static int populate(struct init *in, struct image *img, int c) {
                     .whead = g_new0(uint32_t, n + 1),
                     .wnext = g_new0(uint32_t, n + 1),
                     .ready = g_array_new(FALSE, FALSE, sizeof(uint32_t))};
+    tbbt_fhslots_reserve(&img->fh[c], n); /* no growth while calls point into the slots */
     tbbt_nfsq_set_user(in->q, &p);
     int rc = 0;
     for (;;) {
@@ -380,7 +399,8 @@ static int populate(struct init *in, struct image *img, int c) {
 
 /* One file to fill. */
 struct dfile {
-    struct tbbt_fh *fh;
+    struct tbbt_fh *fh;     /* a filler's (its CREATE fills it), else NULL */
+    struct tbbt_inf_fh obj; /* an image file's (its slot) */
     uint64_t size;
     uint32_t phase; /* where in the payload its byte 0 is: from its ID, the same in every clone */
     int filler, busy, stopped, del;
@@ -390,6 +410,11 @@ struct dfile {
     uint8_t verf[8];       /* the write verifier of its first WRITE reply */
     int verfs, verf_changed, rewrites;
 };
+
+/* The handle f's calls name. */
+static struct tbbt_inf_fh dfile_fh(const struct dfile *f) {
+    return f->fh ? tbbt_inf_fh(f->fh) : f->obj;
+}
 
 struct data {
     struct init *in;
@@ -470,7 +495,7 @@ static void appended(struct tbbt_nfsq *q, int rpc_status, void *data, void *priv
         }
     }
     if (--f->writes_left) return;
-    if (f->write_failed || tbbt_inf_commit(in->q, f->fh, committed, priv) < 0) f->busy = 0;
+    if (f->write_failed || tbbt_inf_commit(in->q, dfile_fh(f), committed, priv) < 0) f->busy = 0;
 }
 
 /* Sends the WRITEs of len bytes at offset of a file, at most wmax bytes
@@ -488,7 +513,7 @@ static int send_append(struct data *d, uint32_t file, uint64_t offset, uint64_t 
         /* a byte's value depends on the file and its offset only, never on
          * how the appends were cut: clones are identical, files differ */
         const char *data = d->payload + (offset + off + f->phase) % d->wmax;
-        if (tbbt_inf_write(d->in->q, f->fh, offset + off, n, data, appended, priv) < 0) return -1;
+        if (tbbt_inf_write(d->in->q, dfile_fh(f), offset + off, n, data, appended, priv) < 0) return -1;
     }
     return 0;
 }
@@ -597,7 +622,7 @@ static int filler_calls(struct init *in, struct data *d, const struct tbbt_fh *d
             if (f->filler && pick(f, j, ctx)) {
                 snprintf(name, sizeof(name), "f%07zu", j);
                 struct tbbt_inf_attr a = {0644, -1, -1};
-                int r = create ? tbbt_inf_create(in->q, dir, name, &a, filler_done, priv)
+                int r = create ? tbbt_inf_create(in->q, tbbt_inf_fh(dir), name, &a, filler_done, priv)
                                : tbbt_inf_remove(in->q, dir, name, filler_done, priv);
                 if (r < 0) in->failed = 1, snprintf(in->err, sizeof(in->err), "filler: cannot send");
             }
@@ -638,7 +663,7 @@ static void data_files(struct init *in, struct image *img, struct data *d, uint6
         uint32_t phase = (uint32_t)((ob->id * 0x9e3779b97f4a7c15ull) >> 40);
         for (int c = 0; c < o->clones; c++)
             g_array_append_val(kept,
-                               ((struct dfile){.fh = &img->fh[c][i], .size = ob->size, .phase = phase}));
+                               ((struct dfile){.obj = obj_fh(img, c, i), .size = ob->size, .phase = phase}));
     }
     uint64_t nf = nkeep + ndel, k = kept->len;
     d->n = (size_t)(k + nf);
@@ -766,11 +791,11 @@ static int write_manifest(struct init *in, struct image *img) {
         for (guint i = 0; i < img->objs->len; i++) {
             const struct obj *ob = &g_array_index(img->objs, struct obj, i);
             if (ob->first) continue;
-            struct tbbt_mf_entry e = {.clone = (uint32_t)c,
-                                      .id = ob->id,
-                                      .fhlen = img->fh[c][i].len,
-                                      .path = ob->is_root ? "." : ob->path};
-            memcpy(e.fh, img->fh[c][i].data, e.fhlen);
+            struct tbbt_mf_entry e = {
+                .clone = (uint32_t)c, .id = ob->id, .path = ob->is_root ? "." : ob->path};
+            struct tbbt_inf_fh f = obj_fh(img, c, i);
+            e.fhlen = f.len;
+            if (f.len) memcpy(e.fh, f.data, f.len);
             tbbt_mfw_put(w, &e);
         }
     if (w && tbbt_mfw_close(w, in->err, sizeof(in->err)) == 0)
@@ -802,12 +827,11 @@ static const struct tbbt_inf_attr *root_attr(const struct image *img, struct tbb
 static int build_clones(struct init *in, struct image *img) {
     struct tbbt_inf_attr ra;
     uint32_t n = img->objs->len;
-    img->fh = g_new0(struct tbbt_fh *, in->o->clones);
+    img->fh = g_new0(struct tbbt_fhslots, in->o->clones); /* all zero: empty (tbbt_fhslots_init) */
     img->clone_root = g_new0(struct tbbt_fh, in->o->clones);
     for (int c = 0; c < in->o->clones; c++) {
         char name[32], msg[96];
         snprintf(name, sizeof(name), "clone.%d", c);
-        img->fh[c] = g_new0(struct tbbt_fh, n ? n : 1);
         if (tbbt_init_mkdir(in, &in->run, name, root_attr(img, &ra), &img->clone_root[c]) < 0) return -1;
         snprintf(msg, sizeof(msg), "making %u objects in %s/%s", n, in->o->run, name);
         progress(in, msg);
@@ -916,7 +940,7 @@ int tbbt_init_run(const struct tbbt_init_opts *o, struct tbbt_init_stats *st, ch
         if (in.rpcs[i]) rpc_destroy_context(in.rpcs[i]);
     g_free(in.rpcs);
     for (int c = 0; img.fh && c < o->clones; c++)
-        g_free(img.fh[c]);
+        tbbt_fhslots_free(&img.fh[c]);
     g_free(img.fh), g_free(img.clone_root);
     if (img.objs) g_array_free(img.objs, TRUE);
     if (img.strs) g_string_chunk_free(img.strs);

@@ -77,19 +77,19 @@ struct named {
 
 static int issue_lookup(struct init *in, tbbt_nfsq_cb cb, void *priv, void *ctx) {
     struct named *n = ctx;
-    return tbbt_inf_lookup(in->q, n->dir, n->name, cb, priv);
+    return tbbt_inf_lookup(in->q, tbbt_inf_fh(n->dir), n->name, cb, priv);
 }
 
 static int issue_mkdir(struct init *in, tbbt_nfsq_cb cb, void *priv, void *ctx) {
     struct named *n = ctx;
     struct tbbt_inf_attr a = {0755, -1, -1};
-    return tbbt_inf_mkdir(in->q, n->dir, n->name, n->attr ? n->attr : &a, cb, priv);
+    return tbbt_inf_mkdir(in->q, tbbt_inf_fh(n->dir), n->name, n->attr ? n->attr : &a, cb, priv);
 }
 
 static int issue_create(struct init *in, tbbt_nfsq_cb cb, void *priv, void *ctx) {
     struct named *n = ctx;
     struct tbbt_inf_attr a = {0644, -1, -1};
-    return tbbt_inf_create(in->q, n->dir, n->name, &a, cb, priv);
+    return tbbt_inf_create(in->q, tbbt_inf_fh(n->dir), n->name, &a, cb, priv);
 }
 
 static int issue_remove(struct init *in, tbbt_nfsq_cb cb, void *priv, void *ctx) {
@@ -104,12 +104,12 @@ static int issue_rmdir(struct init *in, tbbt_nfsq_cb cb, void *priv, void *ctx) 
 
 static int issue_write(struct init *in, tbbt_nfsq_cb cb, void *priv, void *ctx) {
     struct named *n = ctx;
-    return tbbt_inf_write(in->q, n->out, n->offset, n->len, n->data, cb, priv);
+    return tbbt_inf_write(in->q, tbbt_inf_fh(n->out), n->offset, n->len, n->data, cb, priv);
 }
 
 static int issue_commit(struct init *in, tbbt_nfsq_cb cb, void *priv, void *ctx) {
     struct named *n = ctx;
-    return tbbt_inf_commit(in->q, n->out, cb, priv);
+    return tbbt_inf_commit(in->q, tbbt_inf_fh(n->out), cb, priv);
 }
 
 static int issue_read(struct init *in, tbbt_nfsq_cb cb, void *priv, void *ctx) {
