@@ -41,15 +41,17 @@ void tbbt_init_opts_default(struct tbbt_init_opts *o) {
     o->timeout = TBBT_INIT_TIMEOUT;
 }
 
-/* One object of the initial image (one map line with create 0). */
+/* One object of the initial image (one map line with create 0): kept
+ * once for every clone (56 bytes and its path), its name the path's last
+ * component. */
 struct obj {
     tbbt_id id;
+    uint64_t size;
+    const char *path, *target;
     uint32_t parent; /* index + 1 of the parent's line; 0: the clone's root */
     uint32_t first;  /* index + 1 of the object's first line when this is a second path */
-    uint8_t type, is_root;
-    uint32_t known, mode, uid, gid;
-    uint64_t size;
-    const char *name, *path, *target;
+    uint32_t mode, uid, gid;
+    uint8_t type, is_root, known; /* known: TBBT_HM_SIZE ... (hmap.h) */
 };
 
 /* The image once, and per clone only what differs: the handles made,
@@ -130,14 +132,13 @@ static int load_map(const char *path, struct image *img, uint64_t *nrefused, cha
         }
         struct obj o = {.id = e.id,
                         .type = (uint8_t)e.type,
-                        .known = e.known,
+                        .known = (uint8_t)e.known,
                         .mode = e.mode,
                         .uid = e.uid,
                         .gid = e.gid,
                         .size = e.known & TBBT_HM_SIZE ? e.size : 0};
         o.is_root = e.origin == TBBT_HM_ROOT;
         o.path = g_string_chunk_insert(img->strs, e.path);
-        o.name = base_name(o.path);
         o.target = e.target ? g_string_chunk_insert(img->strs, e.target) : NULL;
         if (e.parent && !tbbt_idmap_get(&by_id, e.parent, &o.parent)) o.parent = 0;
         if (!tbbt_idmap_get(&by_id, e.id, &o.first)) {
@@ -181,27 +182,27 @@ static int issue_make(struct pop *p, uint32_t i) {
     struct tbbt_inf_attr a = {o->known & TBBT_HM_MODE ? (int64_t)o->mode : -1,
                               !p->no_owner && (o->known & TBBT_HM_UID) ? (int64_t)o->uid : -1,
                               !p->no_owner && (o->known & TBBT_HM_GID) ? (int64_t)o->gid : -1};
+    const char *name = base_name(o->path); /* in the image's strings: it lives while the call is out */
     void *priv = GUINT_TO_POINTER(i + 1);
     p->state[i] = 1;
     if (o->first)
-        return tbbt_inf_link(in->q, obj_fh(p->img, p->clone, o->first - 1), dir, o->name, created, priv);
+        return tbbt_inf_link(in->q, obj_fh(p->img, p->clone, o->first - 1), dir, name, created, priv);
     switch (o->type) {
     /* a mode the trace never showed: open to all, so that a replay by the
      * trace's users does not meet a denial the trace did not */
     case TBBT_FT_DIR:
         if (a.mode < 0) a.mode = 0777;
-        return tbbt_inf_mkdir(in->q, dir, o->name, &a, created, priv);
+        return tbbt_inf_mkdir(in->q, dir, name, &a, created, priv);
     case TBBT_FT_LNK: /* a target the trace never showed: a name that resolves to nothing */
-        return tbbt_inf_symlink(in->q, dir, o->name,
-                                o->target && *o->target ? o->target : "tbbt-unknown-target", &a, created,
-                                priv);
+        return tbbt_inf_symlink(in->q, dir, name, o->target && *o->target ? o->target : "tbbt-unknown-target",
+                                &a, created, priv);
     case TBBT_FT_FIFO:
     case TBBT_FT_SOCK:
     case TBBT_FT_CHR:
-    case TBBT_FT_BLK: return tbbt_inf_mknod(in->q, dir, o->name, o->type, &a, created, priv);
+    case TBBT_FT_BLK: return tbbt_inf_mknod(in->q, dir, name, o->type, &a, created, priv);
     default:
         if (a.mode < 0) a.mode = 0666;
-        return tbbt_inf_create(in->q, dir, o->name, &a, created, priv);
+        return tbbt_inf_create(in->q, dir, name, &a, created, priv);
     }
 }
 
@@ -249,7 +250,7 @@ static void created(struct tbbt_nfsq *q, int rpc_status, void *data, void *priv)
     if (s == TBBT_NFSERR_EXIST && tbbt_nfsq_retried(q)) {
         struct tbbt_inf_fh dir =
             o->parent ? obj_fh(p->img, p->clone, o->parent - 1) : tbbt_inf_fh(&p->img->clone_root[p->clone]);
-        if (tbbt_inf_lookup(in->q, dir, o->name, found, priv) == 0) return;
+        if (tbbt_inf_lookup(in->q, dir, base_name(o->path), found, priv) == 0) return;
     }
     if (s == TBBT_NFSERR_PERM && !p->no_owner && (o->known & (TBBT_HM_UID | TBBT_HM_GID))) {
         p->no_owner = 1; /* root squashed or not root: owners cannot be given */
@@ -397,23 +398,23 @@ static int populate(struct init *in, struct image *img, int c) {
 
 /* ---- the data: interleaved appends ---- */
 
-/* One file to fill. */
+/* One file to fill (one a data file a clone: 72 bytes). */
 struct dfile {
-    struct tbbt_fh *fh;     /* a filler's (its CREATE fills it), else NULL */
-    struct tbbt_inf_fh obj; /* an image file's (its slot) */
+    struct tbbt_fh *fh; /* a filler's (its CREATE fills it in), else NULL */
+    const uint8_t *fhd; /* an image file's handle: its slot (fhslots.h), fhlen bytes */
     uint64_t size;
-    uint32_t phase; /* where in the payload its byte 0 is: from its ID, the same in every clone */
-    int filler, busy, stopped, del;
-    uint32_t writes_left;
-    int write_failed;
     uint64_t a_off, a_len; /* the append out: written again if the server may have lost it */
-    uint8_t verf[8];       /* the write verifier of its first WRITE reply */
-    int verfs, verf_changed, rewrites;
+    uint32_t phase;        /* where in the payload its byte 0 is: from its ID, the same in every clone */
+    uint32_t writes_left;
+    uint32_t verfs;  /* WRITE replies of the append out */
+    int rewrites;    /* times its append was written again */
+    uint8_t verf[8]; /* the write verifier of its first WRITE reply */
+    uint8_t fhlen, filler, busy, stopped, del, write_failed, verf_changed;
 };
 
 /* The handle f's calls name. */
 static struct tbbt_inf_fh dfile_fh(const struct dfile *f) {
-    return f->fh ? tbbt_inf_fh(f->fh) : f->obj;
+    return f->fh ? tbbt_inf_fh(f->fh) : (struct tbbt_inf_fh){f->fhd, f->fhlen};
 }
 
 struct data {
@@ -650,36 +651,45 @@ static int pick_deleted(const struct dfile *f, size_t j, void *ctx) {
 
 /* ---- the run ---- */
 
+/* Whether ob is a file whose data is written (in every clone). */
+static int kept_file(const struct obj *ob) {
+    return !ob->first && !ob->is_root && (ob->type == TBBT_FT_REG || !ob->type) && ob->size;
+}
+
 /* The files to fill, in the order they join the scope: each kept file
  * (map order, its clones side by side), the fillers spread evenly among
  * them; all shuffled when files of different directories interleave. */
 static void data_files(struct init *in, struct image *img, struct data *d, uint64_t nkeep, uint64_t ndel,
                        struct tbbt_fh *filler_fh) {
     const struct tbbt_init_opts *o = in->o;
-    GArray *kept = g_array_new(FALSE, TRUE, sizeof(struct dfile));
-    for (guint i = 0; i < img->objs->len; i++) {
-        const struct obj *ob = &g_array_index(img->objs, struct obj, i);
-        if (ob->first || ob->is_root || !(ob->type == TBBT_FT_REG || !ob->type) || !ob->size) continue;
-        uint32_t phase = (uint32_t)((ob->id * 0x9e3779b97f4a7c15ull) >> 40);
-        for (int c = 0; c < o->clones; c++)
-            g_array_append_val(kept,
-                               ((struct dfile){.obj = obj_fh(img, c, i), .size = ob->size, .phase = phase}));
-    }
-    uint64_t nf = nkeep + ndel, k = kept->len;
+    uint64_t nf = nkeep + ndel, k = 0;
+    for (guint i = 0; i < img->objs->len; i++)
+        k += kept_file(&g_array_index(img->objs, struct obj, i)) ? (uint64_t)o->clones : 0;
     d->n = (size_t)(k + nf);
     d->f = g_new0(struct dfile, d->n ? d->n : 1);
     size_t at = 0, ki = 0;
-    for (uint64_t j = 0; j < nf; j++) {
-        uint64_t before = (j + 1) * k / (nf + 1); /* kept files placed before filler j */
-        while (ki < before)
-            d->f[at++] = g_array_index(kept, struct dfile, ki++);
+    guint oi = 0;
+    int c = 0;
+    for (uint64_t j = 0; j <= nf; j++) {
+        uint64_t before = j < nf ? (j + 1) * k / (nf + 1) : k; /* kept files placed before filler j */
+        for (; ki < before; ki++, at++) {                      /* the next kept file: object oi in clone c */
+            const struct obj *ob;
+            while (!kept_file(ob = &g_array_index(img->objs, struct obj, oi)))
+                oi++;
+            struct tbbt_inf_fh f = obj_fh(img, c, oi);
+            d->f[at] = (struct dfile){.fhd = f.data,
+                                      .fhlen = (uint8_t)f.len,
+                                      .size = ob->size,
+                                      .phase = (uint32_t)((ob->id * 0x9e3779b97f4a7c15ull) >> 40)};
+            if (++c == o->clones) c = 0, oi++;
+        }
+        if (j == nf) break;
         filler_fh[j].len = 0;
-        d->f[at++] = (struct dfile){
-            .fh = &filler_fh[j], .size = o->filler_size, .filler = 1, .del = filler_deleted(j, nf, ndel)};
+        d->f[at++] = (struct dfile){.fh = &filler_fh[j],
+                                    .size = o->filler_size,
+                                    .filler = 1,
+                                    .del = (uint8_t)filler_deleted(j, nf, ndel)};
     }
-    while (ki < k)
-        d->f[at++] = g_array_index(kept, struct dfile, ki++);
-    g_array_free(kept, TRUE);
     if (!o->interleave_dirs) return;
     uint64_t st = o->seed ^ 0x2545f4914f6cdd1dull;
     for (size_t i = d->n; i > 1; i--) {
@@ -767,16 +777,26 @@ static char *params_json(const struct tbbt_init_opts *o) {
                            (unsigned long long)o->filler_size, (unsigned long long)o->seed, o->clones);
 }
 
+/* The SHA-256 of a file in hex (g_free), or NULL when it cannot be read;
+ * read a piece at a time, not held whole beside the image. */
+static char *file_sha256(const char *path) {
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return NULL;
+    GChecksum *ck = g_checksum_new(G_CHECKSUM_SHA256);
+    guchar buf[65536];
+    for (size_t got; (got = fread(buf, 1, sizeof(buf), fp)) > 0;)
+        g_checksum_update(ck, buf, got);
+    char *hex = ferror(fp) ? NULL : g_strdup(g_checksum_get_string(ck));
+    g_checksum_free(ck);
+    fclose(fp);
+    return hex;
+}
+
 /* Writes the manifest beside the map, then the same file into RUN. */
 static int write_manifest(struct init *in, struct image *img) {
     const struct tbbt_init_opts *o = in->o;
     char *path = manifest_path(o), *params = params_json(o), *sha = NULL, srv[1300], clones[16], when[64];
-    gchar *text;
-    gsize len;
-    if (g_file_get_contents(o->map, &text, &len, NULL)) {
-        sha = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)text, len);
-        g_free(text);
-    }
+    sha = file_sha256(o->map);
     tbbt_nfs_server_name(&o->server, srv, sizeof(srv));
     snprintf(clones, sizeof(clones), "%d", o->clones);
     time_t now = time(NULL);

@@ -299,13 +299,13 @@ int tbbt_init_rundir(struct init *in) {
     return 0;
 }
 
+/* The file is sent a piece at a time, never held whole: a manifest has a
+ * line per object per clone, and holding it would make the copy the
+ * largest thing tbbt-init holds. */
 int tbbt_init_upload(struct init *in, const struct tbbt_fh *dir, const char *name, const char *path) {
-    gchar *text;
-    gsize len;
-    GError *ge = NULL;
-    if (!g_file_get_contents(path, &text, &len, &ge)) {
-        snprintf(in->err, sizeof(in->err), "%s", ge->message);
-        g_error_free(ge);
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        snprintf(in->err, sizeof(in->err), "%s: %s", path, g_strerror(errno));
         return -1;
     }
     struct tbbt_fh fh = {0};
@@ -314,14 +314,20 @@ int tbbt_init_upload(struct init *in, const struct tbbt_fh *dir, const char *nam
     if (s == TBBT_NFSERR_EXIST) s = lookup(in, dir, name, &fh);
     int rc = s == 0 ? 0 : -1;
     if (s > 0) snprintf(in->err, sizeof(in->err), "%s: cannot create (NFS status %d)", name, s);
-    for (gsize off = 0; rc == 0 && off < len; off += 65536) {
-        struct named w = {
-            .out = &fh, .data = text + off, .len = (uint32_t)MIN(65536, len - off), .offset = off};
+    char *buf = g_malloc(65536);
+    uint64_t off = 0;
+    for (size_t got; rc == 0 && (got = fread(buf, 1, 65536, fp)) > 0; off += got) {
+        struct named w = {.out = &fh, .data = buf, .len = (uint32_t)got, .offset = off};
         s = tbbt_init_sync(in, issue_write, NULL, &w, name);
         if (s != 0) rc = -1;
         if (s > 0) snprintf(in->err, sizeof(in->err), "%s: cannot write (NFS status %d)", name, s);
     }
+    if (rc == 0 && ferror(fp)) {
+        snprintf(in->err, sizeof(in->err), "%s: cannot read", path);
+        rc = -1;
+    }
     if (rc == 0 && tbbt_init_sync(in, issue_commit, NULL, &n, name) != 0) rc = -1;
-    g_free(text);
+    g_free(buf);
+    fclose(fp);
     return rc;
 }
