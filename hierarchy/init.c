@@ -15,7 +15,9 @@
 
 #include "aging.h"
 #include "clock.h"
+#include "fhslots.h"
 #include "fsmodel.h"
+#include "idmap.h"
 #include "nfsstat.h"
 #include "safename.h"
 #include "hmap.h"
@@ -39,24 +41,40 @@ void tbbt_init_opts_default(struct tbbt_init_opts *o) {
     o->timeout = TBBT_INIT_TIMEOUT;
 }
 
-/* One object of the initial image (one map line with create 0). */
+/* One object of the initial image (one map line with create 0): kept
+ * once for every clone (56 bytes and its path), its name the path's last
+ * component. */
 struct obj {
     tbbt_id id;
+    uint64_t size;
+    const char *path, *target;
     uint32_t parent; /* index + 1 of the parent's line; 0: the clone's root */
     uint32_t first;  /* index + 1 of the object's first line when this is a second path */
-    uint8_t type, is_root;
-    uint32_t known, mode, uid, gid;
-    uint64_t size;
-    const char *name, *path, *target;
+    uint32_t mode, uid, gid;
+    uint8_t type, is_root, known; /* known: TBBT_HM_SIZE ... (hmap.h) */
 };
 
-/* The image, and per clone the handles made. */
+/* The image once, and per clone only what differs: the handles made,
+ * one slot an object (fhslots.h), not a struct tbbt_fh of TBBT_FH_MAX. */
 struct image {
     GArray *objs; /* struct obj */
     GStringChunk *strs;
-    struct tbbt_fh **fh; /* [clone][obj] */
+    struct tbbt_fhslots *fh; /* [clone], by object index */
     struct tbbt_fh *clone_root;
 };
+
+/* Object i's handle in clone c, for a call (the slot's bytes: they stay
+ * put while calls are out, fhslots.h). */
+static struct tbbt_inf_fh obj_fh(const struct image *img, int c, uint32_t i) {
+    struct tbbt_inf_fh f = {NULL, 0};
+    tbbt_fhslots_get(&img->fh[c], i, &f.data, &f.len);
+    return f;
+}
+
+/* Object i of clone c has the handle f. */
+static void set_fh(struct image *img, int c, uint32_t i, struct tbbt_inf_fh f) {
+    tbbt_fhslots_set(&img->fh[c], i, f.data, f.len);
+}
 
 /* Creation of one clone: who waits for whom. */
 struct pop {
@@ -101,7 +119,8 @@ static int load_map(const char *path, struct image *img, uint64_t *nrefused, cha
     if (!r) return -1;
     img->objs = g_array_new(FALSE, TRUE, sizeof(struct obj));
     img->strs = g_string_chunk_new(1 << 16);
-    GHashTable *by_id = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    struct tbbt_idmap by_id; /* TBBT-ID -> index + 1 of its first line */
+    tbbt_idmap_init(&by_id);
     GHashTable *refused = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     struct tbbt_hm_entry e;
     int rc;
@@ -113,25 +132,22 @@ static int load_map(const char *path, struct image *img, uint64_t *nrefused, cha
         }
         struct obj o = {.id = e.id,
                         .type = (uint8_t)e.type,
-                        .known = e.known,
+                        .known = (uint8_t)e.known,
                         .mode = e.mode,
                         .uid = e.uid,
                         .gid = e.gid,
                         .size = e.known & TBBT_HM_SIZE ? e.size : 0};
         o.is_root = e.origin == TBBT_HM_ROOT;
         o.path = g_string_chunk_insert(img->strs, e.path);
-        o.name = base_name(o.path);
         o.target = e.target ? g_string_chunk_insert(img->strs, e.target) : NULL;
-        if (e.parent) o.parent = GPOINTER_TO_UINT(g_hash_table_lookup(by_id, &e.parent));
-        o.first = GPOINTER_TO_UINT(g_hash_table_lookup(by_id, &e.id));
-        if (!o.first) {
-            tbbt_id *k = g_new(tbbt_id, 1);
-            *k = e.id;
-            g_hash_table_insert(by_id, k, GUINT_TO_POINTER(img->objs->len + 1));
+        if (e.parent && !tbbt_idmap_get(&by_id, e.parent, &o.parent)) o.parent = 0;
+        if (!tbbt_idmap_get(&by_id, e.id, &o.first)) {
+            o.first = 0;
+            tbbt_idmap_put(&by_id, e.id, img->objs->len + 1);
         }
         g_array_append_val(img->objs, o);
     }
-    g_hash_table_destroy(by_id);
+    tbbt_idmap_free(&by_id);
     g_hash_table_destroy(refused);
     tbbt_hmapr_close(r);
     return rc;
@@ -161,31 +177,32 @@ static uint32_t blocker(struct pop *p, uint32_t i) {
 static int issue_make(struct pop *p, uint32_t i) {
     struct init *in = p->in;
     const struct obj *o = &g_array_index(p->img->objs, struct obj, i);
-    struct tbbt_fh *dir = o->parent ? &p->img->fh[p->clone][o->parent - 1] : &p->img->clone_root[p->clone];
+    struct tbbt_inf_fh dir =
+        o->parent ? obj_fh(p->img, p->clone, o->parent - 1) : tbbt_inf_fh(&p->img->clone_root[p->clone]);
     struct tbbt_inf_attr a = {o->known & TBBT_HM_MODE ? (int64_t)o->mode : -1,
                               !p->no_owner && (o->known & TBBT_HM_UID) ? (int64_t)o->uid : -1,
                               !p->no_owner && (o->known & TBBT_HM_GID) ? (int64_t)o->gid : -1};
+    const char *name = base_name(o->path); /* in the image's strings: it lives while the call is out */
     void *priv = GUINT_TO_POINTER(i + 1);
     p->state[i] = 1;
     if (o->first)
-        return tbbt_inf_link(in->q, &p->img->fh[p->clone][o->first - 1], dir, o->name, created, priv);
+        return tbbt_inf_link(in->q, obj_fh(p->img, p->clone, o->first - 1), dir, name, created, priv);
     switch (o->type) {
     /* a mode the trace never showed: open to all, so that a replay by the
      * trace's users does not meet a denial the trace did not */
     case TBBT_FT_DIR:
         if (a.mode < 0) a.mode = 0777;
-        return tbbt_inf_mkdir(in->q, dir, o->name, &a, created, priv);
+        return tbbt_inf_mkdir(in->q, dir, name, &a, created, priv);
     case TBBT_FT_LNK: /* a target the trace never showed: a name that resolves to nothing */
-        return tbbt_inf_symlink(in->q, dir, o->name,
-                                o->target && *o->target ? o->target : "tbbt-unknown-target", &a, created,
-                                priv);
+        return tbbt_inf_symlink(in->q, dir, name, o->target && *o->target ? o->target : "tbbt-unknown-target",
+                                &a, created, priv);
     case TBBT_FT_FIFO:
     case TBBT_FT_SOCK:
     case TBBT_FT_CHR:
-    case TBBT_FT_BLK: return tbbt_inf_mknod(in->q, dir, o->name, o->type, &a, created, priv);
+    case TBBT_FT_BLK: return tbbt_inf_mknod(in->q, dir, name, o->type, &a, created, priv);
     default:
         if (a.mode < 0) a.mode = 0666;
-        return tbbt_inf_create(in->q, dir, o->name, &a, created, priv);
+        return tbbt_inf_create(in->q, dir, name, &a, created, priv);
     }
 }
 
@@ -231,9 +248,9 @@ static void created(struct tbbt_nfsq *q, int rpc_status, void *data, void *priv)
     const struct obj *o = &g_array_index(p->img->objs, struct obj, i);
     int s = rpc_status ? -1 : tbbt_inf_status(data);
     if (s == TBBT_NFSERR_EXIST && tbbt_nfsq_retried(q)) {
-        const struct tbbt_fh *dir =
-            o->parent ? &p->img->fh[p->clone][o->parent - 1] : &p->img->clone_root[p->clone];
-        if (tbbt_inf_lookup(in->q, dir, o->name, found, priv) == 0) return;
+        struct tbbt_inf_fh dir =
+            o->parent ? obj_fh(p->img, p->clone, o->parent - 1) : tbbt_inf_fh(&p->img->clone_root[p->clone]);
+        if (tbbt_inf_lookup(in->q, dir, base_name(o->path), found, priv) == 0) return;
     }
     if (s == TBBT_NFSERR_PERM && !p->no_owner && (o->known & (TBBT_HM_UID | TBBT_HM_GID))) {
         p->no_owner = 1; /* root squashed or not root: owners cannot be given */
@@ -252,13 +269,15 @@ static void created(struct tbbt_nfsq *q, int rpc_status, void *data, void *priv)
         return;
     }
     if (p->no_owner && (o->known & (TBBT_HM_UID | TBBT_HM_GID))) in->st->owners_refused++;
+    struct tbbt_fh fh;
     if (o->first)
-        p->img->fh[p->clone][i] = p->img->fh[p->clone][o->first - 1];
-    else if (tbbt_inf_newfh(make_proc(o), data, &p->img->fh[p->clone][i]) < 0) {
+        set_fh(p->img, p->clone, i, obj_fh(p->img, p->clone, o->first - 1));
+    else if (tbbt_inf_newfh(make_proc(o), data, &fh) < 0) {
         snprintf(in->err, sizeof(in->err), "clone.%d/%s: the server gave no handle", p->clone, o->path);
         in->failed = 1;
         return;
-    }
+    } else
+        set_fh(p->img, p->clone, i, tbbt_inf_fh(&fh));
     count_made(in->st, o);
     release(p, i);
 }
@@ -274,8 +293,8 @@ static void found(struct tbbt_nfsq *q, int rpc_status, void *data, void *priv) {
     struct tbbt_fh fh = {0};
     int ok = !rpc_status && tbbt_inf_newfh(TBBT_INF_LOOKUP, data, &fh) == 0;
     if (ok && o->first) {
-        const struct tbbt_fh *f = &p->img->fh[p->clone][o->first - 1];
-        ok = fh.len == f->len && !memcmp(fh.data, f->data, fh.len);
+        struct tbbt_inf_fh f = obj_fh(p->img, p->clone, o->first - 1);
+        ok = fh.len == f.len && !memcmp(fh.data, f.data, fh.len);
     } else if (ok) {
         uint32_t t = tbbt_inf_lookup_type(data), want = o->type ? o->type : TBBT_FT_REG;
         ok = t == want;
@@ -289,7 +308,7 @@ static void found(struct tbbt_nfsq *q, int rpc_status, void *data, void *priv) {
         return;
     }
     in->st->exist_after_retry++;
-    p->img->fh[p->clone][i] = fh;
+    set_fh(p->img, p->clone, i, tbbt_inf_fh(&fh));
     count_made(in->st, o);
     release(p, i);
 }
@@ -301,7 +320,7 @@ static void found(struct tbbt_nfsq *q, int rpc_status, void *data, void *priv) {
 static int dir_alias(struct pop *p, uint32_t i) {
     const struct obj *o = &g_array_index(p->img->objs, struct obj, i);
     if (!o->first || o->type != TBBT_FT_DIR) return 0;
-    p->img->fh[p->clone][i] = p->img->fh[p->clone][o->first - 1];
+    set_fh(p->img, p->clone, i, obj_fh(p->img, p->clone, o->first - 1));
     p->in->st->dir_aliases++;
     release(p, i);
     return 1;
@@ -324,7 +343,7 @@ static uint32_t next_ready(struct pop *p) {
         uint32_t i = p->cursor++;
         const struct obj *o = &g_array_index(p->img->objs, struct obj, i);
         if (o->is_root) {
-            p->img->fh[p->clone][i] = p->img->clone_root[p->clone];
+            set_fh(p->img, p->clone, i, tbbt_inf_fh(&p->img->clone_root[p->clone]));
             release(p, i);
             continue;
         }
@@ -347,6 +366,7 @@ static int populate(struct init *in, struct image *img, int c) {
                     .whead = g_new0(uint32_t, n + 1),
                     .wnext = g_new0(uint32_t, n + 1),
                     .ready = g_array_new(FALSE, FALSE, sizeof(uint32_t))};
+    tbbt_fhslots_reserve(&img->fh[c], n); /* no growth while calls point into the slots */
     tbbt_nfsq_set_user(in->q, &p);
     int rc = 0;
     for (;;) {
@@ -378,18 +398,24 @@ static int populate(struct init *in, struct image *img, int c) {
 
 /* ---- the data: interleaved appends ---- */
 
-/* One file to fill. */
+/* One file to fill (one a data file a clone: 72 bytes). */
 struct dfile {
-    struct tbbt_fh *fh;
+    struct tbbt_fh *fh; /* a filler's (its CREATE fills it in), else NULL */
+    const uint8_t *fhd; /* an image file's handle: its slot (fhslots.h), fhlen bytes */
     uint64_t size;
-    uint32_t phase; /* where in the payload its byte 0 is: from its ID, the same in every clone */
-    int filler, busy, stopped, del;
-    uint32_t writes_left;
-    int write_failed;
     uint64_t a_off, a_len; /* the append out: written again if the server may have lost it */
-    uint8_t verf[8];       /* the write verifier of its first WRITE reply */
-    int verfs, verf_changed, rewrites;
+    uint32_t phase;        /* where in the payload its byte 0 is: from its ID, the same in every clone */
+    uint32_t writes_left;
+    uint32_t verfs;  /* WRITE replies of the append out */
+    int rewrites;    /* times its append was written again */
+    uint8_t verf[8]; /* the write verifier of its first WRITE reply */
+    uint8_t fhlen, filler, busy, stopped, del, write_failed, verf_changed;
 };
+
+/* The handle f's calls name. */
+static struct tbbt_inf_fh dfile_fh(const struct dfile *f) {
+    return f->fh ? tbbt_inf_fh(f->fh) : (struct tbbt_inf_fh){f->fhd, f->fhlen};
+}
 
 struct data {
     struct init *in;
@@ -470,7 +496,7 @@ static void appended(struct tbbt_nfsq *q, int rpc_status, void *data, void *priv
         }
     }
     if (--f->writes_left) return;
-    if (f->write_failed || tbbt_inf_commit(in->q, f->fh, committed, priv) < 0) f->busy = 0;
+    if (f->write_failed || tbbt_inf_commit(in->q, dfile_fh(f), committed, priv) < 0) f->busy = 0;
 }
 
 /* Sends the WRITEs of len bytes at offset of a file, at most wmax bytes
@@ -488,7 +514,7 @@ static int send_append(struct data *d, uint32_t file, uint64_t offset, uint64_t 
         /* a byte's value depends on the file and its offset only, never on
          * how the appends were cut: clones are identical, files differ */
         const char *data = d->payload + (offset + off + f->phase) % d->wmax;
-        if (tbbt_inf_write(d->in->q, f->fh, offset + off, n, data, appended, priv) < 0) return -1;
+        if (tbbt_inf_write(d->in->q, dfile_fh(f), offset + off, n, data, appended, priv) < 0) return -1;
     }
     return 0;
 }
@@ -597,7 +623,7 @@ static int filler_calls(struct init *in, struct data *d, const struct tbbt_fh *d
             if (f->filler && pick(f, j, ctx)) {
                 snprintf(name, sizeof(name), "f%07zu", j);
                 struct tbbt_inf_attr a = {0644, -1, -1};
-                int r = create ? tbbt_inf_create(in->q, dir, name, &a, filler_done, priv)
+                int r = create ? tbbt_inf_create(in->q, tbbt_inf_fh(dir), name, &a, filler_done, priv)
                                : tbbt_inf_remove(in->q, dir, name, filler_done, priv);
                 if (r < 0) in->failed = 1, snprintf(in->err, sizeof(in->err), "filler: cannot send");
             }
@@ -625,36 +651,45 @@ static int pick_deleted(const struct dfile *f, size_t j, void *ctx) {
 
 /* ---- the run ---- */
 
+/* Whether ob is a file whose data is written (in every clone). */
+static int kept_file(const struct obj *ob) {
+    return !ob->first && !ob->is_root && (ob->type == TBBT_FT_REG || !ob->type) && ob->size;
+}
+
 /* The files to fill, in the order they join the scope: each kept file
  * (map order, its clones side by side), the fillers spread evenly among
  * them; all shuffled when files of different directories interleave. */
 static void data_files(struct init *in, struct image *img, struct data *d, uint64_t nkeep, uint64_t ndel,
                        struct tbbt_fh *filler_fh) {
     const struct tbbt_init_opts *o = in->o;
-    GArray *kept = g_array_new(FALSE, TRUE, sizeof(struct dfile));
-    for (guint i = 0; i < img->objs->len; i++) {
-        const struct obj *ob = &g_array_index(img->objs, struct obj, i);
-        if (ob->first || ob->is_root || !(ob->type == TBBT_FT_REG || !ob->type) || !ob->size) continue;
-        uint32_t phase = (uint32_t)((ob->id * 0x9e3779b97f4a7c15ull) >> 40);
-        for (int c = 0; c < o->clones; c++)
-            g_array_append_val(kept,
-                               ((struct dfile){.fh = &img->fh[c][i], .size = ob->size, .phase = phase}));
-    }
-    uint64_t nf = nkeep + ndel, k = kept->len;
+    uint64_t nf = nkeep + ndel, k = 0;
+    for (guint i = 0; i < img->objs->len; i++)
+        k += kept_file(&g_array_index(img->objs, struct obj, i)) ? (uint64_t)o->clones : 0;
     d->n = (size_t)(k + nf);
     d->f = g_new0(struct dfile, d->n ? d->n : 1);
     size_t at = 0, ki = 0;
-    for (uint64_t j = 0; j < nf; j++) {
-        uint64_t before = (j + 1) * k / (nf + 1); /* kept files placed before filler j */
-        while (ki < before)
-            d->f[at++] = g_array_index(kept, struct dfile, ki++);
+    guint oi = 0;
+    int c = 0;
+    for (uint64_t j = 0; j <= nf; j++) {
+        uint64_t before = j < nf ? (j + 1) * k / (nf + 1) : k; /* kept files placed before filler j */
+        for (; ki < before; ki++, at++) {                      /* the next kept file: object oi in clone c */
+            const struct obj *ob;
+            while (!kept_file(ob = &g_array_index(img->objs, struct obj, oi)))
+                oi++;
+            struct tbbt_inf_fh f = obj_fh(img, c, oi);
+            d->f[at] = (struct dfile){.fhd = f.data,
+                                      .fhlen = (uint8_t)f.len,
+                                      .size = ob->size,
+                                      .phase = (uint32_t)((ob->id * 0x9e3779b97f4a7c15ull) >> 40)};
+            if (++c == o->clones) c = 0, oi++;
+        }
+        if (j == nf) break;
         filler_fh[j].len = 0;
-        d->f[at++] = (struct dfile){
-            .fh = &filler_fh[j], .size = o->filler_size, .filler = 1, .del = filler_deleted(j, nf, ndel)};
+        d->f[at++] = (struct dfile){.fh = &filler_fh[j],
+                                    .size = o->filler_size,
+                                    .filler = 1,
+                                    .del = (uint8_t)filler_deleted(j, nf, ndel)};
     }
-    while (ki < k)
-        d->f[at++] = g_array_index(kept, struct dfile, ki++);
-    g_array_free(kept, TRUE);
     if (!o->interleave_dirs) return;
     uint64_t st = o->seed ^ 0x2545f4914f6cdd1dull;
     for (size_t i = d->n; i > 1; i--) {
@@ -742,16 +777,26 @@ static char *params_json(const struct tbbt_init_opts *o) {
                            (unsigned long long)o->filler_size, (unsigned long long)o->seed, o->clones);
 }
 
+/* The SHA-256 of a file in hex (g_free), or NULL when it cannot be read;
+ * read a piece at a time, not held whole beside the image. */
+static char *file_sha256(const char *path) {
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return NULL;
+    GChecksum *ck = g_checksum_new(G_CHECKSUM_SHA256);
+    guchar buf[65536];
+    for (size_t got; (got = fread(buf, 1, sizeof(buf), fp)) > 0;)
+        g_checksum_update(ck, buf, got);
+    char *hex = ferror(fp) ? NULL : g_strdup(g_checksum_get_string(ck));
+    g_checksum_free(ck);
+    fclose(fp);
+    return hex;
+}
+
 /* Writes the manifest beside the map, then the same file into RUN. */
 static int write_manifest(struct init *in, struct image *img) {
     const struct tbbt_init_opts *o = in->o;
     char *path = manifest_path(o), *params = params_json(o), *sha = NULL, srv[1300], clones[16], when[64];
-    gchar *text;
-    gsize len;
-    if (g_file_get_contents(o->map, &text, &len, NULL)) {
-        sha = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)text, len);
-        g_free(text);
-    }
+    sha = file_sha256(o->map);
     tbbt_nfs_server_name(&o->server, srv, sizeof(srv));
     snprintf(clones, sizeof(clones), "%d", o->clones);
     time_t now = time(NULL);
@@ -766,11 +811,11 @@ static int write_manifest(struct init *in, struct image *img) {
         for (guint i = 0; i < img->objs->len; i++) {
             const struct obj *ob = &g_array_index(img->objs, struct obj, i);
             if (ob->first) continue;
-            struct tbbt_mf_entry e = {.clone = (uint32_t)c,
-                                      .id = ob->id,
-                                      .fhlen = img->fh[c][i].len,
-                                      .path = ob->is_root ? "." : ob->path};
-            memcpy(e.fh, img->fh[c][i].data, e.fhlen);
+            struct tbbt_mf_entry e = {
+                .clone = (uint32_t)c, .id = ob->id, .path = ob->is_root ? "." : ob->path};
+            struct tbbt_inf_fh f = obj_fh(img, c, i);
+            e.fhlen = f.len;
+            if (f.len) memcpy(e.fh, f.data, f.len);
             tbbt_mfw_put(w, &e);
         }
     if (w && tbbt_mfw_close(w, in->err, sizeof(in->err)) == 0)
@@ -802,12 +847,11 @@ static const struct tbbt_inf_attr *root_attr(const struct image *img, struct tbb
 static int build_clones(struct init *in, struct image *img) {
     struct tbbt_inf_attr ra;
     uint32_t n = img->objs->len;
-    img->fh = g_new0(struct tbbt_fh *, in->o->clones);
+    img->fh = g_new0(struct tbbt_fhslots, in->o->clones); /* all zero: empty (tbbt_fhslots_init) */
     img->clone_root = g_new0(struct tbbt_fh, in->o->clones);
     for (int c = 0; c < in->o->clones; c++) {
         char name[32], msg[96];
         snprintf(name, sizeof(name), "clone.%d", c);
-        img->fh[c] = g_new0(struct tbbt_fh, n ? n : 1);
         if (tbbt_init_mkdir(in, &in->run, name, root_attr(img, &ra), &img->clone_root[c]) < 0) return -1;
         snprintf(msg, sizeof(msg), "making %u objects in %s/%s", n, in->o->run, name);
         progress(in, msg);
@@ -916,7 +960,7 @@ int tbbt_init_run(const struct tbbt_init_opts *o, struct tbbt_init_stats *st, ch
         if (in.rpcs[i]) rpc_destroy_context(in.rpcs[i]);
     g_free(in.rpcs);
     for (int c = 0; img.fh && c < o->clones; c++)
-        g_free(img.fh[c]);
+        tbbt_fhslots_free(&img.fh[c]);
     g_free(img.fh), g_free(img.clone_root);
     if (img.objs) g_array_free(img.objs, TRUE);
     if (img.strs) g_string_chunk_free(img.strs);

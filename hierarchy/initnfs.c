@@ -47,54 +47,62 @@ SENDER(fsstat, FSSTAT3args, rpc_nfs3_fsstat_async)
 SENDER(fsinfo, FSINFO3args, rpc_nfs3_fsinfo_async)
 
 /* Issues the call of proc with arguments a through q. */
+/* A call's handle argument: it points at the caller's bytes. */
+static nfs_fh3 fh3(struct tbbt_inf_fh f) {
+    nfs_fh3 h;
+    h.data.data_len = f.len;
+    h.data.data_val = tbbt_unconst(f.data);
+    return h;
+}
+
 #define ISSUE(q, cb, priv, proc) return tbbt_nfsq_send(q, cb, priv, send_##proc, &a, sizeof(a))
 
-int tbbt_inf_lookup(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *name, tbbt_nfsq_cb cb,
+int tbbt_inf_lookup(struct tbbt_nfsq *q, struct tbbt_inf_fh dir, const char *name, tbbt_nfsq_cb cb,
                     void *priv) {
     LOOKUP3args a;
     memset(&a, 0, sizeof(a));
-    a.what.dir = tbbt_nfs_fh3(dir);
+    a.what.dir = fh3(dir);
     a.what.name = tbbt_unconst(name);
     ISSUE(q, cb, priv, lookup);
 }
 
-int tbbt_inf_mkdir(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *name,
+int tbbt_inf_mkdir(struct tbbt_nfsq *q, struct tbbt_inf_fh dir, const char *name,
                    const struct tbbt_inf_attr *at, tbbt_nfsq_cb cb, void *priv) {
     MKDIR3args a;
     memset(&a, 0, sizeof(a));
-    a.where.dir = tbbt_nfs_fh3(dir);
+    a.where.dir = fh3(dir);
     a.where.name = tbbt_unconst(name);
     a.attributes = sattr(at);
     ISSUE(q, cb, priv, mkdir);
 }
 
-int tbbt_inf_create(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *name,
+int tbbt_inf_create(struct tbbt_nfsq *q, struct tbbt_inf_fh dir, const char *name,
                     const struct tbbt_inf_attr *at, tbbt_nfsq_cb cb, void *priv) {
     CREATE3args a;
     memset(&a, 0, sizeof(a));
-    a.where.dir = tbbt_nfs_fh3(dir);
+    a.where.dir = fh3(dir);
     a.where.name = tbbt_unconst(name);
     a.how.mode = GUARDED;
     a.how.createhow3_u.obj_attributes = sattr(at);
     ISSUE(q, cb, priv, create);
 }
 
-int tbbt_inf_symlink(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *name, const char *target,
+int tbbt_inf_symlink(struct tbbt_nfsq *q, struct tbbt_inf_fh dir, const char *name, const char *target,
                      const struct tbbt_inf_attr *at, tbbt_nfsq_cb cb, void *priv) {
     SYMLINK3args a;
     memset(&a, 0, sizeof(a));
-    a.where.dir = tbbt_nfs_fh3(dir);
+    a.where.dir = fh3(dir);
     a.where.name = tbbt_unconst(name);
     a.symlink.symlink_attributes = sattr(at);
     a.symlink.symlink_data = tbbt_unconst(target);
     ISSUE(q, cb, priv, symlink);
 }
 
-int tbbt_inf_mknod(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *name, uint32_t type,
+int tbbt_inf_mknod(struct tbbt_nfsq *q, struct tbbt_inf_fh dir, const char *name, uint32_t type,
                    const struct tbbt_inf_attr *at, tbbt_nfsq_cb cb, void *priv) {
     MKNOD3args a;
     memset(&a, 0, sizeof(a));
-    a.where.dir = tbbt_nfs_fh3(dir);
+    a.where.dir = fh3(dir);
     a.where.name = tbbt_unconst(name);
     a.what.type = (ftype3)type;
     switch (type) {
@@ -106,21 +114,21 @@ int tbbt_inf_mknod(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *n
     ISSUE(q, cb, priv, mknod);
 }
 
-int tbbt_inf_link(struct tbbt_nfsq *q, const struct tbbt_fh *file, const struct tbbt_fh *dir,
-                  const char *name, tbbt_nfsq_cb cb, void *priv) {
+int tbbt_inf_link(struct tbbt_nfsq *q, struct tbbt_inf_fh file, struct tbbt_inf_fh dir, const char *name,
+                  tbbt_nfsq_cb cb, void *priv) {
     LINK3args a;
     memset(&a, 0, sizeof(a));
-    a.file = tbbt_nfs_fh3(file);
-    a.link.dir = tbbt_nfs_fh3(dir);
+    a.file = fh3(file);
+    a.link.dir = fh3(dir);
     a.link.name = tbbt_unconst(name);
     ISSUE(q, cb, priv, link);
 }
 
-int tbbt_inf_write(struct tbbt_nfsq *q, const struct tbbt_fh *file, uint64_t offset, uint32_t len,
+int tbbt_inf_write(struct tbbt_nfsq *q, struct tbbt_inf_fh file, uint64_t offset, uint32_t len,
                    const void *data, tbbt_nfsq_cb cb, void *priv) {
     WRITE3args a;
     memset(&a, 0, sizeof(a));
-    a.file = tbbt_nfs_fh3(file);
+    a.file = fh3(file);
     a.offset = offset;
     a.count = len;
     a.stable = UNSTABLE;
@@ -129,10 +137,10 @@ int tbbt_inf_write(struct tbbt_nfsq *q, const struct tbbt_fh *file, uint64_t off
     ISSUE(q, cb, priv, write);
 }
 
-int tbbt_inf_commit(struct tbbt_nfsq *q, const struct tbbt_fh *file, tbbt_nfsq_cb cb, void *priv) {
+int tbbt_inf_commit(struct tbbt_nfsq *q, struct tbbt_inf_fh file, tbbt_nfsq_cb cb, void *priv) {
     COMMIT3args a;
     memset(&a, 0, sizeof(a));
-    a.file = tbbt_nfs_fh3(file);
+    a.file = fh3(file);
     ISSUE(q, cb, priv, commit);
 }
 

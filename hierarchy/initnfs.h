@@ -30,24 +30,38 @@ enum tbbt_inf_proc {
     TBBT_INF_OTHER,
 };
 
-int tbbt_inf_lookup(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *name, tbbt_nfsq_cb cb,
+/* A handle as the calls below take it: where its bytes are and how many.
+ * The bytes must stay where they are until the call ends (it may be sent
+ * again after a reconnection): a struct tbbt_fh that outlives the call,
+ * or a slot of tbbt-init's handle table (fhslots.h: slots never move while
+ * calls are out). */
+struct tbbt_inf_fh {
+    const uint8_t *data;
+    uint32_t len;
+};
+
+static inline struct tbbt_inf_fh tbbt_inf_fh(const struct tbbt_fh *f) {
+    return (struct tbbt_inf_fh){f->data, f->len};
+}
+
+int tbbt_inf_lookup(struct tbbt_nfsq *q, struct tbbt_inf_fh dir, const char *name, tbbt_nfsq_cb cb,
                     void *priv);
-int tbbt_inf_mkdir(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *name,
+int tbbt_inf_mkdir(struct tbbt_nfsq *q, struct tbbt_inf_fh dir, const char *name,
                    const struct tbbt_inf_attr *a, tbbt_nfsq_cb cb, void *priv);
 /* GUARDED create (a name that exists is an error, never overwritten). */
-int tbbt_inf_create(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *name,
+int tbbt_inf_create(struct tbbt_nfsq *q, struct tbbt_inf_fh dir, const char *name,
                     const struct tbbt_inf_attr *a, tbbt_nfsq_cb cb, void *priv);
-int tbbt_inf_symlink(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *name, const char *target,
+int tbbt_inf_symlink(struct tbbt_nfsq *q, struct tbbt_inf_fh dir, const char *name, const char *target,
                      const struct tbbt_inf_attr *a, tbbt_nfsq_cb cb, void *priv);
 /* type: TBBT_FT_FIFO, _SOCK, _CHR, _BLK (devices get 0:0). */
-int tbbt_inf_mknod(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *name, uint32_t type,
+int tbbt_inf_mknod(struct tbbt_nfsq *q, struct tbbt_inf_fh dir, const char *name, uint32_t type,
                    const struct tbbt_inf_attr *a, tbbt_nfsq_cb cb, void *priv);
-int tbbt_inf_link(struct tbbt_nfsq *q, const struct tbbt_fh *file, const struct tbbt_fh *dir,
-                  const char *name, tbbt_nfsq_cb cb, void *priv);
+int tbbt_inf_link(struct tbbt_nfsq *q, struct tbbt_inf_fh file, struct tbbt_inf_fh dir, const char *name,
+                  tbbt_nfsq_cb cb, void *priv);
 /* UNSTABLE write of len bytes of data at offset (data must live until cb). */
-int tbbt_inf_write(struct tbbt_nfsq *q, const struct tbbt_fh *file, uint64_t offset, uint32_t len,
+int tbbt_inf_write(struct tbbt_nfsq *q, struct tbbt_inf_fh file, uint64_t offset, uint32_t len,
                    const void *data, tbbt_nfsq_cb cb, void *priv);
-int tbbt_inf_commit(struct tbbt_nfsq *q, const struct tbbt_fh *file, tbbt_nfsq_cb cb, void *priv);
+int tbbt_inf_commit(struct tbbt_nfsq *q, struct tbbt_inf_fh file, tbbt_nfsq_cb cb, void *priv);
 int tbbt_inf_read(struct tbbt_nfsq *q, const struct tbbt_fh *file, uint64_t offset, uint32_t count,
                   tbbt_nfsq_cb cb, void *priv);
 int tbbt_inf_remove(struct tbbt_nfsq *q, const struct tbbt_fh *dir, const char *name, tbbt_nfsq_cb cb,

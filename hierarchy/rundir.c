@@ -77,19 +77,19 @@ struct named {
 
 static int issue_lookup(struct init *in, tbbt_nfsq_cb cb, void *priv, void *ctx) {
     struct named *n = ctx;
-    return tbbt_inf_lookup(in->q, n->dir, n->name, cb, priv);
+    return tbbt_inf_lookup(in->q, tbbt_inf_fh(n->dir), n->name, cb, priv);
 }
 
 static int issue_mkdir(struct init *in, tbbt_nfsq_cb cb, void *priv, void *ctx) {
     struct named *n = ctx;
     struct tbbt_inf_attr a = {0755, -1, -1};
-    return tbbt_inf_mkdir(in->q, n->dir, n->name, n->attr ? n->attr : &a, cb, priv);
+    return tbbt_inf_mkdir(in->q, tbbt_inf_fh(n->dir), n->name, n->attr ? n->attr : &a, cb, priv);
 }
 
 static int issue_create(struct init *in, tbbt_nfsq_cb cb, void *priv, void *ctx) {
     struct named *n = ctx;
     struct tbbt_inf_attr a = {0644, -1, -1};
-    return tbbt_inf_create(in->q, n->dir, n->name, &a, cb, priv);
+    return tbbt_inf_create(in->q, tbbt_inf_fh(n->dir), n->name, &a, cb, priv);
 }
 
 static int issue_remove(struct init *in, tbbt_nfsq_cb cb, void *priv, void *ctx) {
@@ -104,12 +104,12 @@ static int issue_rmdir(struct init *in, tbbt_nfsq_cb cb, void *priv, void *ctx) 
 
 static int issue_write(struct init *in, tbbt_nfsq_cb cb, void *priv, void *ctx) {
     struct named *n = ctx;
-    return tbbt_inf_write(in->q, n->out, n->offset, n->len, n->data, cb, priv);
+    return tbbt_inf_write(in->q, tbbt_inf_fh(n->out), n->offset, n->len, n->data, cb, priv);
 }
 
 static int issue_commit(struct init *in, tbbt_nfsq_cb cb, void *priv, void *ctx) {
     struct named *n = ctx;
-    return tbbt_inf_commit(in->q, n->out, cb, priv);
+    return tbbt_inf_commit(in->q, tbbt_inf_fh(n->out), cb, priv);
 }
 
 static int issue_read(struct init *in, tbbt_nfsq_cb cb, void *priv, void *ctx) {
@@ -299,13 +299,13 @@ int tbbt_init_rundir(struct init *in) {
     return 0;
 }
 
+/* The file is sent a piece at a time, never held whole: a manifest has a
+ * line per object per clone, and holding it would make the copy the
+ * largest thing tbbt-init holds. */
 int tbbt_init_upload(struct init *in, const struct tbbt_fh *dir, const char *name, const char *path) {
-    gchar *text;
-    gsize len;
-    GError *ge = NULL;
-    if (!g_file_get_contents(path, &text, &len, &ge)) {
-        snprintf(in->err, sizeof(in->err), "%s", ge->message);
-        g_error_free(ge);
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        snprintf(in->err, sizeof(in->err), "%s: %s", path, g_strerror(errno));
         return -1;
     }
     struct tbbt_fh fh = {0};
@@ -314,14 +314,20 @@ int tbbt_init_upload(struct init *in, const struct tbbt_fh *dir, const char *nam
     if (s == TBBT_NFSERR_EXIST) s = lookup(in, dir, name, &fh);
     int rc = s == 0 ? 0 : -1;
     if (s > 0) snprintf(in->err, sizeof(in->err), "%s: cannot create (NFS status %d)", name, s);
-    for (gsize off = 0; rc == 0 && off < len; off += 65536) {
-        struct named w = {
-            .out = &fh, .data = text + off, .len = (uint32_t)MIN(65536, len - off), .offset = off};
+    char *buf = g_malloc(65536);
+    uint64_t off = 0;
+    for (size_t got; rc == 0 && (got = fread(buf, 1, 65536, fp)) > 0; off += got) {
+        struct named w = {.out = &fh, .data = buf, .len = (uint32_t)got, .offset = off};
         s = tbbt_init_sync(in, issue_write, NULL, &w, name);
         if (s != 0) rc = -1;
         if (s > 0) snprintf(in->err, sizeof(in->err), "%s: cannot write (NFS status %d)", name, s);
     }
+    if (rc == 0 && ferror(fp)) {
+        snprintf(in->err, sizeof(in->err), "%s: cannot read", path);
+        rc = -1;
+    }
     if (rc == 0 && tbbt_init_sync(in, issue_commit, NULL, &n, name) != 0) rc = -1;
-    g_free(text);
+    g_free(buf);
+    fclose(fp);
     return rc;
 }

@@ -24,7 +24,9 @@
 
 #include "conn.h"
 #include "engine.h"
+#include "fhslots.h"
 #include "htab.h"
+#include "idmap.h"
 #include "nfsdec.h"
 #include "poller.h"
 #include "queue.h"
@@ -81,12 +83,6 @@ struct event {
     int status;      /* NFS status, or TBBT_PST_RPC_ERROR */
     int has_fh, has_cookie;
     uint64_t cookie, verf;
-    struct tbbt_fh fh;
-};
-
-/* A handle the replay knows. */
-struct fhent {
-    tbbt_id id;
     struct tbbt_fh fh;
 };
 
@@ -156,8 +152,14 @@ struct engine {
     _Atomic uint64_t rx_pass;   /* the receive thread's loop count: repair waits for a new pass */
     _Atomic int rx_gone;        /* the receive thread has returned */
     GHashTable *client_conn;    /* struct client_key -> index + 1 */
-    struct tbbt_htab fh;        /* struct fhent by id (tbbt_htab_mix: IDs run 1, 2, 3...) */
-    GHashTable *roots;          /* ids of the clones' roots (the manifest's "."): no ".." above them */
+    /* the live handles (handles.c): the manifest's objects once, by their
+     * TBBT-ID without the clone (clones.h), each clone only its handles;
+     * the rest (learned from replies) by their full ID */
+    struct tbbt_idmap mf_idx;   /* manifest ID -> index into each clone's mf_fh */
+    struct tbbt_fhslots *mf_fh; /* [nclones] */
+    struct tbbt_idmap fh_idx;   /* other IDs -> index into fh_more */
+    struct tbbt_fhslots fh_more;
+    GHashTable *roots;   /* ids of the clones' roots (the manifest's "."): no ".." above them */
     char *mf_server;     /* the manifest's "server": where tbbt-init built the image (NULL: not said) */
     GHashTable *cookies; /* struct ckey -> struct cval */
     void *sched;

@@ -34,37 +34,59 @@ static gboolean ckey_eq(gconstpointer a, gconstpointer b) {
     return x->dir == y->dir && x->cookie == y->cookie;
 }
 
-/* id's handle entry, or NULL. Looked up for every handle a request names
- * (to encode it, and by fsdep to see whether it is known yet): a table
- * that compares stored hashes, with the comparison inlined, not GLib's
- * call through a pointer per probe. */
-static struct fhent *fh_find(struct engine *e, tbbt_id id) {
-    return tbbt_htab_find_inline(&e->fh, tbbt_htab_mix(id), &id, tbbt_htab_eq_mixed);
+/* Where id's handle would be among the manifest's: its clone's slots and
+ * the index of the object (the ID without its clone, clones.h), or NULL
+ * when the ID is of no clone played here. */
+static struct tbbt_fhslots *mf_place(const struct engine *e, tbbt_id id, uint64_t *key) {
+    uint32_t c = 0;
+    *key = id;
+    if (e->nclones > 1) {
+        uint64_t clone = id >> 42, first = (uint64_t)e->o->clone;
+        if (clone < first || clone - first >= e->nclones) return NULL;
+        c = (uint32_t)(clone - first);
+        *key = id & ((1ull << 42) - 1);
+    }
+    return e->mf_fh ? &e->mf_fh[c] : NULL;
 }
 
-/* Remembers id's live handle. */
+/* id's live handle: 1 with *data and *len, else 0. Looked up for every
+ * handle a request names (to encode it, and by fsdep to see whether it is
+ * known yet): the manifest's first (most handles), then the learned. */
+static int fh_find(const struct engine *e, tbbt_id id, const uint8_t **data, uint32_t *len) {
+    uint64_t key;
+    uint32_t i;
+    const struct tbbt_fhslots *s = mf_place(e, id, &key);
+    if (s && tbbt_idmap_get(&e->mf_idx, key, &i) && tbbt_fhslots_get(s, i, data, len)) return 1;
+    return tbbt_idmap_get(&e->fh_idx, id, &i) && tbbt_fhslots_get(&e->fh_more, i, data, len);
+}
+
+/* Remembers id's live handle: in its manifest slot when the manifest has
+ * the object in any clone, else among the learned. */
 void eng_learn_fh(struct engine *e, tbbt_id id, const uint8_t *data, uint32_t len) {
-    struct fhent *f = fh_find(e, id);
-    if (!f) {
-        f = g_new(struct fhent, 1);
-        f->id = id;
-        tbbt_htab_put(&e->fh, tbbt_htab_mix(id), f);
+    uint64_t key;
+    uint32_t i;
+    struct tbbt_fhslots *s = mf_place(e, id, &key);
+    if (s && tbbt_idmap_get(&e->mf_idx, key, &i)) {
+        tbbt_fhslots_set(s, i, data, len);
+        return;
     }
-    f->fh.len = len;
-    memcpy(f->fh.data, data, len);
+    if (!tbbt_idmap_get(&e->fh_idx, id, &i)) {
+        i = (uint32_t)e->fh_more.n;
+        tbbt_idmap_put(&e->fh_idx, id, i);
+    }
+    tbbt_fhslots_set(&e->fh_more, i, data, len);
 }
 
 /* nfsenc's handle callback. */
 int eng_enc_fh(void *ctx, tbbt_id id, const uint8_t **data, uint32_t *len) {
-    struct fhent *f = fh_find(ctx, id);
-    if (!f) return -1;
-    *data = f->fh.data, *len = f->fh.len;
-    return 0;
+    return fh_find(ctx, id, data, len) ? 0 : -1;
 }
 
 /* sched's "is the handle known" callback. */
 int eng_known(void *ctx, tbbt_id id) {
-    return fh_find(ctx, id) != NULL;
+    const uint8_t *d;
+    uint32_t len;
+    return fh_find(ctx, id, &d, &len);
 }
 
 /* nfsenc's cookie callback: the live position for the trace's cookie; a
@@ -76,6 +98,17 @@ int eng_enc_cookie(void *ctx, tbbt_id dir, uint64_t trace_cookie, uint64_t *cook
     *cookie = v ? v->cookie : 0;
     *verf = v ? v->verf : 0;
     return 0;
+}
+
+/* Puts a manifest handle of clone offset c: its object's index shared
+ * by the clones (made at its first line), the handle in c's slots. */
+static void mf_put(struct engine *e, uint32_t c, uint64_t key, const uint8_t *fh, uint32_t len) {
+    uint32_t i;
+    if (!tbbt_idmap_get(&e->mf_idx, key, &i)) {
+        i = (uint32_t)e->mf_idx.n;
+        tbbt_idmap_put(&e->mf_idx, key, i);
+    }
+    tbbt_fhslots_set(&e->mf_fh[c], i, fh, len);
 }
 
 /* Loads the manifest's handles of our clones (namespaced when there are
@@ -96,7 +129,8 @@ int eng_load_manifest(struct engine *e, char *err, size_t errlen) {
             rc = -1;
             break;
         }
-        eng_learn_fh(e, id, m.fh, m.fhlen), n[m.clone - first]++;
+        mf_put(e, m.clone - first, e->nclones > 1 ? id & ((1ull << 42) - 1) : id, m.fh, m.fhlen);
+        n[m.clone - first]++;
         if (m.path && !strcmp(m.path, ".")) g_hash_table_add(e->roots, g_memdup2(&id, sizeof(id)));
     }
     if (rc == 0) {
@@ -127,17 +161,20 @@ void eng_learn_cookie(struct engine *e, tbbt_id dir, uint64_t trace_cookie, uint
 
 /* The empty tables (setup). */
 void eng_handles_init(struct engine *e) {
-    tbbt_htab_init(&e->fh, tbbt_htab_eq_mixed);
+    tbbt_idmap_init(&e->mf_idx), tbbt_idmap_init(&e->fh_idx);
+    tbbt_fhslots_init(&e->fh_more);
+    e->mf_fh = g_new0(struct tbbt_fhslots, e->nclones ? e->nclones : 1);
     e->roots = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     e->cookies = g_hash_table_new_full(ckey_hash, ckey_eq, NULL, g_free);
 }
 
 /* Frees the tables (teardown). */
 void eng_handles_free(struct engine *e) {
-    size_t pos = 0;
-    for (void *f; (f = tbbt_htab_next(&e->fh, &pos));)
-        g_free(f);
-    tbbt_htab_clear(&e->fh);
+    for (uint32_t c = 0; e->mf_fh && c < (e->nclones ? e->nclones : 1); c++)
+        tbbt_fhslots_free(&e->mf_fh[c]);
+    g_free(e->mf_fh), e->mf_fh = NULL;
+    tbbt_idmap_free(&e->mf_idx), tbbt_idmap_free(&e->fh_idx);
+    tbbt_fhslots_free(&e->fh_more);
     if (e->cookies) g_hash_table_destroy(e->cookies);
     if (e->roots) g_hash_table_destroy(e->roots);
     g_free(e->mf_server);
