@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,6 +152,9 @@ void tbbt_memlimit_slow(const char *where) {
     if (!limit) return;
     uint64_t rss = tbbt_memlimit_rss();
     if (rss <= limit) return;
+    static atomic_flag ending = ATOMIC_FLAG_INIT;
+    if (atomic_flag_test_and_set(&ending))
+        for (;;) pause(); /* another pass's thread is saying it and ending the process: one line */
     char have[32], bound[32];
     tbbt_memlimit_format(rss, have, sizeof(have));
     tbbt_memlimit_format(limit, bound, sizeof(bound));
