@@ -100,10 +100,7 @@ static const struct tbbt_opt prep_opts[] = {
      .help = "Skip pass 3: no hierarchy map, and no victim IDs in remove, rmdir and rename records"},
     {"seed", 0, TBBT_OPT_INT64, &opt.seed, "N", "1", 0, INT64_MAX,
      .help = "Seed of the corrective records' timestamps"},
-    {"max-memory", 0, TBBT_OPT_STRING, &opt.max_memory, "SIZE",
-     .defhelp = "75% of the machine's memory, or of the cgroup's limit when lower",
-     .help = "Stop with an error, nothing written, when the passes hold more than SIZE (K, M, G or T: "
-             "1024-based; from 1M to 1024T), rather than meet the kernel's out-of-memory killer"},
+    TBBT_MEMLIMIT_OPTION(opt.max_memory, "the passes"),
     {"threads", 'j', TBBT_OPT_INT, &opt.threads, "N", "2", 1, 3,
      .help = "Threads the passes run on: 1 (one after the other on one core), 2 (the capture and pass 1 on "
              "one, passes 2 and 3 and the writer on the other) or 3 (the writer on its own); the records "
@@ -402,10 +399,8 @@ static int64_t swap_before_epoch(void) {
 /* The --max-memory bound (memlimit.h), the default when not given; exits
  * 2 when it is not a size. */
 static void set_max_memory(void) {
-    uint64_t bytes = tbbt_memlimit_default();
-    if (opt.max_memory && tbbt_memlimit_parse(opt.max_memory, &bytes) != 0)
+    if (tbbt_memlimit_option(TOOL, opt.max_memory) != 0)
         tbbt_opt_usage(&prep_cmd, "--max-memory %s: must be " TBBT_MEMLIMIT_ALLOWED, opt.max_memory);
-    tbbt_memlimit_set(TOOL, "--max-memory", bytes);
 }
 
 /* Parses and checks every option before touching a file (bad usage exits
