@@ -592,10 +592,20 @@ static int filler_deleted(uint64_t j, uint64_t n, uint64_t ndel) {
     return n && (j * ndel / n) != ((j + 1) * ndel / n);
 }
 
+/* A filler's call in flight: its file and its name, which must outlive
+ * the call (the queue sends it again from a shallow copy of the arguments
+ * after a reconnection, nfsq.h). Freed by the reply. */
+struct fcall {
+    size_t j;
+    char name[24];
+};
+
 /* Reply to a filler's CREATE or REMOVE. */
 static void filler_done(struct tbbt_nfsq *q, int rpc_status, void *data, void *priv) {
     struct data *d = tbbt_nfsq_user(q);
-    struct dfile *f = &d->f[GPOINTER_TO_UINT(priv) - 1];
+    struct fcall *c = priv;
+    struct dfile *f = &d->f[c->j];
+    g_free(c);
     int s = rpc_status ? -1 : tbbt_inf_status(data);
     if (s == TBBT_NFSERR_NOENT && tbbt_nfsq_retried(q) && !(f->fh && !f->fh->len))
         s = 0; /* a removal sent again after a reconnection: its first sending removed it */
@@ -615,17 +625,18 @@ static int filler_calls(struct init *in, struct data *d, const struct tbbt_fh *d
     tbbt_nfsq_set_user(in->q, d);
     size_t j = 0;
     int rc = 0;
-    char name[32];
     while (rc == 0) {
         while (!in->failed && j < d->n && tbbt_nfsq_room(in->q)) {
             struct dfile *f = &d->f[j];
-            void *priv = GUINT_TO_POINTER(j + 1);
             if (f->filler && pick(f, j, ctx)) {
-                snprintf(name, sizeof(name), "f%07zu", j);
+                struct fcall *c = g_new(struct fcall, 1);
+                c->j = j;
+                snprintf(c->name, sizeof(c->name), "f%07zu", j);
                 struct tbbt_inf_attr a = {0644, -1, -1};
-                int r = create ? tbbt_inf_create(in->q, tbbt_inf_fh(dir), name, &a, filler_done, priv)
-                               : tbbt_inf_remove(in->q, dir, name, filler_done, priv);
-                if (r < 0) in->failed = 1, snprintf(in->err, sizeof(in->err), "filler: cannot send");
+                int r = create ? tbbt_inf_create(in->q, tbbt_inf_fh(dir), c->name, &a, filler_done, c)
+                               : tbbt_inf_remove(in->q, dir, c->name, filler_done, c);
+                if (r < 0)
+                    g_free(c), in->failed = 1, snprintf(in->err, sizeof(in->err), "filler: cannot send");
             }
             j++;
         }
