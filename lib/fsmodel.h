@@ -103,11 +103,11 @@ struct tbbt_fsdent {
     uint8_t state;                               /* TBBT_NAME_PRESENT or TBBT_NAME_ABSENT */
     uint8_t init;                                /* initial state: TBBT_NAME_UNKNOWN, _PRESENT, _ABSENT */
     uint8_t made_dir;                            /* a mkdir made it, its object not known yet */
+    uint32_t len;                                /* of name (here, in the padding after the flags) */
     tbbt_id obj;                                 /* present: the object it names, 0 = not known yet */
     tbbt_id init_obj;                            /* init present: the object it named, 0 = not known */
     struct tbbt_fsdent *link_prev, *link_next;   /* entries naming the same object */
     struct tbbt_fsdent *child_prev, *child_next; /* present entries of the same directory */
-    uint32_t len;
     char name[]; /* len bytes, then a NUL; then, 8-aligned, the caller's extension (tbbt_fsdent_ext) */
 };
 
