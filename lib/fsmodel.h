@@ -67,11 +67,12 @@ enum {
     TBBT_FSO_INIT_NAMES = 1u << 9, /* directories: a name in it was learnt as there before the trace */
 };
 
-/* Attributes of an object. */
+/* Attributes of an object. 28 bytes, 4-aligned: every model object holds
+ * two, and 8-alignment would pad each by 4 (issue 27: memory per object). */
 struct tbbt_fsattr {
     uint32_t type, mode, uid, gid, nlink;
     uint64_t size;
-};
+} __attribute__((packed, aligned(4)));
 
 struct tbbt_fsdent;
 
@@ -86,11 +87,11 @@ struct tbbt_fsobj {
     uint32_t rmode;
     struct tbbt_fsattr attr;      /* current (valid if TBBT_FSO_ATTRS; type may be known alone) */
     struct tbbt_fsattr init;      /* before the trace (valid if TBBT_FSO_INIT_ATTRS) */
+    uint32_t nchildren;           /* directories: number of present entries in it */
     char *target;                 /* symlink target (NUL-terminated, owned), or NULL */
     struct tbbt_fsdent *links;    /* present entries naming it (through link_next) */
     struct tbbt_fsdent *children; /* directories: present entries in it (through child_next) */
     tbbt_id parent;               /* the directory of its latest name (kept when the name goes) */
-    uint32_t nchildren;           /* number of those */
     /* The caller's extension (tbbt_fsobj_ext): obj_ext bytes of
      * tbbt_fsmodel_new_ext, zeroed when the object is made, copied by
      * tbbt_fsmodel_clone, never read by the model. */
