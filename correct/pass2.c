@@ -49,7 +49,7 @@ struct tbbt_pass2 *tbbt_pass2_new(const struct tbbt_pass2_opts *o, tbbt_p2_sink 
     p->group = g_ptr_array_new();
     tbbt_rec_init(&p->scratch);
     tbbt_rec_init(&p->look);
-    p->by_fileid = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    tbbt_u64map_init(&p->by_fileid);
     p->reused = g_hash_table_new(g_direct_hash, g_direct_equal);
     p->listed_names = g_hash_table_new_full(listed_hash, listed_eq, g_free, NULL);
     tbbt_rec_init(&p->filtered);
@@ -99,7 +99,7 @@ void tbbt_pass2_free(struct tbbt_pass2 *p) {
     g_ptr_array_free(p->group, TRUE);
     tbbt_rec_free(&p->scratch);
     tbbt_rec_free(&p->look);
-    g_hash_table_destroy(p->by_fileid);
+    tbbt_u64map_clear(&p->by_fileid);
     g_hash_table_destroy(p->reused);
     g_hash_table_destroy(p->listed_names);
     tbbt_rec_free(&p->filtered);

@@ -11,6 +11,7 @@
 
 #include "cut.h"
 #include "fsmodel.h"
+#include "u64map.h"
 #include "pass2.h"
 #include "pass2_obj.h"
 #include "record.h"
@@ -210,7 +211,7 @@ struct tbbt_pass2 {
     int group_rule;
     struct tbbt_rec scratch;
     struct tbbt_rec look;  /* a listed name, as the lookup that would have shown it */
-    GHashTable *by_fileid; /* fileid -> TBBT-ID, of objects whose attributes a reply showed */
+    struct tbbt_u64map by_fileid; /* fileid -> TBBT-ID, of objects whose attributes a reply showed */
     GHashTable *reused;    /* TBBT-ID -> the TBBT-ID whose fileid it took (an inode reused) */
     GHashTable
         *listed_names; /* struct listed_key -> the model's entry: plain readdir (tbbt_p2_remember_listed) */

@@ -37,12 +37,10 @@ void tbbt_p2_mend_owner(struct tbbt_pass2 *p, const struct tbbt_rec *r, tbbt_id 
 static void learn_fileid(struct tbbt_pass2 *p, struct tbbt_fsobj *o, int shown, uint64_t fileid) {
     if (!o || !shown || (tbbt_pass2_obj(o)->flags & TBBT_PASS2_FILEID)) return;
     tbbt_pass2_obj(o)->flags |= TBBT_PASS2_FILEID;
-    gpointer had = g_hash_table_lookup(p->by_fileid, &fileid);
-    if (had && GPOINTER_TO_SIZE(had) != (gsize)o->id)
-        g_hash_table_replace(p->reused, GSIZE_TO_POINTER((gsize)o->id), had);
-    uint64_t *k = g_new(uint64_t, 1);
-    *k = fileid;
-    g_hash_table_replace(p->by_fileid, k, GSIZE_TO_POINTER((gsize)o->id));
+    tbbt_id had = tbbt_u64map_get(&p->by_fileid, fileid);
+    if (had && had != o->id)
+        g_hash_table_replace(p->reused, GSIZE_TO_POINTER((gsize)o->id), GSIZE_TO_POINTER((gsize)had));
+    tbbt_u64map_put(&p->by_fileid, fileid, o->id);
 }
 
 /* Contract in pass2_int.h. */

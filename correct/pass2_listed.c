@@ -15,7 +15,7 @@
 
 /* Contract in pass2_int.h. */
 tbbt_id tbbt_p2_live_by_fileid(struct tbbt_pass2 *p, uint64_t fileid) {
-    tbbt_id id = (tbbt_id)GPOINTER_TO_SIZE(g_hash_table_lookup(p->by_fileid, &fileid));
+    tbbt_id id = tbbt_u64map_get(&p->by_fileid, fileid);
     const struct tbbt_fsobj *o = id ? tbbt_fsmodel_obj(p->m, id) : NULL;
     return o && !(o->flags & TBBT_FSO_GONE) ? id : 0;
 }

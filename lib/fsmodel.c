@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "chtab.h"
 #include "htab.h"
 #include "unconst.h"
 
@@ -34,10 +35,10 @@ struct model_cache {
 };
 
 struct tbbt_fsmodel {
-    struct slab obj_slab;   /* the objects' storage */
-    struct slab dent_slab;  /* the entries' storage */
-    struct tbbt_htab objs;  /* struct tbbt_fsobj, keyed by id */
-    struct tbbt_htab dents; /* struct tbbt_fsdent, keyed by (dir, name) */
+    struct slab obj_slab;    /* the objects' storage */
+    struct slab dent_slab;   /* the entries' storage */
+    struct tbbt_chtab objs;  /* struct tbbt_fsobj, keyed by id */
+    struct tbbt_chtab dents; /* struct tbbt_fsdent, keyed by (dir, name) */
     /* Lookup caches. Objects and entries are never freed before the model
      * is, so a cached pointer stays valid; a record looks its name up
      * several times (prediction, application) and its objects too. They
@@ -100,14 +101,25 @@ static int dent_eq(const void *item, const void *key) {
     return d->dir == k->dir && d->len == k->len && memcmp(d->name, k->name, k->len) == 0;
 }
 
+/* chtab hash of an object: its ID's. */
+static uint64_t obj_item_hash(const void *item) {
+    return obj_hash(((const struct tbbt_fsobj *)item)->id);
+}
+
+/* chtab hash of an entry: its key's. */
+static uint64_t dent_item_hash(const void *item) {
+    const struct tbbt_fsdent *d = item;
+    return dent_hash(d->dir, d->name, d->len);
+}
+
 /* Contract in fsmodel.h. */
 struct tbbt_fsmodel *tbbt_fsmodel_new_ext(size_t obj_ext, size_t dent_ext) {
     struct tbbt_fsmodel *m = g_new0(struct tbbt_fsmodel, 1);
     m->cache = g_new0(struct model_cache, 1);
     m->obj_ext = obj_ext;
     m->dent_ext = dent_ext;
-    tbbt_htab_init(&m->objs, obj_eq);
-    tbbt_htab_init(&m->dents, dent_eq);
+    tbbt_chtab_init(&m->objs, obj_eq, obj_item_hash);
+    tbbt_chtab_init(&m->dents, dent_eq, dent_item_hash);
     return m;
 }
 
@@ -121,10 +133,10 @@ void tbbt_fsmodel_free(struct tbbt_fsmodel *m) {
     if (!m) return;
     size_t pos = 0;
     struct tbbt_fsobj *o;
-    while ((o = tbbt_htab_next(&m->objs, &pos)))
+    while ((o = tbbt_chtab_next(&m->objs, &pos)))
         g_free(o->target);
-    tbbt_htab_clear(&m->objs);
-    tbbt_htab_clear(&m->dents);
+    tbbt_chtab_clear(&m->objs);
+    tbbt_chtab_clear(&m->dents);
     slab_free(&m->obj_slab);
     slab_free(&m->dent_slab);
     g_free(m->cache);
@@ -135,7 +147,7 @@ void tbbt_fsmodel_free(struct tbbt_fsmodel *m) {
 struct tbbt_fsobj *tbbt_fsmodel_obj(const struct tbbt_fsmodel *m, tbbt_id id) {
     struct obj_cached *c = &m->cache->obj[id % OBJ_CACHE];
     if (c->o && c->id == id) return c->o;
-    struct tbbt_fsobj *o = tbbt_htab_find_inline(&m->objs, obj_hash(id), &id, obj_eq);
+    struct tbbt_fsobj *o = tbbt_chtab_find_inline(&m->objs, obj_hash(id), &id, obj_eq);
     if (o) *c = (struct obj_cached){id, o};
     return o;
 }
@@ -146,7 +158,7 @@ struct tbbt_fsobj *tbbt_fsmodel_obj_get(struct tbbt_fsmodel *m, tbbt_id id) {
     if (o) return o;
     o = slab_alloc(&m->obj_slab, sizeof(*o) + m->obj_ext);
     o->id = id;
-    tbbt_htab_put(&m->objs, obj_hash(id), o);
+    tbbt_chtab_put(&m->objs, obj_hash(id), o);
     m->cache->obj[id % OBJ_CACHE] = (struct obj_cached){id, o};
     return o;
 }
@@ -162,7 +174,7 @@ static struct tbbt_fsdent *dent_find(const struct tbbt_fsmodel *m, uint64_t h, t
                                      size_t len) {
     if (dent_is(m->cache->last_dent, dir, name, len)) return m->cache->last_dent;
     struct dent_key k = {dir, name, (uint32_t)len};
-    struct tbbt_fsdent *d = tbbt_htab_find_inline(&m->dents, h, &k, dent_eq);
+    struct tbbt_fsdent *d = tbbt_chtab_find_inline(&m->dents, h, &k, dent_eq);
     if (d) m->cache->last_dent = d;
     return d;
 }
@@ -177,9 +189,9 @@ struct tbbt_fsdent *tbbt_fsmodel_dent(const struct tbbt_fsmodel *m, tbbt_id dir,
 /* Starts loading the entry that likely holds hash h (the one in its home
  * slot, whose key's two cache lines an equality test reads): a hint for a
  * lookup of h a little later. The home slot should be loaded already
- * (tbbt_htab_prefetch), or this waits for it. */
+ * (tbbt_chtab_prefetch), or this waits for it. */
 static inline void dent_prefetch_item(const struct tbbt_fsmodel *m, uint64_t h) {
-    const char *d = tbbt_htab_peek(&m->dents, h);
+    const char *d = tbbt_chtab_peek(&m->dents, h);
     if (!d) return;
     __builtin_prefetch(d);
     __builtin_prefetch(d + 64);
@@ -240,7 +252,7 @@ static struct tbbt_fsdent *dent_get(struct tbbt_fsmodel *m, tbbt_id dir, const c
     }
     uint64_t h = dent_hash(dir, name, len);
     struct dent_key k = {dir, name, (uint32_t)len};
-    struct tbbt_fsdent *d = tbbt_htab_find_inline(&m->dents, h, &k, dent_eq);
+    struct tbbt_fsdent *d = tbbt_chtab_find_inline(&m->dents, h, &k, dent_eq);
     *added = !d;
     if (d) return d;
     size_t at = (offsetof(struct tbbt_fsdent, name) + len + 1 + 7) & ~(size_t)7; /* tbbt_fsdent_ext */
@@ -249,7 +261,7 @@ static struct tbbt_fsdent *dent_get(struct tbbt_fsmodel *m, tbbt_id dir, const c
     d->state = TBBT_NAME_ABSENT;
     d->len = (uint32_t)len;
     memcpy(d->name, name, len);
-    tbbt_htab_put(&m->dents, h, d);
+    tbbt_chtab_put(&m->dents, h, d);
     m->cache->last_dent = d;
     return d;
 }
@@ -760,7 +772,7 @@ static void listing_prefetch(const struct tbbt_fsmodel *m, const struct tbbt_rec
     for (uint32_t i = 0; i < n; i++) {
         const struct tbbt_dirent *e = &r->entries[from + i];
         h[i] = dent_hash(r->obj, tbbt_rec_str(r, e->name), e->name.len);
-        tbbt_htab_prefetch(&m->dents, h[i]);
+        tbbt_chtab_prefetch(&m->dents, h[i]);
     }
     for (uint32_t i = 0; i < n; i++)
         dent_prefetch_item(m, h[i]);
@@ -902,12 +914,12 @@ void tbbt_fsmodel_apply(struct tbbt_fsmodel *m, const struct tbbt_rec *r, int st
 void tbbt_fsmodel_prefetch(const struct tbbt_fsmodel *m, const struct tbbt_rec *r) {
     if (tbbt_rec_has(r, TBBT_F_DIR)) {
         if (tbbt_rec_has(r, TBBT_F_NAME))
-            tbbt_htab_prefetch(&m->dents, dent_hash(r->dir, tbbt_rec_str(r, r->name), r->name.len));
-        tbbt_htab_prefetch(&m->objs, obj_hash(r->dir));
+            tbbt_chtab_prefetch(&m->dents, dent_hash(r->dir, tbbt_rec_str(r, r->name), r->name.len));
+        tbbt_chtab_prefetch(&m->objs, obj_hash(r->dir));
     }
-    if (tbbt_rec_has(r, TBBT_F_OBJ)) tbbt_htab_prefetch(&m->objs, obj_hash(r->obj));
-    if (tbbt_rec_has(r, TBBT_F_NEWOBJ)) tbbt_htab_prefetch(&m->objs, obj_hash(r->newobj));
-    if (tbbt_rec_has(r, TBBT_F_DIR2)) tbbt_htab_prefetch(&m->objs, obj_hash(r->dir2));
+    if (tbbt_rec_has(r, TBBT_F_OBJ)) tbbt_chtab_prefetch(&m->objs, obj_hash(r->obj));
+    if (tbbt_rec_has(r, TBBT_F_NEWOBJ)) tbbt_chtab_prefetch(&m->objs, obj_hash(r->newobj));
+    if (tbbt_rec_has(r, TBBT_F_DIR2)) tbbt_chtab_prefetch(&m->objs, obj_hash(r->dir2));
 }
 
 /* Contract in fsmodel.h. */
@@ -915,7 +927,7 @@ void tbbt_fsmodel_foreach_obj(const struct tbbt_fsmodel *m, void (*cb)(void *ctx
                               void *ctx) {
     size_t pos = 0;
     const struct tbbt_fsobj *o;
-    while ((o = tbbt_htab_next(&m->objs, &pos)))
+    while ((o = tbbt_chtab_next(&m->objs, &pos)))
         cb(ctx, o);
 }
 
@@ -924,7 +936,7 @@ void tbbt_fsmodel_foreach_initial_name(const struct tbbt_fsmodel *m,
                                        void (*cb)(void *ctx, const struct tbbt_fsdent *d), void *ctx) {
     size_t pos = 0;
     const struct tbbt_fsdent *d;
-    while ((d = tbbt_htab_next(&m->dents, &pos)))
+    while ((d = tbbt_chtab_next(&m->dents, &pos)))
         if (d->init == TBBT_NAME_PRESENT) cb(ctx, d);
 }
 
@@ -967,7 +979,7 @@ void tbbt_fsmodel_stats(const struct tbbt_fsmodel *m, struct tbbt_fsmodel_stats 
     tbbt_fsmodel_foreach_obj(m, count_obj, s);
     size_t pos = 0;
     const struct tbbt_fsdent *d;
-    while ((d = tbbt_htab_next(&m->dents, &pos))) {
+    while ((d = tbbt_chtab_next(&m->dents, &pos))) {
         s->entries++;
         if (d->state == TBBT_NAME_PRESENT) s->present++;
         if (d->init == TBBT_NAME_PRESENT) s->init_present++;
@@ -984,7 +996,7 @@ struct tbbt_fsmodel *tbbt_fsmodel_clone(const struct tbbt_fsmodel *m) {
     struct tbbt_fsmodel *c = tbbt_fsmodel_new_ext(m->obj_ext, m->dent_ext);
     size_t pos = 0;
     const struct tbbt_fsobj *o;
-    while ((o = tbbt_htab_next(&m->objs, &pos))) {
+    while ((o = tbbt_chtab_next(&m->objs, &pos))) {
         struct tbbt_fsobj *x = tbbt_fsmodel_obj_get(c, o->id);
         *x = *o;
         memcpy(tbbt_fsobj_ext(x), tbbt_fsobj_ext(o), m->obj_ext);
@@ -994,7 +1006,7 @@ struct tbbt_fsmodel *tbbt_fsmodel_clone(const struct tbbt_fsmodel *m) {
     }
     pos = 0;
     const struct tbbt_fsdent *d;
-    while ((d = tbbt_htab_next(&m->dents, &pos))) {
+    while ((d = tbbt_chtab_next(&m->dents, &pos))) {
         int added;
         struct tbbt_fsdent *y = dent_get(c, d->dir, d->name, d->len, &added);
         y->state = d->state;
@@ -1006,7 +1018,7 @@ struct tbbt_fsmodel *tbbt_fsmodel_clone(const struct tbbt_fsmodel *m) {
         if (y->state == TBBT_NAME_PRESENT) dent_attach(c, y);
     }
     pos = 0;
-    while ((o = tbbt_htab_next(&m->objs, &pos))) /* dent_attach set each latest parent anew */
+    while ((o = tbbt_chtab_next(&m->objs, &pos))) /* dent_attach set each latest parent anew */
         tbbt_fsmodel_obj_get(c, o->id)->parent = o->parent;
     return c;
 }

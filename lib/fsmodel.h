@@ -67,11 +67,12 @@ enum {
     TBBT_FSO_INIT_NAMES = 1u << 9, /* directories: a name in it was learnt as there before the trace */
 };
 
-/* Attributes of an object. */
+/* Attributes of an object. 28 bytes, 4-aligned: every model object holds
+ * two, and 8-alignment would pad each by 4 (issue 27: memory per object). */
 struct tbbt_fsattr {
     uint32_t type, mode, uid, gid, nlink;
     uint64_t size;
-};
+} __attribute__((packed, aligned(4)));
 
 struct tbbt_fsdent;
 
@@ -86,11 +87,11 @@ struct tbbt_fsobj {
     uint32_t rmode;
     struct tbbt_fsattr attr;      /* current (valid if TBBT_FSO_ATTRS; type may be known alone) */
     struct tbbt_fsattr init;      /* before the trace (valid if TBBT_FSO_INIT_ATTRS) */
+    uint32_t nchildren;           /* directories: number of present entries in it */
     char *target;                 /* symlink target (NUL-terminated, owned), or NULL */
     struct tbbt_fsdent *links;    /* present entries naming it (through link_next) */
     struct tbbt_fsdent *children; /* directories: present entries in it (through child_next) */
     tbbt_id parent;               /* the directory of its latest name (kept when the name goes) */
-    uint32_t nchildren;           /* number of those */
     /* The caller's extension (tbbt_fsobj_ext): obj_ext bytes of
      * tbbt_fsmodel_new_ext, zeroed when the object is made, copied by
      * tbbt_fsmodel_clone, never read by the model. */
@@ -103,11 +104,11 @@ struct tbbt_fsdent {
     uint8_t state;                               /* TBBT_NAME_PRESENT or TBBT_NAME_ABSENT */
     uint8_t init;                                /* initial state: TBBT_NAME_UNKNOWN, _PRESENT, _ABSENT */
     uint8_t made_dir;                            /* a mkdir made it, its object not known yet */
+    uint32_t len;                                /* of name (here, in the padding after the flags) */
     tbbt_id obj;                                 /* present: the object it names, 0 = not known yet */
     tbbt_id init_obj;                            /* init present: the object it named, 0 = not known */
     struct tbbt_fsdent *link_prev, *link_next;   /* entries naming the same object */
     struct tbbt_fsdent *child_prev, *child_next; /* present entries of the same directory */
-    uint32_t len;
     char name[]; /* len bytes, then a NUL; then, 8-aligned, the caller's extension (tbbt_fsdent_ext) */
 };
 

@@ -4,6 +4,7 @@
 #include <glib.h>
 #include <string.h>
 
+#include "chtab.h"
 #include "htab.h"
 
 /* A handle, owned by fh_table, naming the object o. */
@@ -46,7 +47,7 @@ struct obj {
     struct fidkey fid;
     uint32_t type, nlink; /* 0 = unknown */
     uint32_t uid, gid;    /* the owner, if has_owner */
-    struct fhent **fhs;   /* handles pointing here (owned by fh_table) */
+    struct fhent **more;  /* its handles after the first (owned by fh_table), or NULL */
     uint32_t nfh;
     uint8_t has_fid;     /* then fid_table maps fid to this object */
     uint8_t has_owner;   /* then uid and gid are known */
@@ -63,13 +64,13 @@ struct grave {
 };
 
 struct tbbt_fhmap {
-    struct tbbt_htab fh_table;    /* struct fhent* (its o names the object) */
+    struct tbbt_chtab fh_table;   /* struct fhent* (its o names the object) */
     struct tbbt_htab grave_table; /* struct grave* in graves, by hash */
     struct grave *graves;         /* ring of TBBT_FHMAP_GRAVES, allocated at the first retirement */
     uint32_t grave_next;
-    struct tbbt_htab fid_table;    /* struct obj* with has_fid, by fid */
-    struct tbbt_htab id_table;     /* struct obj* (owned), by id */
-    struct tbbt_htab name_table;   /* struct nament* (owned) */
+    struct tbbt_chtab fid_table;   /* struct obj* with has_fid, by fid */
+    struct tbbt_chtab id_table;    /* struct obj* (owned), by id */
+    struct tbbt_chtab name_table;  /* struct nament* (owned) */
     struct obj *recent[OBJ_CACHE]; /* objects last looked up, by id % OBJ_CACHE (or NULL) */
     tbbt_id next_id;
     int64_t now; /* capture time of the message being mapped (tbbt_fhmap_set_clock) */
@@ -129,14 +130,34 @@ static int name_eq(const void *item, const void *key) {
     return e->dir == k->dir && e->len == k->len && memcmp(e->name, k->name, k->len) == 0;
 }
 
+/* chtab hash of a handle entry: the one it keeps. */
+static uint64_t fhent_item_hash(const void *item) {
+    return ((const struct fhent *)item)->hash;
+}
+
+/* chtab hash of an object in fid_table: its identity's. */
+static uint64_t fid_item_hash(const void *item) {
+    return fid_hash(&((const struct obj *)item)->fid);
+}
+
+/* chtab hash of an object in id_table: its ID's. */
+static uint64_t id_item_hash(const void *item) {
+    return id_hash(((const struct obj *)item)->id);
+}
+
+/* chtab hash of a binding: the one it keeps. */
+static uint64_t nament_item_hash(const void *item) {
+    return ((const struct nament *)item)->hash;
+}
+
 /* An empty map; free it with tbbt_fhmap_free. */
 struct tbbt_fhmap *tbbt_fhmap_new(void) {
     struct tbbt_fhmap *m = g_new0(struct tbbt_fhmap, 1);
-    tbbt_htab_init(&m->fh_table, fhent_eq);
+    tbbt_chtab_init(&m->fh_table, fhent_eq, fhent_item_hash);
     tbbt_htab_init(&m->grave_table, grave_eq);
-    tbbt_htab_init(&m->fid_table, fid_eq);
-    tbbt_htab_init(&m->id_table, id_eq);
-    tbbt_htab_init(&m->name_table, name_eq);
+    tbbt_chtab_init(&m->fid_table, fid_eq, fid_item_hash);
+    tbbt_chtab_init(&m->id_table, id_eq, id_item_hash);
+    tbbt_chtab_init(&m->name_table, name_eq, nament_item_hash);
     m->next_id = 1;
     return m;
 }
@@ -146,12 +167,19 @@ static struct fhent *obj_inline_fh(struct obj *o) {
     return (struct fhent *)(void *)(o + 1);
 }
 
+/* Handle i of o's nfh: the first lives in o's block (obj_inline_fh), the
+ * others apart, through o->more (allocated only for a second handle: most
+ * objects have one, and the array would cost them a block each). */
+static struct fhent *obj_fh(struct obj *o, uint32_t i) {
+    return i ? o->more[i - 1] : obj_inline_fh(o);
+}
+
 /* Frees an object, its handle entries with it (they must be out of fh_table
  * already, or the table is going away). */
 static void obj_free(struct obj *o) {
-    for (uint32_t i = 0; i < o->nfh; i++)
-        if (o->fhs[i] != obj_inline_fh(o)) g_free(o->fhs[i]);
-    g_free(o->fhs);
+    for (uint32_t i = 1; i < o->nfh; i++)
+        g_free(o->more[i - 1]);
+    g_free(o->more);
     g_free(o);
 }
 
@@ -160,17 +188,17 @@ void tbbt_fhmap_free(struct tbbt_fhmap *m) {
     if (!m) return;
     size_t pos = 0;
     void *item;
-    while ((item = tbbt_htab_next(&m->id_table, &pos)) != NULL)
+    while ((item = tbbt_chtab_next(&m->id_table, &pos)) != NULL)
         obj_free(item);
     pos = 0;
-    while ((item = tbbt_htab_next(&m->name_table, &pos)) != NULL)
+    while ((item = tbbt_chtab_next(&m->name_table, &pos)) != NULL)
         g_free(item);
-    tbbt_htab_clear(&m->fh_table);
+    tbbt_chtab_clear(&m->fh_table);
     tbbt_htab_clear(&m->grave_table);
     g_free(m->graves);
-    tbbt_htab_clear(&m->fid_table);
-    tbbt_htab_clear(&m->id_table);
-    tbbt_htab_clear(&m->name_table);
+    tbbt_chtab_clear(&m->fid_table);
+    tbbt_chtab_clear(&m->id_table);
+    tbbt_chtab_clear(&m->name_table);
     g_free(m);
 }
 
@@ -181,7 +209,7 @@ static struct obj *obj_new(struct tbbt_fhmap *m, size_t fhlen) {
     struct obj *o = g_malloc0(sizeof(struct obj) + sizeof(struct fhent) + fhlen);
     o->id = m->next_id++;
     o->first_ns = m->now;
-    tbbt_htab_put(&m->id_table, id_hash(o->id), o);
+    tbbt_chtab_put(&m->id_table, id_hash(o->id), o);
     m->st.objects++;
     m->st.live++;
     return o;
@@ -194,7 +222,7 @@ static struct obj *obj_by_id(struct tbbt_fhmap *m, tbbt_id id) {
     if (!id) return NULL;
     struct obj **c = &m->recent[id % OBJ_CACHE];
     if (*c && (*c)->id == id) return *c;
-    struct obj *o = tbbt_htab_find_inline(&m->id_table, id_hash(id), &id, id_eq);
+    struct obj *o = tbbt_chtab_find_inline(&m->id_table, id_hash(id), &id, id_eq);
     if (o) *c = o;
     return o;
 }
@@ -207,9 +235,12 @@ static void obj_add_fh(struct tbbt_fhmap *m, struct obj *o, const uint8_t *fh, s
     k->hash = h;
     k->len = (uint16_t)len;
     memcpy(k->data, fh, len);
-    o->fhs = g_renew(struct fhent *, o->fhs, o->nfh + 1);
-    o->fhs[o->nfh++] = k;
-    tbbt_htab_put(&m->fh_table, h, k);
+    if (o->nfh) {
+        o->more = g_renew(struct fhent *, o->more, o->nfh);
+        o->more[o->nfh - 1] = k;
+    }
+    o->nfh++;
+    tbbt_chtab_put(&m->fh_table, h, k);
     m->st.handles++;
 }
 
@@ -217,11 +248,11 @@ static void obj_add_fh(struct tbbt_fhmap *m, struct obj *o, const uint8_t *fh, s
  * its ID. */
 static void obj_destroy(struct tbbt_fhmap *m, struct obj *o) {
     for (uint32_t i = 0; i < o->nfh; i++)
-        tbbt_htab_remove_item(&m->fh_table, o->fhs[i]->hash, o->fhs[i]);
+        tbbt_chtab_remove_item(&m->fh_table, obj_fh(o, i)->hash, obj_fh(o, i));
     m->st.handles -= o->nfh;
-    if (o->has_fid) tbbt_htab_remove_item(&m->fid_table, fid_hash(&o->fid), o);
+    if (o->has_fid) tbbt_chtab_remove_item(&m->fid_table, fid_hash(&o->fid), o);
     m->st.live--;
-    tbbt_htab_remove_item(&m->id_table, id_hash(o->id), o);
+    tbbt_chtab_remove_item(&m->id_table, id_hash(o->id), o);
     if (m->recent[o->id % OBJ_CACHE] == o) m->recent[o->id % OBJ_CACHE] = NULL;
     obj_free(o);
 }
@@ -247,7 +278,7 @@ static void grave_add(struct tbbt_fhmap *m, const struct fhent *e, tbbt_id id) {
 static void obj_retire(struct tbbt_fhmap *m, struct obj *o) {
     m->st.retired++;
     for (uint32_t i = 0; i < o->nfh; i++)
-        grave_add(m, o->fhs[i], o->id);
+        grave_add(m, obj_fh(o, i), o->id);
     obj_destroy(m, o);
 }
 
@@ -262,7 +293,7 @@ tbbt_id tbbt_fhmap_dead(const struct tbbt_fhmap *m, const uint8_t *fh, size_t le
 
 /* Contract in fhmap.h. */
 void tbbt_fhmap_unborn(struct tbbt_fhmap *m, tbbt_id id) {
-    struct obj *o = tbbt_htab_find_inline(&m->id_table, id_hash(id), &id, id_eq);
+    struct obj *o = tbbt_chtab_find_inline(&m->id_table, id_hash(id), &id, id_eq);
     if (o) obj_destroy(m, o);
 }
 
@@ -275,12 +306,12 @@ uint64_t tbbt_fhmap_hash(const uint8_t *fh, size_t len) {
  * further along the probe is left to the lookup. */
 void tbbt_fhmap_prefetch(const struct tbbt_fhmap *m, uint64_t h, int stage) {
     if (stage < 2) {
-        tbbt_htab_prefetch(&m->fh_table, h);
+        tbbt_chtab_prefetch(&m->fh_table, h);
         return;
     }
     /* the entry, and the object before it when it is an object's first
      * handle (otherwise a harmless hint at other memory) */
-    const char *e = tbbt_htab_peek(&m->fh_table, h);
+    const char *e = tbbt_chtab_peek(&m->fh_table, h);
     if (!e) return;
     __builtin_prefetch(e);
     __builtin_prefetch(e - sizeof(struct obj));
@@ -291,7 +322,7 @@ tbbt_id tbbt_fhmap_lookup_hashed(struct tbbt_fhmap *m, const uint8_t *fh, size_t
                                  int *fresh) {
     if (len > 64) len = 64;
     struct fhprobe k = {fh, len};
-    struct fhent *e = tbbt_htab_find_inline(&m->fh_table, h, &k, fhent_eq);
+    struct fhent *e = tbbt_chtab_find_inline(&m->fh_table, h, &k, fhent_eq);
     struct obj *o;
     *fresh = e == NULL;
     if (e) {
@@ -345,7 +376,7 @@ tbbt_id tbbt_fhmap_identify(struct tbbt_fhmap *m, const uint8_t *fh, size_t len,
     }
     if (len > 64) len = 64;
     uint64_t h = fid_hash(&key);
-    struct obj *known = tbbt_htab_find(&m->fid_table, h, &key);
+    struct obj *known = tbbt_chtab_find(&m->fid_table, h, &key);
     if (known == o) {
         note_type(o, s);
         return id;
@@ -356,10 +387,10 @@ tbbt_id tbbt_fhmap_identify(struct tbbt_fhmap *m, const uint8_t *fh, size_t len,
         known = NULL;
     }
     if (!known) {
-        if (o->has_fid) tbbt_htab_remove_item(&m->fid_table, fid_hash(&o->fid), o);
+        if (o->has_fid) tbbt_chtab_remove_item(&m->fid_table, fid_hash(&o->fid), o);
         o->fid = key;
         o->has_fid = 1;
-        tbbt_htab_put(&m->fid_table, h, o);
+        tbbt_chtab_put(&m->fid_table, h, o);
         note_type(o, s);
         return id;
     }
@@ -377,7 +408,7 @@ tbbt_id tbbt_fhmap_identify(struct tbbt_fhmap *m, const uint8_t *fh, size_t len,
 /* Contract in fhmap.h. */
 tbbt_id tbbt_fhmap_by_fileid(struct tbbt_fhmap *m, uint64_t fsid, uint64_t fileid) {
     struct fidkey key = {fsid, fileid};
-    struct obj *o = tbbt_htab_find(&m->fid_table, fid_hash(&key), &key);
+    struct obj *o = tbbt_chtab_find(&m->fid_table, fid_hash(&key), &key);
     return o ? o->id : 0;
 }
 
@@ -411,7 +442,7 @@ tbbt_id tbbt_fhmap_born(struct tbbt_fhmap *m, const uint8_t *fh, size_t len, tbb
     if (has_fid) {
         struct fidkey key = {fsid, fileid};
         uint64_t h = fid_hash(&key);
-        struct obj *known = tbbt_htab_find(&m->fid_table, h, &key);
+        struct obj *known = tbbt_chtab_find(&m->fid_table, h, &key);
         if (known && known != o) {
             obj_retire(m, known);
             m->st.reborn++;
@@ -419,7 +450,7 @@ tbbt_id tbbt_fhmap_born(struct tbbt_fhmap *m, const uint8_t *fh, size_t len, tbb
         if (!o->has_fid) {
             o->fid = key;
             o->has_fid = 1;
-            tbbt_htab_put(&m->fid_table, h, o);
+            tbbt_chtab_put(&m->fid_table, h, o);
         }
     }
     m->recent[o->id % OBJ_CACHE] = o;
@@ -465,7 +496,7 @@ void tbbt_fhmap_set_attr(struct tbbt_fhmap *m, tbbt_id id, const struct tbbt_fhm
 /* The binding of (dir, name) under hash h, or NULL. */
 static struct nament *name_find(struct tbbt_fhmap *m, uint64_t h, tbbt_id dir, const char *name, size_t len) {
     struct nameprobe k = {dir, name, len};
-    return tbbt_htab_find_inline(&m->name_table, h, &k, name_eq);
+    return tbbt_chtab_find_inline(&m->name_table, h, &k, name_eq);
 }
 
 /* Forgets binding e as the name its object remembers (e is going away or
@@ -496,7 +527,7 @@ void tbbt_fhmap_bind(struct tbbt_fhmap *m, tbbt_id dir, const char *name, size_t
         e->obj = obj;
         e->len = (uint32_t)len;
         memcpy(e->name, name, len);
-        tbbt_htab_put(&m->name_table, h, e);
+        tbbt_chtab_put(&m->name_table, h, e);
     }
     if (o) o->name = e;
 }
@@ -521,7 +552,7 @@ static void obj_unlink(struct tbbt_fhmap *m, tbbt_id id) {
 /* Removes the binding (dir, name) and returns its object, or 0. */
 static tbbt_id name_remove(struct tbbt_fhmap *m, tbbt_id dir, const char *name, size_t len) {
     struct nameprobe k = {dir, name, len};
-    struct nament *e = tbbt_htab_remove(&m->name_table, name_hash(dir, name, len), &k);
+    struct nament *e = tbbt_chtab_remove(&m->name_table, name_hash(dir, name, len), &k);
     if (!e) return 0;
     tbbt_id id = e->obj;
     name_unref(m, e);
