@@ -999,6 +999,20 @@ static void test_lost_make_in_guessed_dir(void **s) {
     g_ptr_array_free(out, TRUE);
 }
 
+/* A rename of one of a file's two links onto the other does nothing
+ * (POSIX): both names stay, and a later lookup of the source name finds
+ * the file -- nothing lost, nothing to insert (a link inserted there
+ * replayed EXIST). */
+static void test_rename_onto_own_link(void **s) {
+    (void)s;
+    struct step t[] = {CR(ROOT, "a", 10),
+                       {TBBT_OP_LINK, 0, 10, ROOT, "b", 0, NULL, 0, 0, -1, 0, 0, 0, 0},
+                       RN(0, ROOT, "a", ROOT, "b"),
+                       LK(0, ROOT, "a", 10, 1),
+                       LK(0, ROOT, "b", 10, 1)};
+    expect(t, 5, NULL, NULL, 0);
+}
+
 /* A make inserted for a name a plain listing showed (a regular file: the
  * listing shows no type) becomes a mknod when a lookup shows a fifo. */
 static void test_inserted_make_retyped_fifo(void **s) {
@@ -1751,6 +1765,7 @@ int main(void) {
         cmocka_unit_test(test_lost_resolved_by_listing),
         cmocka_unit_test(test_lost_make_in_guessed_dir),
         cmocka_unit_test(test_inserted_make_retyped_fifo),
+        cmocka_unit_test(test_rename_onto_own_link),
         cmocka_unit_test(test_lookup_stale),
         cmocka_unit_test(test_unknown_names_teach),
         cmocka_unit_test(test_lost_replies),
