@@ -165,13 +165,29 @@ static void forget_renamed_over(struct tbbt_pass2 *p, const struct tbbt_rec *r, 
         forget_at(p, r->dir2, tbbt_rec_str(r, r->name2), r->name2.len);
 }
 
+/* Whether a directory lost call r names a name in has an owner pass 2
+ * guessed (an inserted mkdir no reply had shown the owner of yet): its
+ * mode judges no caller (a user's own directory taken as root's would
+ * refuse the user a lost make it let, and the name's later uses find a
+ * make of another type inserted for it). */
+static int dir_owner_guessed(const struct tbbt_pass2 *p, const struct tbbt_rec *r) {
+    const tbbt_id dirs[2] = {tbbt_rec_has(r, TBBT_F_DIR) ? r->dir : 0,
+                             tbbt_rec_has(r, TBBT_F_DIR2) ? r->dir2 : 0};
+    for (int i = 0; i < 2; i++) {
+        const struct tbbt_fsobj *o = dirs[i] ? tbbt_fsmodel_obj(p->m, dirs[i]) : NULL;
+        if (o && (tbbt_pass2_obj(o)->flags & TBBT_PASS2_OWNER_GUESSED)) return 1;
+    }
+    return 0;
+}
+
 /* Contract in pass2_int.h. */
 void tbbt_p2_lost_reply(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
     p->st.lost++;
     int pred = tbbt_fsmodel_predict(p->m, r);
     /* a success the directory's mode forbids: the call was denied (only
      * here: a traced status is never judged by it) */
-    if (pred == TBBT_NFS_OK && tbbt_fsmodel_predict_dir_access(p->m, r) == TBBT_NFSERR_ACCES)
+    if (pred == TBBT_NFS_OK && tbbt_fsmodel_predict_dir_access(p->m, r) == TBBT_NFSERR_ACCES &&
+        !dir_owner_guessed(p, r))
         pred = TBBT_NFSERR_ACCES;
     /* so is a chmod, chown or utimes by another than the owner */
     if (pred == TBBT_NFS_OK && tbbt_fsmodel_predict_owner(p->m, r) == TBBT_NFSERR_PERM)
@@ -271,16 +287,22 @@ void tbbt_p2_resolve_name(struct tbbt_pass2 *p, tbbt_id dir, const char *name, s
 
 /* Inserted make x, which a listing that showed no type made a regular
  * file, is shown to have made an object of another type (a symlink, a
- * directory): it becomes the make of that type (its mode that type's
- * usual one, a symlink's target a placeholder: a readlink's status does
- * not depend on it), so that the replay's object is what later records
- * use (a readlink of a file is refused). */
+ * directory, a fifo or socket): it becomes the make of that type (its
+ * mode that type's usual one, a symlink's target a placeholder: a
+ * readlink's status does not depend on it; a fifo's or socket's mknod),
+ * so that the replay's object is what later records use (a readlink of a
+ * file is refused, a create over a fifo is not). */
 static void retype_make(struct tbbt_rec *x, uint32_t type) {
     if (!type || x->op != TBBT_OP_CREATE || type == TBBT_FT_REG ||
-        (type != TBBT_FT_DIR && type != TBBT_FT_LNK))
+        (type != TBBT_FT_DIR && type != TBBT_FT_LNK && type != TBBT_FT_SOCK && type != TBBT_FT_FIFO))
         return;
     x->has &= ~((1ull << TBBT_F_CREATEHOW) | (1ull << TBBT_F_VERF));
     tbbt_rec_set_u64(x, TBBT_F_TYPE, type);
+    if (type == TBBT_FT_SOCK || type == TBBT_FT_FIFO) { /* a user's mknod: no device number */
+        x->op = TBBT_OP_MKNOD;
+        tbbt_rec_set_u64(x, TBBT_F_NODETYPE, type);
+        return;
+    }
     if (type == TBBT_FT_DIR) {
         x->op = TBBT_OP_MKDIR;
         tbbt_rec_set_u64(x, TBBT_F_SET_MODE, 0755);

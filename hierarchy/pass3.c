@@ -59,7 +59,10 @@ enum {
     OM_TOP = 8,
     OM_PARENT = 16,
     OM_HL = 32,
-    OM_NAMELESS = 64
+    OM_NAMELESS = 64,
+    OM_REFUSED = 128,        /* a directory that refused a non-root caller a name (ACCES) */
+    OM_REFUSED_SEARCH = 256, /* ... a lookup: it refuses search too */
+    OM_ALLOWED = 512         /* a directory that let a non-root caller look up or make a name */
 };
 
 struct tbbt_pass3 {
@@ -277,6 +280,26 @@ static const struct tbbt_rec *listing_as_named(struct tbbt_pass3 *p, const struc
     return tbbt_cut_listing_as_named(p->m, r, entry_obj, p, &p->listing);
 }
 
+/* A directory that refused a non-root caller a name (ACCES) may be known
+ * by that handle alone (its mkdir lost): the model learns nothing from a
+ * refused call, so the image would miss it and the replay could not send
+ * the call. It existed; the marks give it a refusing mode in the image
+ * unless a reply shows its attributes (fill_attrs). */
+static void note_refusal(struct tbbt_pass3 *p, const struct tbbt_rec *r, int status) {
+    if (!(tbbt_op_info(r->op)->flags & TBBT_OPF_DIRNAME) || !tbbt_rec_has(r, TBBT_F_DIR) || !r->dir ||
+        r->cred.uid == 0 ||
+        (status != TBBT_NFSERR_ACCES && status != TBBT_NFS_OK && status != TBBT_NFSERR_NOENT))
+        return;
+    struct tbbt_fsobj *o = tbbt_fsmodel_obj_get(p->m, r->dir);
+    if (status != TBBT_NFSERR_ACCES) {
+        p3_obj(o)->marks |= OM_ALLOWED;
+        return;
+    }
+    if (!(o->flags & (TBBT_FSO_CREATED | TBBT_FSO_INITIAL))) o->flags |= TBBT_FSO_INITIAL;
+    if (!o->attr.type) o->attr.type = TBBT_FT_DIR;
+    p3_obj(o)->marks |= OM_REFUSED | (r->op == TBBT_OP_LOOKUP ? OM_REFUSED_SEARCH : 0);
+}
+
 /* Applies r to the model and the map. Returns the record to pass on. */
 static const struct tbbt_rec *apply(struct tbbt_pass3 *p, const struct tbbt_rec *r) {
     unsigned f = tbbt_op_info(r->op)->flags;
@@ -305,6 +328,7 @@ static const struct tbbt_rec *apply(struct tbbt_pass3 *p, const struct tbbt_rec 
         dirname && status == 0 && ((f & TBBT_OPF_CREATES) || r->op == TBBT_OP_LINK) &&
         tbbt_fsmodel_name(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len, NULL) != TBBT_NAME_PRESENT;
     tbbt_fsmodel_apply(p->m, v, status);
+    note_refusal(p, r, status);
     if (!dirname || status == TBBT_NFSERR_STALE) return r;
     struct tbbt_fsdent *d = rec_dent(p, r, 0);
     int how = r->op == TBBT_OP_RENAME ? END_RENAMED : moves ? END_REMOVED : END_VANISHED;
@@ -630,6 +654,10 @@ static void fill_attrs(struct mapw *mw, struct tbbt_hm_entry *h, tbbt_id id, int
     h->known = 0;
     if (a) {
         h->mode = a->mode & 07777, h->uid = a->uid, h->gid = a->gid;
+        h->known |= TBBT_HM_MODE | TBBT_HM_UID | TBBT_HM_GID;
+    } else if (h->type == TBBT_FT_DIR && (p3_obj(o)->marks & (OM_REFUSED | OM_ALLOWED)) == OM_REFUSED) {
+        /* it refused a user and let none: root's, closed to others (note_refusal) */
+        h->mode = p3_obj(o)->marks & OM_REFUSED_SEARCH ? 0700 : 0755, h->uid = 0, h->gid = 0;
         h->known |= TBBT_HM_MODE | TBBT_HM_UID | TBBT_HM_GID;
     }
     if (initial && (o->flags & TBBT_FSO_INIT_ATTRS)) {

@@ -744,6 +744,10 @@ static void apply_rename(struct tbbt_fsmodel *m, const struct tbbt_rec *r, int s
         tbbt_fsmodel_learn_present(m, r->dir, n, r->name.len, tbbt_rec_has(r, TBBT_F_VICTIM) ? r->victim : 0);
     tbbt_fsmodel_name(m, r->dir, n, r->name.len, &src);
     if (to && r->dir == r->dir2 && r->name.len == r->name2.len && !memcmp(n, n2, r->name.len)) return;
+    /* two links of one file: rename does nothing, both names stay (POSIX) */
+    tbbt_id dst;
+    if (to && src && tbbt_fsmodel_name(m, r->dir2, n2, r->name2.len, &dst) == TBBT_NAME_PRESENT && dst == src)
+        return;
     if (to && tbbt_fsmodel_name(m, r->dir2, n2, r->name2.len, NULL) == TBBT_NAME_UNKNOWN &&
         tbbt_rec_has(r, TBBT_F_VICTIM2) && r->victim2)
         tbbt_fsmodel_learn_present(m, r->dir2, n2, r->name2.len, r->victim2);

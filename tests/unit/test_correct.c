@@ -974,6 +974,67 @@ static void test_inserted_owner(void **s) {
     g_ptr_array_free(out, TRUE);
 }
 
+/* A lost mknod by a user in a directory pass 2 inserted with a guessed
+ * owner (root's: a listing showed the directory, no reply its owner) is
+ * not judged refused by that owner's mode: the user's own directory let
+ * it, and the lookup that shows the fifo needs no make inserted (it was a
+ * create of a regular file: the replay's lookups then differ). */
+static void test_lost_make_in_guessed_dir(void **s) {
+    (void)s;
+    struct step t[] = {MD(ROOT, "a", 10),
+                       LS(TBBT_OP_READDIRPLUS, 10),
+                       {TBBT_OP_MKNOD, 0, 0, 11, "p", 0, NULL, 0, 7, -1, 1, 1000, 0, 0},
+                       {TBBT_OP_LOOKUP, 0, 0, 11, "p", 0, NULL, 12, 7, -1, 0, 1000, 0, 0664}};
+    const char *const l[] = {NULL, "d:11:2", NULL, NULL};
+    struct tbbt_pass2_stats st;
+    listings = l;
+    GPtrArray *out = run(t, 4, &st);
+    listings = NULL;
+    assert_int_equal(st.inserted, 1); /* the mkdir of d */
+    for (guint i = 0; i < out->len; i++) {
+        const struct tbbt_rec *r = out->pdata[i];
+        if (r->flags & TBBT_RF_INSERTED) assert_int_equal(r->op, TBBT_OP_MKDIR);
+        if (r->op == TBBT_OP_MKNOD) assert_int_equal(r->status, 0);
+    }
+    g_ptr_array_free(out, TRUE);
+}
+
+/* A rename of one of a file's two links onto the other does nothing
+ * (POSIX): both names stay, and a later lookup of the source name finds
+ * the file -- nothing lost, nothing to insert (a link inserted there
+ * replayed EXIST). */
+static void test_rename_onto_own_link(void **s) {
+    (void)s;
+    struct step t[] = {CR(ROOT, "a", 10),
+                       {TBBT_OP_LINK, 0, 10, ROOT, "b", 0, NULL, 0, 0, -1, 0, 0, 0, 0},
+                       RN(0, ROOT, "a", ROOT, "b"),
+                       LK(0, ROOT, "a", 10, 1),
+                       LK(0, ROOT, "b", 10, 1)};
+    expect(t, 5, NULL, NULL, 0);
+}
+
+/* A make inserted for a name a plain listing showed (a regular file: the
+ * listing shows no type) becomes a mknod when a lookup shows a fifo. */
+static void test_inserted_make_retyped_fifo(void **s) {
+    (void)s;
+    struct step t[] = {MD(ROOT, "a", 10),
+                       LS(TBBT_OP_READDIR, 10),
+                       {TBBT_OP_LOOKUP, 0, 0, 10, "p", 0, NULL, 12, 7, -1, 0, 1000, 0, 0664}};
+    const char *const l[] = {NULL, "p:0:0", NULL};
+    struct tbbt_pass2_stats st;
+    listings = l;
+    GPtrArray *out = run(t, 3, &st);
+    listings = NULL;
+    assert_int_equal(st.inserted, 1);
+    const struct tbbt_rec *x = out->pdata[1];
+    assert_true(x->flags & TBBT_RF_INSERTED);
+    assert_int_equal(x->op, TBBT_OP_MKNOD);
+    assert_int_equal(x->nodetype, TBBT_FT_FIFO);
+    assert_int_equal(x->newobj, 12);
+    assert_int_equal(recheck(out), 0);
+    g_ptr_array_free(out, TRUE);
+}
+
 /* A lost create's reply is resolved by a later listing that shows the
  * name, which also gives it the object it made. */
 static void test_lost_resolved_by_listing(void **s) {
@@ -1702,6 +1763,9 @@ int main(void) {
         cmocka_unit_test(test_lost_create_renamed_over),
         cmocka_unit_test(test_inserted_owner),
         cmocka_unit_test(test_lost_resolved_by_listing),
+        cmocka_unit_test(test_lost_make_in_guessed_dir),
+        cmocka_unit_test(test_inserted_make_retyped_fifo),
+        cmocka_unit_test(test_rename_onto_own_link),
         cmocka_unit_test(test_lookup_stale),
         cmocka_unit_test(test_unknown_names_teach),
         cmocka_unit_test(test_lost_replies),

@@ -379,6 +379,32 @@ static void test_nameless_then_stale(void **st) {
     done(p, &s, m);
 }
 
+/* A directory known only as the one that refused a user a create (ACCES;
+ * its mkdir lost): the image holds it, root's and closed to other users,
+ * so that the replay can send the call and is refused as traced. One that
+ * refused a lookup is closed to search too; one that let a user make a
+ * name is not closed (its mode stays unknown). */
+static void test_refused_dir_by_handle(void **st) {
+    (void)st;
+    struct seen s = {g_ptr_array_new()};
+    struct tbbt_pass3 *p = tbbt_pass3_new(keep, &s);
+    tbbt_pass3_add_root(p, 1);
+    feed(p, 1, "getattr 0 T cred=1:0:0 obj=1 " DIRA);
+    feed(p, 2, "create 13 T cred=1:1000:1000 dir=40 name=\"f\" createhow=0 set_mode=420");
+    feed(p, 3, "lookup 13 T cred=1:1000:1000 dir=41 name=\"g\"");
+    feed(p, 4, "create 13 T cred=1:1000:1000 dir=42 name=\"f\" createhow=0 set_mode=420");
+    feed(p, 5, "create 0 T cred=1:1001:1001 dir=42 name=\"h\" createhow=0 newobj=43 " FILEA(0));
+    GPtrArray *m = map_of(p);
+    const struct line *l = at(m, "tbbt-nameless/40", 0);
+    assert_int_equal(l->e.type, TBBT_FT_DIR);
+    assert_int_equal(l->e.mode, 0755);
+    assert_int_equal(l->e.uid, 0);
+    assert_true(l->e.known & TBBT_HM_MODE);
+    assert_int_equal(at(m, "tbbt-nameless/41", 0)->e.mode, 0700);
+    assert_false(at(m, "tbbt-subtree-42", 0)->e.known & TBBT_HM_MODE);
+    done(p, &s, m);
+}
+
 /* A rename whose object no later record reveals: after the window, an ID
  * of its own, the same in the record and in the map, through a second
  * rename too. */
@@ -495,6 +521,7 @@ int main(void) {
         cmocka_unit_test(test_lost_create_reply),
         cmocka_unit_test(test_nameless_then_linked),
         cmocka_unit_test(test_nameless_then_stale),
+        cmocka_unit_test(test_refused_dir_by_handle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
