@@ -166,5 +166,10 @@ void tbbt_memlimit_slow(const char *where) {
             "%s: memory %s in %s, over %s %s; nothing written: raise %s, or prepare a shorter span of "
             "the capture\n",
             tool_name, have, where, option_name, bound, option_name);
-    exit(1);
+    /* _exit, as a signal ends the command (interrupt.c): nothing the
+     * passes hold is freed, and the other passes' threads may be mid-record;
+     * exit()'s handlers would run beside them (and a leak checker count
+     * all of it). Whatever the command printed is flushed first. */
+    fflush(NULL);
+    _exit(1);
 }
