@@ -4,23 +4,13 @@
 #include <glib.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #define MIN_CAP 16
-#define HUGE_PAGE (2u << 20)
 
-/* Allocates n zeroed slots, big arrays on huge pages (as htab does: probes
- * land anywhere in them). */
+/* Allocates n zeroed slots, big arrays on huge pages (htab's allocator:
+ * probes land anywhere in them). */
 static uint64_t *slots_new(size_t n) {
-    size_t bytes = n * sizeof(uint64_t);
-    if (bytes < HUGE_PAGE / 2) return g_new0(uint64_t, n);
-    void *p = NULL;
-    if (posix_memalign(&p, HUGE_PAGE, bytes) != 0) g_error("chtab: out of memory (%zu bytes)", bytes);
-#ifdef MADV_HUGEPAGE
-    madvise(p, bytes, MADV_HUGEPAGE);
-#endif
-    memset(p, 0, bytes);
-    return p;
+    return tbbt_htab_slots_alloc(n * sizeof(uint64_t));
 }
 
 /* Contract in chtab.h. */

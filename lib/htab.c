@@ -9,12 +9,11 @@
 #define MIN_CAP 16
 #define HUGE_PAGE (2u << 20)
 
-/* Allocates n zeroed slots. Arrays of a megabyte or more are aligned to
- * huge pages and offered to the kernel as such: probes land anywhere in
- * them, and one TLB entry then covers 2 MB instead of 4 KB. */
-static struct tbbt_htab_slot *slots_new(size_t n) {
-    size_t bytes = n * sizeof(struct tbbt_htab_slot);
-    if (bytes < HUGE_PAGE / 2) return g_new0(struct tbbt_htab_slot, n);
+/* Contract in htab.h. Arrays of a megabyte or more are aligned to huge
+ * pages and offered to the kernel as such: probes land anywhere in them,
+ * and one TLB entry then covers 2 MB instead of 4 KB. */
+void *tbbt_htab_slots_alloc(size_t bytes) {
+    if (bytes < HUGE_PAGE / 2) return g_malloc0(bytes);
     void *p = NULL;
     if (posix_memalign(&p, HUGE_PAGE, bytes) != 0) g_error("htab: out of memory (%zu bytes)", bytes);
 #ifdef MADV_HUGEPAGE
@@ -22,6 +21,11 @@ static struct tbbt_htab_slot *slots_new(size_t n) {
 #endif
     memset(p, 0, bytes);
     return p;
+}
+
+/* Allocates n zeroed slots. */
+static struct tbbt_htab_slot *slots_new(size_t n) {
+    return tbbt_htab_slots_alloc(n * sizeof(struct tbbt_htab_slot));
 }
 
 /* Prepares an empty table; see htab.h. */

@@ -38,6 +38,10 @@ struct tbbt_htab {
 /* Prepares an empty table (no allocation until the first insertion). */
 void tbbt_htab_init(struct tbbt_htab *t, tbbt_htab_eq eq);
 
+/* A zeroed array of bytes for a table's slots (this one's, chtab's),
+ * big ones on huge pages; free() frees it. Exits on out of memory. */
+void *tbbt_htab_slots_alloc(size_t bytes);
+
 /* Frees the table's slots (not the items) and leaves it empty and usable. */
 void tbbt_htab_clear(struct tbbt_htab *t);
 
