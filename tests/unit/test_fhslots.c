@@ -64,7 +64,7 @@ static void test_slots_widen(void **st) {
         make_fh(i, 8, fh);
         tbbt_fhslots_set(&s, i, fh, 8);
     }
-    const uint8_t *d, *before;
+    const uint8_t *d = NULL, *before = NULL;
     uint32_t len;
     assert_int_equal(tbbt_fhslots_get(&s, 7, &before, &len), 1);
     memcpy(keep, before, 8);
