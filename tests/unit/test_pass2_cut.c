@@ -564,6 +564,15 @@ static void test_cut_alias_of_whole_name(void **s) {
     g_ptr_array_free(out, TRUE);
 }
 
+/* Two cut renames out of "." whose targets the snaplen cut, then a remove
+ * of a name in "new" one of them made; then the lines given. */
+#define TWO_RENAMES(...)                                                                                     \
+    "mkdir 0 T cred=1:0:0 dir=1 name=\"new\" set_mode=493 newobj=3 " DIRA " fileid=103",                     \
+        "create 0 T cred=1:0:0 dir=1 name=\"a\" createhow=0 set_mode=420 newobj=10 " FILEA " fileid=110",    \
+        "create 0 T cred=1:0:0 dir=1 name=\"c\" createhow=0 set_mode=420 newobj=11 " FILEA " fileid=111",    \
+        "rename 0 TC cred=1:0:0 dir=1 name=\"a\"", "rename 0 TC cred=1:0:0 dir=1 name=\"c\"",                \
+        "remove 0 T cred=1:0:0 dir=3 name=\"b\"", __VA_ARGS__ NULL
+
 /* A remove that finds a name the model has absent in a directory the
  * trace made, while one cut rename's target is unknown, takes the name
  * that rename made: the rename goes there under it. With two such
@@ -586,14 +595,7 @@ static void test_cut_rename_withholds(void **s) {
     assert_int_equal(recheck(out), 0);
     g_ptr_array_free(out, TRUE);
 
-    static const char *const two[] = {
-        "mkdir 0 T cred=1:0:0 dir=1 name=\"new\" set_mode=493 newobj=3 " DIRA " fileid=103",
-        "create 0 T cred=1:0:0 dir=1 name=\"a\" createhow=0 set_mode=420 newobj=10 " FILEA " fileid=110",
-        "create 0 T cred=1:0:0 dir=1 name=\"c\" createhow=0 set_mode=420 newobj=11 " FILEA " fileid=111",
-        "rename 0 TC cred=1:0:0 dir=1 name=\"a\"",
-        "rename 0 TC cred=1:0:0 dir=1 name=\"c\"",
-        "remove 0 T cred=1:0:0 dir=3 name=\"b\"",
-        NULL};
+    static const char *const two[] = {TWO_RENAMES()};
     out = run(two, &st);
     assert_int_equal(st.failures, 0);
     assert_int_equal(st.inserted, 0);
@@ -608,14 +610,7 @@ static void test_cut_rename_withholds(void **s) {
 
     /* ... the other one when a later record used the last one's object */
     static const char *const used[] = {
-        "mkdir 0 T cred=1:0:0 dir=1 name=\"new\" set_mode=493 newobj=3 " DIRA " fileid=103",
-        "create 0 T cred=1:0:0 dir=1 name=\"a\" createhow=0 set_mode=420 newobj=10 " FILEA " fileid=110",
-        "create 0 T cred=1:0:0 dir=1 name=\"c\" createhow=0 set_mode=420 newobj=11 " FILEA " fileid=111",
-        "rename 0 TC cred=1:0:0 dir=1 name=\"a\"",
-        "rename 0 TC cred=1:0:0 dir=1 name=\"c\"",
-        "remove 0 T cred=1:0:0 dir=3 name=\"b\"",
-        "read 0 T cred=1:0:0 obj=11 offset=0 count=10 rcount=10 eof=1",
-        NULL};
+        TWO_RENAMES("read 0 T cred=1:0:0 obj=11 offset=0 count=10 rcount=10 eof=1", )};
     out = run(used, &st);
     assert_int_equal(st.failures, 0);
     assert_int_equal(st.inserted, 0);
@@ -628,15 +623,7 @@ static void test_cut_rename_withholds(void **s) {
 
     /* ... until a later record finds one of the two objects gone: its
      * rename made the name */
-    static const char *const later[] = {
-        "mkdir 0 T cred=1:0:0 dir=1 name=\"new\" set_mode=493 newobj=3 " DIRA " fileid=103",
-        "create 0 T cred=1:0:0 dir=1 name=\"a\" createhow=0 set_mode=420 newobj=10 " FILEA " fileid=110",
-        "create 0 T cred=1:0:0 dir=1 name=\"c\" createhow=0 set_mode=420 newobj=11 " FILEA " fileid=111",
-        "rename 0 TC cred=1:0:0 dir=1 name=\"a\"",
-        "rename 0 TC cred=1:0:0 dir=1 name=\"c\"",
-        "remove 0 T cred=1:0:0 dir=3 name=\"b\"",
-        "getattr 70 T cred=1:0:0 obj=11",
-        NULL};
+    static const char *const later[] = {TWO_RENAMES("getattr 70 T cred=1:0:0 obj=11", )};
     out = run(later, &st);
     assert_int_equal(st.failures, 0);
     assert_int_equal(st.inserted, 0);
