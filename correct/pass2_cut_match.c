@@ -564,8 +564,10 @@ static int bind_used(struct tbbt_pass2 *p, const struct tbbt_rec *r, const struc
     if (r->status == TBBT_NFS_OK && ((tbbt_rec_has(r, TBBT_F_OBJ) && r->obj == x->obj) ||
                                      (tbbt_rec_has(r, TBBT_F_NEWOBJ) && r->newobj == x->obj)))
         return 1;
-    const struct move *mv = tbbt_p2_move_at(p, x->mvseq);
-    if (!mv || !tbbt_rec_has(r, TBBT_F_DIR) || !tbbt_rec_has(r, TBBT_F_NAME)) return 0;
+    if (!tbbt_rec_has(r, TBBT_F_DIR) || !tbbt_rec_has(r, TBBT_F_NAME)) return 0;
+    const struct move *mv =
+        tbbt_p2_move_at(p, x->mvseq); /* a walk of the open moves: only for a named record */
+    if (!mv) return 0;
     const struct tbbt_rec *h = &p->ring[mv->seq % p->cap];
     tbbt_id dir = mv->link ? h->dir : h->dir2;
     struct tbbt_str t = mv->link ? h->name : h->name2;
