@@ -65,6 +65,9 @@ const struct tbbt_rule tbbt_rules[] = {
      "remove of a name the model had absent succeeded: a create was lost"},
     {"remove-noent-present", TBBT_OP_REMOVE, TBBT_OC_OK, TBBT_OC_NOENT, TBBT_FIX_REMOVE_NAME,
      "remove missed a name the model holds: an earlier remove was lost"},
+    {"remove-denied-missing", TBBT_OP_REMOVE, TBBT_OC_NOENT, TBBT_OC_ACCES, TBBT_FIX_MAKE_FILE,
+     "remove of a name the model had absent was refused by a directory the caller may search: the server "
+     "looks the name up first (a missing one is NOENT), so it was there: a create was lost"},
     /* rmdir */
     {"rmdir-missing", TBBT_OP_RMDIR, TBBT_OC_NOENT, TBBT_OC_OK, TBBT_FIX_MAKE_DIR,
      "rmdir of a name the model had absent succeeded: a mkdir was lost"},
@@ -72,6 +75,9 @@ const struct tbbt_rule tbbt_rules[] = {
      "rmdir succeeded on a directory with entries: their removes were lost"},
     {"rmdir-noent-present", TBBT_OP_RMDIR, TBBT_OC_OK, TBBT_OC_NOENT, TBBT_FIX_REMOVE_NAME,
      "rmdir missed a directory the model holds: an earlier rmdir was lost"},
+    {"rmdir-denied-missing", TBBT_OP_RMDIR, TBBT_OC_NOENT, TBBT_OC_ACCES, TBBT_FIX_MAKE_DIR,
+     "rmdir of a name the model had absent was refused by a directory the caller may search: the server "
+     "looks the name up first (a missing one is NOENT), so it was there: a mkdir was lost"},
     {"rmdir-noent-nonempty", TBBT_OP_RMDIR, TBBT_OC_NOTEMPTY, TBBT_OC_NOENT, TBBT_FIX_REMOVE_NAME,
      "rmdir missed a non-empty directory the model holds: its removes and rmdir were lost"},
     {"rmdir-unknown-entries", TBBT_OP_RMDIR, TBBT_OC_OK, TBBT_OC_NOTEMPTY, TBBT_FIX_AGREE,
@@ -166,9 +172,28 @@ enum tbbt_oc tbbt_oc_of_status(int status) {
     }
 }
 
+/* Does remove or rmdir r, refused (ACCES, PERM), show that its name was
+ * there although the model has it absent? nfs-ganesha looks the name up
+ * before it asks the file system to unlink it as the caller, so a missing
+ * name is NOENT to anyone who may search the directory (the model
+ * predicts so: existence errors first), and a refusal by a directory the
+ * caller may search names a present name. (A server that checks the
+ * directory's write permission first refuses either way: a name made for
+ * the refusal changes nothing there.) */
+static int denied_shows_name(const struct tbbt_fsmodel *m, const struct tbbt_rec *r) {
+    const unsigned known = TBBT_FSO_RMODE | TBBT_FSO_ATTRS;
+    if (r->op != TBBT_OP_REMOVE && r->op != TBBT_OP_RMDIR) return 0;
+    if (r->cred.flavor != TBBT_AUTH_SYS || r->cred.uid == 0) return 0;
+    const struct tbbt_fsobj *d = r->dir ? tbbt_fsmodel_obj(m, r->dir) : NULL;
+    if (!d || (d->flags & known) != known || d->attr.type != TBBT_FT_DIR) return 0;
+    if (!((d->rmode >> tbbt_fsmodel_mode_shift(&d->attr, &r->cred)) & 1)) return 0;
+    return tbbt_fsmodel_predict(m, r) == TBBT_NFSERR_NOENT;
+}
+
 /* Contract in rules.h. */
 enum tbbt_oc tbbt_oc_traced(const struct tbbt_fsmodel *m, const struct tbbt_rec *r) {
     enum tbbt_oc c = tbbt_oc_of_status(r->status);
+    if (c == TBBT_OC_ACCES && denied_shows_name(m, r)) return c;
     /* a denied change of names in one directory: its mode is the say (a
      * denied rename may have more reasons: moving a directory needs write
      * on it, a sticky bit...) */

@@ -365,6 +365,26 @@ static void test_remove_missing(void **s) {
     expect(t, 3, "remove-missing", w, 1);
 }
 
+/* A user's remove (rmdir) of a name the model has absent, refused by
+ * root's 0755 directory: nfs-ganesha looks the name up before the
+ * unlink is refused, so the name was there: its create (mkdir) was lost
+ * and goes before the refusal (a replay without it gets NOENT). Refused
+ * by a 0700 directory the user may not search, the refusal shows
+ * nothing: nothing inserted. */
+static void test_remove_denied_missing(void **s) {
+    (void)s;
+    struct step t[] = {{TBBT_OP_MKDIR, 0, 0, ROOT, "d", 0, NULL, 10, 2, -1, 0, 0, 0, 0755},
+                       {TBBT_OP_REMOVE, 13, 0, 10, "a", 0, NULL, 0, 0, -1, 0, 1000, 0, 0}};
+    struct want w[] = {{TBBT_OP_CREATE, 10, "a", 0, 1}};
+    expect(t, 2, "remove-denied-missing", w, 1);
+    struct step u[] = {{TBBT_OP_MKDIR, 0, 0, ROOT, "d", 0, NULL, 10, 2, -1, 0, 0, 0, 0755},
+                       {TBBT_OP_RMDIR, 13, 0, 10, "a", 0, NULL, 0, 0, -1, 0, 1000, 0, 0}};
+    struct want wu[] = {{TBBT_OP_MKDIR, 10, "a", 0, 1}};
+    expect(u, 2, "rmdir-denied-missing", wu, 1);
+    t[0].mode = 0700;
+    expect(t, 2, NULL, NULL, 0);
+}
+
 /* remove failed NOENT on a present name: an earlier remove inserted. */
 static void test_remove_noent_present(void **s) {
     (void)s;
@@ -1727,6 +1747,7 @@ int main(void) {
         cmocka_unit_test(test_create_other_object),
         cmocka_unit_test(test_make_ops),
         cmocka_unit_test(test_remove_missing),
+        cmocka_unit_test(test_remove_denied_missing),
         cmocka_unit_test(test_remove_noent_present),
         cmocka_unit_test(test_rmdir_missing),
         cmocka_unit_test(test_rmdir_not_empty),
