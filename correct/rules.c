@@ -93,6 +93,9 @@ const struct tbbt_rule tbbt_rules[] = {
     /* rename */
     {"rename-missing-source", TBBT_OP_RENAME, TBBT_OC_NOENT, TBBT_OC_OK, TBBT_FIX_MAKE_FILE,
      "rename of a source the model had absent succeeded: a create was lost"},
+    {"rename-denied-missing-source", TBBT_OP_RENAME, TBBT_OC_NOENT, TBBT_OC_ACCES, TBBT_FIX_MAKE_FILE,
+     "rename of a source name the model had absent was refused by a directory the caller may search: the "
+     "server looks the source up first (a missing one is NOENT), so it was there: a create was lost"},
     {"rename-noent-present", TBBT_OP_RENAME, TBBT_OC_OK, TBBT_OC_NOENT, TBBT_FIX_REMOVE_NAME,
      "rename missed a source the model holds: a remove was lost"},
     {"rename-target-not-empty", TBBT_OP_RENAME, TBBT_OC_NOTEMPTY, TBBT_OC_OK, TBBT_FIX_EMPTY_NAME2,
@@ -172,8 +175,8 @@ enum tbbt_oc tbbt_oc_of_status(int status) {
     }
 }
 
-/* Does remove or rmdir r, refused (ACCES, PERM), show that its name was
- * there although the model has it absent? nfs-ganesha looks the name up
+/* Does remove, rmdir or rename r, refused (ACCES, PERM), show that its
+ * (source) name was there although the model has it absent? nfs-ganesha looks the name up
  * before it asks the file system to unlink it as the caller, so a missing
  * name is NOENT to anyone who may search the directory (the model
  * predicts so: existence errors first), and a refusal by a directory the
@@ -182,7 +185,7 @@ enum tbbt_oc tbbt_oc_of_status(int status) {
  * the refusal changes nothing there.) */
 static int denied_shows_name(const struct tbbt_fsmodel *m, const struct tbbt_rec *r) {
     const unsigned known = TBBT_FSO_RMODE | TBBT_FSO_ATTRS;
-    if (r->op != TBBT_OP_REMOVE && r->op != TBBT_OP_RMDIR) return 0;
+    if (r->op != TBBT_OP_REMOVE && r->op != TBBT_OP_RMDIR && r->op != TBBT_OP_RENAME) return 0;
     if (r->cred.flavor != TBBT_AUTH_SYS || r->cred.uid == 0) return 0;
     const struct tbbt_fsobj *d = r->dir ? tbbt_fsmodel_obj(m, r->dir) : NULL;
     if (!d || (d->flags & known) != known || d->attr.type != TBBT_FT_DIR) return 0;

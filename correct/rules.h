@@ -105,9 +105,9 @@ enum tbbt_oc tbbt_oc_of_status(int status);
 
 /* Class of r's traced status against the model: as tbbt_oc_of_status,
  * except that a permission failure is TBBT_OC_OTHER (not modelled) where
- * the model does not judge r's permission -- but for a remove or rmdir of
- * a name the model has absent, refused by a directory the caller may
- * search: TBBT_OC_ACCES (the name was there; rules.c denied_shows_name). */
+ * the model does not judge r's permission -- but for a remove, rmdir or
+ * rename of a (source) name the model has absent, refused by a directory
+ * the caller may search: TBBT_OC_ACCES (the name was there; rules.c denied_shows_name). */
 enum tbbt_oc tbbt_oc_traced(const struct tbbt_fsmodel *m, const struct tbbt_rec *r);
 
 /* Class of the model's prediction for r (TBBT_OC_OK_OTHER when a lookup

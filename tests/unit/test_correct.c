@@ -365,7 +365,7 @@ static void test_remove_missing(void **s) {
     expect(t, 3, "remove-missing", w, 1);
 }
 
-/* A user's remove (rmdir) of a name the model has absent, refused by
+/* A user's remove (rmdir, rename) of a name the model has absent, refused by
  * root's 0755 directory: nfs-ganesha looks the name up before the
  * unlink is refused, so the name was there: its create (mkdir) was lost
  * and goes before the refusal (a replay without it gets NOENT). Refused
@@ -381,6 +381,10 @@ static void test_remove_denied_missing(void **s) {
                        {TBBT_OP_RMDIR, 13, 0, 10, "a", 0, NULL, 0, 0, -1, 0, 1000, 0, 0}};
     struct want wu[] = {{TBBT_OP_MKDIR, 10, "a", 0, 1}};
     expect(u, 2, "rmdir-denied-missing", wu, 1);
+    struct step v[] = {{TBBT_OP_MKDIR, 0, 0, ROOT, "d", 0, NULL, 10, 2, -1, 0, 0, 0, 0755},
+                       {TBBT_OP_RENAME, 13, 0, 10, "a", ROOT, "b", 0, 0, -1, 0, 1000, 0, 0}};
+    struct want wv[] = {{TBBT_OP_CREATE, 10, "a", 0, 1}};
+    expect(v, 2, "rename-denied-missing-source", wv, 1);
     t[0].mode = 0700;
     expect(t, 2, NULL, NULL, 0);
 }
