@@ -87,7 +87,8 @@ static int same_call_outcome(const struct tbbt_pass2 *p, const struct tbbt_rec *
 
 /* Would the mode and owner make mk gave its file (its attributes to
  * set, else the model's mode and mk's caller) deny lost call q (a read,
- * write or truncate by another than root and that owner)? */
+ * write or truncate by another than root and that owner)? Not where the
+ * model knows the file has another owner or group now. */
 static int make_denies(const struct tbbt_pass2 *p, const struct tbbt_rec *mk, const struct tbbt_rec *q) {
     uint32_t need = tbbt_fsmodel_access_need(q);
     const struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, q->obj);
@@ -104,6 +105,9 @@ static int make_denies(const struct tbbt_pass2 *p, const struct tbbt_rec *mk, co
     struct tbbt_fsattr a = {.type = TBBT_FT_REG};
     a.uid = tbbt_rec_has(mk, TBBT_F_SET_UID) ? (uint32_t)mk->set_uid : mk->cred.uid;
     a.gid = tbbt_rec_has(mk, TBBT_F_SET_GID) ? (uint32_t)mk->set_gid : mk->cred.gid;
+    /* a chown since (a reply showed another owner): the make's mode and
+     * owner no longer say */
+    if (o && (o->flags & TBBT_FSO_ATTRS) && (o->attr.uid != a.uid || o->attr.gid != a.gid)) return 0;
     return a.uid != q->cred.uid && !((mode >> tbbt_fsmodel_mode_shift(&a, &q->cred)) & need);
 }
 

@@ -496,6 +496,30 @@ static void test_lost_write_to_lost_create(void **s) {
     }
 }
 
+/* A file one user made (0664), given by root to another user: that
+ * user's truncate, its reply lost, went through (the owner may write;
+ * the make's owner no longer says), as the size a later reply shows
+ * agrees. It was judged denied by the make's mode and owner. */
+static void test_lost_truncate_after_chown(void **s) {
+    (void)s;
+    static const struct line t[] = {
+        {100, 101, 801, "mkdir 0 T cred=1:0:0 dir=1 name=\"d\" set_mode=511 newobj=5 " DIRA},
+        {200, 201, 801,
+         "create 0 T cred=1:1000:1000 dir=5 name=\"f\" createhow=0 set_mode=436 newobj=10 type=1 mode=436 "
+         "nlink=1 uid=1000 gid=1000 size=0"},
+        {300, 301, 802,
+         "setattr 0 T cred=1:0:0 obj=10 set_uid=1001 type=1 mode=436 nlink=1 uid=1001 gid=1000 size=0"},
+        {400, -1, 803, "setattr - LT cred=1:1001:1001 obj=10 set_size=100"},
+        {500, 501, 803,
+         "getattr 0 T cred=1:1001:1001 obj=10 type=1 mode=436 nlink=1 uid=1001 gid=1000 size=100"},
+        {0, 0, 0, NULL}};
+    GPtrArray *out;
+    struct tbbt_pass2 *p = run(t, &out);
+    assert_int_equal(status_at(out, 400), TBBT_NFS_OK);
+    g_ptr_array_free(out, TRUE);
+    tbbt_pass2_free(p);
+}
+
 /* A chgrp by the file's owner, its reply lost: to a group the owner is
  * not a member of (by the call's credential) it was refused; to one it
  * is a member of, or its own, it went through. */
@@ -861,6 +885,7 @@ int main(void) {
         cmocka_unit_test(test_lost_lookup_denied),
         cmocka_unit_test(test_lost_write_after_denial),
         cmocka_unit_test(test_lost_chgrp),
+        cmocka_unit_test(test_lost_truncate_after_chown),
         cmocka_unit_test(test_lost_write_to_lost_create),
         cmocka_unit_test(test_chmod_after_last_use),
         cmocka_unit_test(test_lost_mkdir_then_attrs),
