@@ -184,10 +184,22 @@ static int dir_owner_guessed(const struct tbbt_pass2 *p, const struct tbbt_rec *
     return 0;
 }
 
+/* Whether the file read, write or truncate r names has an owner pass 2
+ * guessed (TBBT_PASS2_OWNER_GUESSED). */
+static int file_owner_guessed(const struct tbbt_pass2 *p, const struct tbbt_rec *r) {
+    const struct tbbt_fsobj *o = tbbt_rec_has(r, TBBT_F_OBJ) ? tbbt_fsmodel_obj(p->m, r->obj) : NULL;
+    return o && (tbbt_pass2_obj(o)->flags & TBBT_PASS2_OWNER_GUESSED);
+}
+
 /* Contract in pass2_int.h. */
 void tbbt_p2_lost_reply(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
     p->st.lost++;
     int pred = tbbt_fsmodel_predict(p->m, r);
+    /* a read, write or truncate of a file whose owner pass 2 guessed (an
+     * inserted make no reply had shown the owner of yet): its mode judges
+     * no caller, as for a directory (dir_owner_guessed) */
+    if (pred == TBBT_NFSERR_ACCES && tbbt_fsmodel_access_need(r) && file_owner_guessed(p, r))
+        pred = TBBT_NFS_OK;
     /* a success the directory's mode forbids: the call was denied (only
      * here: a traced status is never judged by it) */
     if (pred == TBBT_NFS_OK && tbbt_fsmodel_predict_dir_access(p->m, r) == TBBT_NFSERR_ACCES &&

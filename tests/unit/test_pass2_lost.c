@@ -520,6 +520,27 @@ static void test_lost_truncate_after_chown(void **s) {
     tbbt_pass2_free(p);
 }
 
+/* A lookup shows a file in a directory the trace made, so pass 2
+ * inserts its create, with an owner it has to guess (the lookup's
+ * caller, root) until a reply shows one. A user's write, its reply
+ * lost, is not judged by that guess: the file turns out to be the
+ * user's own (0600), and the write went through. */
+static void test_lost_write_guessed_owner(void **s) {
+    (void)s;
+    static const struct line t[] = {
+        {100, 101, 801, "mkdir 0 T cred=1:0:0 dir=1 name=\"d\" set_mode=511 newobj=5 " DIRA},
+        {200, 201, 801, "lookup 0 T cred=1:0:0 dir=5 name=\"f\" newobj=10"},
+        {300, -1, 803, "write - LT cred=1:1001:1001 obj=10 offset=0 count=10 stable=0"},
+        {400, 401, 803,
+         "getattr 0 T cred=1:1001:1001 obj=10 type=1 mode=384 nlink=1 uid=1001 gid=1001 size=10"},
+        {0, 0, 0, NULL}};
+    GPtrArray *out;
+    struct tbbt_pass2 *p = run(t, &out);
+    assert_int_not_equal(status_at(out, 300), TBBT_NFSERR_ACCES);
+    g_ptr_array_free(out, TRUE);
+    tbbt_pass2_free(p);
+}
+
 /* A chgrp by the file's owner, its reply lost: to a group the owner is
  * not a member of (by the call's credential) it was refused; to one it
  * is a member of, or its own, it went through. */
@@ -886,6 +907,7 @@ int main(void) {
         cmocka_unit_test(test_lost_write_after_denial),
         cmocka_unit_test(test_lost_chgrp),
         cmocka_unit_test(test_lost_truncate_after_chown),
+        cmocka_unit_test(test_lost_write_guessed_owner),
         cmocka_unit_test(test_lost_write_to_lost_create),
         cmocka_unit_test(test_chmod_after_last_use),
         cmocka_unit_test(test_lost_mkdir_then_attrs),
