@@ -934,6 +934,46 @@ static void test_cut_rename_took_over(void **s) {
 #undef OVER_TRACE
 }
 
+/* The older file of a take-over had a second name (a link elsewhere):
+ * used by handle after the rename, it lives on by that name, so the use
+ * proves nothing of the name taken over -- unless its reply shows the
+ * links it had before the rename (issue 20, -s 200: a mail file linked
+ * into another folder, its name in the first taken over by a rename). */
+static void test_cut_rename_took_over_linked(void **s) {
+    (void)s;
+#define LINKED_TRACE(nlink)                                                                                  \
+    "mkdir 0 T cred=1:0:0 dir=1 name=\"d\" set_mode=493 newobj=2 " DIRA " fileid=102",                       \
+        "create 0 TC cred=1:0:0 dir=2 createhow=0 set_mode=420 newobj=10 " FILEA                             \
+        " fileid=110 cutname=\"1764174050.M374481P303\" cutlen=60",                                          \
+        "link 0 T cred=1:0:0 obj=10 dir=1 name=\"l\" type=1 mode=420 nlink=2 uid=1000 gid=100 size=10 "      \
+        "fileid=110",                                                                                        \
+        "create 0 T cred=1:0:0 dir=2 name=\"y\" createhow=0 set_mode=420 newobj=11 " FILEA " fileid=111",    \
+        "rename 0 TC cred=1:0:0 dir=2 name=\"y\" dir2=2",                                                    \
+        "getattr 0 T cred=1:0:0 obj=10 type=1 mode=420 nlink=" nlink " uid=1000 gid=100 size=10 fileid=110", \
+        "lookup 0 TC cred=1:0:0 dir=2 newobj=11 " FILEA " fileid=111 cutname=\"1764174050.M374481P303\" "    \
+        "cutlen=60",                                                                                         \
+        NULL
+    static const char *const fell[] = {LINKED_TRACE("1")};
+    struct tbbt_pass2_stats st;
+    GPtrArray *out = run(fell, &st);
+    assert_int_equal(st.failures, 0);
+    assert_int_equal(st.inserted, 0);
+    assert_int_equal(st.cut_replaced, 1);
+    const struct tbbt_rec *mk = rec_of(out, 1), *mv = rec_of(out, 4), *lk = rec_of(out, 6);
+    assert_int_equal(mv->name2.len, mk->name.len);
+    assert_memory_equal(tbbt_rec_str(mv, mv->name2), tbbt_rec_str(mk, mk->name), mk->name.len);
+    assert_int_equal(lk->name.len, mk->name.len);
+    assert_memory_equal(tbbt_rec_str(lk, lk->name), tbbt_rec_str(mk, mk->name), mk->name.len);
+    assert_int_equal(recheck(out), 0);
+    g_ptr_array_free(out, TRUE);
+
+    static const char *const kept[] = {LINKED_TRACE("2")};
+    out = run(kept, &st);
+    assert_int_equal(st.cut_replaced, 0);
+    g_ptr_array_free(out, TRUE);
+#undef LINKED_TRACE
+}
+
 /* Calls the server refused for their first handle (STALE) fail the same
  * whatever the snaplen cut after it: a setattr without its attributes, a
  * lookup without its name, both replayable. */
@@ -1190,6 +1230,7 @@ int main(void) {
         cmocka_unit_test(test_cut_failed_link_refusing_dir),
         cmocka_unit_test(test_cut_failed_link_refusing_cousin),
         cmocka_unit_test(test_cut_rename_took_over),
+        cmocka_unit_test(test_cut_rename_took_over_linked),
         cmocka_unit_test(test_cut_stale_handle),
         cmocka_unit_test(test_cut_remove_bound_to_move),
         cmocka_unit_test(test_cut_remove_bound_later),
