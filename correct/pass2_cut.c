@@ -281,15 +281,26 @@ static struct tbbt_rec *rename_to(struct tbbt_pass2 *p, const struct tbbt_rec *n
     return NULL;
 }
 
+/* Does held record h show object x (its handle or the new object)? */
+static int shows(const struct tbbt_rec *h, tbbt_id x) {
+    return (tbbt_rec_has(h, TBBT_F_OBJ) && h->obj == x) || (tbbt_rec_has(h, TBBT_F_NEWOBJ) && h->newobj == x);
+}
+
 /* Did a held record after seq, other than now, use object x with
- * success (it still had a name then)? */
+ * success, keeping the links it had before seq (it still had its name
+ * then)? A reply showing fewer links than the last one before seq shows
+ * x lost a name there: a use by handle then proves nothing of it. */
 static int used_since(struct tbbt_pass2 *p, const struct tbbt_rec *now, uint64_t seq, tbbt_id x) {
+    uint32_t before = 0;
+    for (uint64_t s = seq; s-- > p->head_seq && !before;) {
+        const struct tbbt_rec *h = &p->ring[s % p->cap];
+        if (h->status == TBBT_NFS_OK && shows(h, x) && tbbt_rec_has(h, TBBT_F_NLINK)) before = h->nlink;
+    }
     for (uint64_t s = seq + 1; s < p->next_seq; s++) {
         const struct tbbt_rec *h = &p->ring[s % p->cap];
-        if (h != now && h->status == TBBT_NFS_OK &&
-            ((tbbt_rec_has(h, TBBT_F_OBJ) && h->obj == x) ||
-             (tbbt_rec_has(h, TBBT_F_NEWOBJ) && h->newobj == x)))
-            return 1;
+        if (h == now || h->status != TBBT_NFS_OK || !shows(h, x)) continue;
+        if (before > 1 && tbbt_rec_has(h, TBBT_F_NLINK) && h->nlink < before) return 0;
+        return 1;
     }
     return 0;
 }

@@ -76,6 +76,14 @@ static unsigned rm_left(const struct rmcut *c, guint *last) {
     return n;
 }
 
+/* Does the model hold every name of held cut removal c's directory but
+ * those cut renames and links may have made: the trace made the
+ * directory (it began empty) and no unnamed cut removal there was
+ * forgotten? */
+static int rm_dir_known(const struct tbbt_pass2 *p, const struct rmcut *c) {
+    return !g_hash_table_contains(p->rm_tainted, &c->dir) && tbbt_fsmodel_dir_fresh(p->m, c->dir);
+}
+
 /* Might the model hold every name held cut removal c may have removed:
  * its directory was made by the trace (it began empty), no unnamed cut
  * removal there was forgotten, and no cut rename's target is unknown?
@@ -83,10 +91,7 @@ static unsigned rm_left(const struct rmcut *c, guint *last) {
  * took away stay candidates -- they are never used again -- so they
  * leave two, not a wrong one.) */
 static int rm_names_complete(const struct tbbt_pass2 *p, const struct rmcut *c) {
-    if (tbbt_p2_moves_unplaced(p) || g_hash_table_contains(p->rm_tainted, &c->dir) ||
-        !tbbt_fsmodel_dir_fresh(p->m, c->dir))
-        return 0;
-    return 1;
+    return !tbbt_p2_moves_unplaced(p) && rm_dir_known(p, c);
 }
 
 /* Did a cut rename or link that went to a guessed place elsewhere
@@ -414,6 +419,39 @@ void tbbt_p2_rm_evidence(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_
     }
 }
 
+/* Does object id keep a name other than (dir, name) in the model? */
+static int rm_other_name(const struct tbbt_pass2 *p, tbbt_id id, tbbt_id dir, const char *name, size_t len) {
+    const struct tbbt_fsobj *o = id ? tbbt_fsmodel_obj(p->m, id) : NULL;
+    if (!o || (o->flags & TBBT_FSO_GONE)) return 0;
+    for (const struct tbbt_fsdent *d = o->links; d; d = d->link_next)
+        if (d->dir != dir || d->len != len || memcmp(d->name, name, len) != 0) return 1;
+    return 0;
+}
+
+/* Does the model still hold candidate x of held cut removal c for its
+ * object (a guessed move placed again since may have taken the name)? */
+static int rm_still_there(const struct tbbt_pass2 *p, const struct rmcut *c, const struct rmcand *x) {
+    tbbt_id cur = 0;
+    return tbbt_fsmodel_name(p->m, c->dir, x->name, x->len, &cur) == TBBT_NAME_PRESENT && cur == x->obj;
+}
+
+/* Held cut removal c leaves the window with its candidates not told apart
+ * in a directory whose names the model holds but those cut moves made
+ * (rm_dir_known): a candidate no record in the window ruled out (none
+ * used its name) and whose removal changes no later record's status --
+ * its object no later record used, or one that keeps another name -- is
+ * as good as the one removed for the replay, where leaving the removal
+ * out loses it. The first such candidate, or -1. */
+static int rm_harmless(const struct tbbt_pass2 *p, const struct rmcut *c) {
+    for (guint k = 0; k < c->cands->len; k++) {
+        const struct rmcand *x = &g_array_index(c->cands, struct rmcand, k);
+        if (x->left && !x->remade && rm_still_there(p, c, x) &&
+            (!x->used || rm_other_name(p, x->obj, c->dir, x->name, x->len)))
+            return (int)k;
+    }
+    return -1;
+}
+
 /* Contract in pass2_int.h. */
 void tbbt_p2_rm_window_end(struct tbbt_pass2 *p, uint64_t seq) {
     for (guint i = 0; i < p->rmcuts->len; i++) {
@@ -432,7 +470,8 @@ void tbbt_p2_rm_window_end(struct tbbt_pass2 *p, uint64_t seq) {
             best = (int)k;
             n++;
         }
-        if (n != 1 || !rm_names_complete(p, c)) {
+        if (n != 1 || !rm_names_complete(p, c)) best = rm_dir_known(p, c) ? rm_harmless(p, c) : -1;
+        if (best < 0) {
             rm_drop(p, i);
         } else {
             p->st.cut_rm_guessed++;
