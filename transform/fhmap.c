@@ -2,18 +2,24 @@
 #include "fhmap.h"
 
 #include <glib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "chtab.h"
 #include "htab.h"
 
-/* A handle, owned by fh_table, naming the object o. */
+/* A handle, owned by fh_table, naming the object o. Its hash is not kept:
+ * the table keeps the top bits it probes with, and the rest is recomputed
+ * from the bytes to grow or remove (an object's first handle lives in its
+ * block, and 8 bytes more there cost most objects 16 in malloc's sizes). */
 struct fhent {
     struct obj *o;
-    uint64_t hash;
     uint16_t len;
     uint8_t data[];
 };
+
+/* Bytes of an fhent with len bytes of handle. */
+#define FHENT_SIZE(len) (offsetof(struct fhent, data) + (len))
 
 /* A handle as looked up (not copied). */
 struct fhprobe {
@@ -130,9 +136,10 @@ static int name_eq(const void *item, const void *key) {
     return e->dir == k->dir && e->len == k->len && memcmp(e->name, k->name, k->len) == 0;
 }
 
-/* chtab hash of a handle entry: the one it keeps. */
+/* chtab hash of a handle entry: its bytes'. */
 static uint64_t fhent_item_hash(const void *item) {
-    return ((const struct fhent *)item)->hash;
+    const struct fhent *e = item;
+    return fh_hash(e->data, e->len);
 }
 
 /* chtab hash of an object in fid_table: its identity's. */
@@ -206,7 +213,7 @@ void tbbt_fhmap_free(struct tbbt_fhmap *m) {
  * after it for its first handle (of fhlen bytes), which obj_add_fh puts
  * there: finding an object by handle then touches one block, not two. */
 static struct obj *obj_new(struct tbbt_fhmap *m, size_t fhlen) {
-    struct obj *o = g_malloc0(sizeof(struct obj) + sizeof(struct fhent) + fhlen);
+    struct obj *o = g_malloc0(sizeof(struct obj) + FHENT_SIZE(fhlen));
     o->id = m->next_id++;
     o->first_ns = m->now;
     tbbt_chtab_put(&m->id_table, id_hash(o->id), o);
@@ -230,9 +237,8 @@ static struct obj *obj_by_id(struct tbbt_fhmap *m, tbbt_id id) {
 /* Points a new handle entry (hash h) at o; the entry is owned by fh_table,
  * except for an object's first, which lives in the object's block. */
 static void obj_add_fh(struct tbbt_fhmap *m, struct obj *o, const uint8_t *fh, size_t len, uint64_t h) {
-    struct fhent *k = o->nfh ? g_malloc(sizeof(*k) + len) : obj_inline_fh(o);
+    struct fhent *k = o->nfh ? g_malloc(FHENT_SIZE(len)) : obj_inline_fh(o);
     k->o = o;
-    k->hash = h;
     k->len = (uint16_t)len;
     memcpy(k->data, fh, len);
     if (o->nfh) {
@@ -248,7 +254,7 @@ static void obj_add_fh(struct tbbt_fhmap *m, struct obj *o, const uint8_t *fh, s
  * its ID. */
 static void obj_destroy(struct tbbt_fhmap *m, struct obj *o) {
     for (uint32_t i = 0; i < o->nfh; i++)
-        tbbt_chtab_remove_item(&m->fh_table, obj_fh(o, i)->hash, obj_fh(o, i));
+        tbbt_chtab_remove_item(&m->fh_table, fhent_item_hash(obj_fh(o, i)), obj_fh(o, i));
     m->st.handles -= o->nfh;
     if (o->has_fid) tbbt_chtab_remove_item(&m->fid_table, fid_hash(&o->fid), o);
     m->st.live--;
@@ -264,9 +270,10 @@ static void grave_add(struct tbbt_fhmap *m, const struct fhent *e, tbbt_id id) {
     struct grave *g = &m->graves[m->grave_next++ % TBBT_FHMAP_GRAVES];
     if (g->hash) tbbt_htab_remove_item(&m->grave_table, g->hash, g);
     struct fhprobe k = {e->data, e->len};
-    struct grave *old = tbbt_htab_find_inline(&m->grave_table, e->hash, &k, grave_eq);
+    uint64_t h = fhent_item_hash(e);
+    struct grave *old = tbbt_htab_find_inline(&m->grave_table, h, &k, grave_eq);
     if (old) tbbt_htab_remove_item(&m->grave_table, old->hash, old), old->hash = 0;
-    g->hash = e->hash | 1; /* never 0: that marks an empty slot */
+    g->hash = h | 1; /* never 0: that marks an empty slot */
     g->id = id;
     g->len = e->len;
     memcpy(g->data, e->data, e->len);
