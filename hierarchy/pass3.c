@@ -8,6 +8,7 @@
 #include "fsmodel.h"
 #include "hmap.h"
 #include "memlimit.h"
+#include "u64map.h"
 #include "unconst.h"
 
 #define HAD_ENTRY (1ull << 63) /* p3_dent.ent: the name had an entry once */
@@ -16,14 +17,15 @@
 /* How an entry ended. */
 enum { END_OPEN = 0, END_REMOVED, END_RENAMED, END_REPLACED, END_VANISHED };
 
-/* One path of one object: an entry of the map. */
+/* One path of one object: an entry of the map. There are more of them
+ * than objects and all live to the end, so it is kept to 48 bytes: the
+ * few entries a held record waits on are in tbbt_pass3.pend instead. */
 struct p3ent {
     tbbt_id obj;                 /* 0 until known (an ID is given at the end) */
     const struct tbbt_fsdent *d; /* the (directory, name): the model owns it */
     int64_t create, del;
     uint32_t prev; /* index + 1 of the entry a rename moved this object from */
     uint32_t next; /* index + 1 of the entry a rename moved it to */
-    uint64_t pend; /* seq + 1 of a held rename waiting for this object's ID */
     uint8_t end;   /* END_* */
     uint8_t type;  /* type the record implied, when the object is not known */
 };
@@ -31,8 +33,8 @@ struct p3ent {
 /* Pass 3's part of every model object (the model's extension, which the
  * model does not read). */
 struct p3_obj {
-    uint64_t marks;     /* OM_* */
-    uint64_t first_ent; /* index + 1 of its first map entry (settle_entries) */
+    uint32_t marks;     /* OM_* */
+    uint32_t first_ent; /* index + 1 of its first map entry (settle_entries), as p3ent.prev */
     uint64_t read_end;  /* the furthest byte a successful read reached */
 };
 
@@ -76,6 +78,9 @@ struct tbbt_pass3 {
     int synth;               /* a record with a synthetic name was met */
     tbbt_id next_fresh;
     GArray *roots; /* tbbt_id */
+    /* Entries whose object a held record waits for: index + 1 -> that
+     * record's seq + 1 (at most the held records, so apart from ents) */
+    struct tbbt_u64map pend;
     /* Records held back behind a rename whose object is not known yet (a
      * later lookup of the new name may reveal it): a ring of copies. */
     struct held *ring;
@@ -100,6 +105,7 @@ struct tbbt_pass3 *tbbt_pass3_new(tbbt_p3_sink sink, void *ctx) {
     p->m = tbbt_fsmodel_new_ext(sizeof(struct p3_obj), sizeof(struct p3_dent));
     p->ents = g_array_sized_new(FALSE, FALSE, sizeof(struct p3ent), 1024);
     p->roots = g_array_new(FALSE, FALSE, sizeof(tbbt_id));
+    tbbt_u64map_init(&p->pend);
     p->sink = sink;
     p->ctx = ctx;
     p->next_fresh = TBBT_P3_FRESH_BASE;
@@ -149,8 +155,8 @@ static void bind_chain(struct tbbt_pass3 *p, size_t idx1, tbbt_id obj) {
         struct p3ent *e = ent(p, idx1);
         if (e->obj) break;
         e->obj = obj;
-        if (e->pend) fill_victim(p, e->pend - 1, obj);
-        e->pend = 0;
+        uint64_t pend = tbbt_u64map_remove(&p->pend, idx1);
+        if (pend) fill_victim(p, pend - 1, obj);
         initial = e->create == 0;
         idx1 = e->prev;
     }
@@ -376,7 +382,7 @@ static void flush(struct tbbt_pass3 *p, int force) {
             if (!force && still_waits(p, h, p->head_seq)) return;
             uint32_t target = h->target; /* give_fresh fills the record and clears it */
             if (h->field == TBBT_F_VICTIM) give_fresh(p, target); /* a create's object stays unnamed */
-            ent(p, target)->pend = 0;
+            tbbt_u64map_remove(&p->pend, target);
             h->target = 0;
         }
         emit(p, &h->r);
@@ -414,7 +420,7 @@ static void hold(struct tbbt_pass3 *p, const struct tbbt_rec *r, uint32_t target
     tbbt_rec_copy(&h->r, r);
     h->target = target;
     h->field = p->pend_field;
-    if (target) ent(p, target)->pend = p->st.records;
+    if (target) tbbt_u64map_put(&p->pend, target, p->st.records);
     p->count++;
 }
 
@@ -959,6 +965,7 @@ void tbbt_pass3_free(struct tbbt_pass3 *p) {
     tbbt_fsmodel_free(p->m);
     g_array_free(p->ents, TRUE);
     g_array_free(p->roots, TRUE);
+    tbbt_u64map_clear(&p->pend);
     tbbt_rec_free(&p->scratch);
     tbbt_rec_free(&p->listing);
     for (uint32_t i = 0; p->ring && i < p->cap; i++)

@@ -2,18 +2,24 @@
 #include "fhmap.h"
 
 #include <glib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "chtab.h"
 #include "htab.h"
 
-/* A handle, owned by fh_table, naming the object o. */
+/* A handle, owned by fh_table, naming the object o. Its hash is not kept:
+ * the table keeps the top bits it probes with, and the rest is recomputed
+ * from the bytes to grow or remove (an object's first handle lives in its
+ * block, and 8 bytes more there cost most objects 16 in malloc's sizes). */
 struct fhent {
     struct obj *o;
-    uint64_t hash;
     uint16_t len;
     uint8_t data[];
 };
+
+/* Bytes of an fhent with len bytes of handle. */
+#define FHENT_SIZE(len) (offsetof(struct fhent, data) + (len))
 
 /* A handle as looked up (not copied). */
 struct fhprobe {
@@ -25,9 +31,9 @@ struct fidkey {
     uint64_t fsid, fileid;
 };
 
-/* A binding (dir, name) -> obj, owned by name_table. */
+/* A binding (dir, name) -> obj, owned by name_table; about one an object,
+ * so, as an fhent, it keeps no hash and is allocated to its name's end. */
 struct nament {
-    uint64_t hash;
     tbbt_id dir, obj;
     uint32_t len;
     char name[];
@@ -39,8 +45,6 @@ struct nameprobe {
     const char *name;
     size_t len;
 };
-
-#define OBJ_CACHE 256 /* more than the entries of most listings */
 
 struct obj {
     tbbt_id id;
@@ -68,10 +72,13 @@ struct tbbt_fhmap {
     struct tbbt_htab grave_table; /* struct grave* in graves, by hash */
     struct grave *graves;         /* ring of TBBT_FHMAP_GRAVES, allocated at the first retirement */
     uint32_t grave_next;
-    struct tbbt_chtab fid_table;   /* struct obj* with has_fid, by fid */
-    struct tbbt_chtab id_table;    /* struct obj* (owned), by id */
-    struct tbbt_chtab name_table;  /* struct nament* (owned) */
-    struct obj *recent[OBJ_CACHE]; /* objects last looked up, by id % OBJ_CACHE (or NULL) */
+    struct tbbt_chtab fid_table;  /* struct obj* with has_fid, by fid */
+    struct tbbt_chtab name_table; /* struct nament* (owned) */
+    /* The objects by ID (owned), NULL once gone: IDs are given in turn from
+     * 1, so an array of next_id entries (8 bytes an ID ever given) finds
+     * one with no probe, in less room than a table of the live ones. */
+    struct obj **by_id;
+    size_t by_id_cap; /* entries allocated (by_id[next_id..] are not set) */
     tbbt_id next_id;
     int64_t now; /* capture time of the message being mapped (tbbt_fhmap_set_clock) */
     struct tbbt_fhmap_stats st;
@@ -85,11 +92,6 @@ static uint64_t fh_hash(const uint8_t *fh, size_t len) {
 /* Hash of an object identity. */
 static uint64_t fid_hash(const struct fidkey *k) {
     return tbbt_htab_mix(k->fsid ^ tbbt_htab_mix(k->fileid + 0x9e3779b97f4a7c15ULL));
-}
-
-/* Hash of an ID. */
-static uint64_t id_hash(tbbt_id id) {
-    return tbbt_htab_mix(id);
 }
 
 /* Hash of a (dir, name) binding. */
@@ -118,11 +120,6 @@ static int fid_eq(const void *item, const void *key) {
     return o->fid.fsid == k->fsid && o->fid.fileid == k->fileid;
 }
 
-/* id_table equality: an object against a tbbt_id. */
-static int id_eq(const void *item, const void *key) {
-    return ((const struct obj *)item)->id == *(const tbbt_id *)key;
-}
-
 /* name_table equality: a binding against a struct nameprobe. */
 static int name_eq(const void *item, const void *key) {
     const struct nament *e = item;
@@ -130,9 +127,10 @@ static int name_eq(const void *item, const void *key) {
     return e->dir == k->dir && e->len == k->len && memcmp(e->name, k->name, k->len) == 0;
 }
 
-/* chtab hash of a handle entry: the one it keeps. */
+/* chtab hash of a handle entry: its bytes'. */
 static uint64_t fhent_item_hash(const void *item) {
-    return ((const struct fhent *)item)->hash;
+    const struct fhent *e = item;
+    return fh_hash(e->data, e->len);
 }
 
 /* chtab hash of an object in fid_table: its identity's. */
@@ -140,14 +138,10 @@ static uint64_t fid_item_hash(const void *item) {
     return fid_hash(&((const struct obj *)item)->fid);
 }
 
-/* chtab hash of an object in id_table: its ID's. */
-static uint64_t id_item_hash(const void *item) {
-    return id_hash(((const struct obj *)item)->id);
-}
-
-/* chtab hash of a binding: the one it keeps. */
+/* chtab hash of a binding: its directory and name's. */
 static uint64_t nament_item_hash(const void *item) {
-    return ((const struct nament *)item)->hash;
+    const struct nament *e = item;
+    return name_hash(e->dir, e->name, e->len);
 }
 
 /* An empty map; free it with tbbt_fhmap_free. */
@@ -156,7 +150,6 @@ struct tbbt_fhmap *tbbt_fhmap_new(void) {
     tbbt_chtab_init(&m->fh_table, fhent_eq, fhent_item_hash);
     tbbt_htab_init(&m->grave_table, grave_eq);
     tbbt_chtab_init(&m->fid_table, fid_eq, fid_item_hash);
-    tbbt_chtab_init(&m->id_table, id_eq, id_item_hash);
     tbbt_chtab_init(&m->name_table, name_eq, nament_item_hash);
     m->next_id = 1;
     return m;
@@ -186,53 +179,49 @@ static void obj_free(struct obj *o) {
 /* Frees the map with every object, handle and binding it holds. */
 void tbbt_fhmap_free(struct tbbt_fhmap *m) {
     if (!m) return;
+    for (tbbt_id id = 1; id < m->next_id; id++)
+        if (m->by_id[id]) obj_free(m->by_id[id]);
+    g_free(m->by_id);
     size_t pos = 0;
     void *item;
-    while ((item = tbbt_chtab_next(&m->id_table, &pos)) != NULL)
-        obj_free(item);
-    pos = 0;
     while ((item = tbbt_chtab_next(&m->name_table, &pos)) != NULL)
         g_free(item);
     tbbt_chtab_clear(&m->fh_table);
     tbbt_htab_clear(&m->grave_table);
     g_free(m->graves);
     tbbt_chtab_clear(&m->fid_table);
-    tbbt_chtab_clear(&m->id_table);
     tbbt_chtab_clear(&m->name_table);
     g_free(m);
 }
 
-/* A new live object with the next ID, owned by id_table, with room right
+/* A new live object with the next ID, owned by by_id, with room right
  * after it for its first handle (of fhlen bytes), which obj_add_fh puts
  * there: finding an object by handle then touches one block, not two. */
 static struct obj *obj_new(struct tbbt_fhmap *m, size_t fhlen) {
-    struct obj *o = g_malloc0(sizeof(struct obj) + sizeof(struct fhent) + fhlen);
+    struct obj *o = g_malloc0(sizeof(struct obj) + FHENT_SIZE(fhlen));
     o->id = m->next_id++;
     o->first_ns = m->now;
-    tbbt_chtab_put(&m->id_table, id_hash(o->id), o);
+    if (o->id >= m->by_id_cap) {
+        m->by_id_cap = m->by_id_cap ? 2 * m->by_id_cap : 1024;
+        m->by_id = g_renew(struct obj *, m->by_id, m->by_id_cap);
+    }
+    m->by_id[o->id] = o;
     m->st.objects++;
     m->st.live++;
     return o;
 }
 
-/* The live object with this ID, or NULL (0 and retired IDs have none).
- * Lookups by ID follow lookups by handle closely (identify, set_attr, the
- * names of a listing's entries), so the objects last met are cached. */
-static struct obj *obj_by_id(struct tbbt_fhmap *m, tbbt_id id) {
-    if (!id) return NULL;
-    struct obj **c = &m->recent[id % OBJ_CACHE];
-    if (*c && (*c)->id == id) return *c;
-    struct obj *o = tbbt_chtab_find_inline(&m->id_table, id_hash(id), &id, id_eq);
-    if (o) *c = o;
-    return o;
+/* The live object with this ID, or NULL (0, retired and never given IDs
+ * have none). */
+static struct obj *obj_by_id(const struct tbbt_fhmap *m, tbbt_id id) {
+    return id && id < m->next_id ? m->by_id[id] : NULL;
 }
 
 /* Points a new handle entry (hash h) at o; the entry is owned by fh_table,
  * except for an object's first, which lives in the object's block. */
 static void obj_add_fh(struct tbbt_fhmap *m, struct obj *o, const uint8_t *fh, size_t len, uint64_t h) {
-    struct fhent *k = o->nfh ? g_malloc(sizeof(*k) + len) : obj_inline_fh(o);
+    struct fhent *k = o->nfh ? g_malloc(FHENT_SIZE(len)) : obj_inline_fh(o);
     k->o = o;
-    k->hash = h;
     k->len = (uint16_t)len;
     memcpy(k->data, fh, len);
     if (o->nfh) {
@@ -248,12 +237,11 @@ static void obj_add_fh(struct tbbt_fhmap *m, struct obj *o, const uint8_t *fh, s
  * its ID. */
 static void obj_destroy(struct tbbt_fhmap *m, struct obj *o) {
     for (uint32_t i = 0; i < o->nfh; i++)
-        tbbt_chtab_remove_item(&m->fh_table, obj_fh(o, i)->hash, obj_fh(o, i));
+        tbbt_chtab_remove_item(&m->fh_table, fhent_item_hash(obj_fh(o, i)), obj_fh(o, i));
     m->st.handles -= o->nfh;
     if (o->has_fid) tbbt_chtab_remove_item(&m->fid_table, fid_hash(&o->fid), o);
     m->st.live--;
-    tbbt_chtab_remove_item(&m->id_table, id_hash(o->id), o);
-    if (m->recent[o->id % OBJ_CACHE] == o) m->recent[o->id % OBJ_CACHE] = NULL;
+    m->by_id[o->id] = NULL;
     obj_free(o);
 }
 
@@ -264,9 +252,10 @@ static void grave_add(struct tbbt_fhmap *m, const struct fhent *e, tbbt_id id) {
     struct grave *g = &m->graves[m->grave_next++ % TBBT_FHMAP_GRAVES];
     if (g->hash) tbbt_htab_remove_item(&m->grave_table, g->hash, g);
     struct fhprobe k = {e->data, e->len};
-    struct grave *old = tbbt_htab_find_inline(&m->grave_table, e->hash, &k, grave_eq);
+    uint64_t h = fhent_item_hash(e);
+    struct grave *old = tbbt_htab_find_inline(&m->grave_table, h, &k, grave_eq);
     if (old) tbbt_htab_remove_item(&m->grave_table, old->hash, old), old->hash = 0;
-    g->hash = e->hash | 1; /* never 0: that marks an empty slot */
+    g->hash = h | 1; /* never 0: that marks an empty slot */
     g->id = id;
     g->len = e->len;
     memcpy(g->data, e->data, e->len);
@@ -293,7 +282,7 @@ tbbt_id tbbt_fhmap_dead(const struct tbbt_fhmap *m, const uint8_t *fh, size_t le
 
 /* Contract in fhmap.h. */
 void tbbt_fhmap_unborn(struct tbbt_fhmap *m, tbbt_id id) {
-    struct obj *o = tbbt_chtab_find_inline(&m->id_table, id_hash(id), &id, id_eq);
+    struct obj *o = obj_by_id(m, id);
     if (o) obj_destroy(m, o);
 }
 
@@ -317,7 +306,7 @@ void tbbt_fhmap_prefetch(const struct tbbt_fhmap *m, uint64_t h, int stage) {
     __builtin_prefetch(e - sizeof(struct obj));
 }
 
-/* Contract in fhmap.h; the object found or made enters the cache. */
+/* Contract in fhmap.h. */
 tbbt_id tbbt_fhmap_lookup_hashed(struct tbbt_fhmap *m, const uint8_t *fh, size_t len, uint64_t h,
                                  int *fresh) {
     if (len > 64) len = 64;
@@ -331,7 +320,6 @@ tbbt_id tbbt_fhmap_lookup_hashed(struct tbbt_fhmap *m, const uint8_t *fh, size_t
         o = obj_new(m, len);
         obj_add_fh(m, o, fh, len, h);
     }
-    m->recent[o->id % OBJ_CACHE] = o;
     return o->id;
 }
 
@@ -453,7 +441,6 @@ tbbt_id tbbt_fhmap_born(struct tbbt_fhmap *m, const uint8_t *fh, size_t len, tbb
             tbbt_chtab_put(&m->fid_table, h, o);
         }
     }
-    m->recent[o->id % OBJ_CACHE] = o;
     return o->id;
 }
 
@@ -521,8 +508,7 @@ void tbbt_fhmap_bind(struct tbbt_fhmap *m, tbbt_id dir, const char *name, size_t
         if (e->obj != obj) name_unref(m, e);
         e->obj = obj;
     } else {
-        e = g_malloc(sizeof(*e) + len);
-        e->hash = h;
+        e = g_malloc(offsetof(struct nament, name) + len);
         e->dir = dir;
         e->obj = obj;
         e->len = (uint32_t)len;
