@@ -281,7 +281,7 @@ part_full() {
 syscounts() {
     local label=$1
     shift
-    local ev=raw_syscalls:sys_enter,context-switches,sched:sched_waking s
+    local ev=raw_syscalls:sys_enter,context-switches$wake_ev s
     for s in write writev sendto sendmsg read recvfrom recvmsg poll ppoll epoll_wait futex; do
         ev=$ev,syscalls:sys_enter_$s
     done
@@ -298,7 +298,7 @@ syscounts() {
         else if (e ~ /^(poll|ppoll|epoll_wait)$/) w += n
         else if (e == "sched:sched_waking") wk = n
         else if (e == "futex") f += n }
-        END { printf "%d %d %d %d %d %d %d\n", t, snd, rcv, w, f, cs, wk }' "$BENCH_TMP/perf.csv" >>"$BENCH_TMP/$label.sys"
+        END { printf "%d %d %d %d %d %d %d\n", t, snd, rcv, w, f, cs, (wk == "" ? -1 : wk) }' "$BENCH_TMP/perf.csv" >>"$BENCH_TMP/$label.sys"
 }
 
 # straced LABEL CMD...: the same counts from strace -c -f, where perf
@@ -376,10 +376,12 @@ instructions() {
 
 part_ceiling() {
     need_trace
-    local i v port=$((21000 + RANDOM % 8000)) pin0=() pin1=() counter=none
+    local i v port=$((21000 + RANDOM % 8000)) pin0=() pin1=() counter=none wake_ev=
     if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then pin0=(taskset -c 0) pin1=(taskset -c 1); fi
-    if command -v perf >/dev/null && perf stat -x, -e raw_syscalls:sys_enter,sched:sched_waking -o /dev/null -- true 2>/dev/null; then
+    if command -v perf >/dev/null && perf stat -x, -e raw_syscalls:sys_enter -o /dev/null -- true 2>/dev/null; then
         counter=perf
+        # the tasks woken, where the kernel lets perf count them
+        perf stat -x, -e sched:sched_waking -o /dev/null -- true 2>/dev/null && wake_ev=,sched:sched_waking
     elif command -v strace >/dev/null; then
         counter=strace
     fi
@@ -508,10 +510,10 @@ part_ceiling() {
         echo "  own, interleaved with the timed ones; per request, medians:"
         for v in fsdep peer; do
             n=$(head -1 "$BENCH_TMP/ceil-$v.sysn")
-            printf "    %-26s sends %.3f  receives %.3f  poll %.3f  futex %.3f  context switches %.3f  wake-ups %.3f\n" \
+            printf "    %-26s sends %.3f  receives %.3f  poll %.3f  futex %.3f  context switches %.3f  wake-ups %s\n" \
                 "$([ "$v" = peer ] && echo tbbt-asyncpeer || echo tbbt-play fsdep)" "$(persent "ceil-$v" 2 "$n")" \
                 "$(persent "ceil-$v" 3 "$n")" "$(persent "ceil-$v" 4 "$n")" "$(persent "ceil-$v" 5 "$n")" \
-                "$(persent "ceil-$v" 6 "$n")" "$(persent "ceil-$v" 7 "$n")"
+                "$(persent "ceil-$v" 6 "$n")" "$([ -n "$wake_ev" ] && printf %.3f "$(persent "ceil-$v" 7 "$n")" || echo n/a)"
         done
         echo "  wake-ups: sleeping tasks woken in the client's context (tracepoint sched:sched_waking): its own threads"
         echo "  and, over loopback, the responder, whose socket's receive path and wake-up (a cross-CPU interrupt) run"
