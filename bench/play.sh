@@ -50,7 +50,9 @@
 #    against the peer's one thread. Target: fsdep's ops/s >= the peer's
 #    (issue 23) and >= 200000. Printed for both: ops/s, CPU per request,
 #    system calls per request (the kernel's count, perf stat on runs of
-#    their own; strace -c -f on a short run where perf cannot), user-space
+#    their own; strace -c -f on a short run where perf cannot), with the
+#    sleeping tasks the client woke (its own threads, and over loopback the
+#    responder: sched:sched_waking in the client's context), user-space
 #    instructions per request (valgrind's callgrind on one run each of the
 #    first BENCH_PLAY_IR_RECORDS, default 50000, records; the player's per
 #    thread too: a count the machine's load does not move), hand-offs
@@ -279,7 +281,7 @@ part_full() {
 syscounts() {
     local label=$1
     shift
-    local ev=raw_syscalls:sys_enter,context-switches s
+    local ev=raw_syscalls:sys_enter,context-switches$wake_ev s
     for s in write writev sendto sendmsg read recvfrom recvmsg poll ppoll epoll_wait futex; do
         ev=$ev,syscalls:sys_enter_$s
     done
@@ -294,8 +296,9 @@ syscounts() {
         else if (e ~ /^(write|writev|sendto|sendmsg)$/) snd += n
         else if (e ~ /^(read|recvfrom|recvmsg)$/) rcv += n
         else if (e ~ /^(poll|ppoll|epoll_wait)$/) w += n
+        else if (e == "sched:sched_waking") wk = n
         else if (e == "futex") f += n }
-        END { printf "%d %d %d %d %d %d\n", t, snd, rcv, w, f, cs }' "$BENCH_TMP/perf.csv" >>"$BENCH_TMP/$label.sys"
+        END { printf "%d %d %d %d %d %d %d\n", t, snd, rcv, w, f, cs, (wk == "" ? -1 : wk) }' "$BENCH_TMP/perf.csv" >>"$BENCH_TMP/$label.sys"
 }
 
 # straced LABEL CMD...: the same counts from strace -c -f, where perf
@@ -316,7 +319,7 @@ straced() {
         else if (e ~ /^(read|recvfrom|recvmsg)$/) rcv += n
         else if (e ~ /^(poll|ppoll|epoll_wait)$/) w += n
         else if (e == "futex") f += n }
-        END { printf "%d %d %d %d %d -1\n", t, snd, rcv, w, f }' "$BENCH_TMP/strace.txt" >>"$BENCH_TMP/$label.sys"
+        END { printf "%d %d %d %d %d -1 -1\n", t, snd, rcv, w, f }' "$BENCH_TMP/strace.txt" >>"$BENCH_TMP/$label.sys"
 }
 
 # persent LABEL COL N: the median over LABEL's counting runs of column COL
@@ -373,10 +376,12 @@ instructions() {
 
 part_ceiling() {
     need_trace
-    local i v port=$((21000 + RANDOM % 8000)) pin0=() pin1=() counter=none
+    local i v port=$((21000 + RANDOM % 8000)) pin0=() pin1=() counter=none wake_ev=
     if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then pin0=(taskset -c 0) pin1=(taskset -c 1); fi
     if command -v perf >/dev/null && perf stat -x, -e raw_syscalls:sys_enter -o /dev/null -- true 2>/dev/null; then
         counter=perf
+        # the tasks woken, where the kernel lets perf count them
+        perf stat -x, -e sched:sched_waking -o /dev/null -- true 2>/dev/null && wake_ev=,sched:sched_waking
     elif command -v strace >/dev/null; then
         counter=strace
     fi
@@ -505,11 +510,14 @@ part_ceiling() {
         echo "  own, interleaved with the timed ones; per request, medians:"
         for v in fsdep peer; do
             n=$(head -1 "$BENCH_TMP/ceil-$v.sysn")
-            printf "    %-26s sends %.3f  receives %.3f  poll %.3f  futex %.3f  context switches %.3f\n" \
+            printf "    %-26s sends %.3f  receives %.3f  poll %.3f  futex %.3f  context switches %.3f  wake-ups %s\n" \
                 "$([ "$v" = peer ] && echo tbbt-asyncpeer || echo tbbt-play fsdep)" "$(persent "ceil-$v" 2 "$n")" \
                 "$(persent "ceil-$v" 3 "$n")" "$(persent "ceil-$v" 4 "$n")" "$(persent "ceil-$v" 5 "$n")" \
-                "$(persent "ceil-$v" 6 "$n")"
+                "$(persent "ceil-$v" 6 "$n")" "$([ -n "$wake_ev" ] && printf %.3f "$(persent "ceil-$v" 7 "$n")" || echo n/a)"
         done
+        echo "  wake-ups: sleeping tasks woken in the client's context (tracepoint sched:sched_waking): its own threads"
+        echo "  and, over loopback, the responder, whose socket's receive path and wake-up (a cross-CPU interrupt) run"
+        echo "  inside the client's write(); on a real network the server's host would pay for them"
     elif [ "$counter" = strace ]; then
         echo "  syscalls: strace -c -f on one run of the first 50000 records each (perf cannot count here)"
     else
