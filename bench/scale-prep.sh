@@ -34,12 +34,12 @@
 # peak RSS (1.0: linear); then, per size, single-threaded beside parallel:
 # wall, CPU, peak MiB and calls per second (wall) of each, and parallel
 # over single (the calls-per-second ratio, single's wall over parallel's).
-# With perf installed, one more run of each under `perf record -e
-# task-clock` gives the CPU of the parallel run's busiest thread (the main
-# one: decoding, pass 1 and the serial end; the critical path when both
-# cores are free)
-# and single's CPU over it: the ratio an idle machine would show, which a
-# loaded one's walls cannot.
+# With perf installed, BENCH_PERF_RUNS (default 3) more runs of each, in
+# turn, under `perf record -e task-clock` give the CPU of the parallel
+# run's busiest thread (the decoding and pass 1, or passes 2 and 3 with
+# the map: the critical path when both cores are free) and single's CPU
+# over it, medians: the ratio an idle machine would show, which a loaded
+# one's walls cannot.
 # Targets (issue 27): <= 250 bytes per object at 10^7, time exponent
 # <= 1.05, parallel over single >= 1.7.
 set -euo pipefail
@@ -104,18 +104,25 @@ pair() {
     rm -f "$BENCH_TMP"/s1.*
 }
 
-# critical N PLAIN: "SINGLE_CPU MAIN_CPU" (s) from task-clock samples, or "".
+# critical N PLAIN: "SINGLE_CPU BUSIEST_CPU" (s) from task-clock samples
+# (perf's pid column is the thread), medians of BENCH_PERF_RUNS rounds
+# (one of each per round), or "".
 critical() {
     command -v perf >/dev/null || return 0
-    local f=$BENCH_TMP/perf.data one main
-    perf record -q -e task-clock -c 1000000 -o "$f" -- "$PREP" -q --threads 1 -o "$BENCH_TMP/c.tbbt" \
-        -m "$BENCH_TMP/c.hmap" "$2" >/dev/null 2>&1 || return 0
-    one=$(perf report -i "$f" -s pid --stdio -F sample 2>/dev/null | awk '/^ *[0-9]/ {s += $1} END {print s / 1000}')
-    perf record -q -e task-clock -c 1000000 -o "$f" -- "$PREP" -q -o "$BENCH_TMP/c.tbbt" \
-        -m "$BENCH_TMP/c.hmap" "$2" >/dev/null 2>&1 || return 0
-    main=$(perf report -i "$f" -s pid --stdio -F sample 2>/dev/null | awk '/^ *[0-9]/ {if ($1 > m) m = $1} END {print m / 1000}')
+    local f=$BENCH_TMP/perf.data i
+    : >"$BENCH_TMP/c.one" && : >"$BENCH_TMP/c.busy"
+    for i in $(seq 1 "${BENCH_PERF_RUNS:-3}"); do
+        perf record -q -e task-clock -c 1000000 -o "$f" -- "$PREP" -q --threads 1 -o "$BENCH_TMP/c.tbbt" \
+            -m "$BENCH_TMP/c.hmap" "$2" >/dev/null 2>&1 || return 0
+        perf report -i "$f" -s pid --stdio -F sample 2>/dev/null |
+            awk '/^ *[0-9]/ {s += $1} END {print s / 1000}' >>"$BENCH_TMP/c.one"
+        perf record -q -e task-clock -c 1000000 -o "$f" -- "$PREP" -q -o "$BENCH_TMP/c.tbbt" \
+            -m "$BENCH_TMP/c.hmap" "$2" >/dev/null 2>&1 || return 0
+        perf report -i "$f" -s pid --stdio -F sample 2>/dev/null |
+            awk '/^ *[0-9]/ {if ($1 > m) m = $1} END {print m / 1000}' >>"$BENCH_TMP/c.busy"
+    done
+    echo "$(_bench_median <"$BENCH_TMP/c.one") $(_bench_median <"$BENCH_TMP/c.busy")"
     rm -f "$f" "$BENCH_TMP"/c.*
-    echo "$one $main"
 }
 for n in "${sizes[@]}"; do
     z=$(capture "$n")
@@ -133,7 +140,7 @@ for n in "${sizes[@]}"; do
         -v pm="$P_RSS" 'BEGIN { printf "%8.2f %8.2f %8.0f %10.0f | %8.2f %8.2f %8.0f %10.0f | %6.2fx",
             sw, sc, sm / 1024, r / sw, pw, pc, pm / 1024, r / pw, sw / pw }')
     read -r c1 cm <<<"$(critical "$n" "$plain")" || true
-    [ -n "${c1:-}" ] && PAR[$n]+=$(awk -v a="$c1" -v b="$cm" 'BEGIN { printf "   (perf: single %.2f CPU s, busiest thread %.2f: %.2fx when idle)", a, b, a / b }')
+    [ -n "${c1:-}" ] && PAR[$n]+=$(awk -v r="${BENCH_PERF_RUNS:-3}" -v a="$c1" -v b="$cm" 'BEGIN { printf "   (perf, medians of %d: single %.2f CPU s, busiest thread %.2f: %.2fx when idle)", r, a, b, a / b }')
     unset BENCH_WARM
     rm -f "$plain" "$BENCH_TMP"/x.* "$BENCH_TMP"/p1.*
     CPU[$n]=$cpu RSS[$n]=$rss

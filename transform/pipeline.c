@@ -18,9 +18,11 @@ struct batch {
 
 struct tbbt_pipe {
     tbbt_pipe_sink sink;
+    tbbt_pipe_end_fn end;
     void *ctx;
     pthread_t th;
-    int started, joined;
+    int started, ended, joined;
+    int end_rc; /* tbbt_pipe_end's: the last hand-off failed */
     pthread_mutex_t mu;
     pthread_cond_t to_consumer, to_producer;
     struct batch slot[TBBT_PIPE_DEPTH];
@@ -39,9 +41,19 @@ static int sink_batch(struct tbbt_pipe *p, struct batch *b) {
     return 0;
 }
 
+/* The stream's end, drained: the end callback's result (0 without one);
+ * a failure is kept for tbbt_pipe_close. */
+static void *consumer_end(struct tbbt_pipe *p) {
+    if (!p->end || p->end(p->ctx) == 0) return NULL;
+    pthread_mutex_lock(&p->mu);
+    p->failed = 1;
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
 /* The consumer: waits for a full batch, sinks it, gives the slot back;
- * ends when the stream is closed and drained, told to stop, or the sink
- * fails (then says so and wakes the producer). */
+ * ends when the stream is closed and drained (then runs end), told to
+ * stop, or the sink fails (then says so and wakes the producer). */
 static void *consumer(void *arg) {
     struct tbbt_pipe *p = arg;
     for (;;) {
@@ -51,9 +63,10 @@ static void *consumer(void *arg) {
             pthread_cond_wait(&p->to_consumer, &p->mu);
             p->cwait = 0;
         }
-        int end = p->stop || (!p->full && p->closed);
+        int stop = p->stop, drained = !p->full && p->closed;
         pthread_mutex_unlock(&p->mu);
-        if (end) return NULL;
+        if (stop) return NULL;
+        if (drained) return consumer_end(p);
         int rc = sink_batch(p, &p->slot[p->ri]);
         p->slot[p->ri].n = 0;
         p->ri = (p->ri + 1) % TBBT_PIPE_DEPTH;
@@ -66,9 +79,11 @@ static void *consumer(void *arg) {
     }
 }
 
-struct tbbt_pipe *tbbt_pipe_new(tbbt_pipe_sink sink, void *ctx, char *err, size_t errlen) {
+struct tbbt_pipe *tbbt_pipe_new(tbbt_pipe_sink sink, tbbt_pipe_end_fn end, void *ctx, char *err,
+                                size_t errlen) {
     struct tbbt_pipe *p = g_new0(struct tbbt_pipe, 1);
     p->sink = sink;
+    p->end = end;
     p->ctx = ctx;
     for (unsigned i = 0; i < TBBT_PIPE_DEPTH; i++)
         for (unsigned j = 0; j < TBBT_PIPE_BATCH; j++)
@@ -124,18 +139,24 @@ int tbbt_pipe_sink_put(void *ctx, const struct tbbt_rec *r) {
     return tbbt_pipe_put(ctx, r);
 }
 
-int tbbt_pipe_close(struct tbbt_pipe *p, int drain) {
-    if (!p->started || p->joined) return 0;
-    int rc = 0;
-    if (drain && p->slot[p->wi].n) rc = hand_on(p);
+int tbbt_pipe_end(struct tbbt_pipe *p, int drain) {
+    if (!p->started || p->ended) return p->end_rc;
+    p->ended = 1;
+    if (drain && p->slot[p->wi].n) p->end_rc = hand_on(p);
     pthread_mutex_lock(&p->mu);
     p->closed = 1;
-    if (!drain) p->stop = 1;
+    if (!drain || p->end_rc != 0) p->stop = 1;
     pthread_cond_signal(&p->to_consumer);
     pthread_mutex_unlock(&p->mu);
+    return p->end_rc;
+}
+
+int tbbt_pipe_close(struct tbbt_pipe *p, int drain) {
+    if (!p->started || p->joined) return 0;
+    tbbt_pipe_end(p, drain);
     pthread_join(p->th, NULL);
     p->joined = 1;
-    return rc != 0 || p->failed ? -1 : 0;
+    return p->end_rc != 0 || p->failed ? -1 : 0;
 }
 
 void tbbt_pipe_free(struct tbbt_pipe *p) {

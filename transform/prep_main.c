@@ -119,13 +119,29 @@ static const struct tbbt_cmd prep_cmd = {
     "no workspace here. Exit: 0 done, 1 failed, 2 usage, 3 interrupted.",
     prep_opts};
 
+/* What the report needs of pass 1, kept when pass 1 is freed: its tables
+ * go as soon as its last record is out, while passes 2 and 3 end on the
+ * other thread (run_input). */
+struct p1_facts {
+    struct tbbt_pass1_stats st;
+    struct tbbt_fhmap_stats fs;
+    struct tbbt_timefix tf;
+    struct tbbt_client_loss *loss;
+    unsigned nloss;
+    tbbt_id *roots; /* export roots MOUNT replies named, for the map */
+    unsigned nroots;
+};
+
 struct prep {
     const char *in;
-    const char *const *ins; /* every INPUT (several: Ellard files, read as one trace) */
+    const char *outpath, *mappath; /* the records and the map (end_passes writes the map) */
+    const char *const *ins;        /* every INPUT (several: Ellard files, read as one trace) */
     int nin;
     int kind;                 /* TBBT_IN_*: what the input holds */
     struct tbbt_capture *cap; /* a capture's decoder, else NULL */
-    struct tbbt_pass1 *p1;    /* pass 1, for a capture */
+    struct tbbt_pass1 *p1;    /* pass 1, for a capture, until its last record is out */
+    struct p1_facts f1;       /* then what the report needs of it */
+    int want_map;             /* the input held records: passes 2 and 3 end with the map */
     uint64_t text_records;    /* records read from a text input */
     uint64_t warnings;
     struct tbbt_pass2 *p2; /* NULL with --no-correct */
@@ -159,25 +175,26 @@ static int map_sink(void *ctx, const struct tbbt_rec *r) {
     return p->p3 ? tbbt_pass3_put(p->p3, r) : write_sink(p, r);
 }
 
-/* What follows pass 1: passes 2 and 3 to the file (on the second thread
- * with --threads 2 or 3). */
+/* What follows pass 1 (on the second thread with --threads 2 or 3):
+ * every captured record goes to the summary (what the capture saw), then
+ * through passes 2 and 3 to the file. The summary is counted here, not
+ * on pass 1's thread, which is the busier one. */
 static int after_pass1(void *ctx, const struct tbbt_rec *r) {
     struct prep *p = ctx;
+    tbbt_summary_add(&p->sum, r);
     return p->p2 ? tbbt_pass2_put(p->p2, r) : map_sink(p, r);
 }
 
-/* The pass-1 sink: every captured record goes to the summary (what the
- * capture saw), then through passes 2 and 3 to the file. */
+/* The pass-1 sink: to the second thread, or on to passes 2 and 3. */
 static int prep_sink(void *ctx, const struct tbbt_rec *r) {
     struct prep *p = ctx;
-    tbbt_summary_add(&p->sum, r);
     return p->pipe1 ? tbbt_pipe_put(p->pipe1, r) : after_pass1(p, r);
 }
 
 /* Records written: pass 2's output (captured and inserted), or the input's. */
 static unsigned long long records_written(const struct prep *p) {
     if (p->p2) return (unsigned long long)tbbt_pass2_stats(p->p2)->records_out;
-    return p->p1 ? (unsigned long long)tbbt_pass1_stats(p->p1)->records : (unsigned long long)p->text_records;
+    return p->cap ? (unsigned long long)p->f1.st.records : (unsigned long long)p->text_records;
 }
 
 /* Per-packet warnings from the capture layer and pass 1: one line each,
@@ -213,15 +230,12 @@ static char *map_path(const char *records) {
 
 /* Pass 3's end: the export roots pass 1 learnt, then the map. Returns 0,
  * or -1 with the message in p->err. */
-static int write_map(struct prep *p, struct tbbt_pass1 *p1, const char *in, const char *records,
-                     const char *path) {
-    unsigned n = 0;
-    const tbbt_id *roots = p1 ? tbbt_pass1_roots(p1, &n) : NULL;
-    for (unsigned i = 0; i < n; i++)
-        tbbt_pass3_add_root(p->p3, roots[i]);
-    char *b1 = g_path_get_basename(in), *b2 = g_path_get_basename(records);
+static int write_map(struct prep *p) {
+    for (unsigned i = 0; i < p->f1.nroots; i++)
+        tbbt_pass3_add_root(p->p3, p->f1.roots[i]);
+    char *b1 = g_path_get_basename(p->in), *b2 = g_path_get_basename(p->outpath);
     char *comment = g_strdup_printf("source %s\nrecords %s\ntool tbbt-prep " TBBT_VERSION, b1, b2);
-    int rc = tbbt_pass3_write_map(p->p3, path, comment, p->err, sizeof(p->err));
+    int rc = tbbt_pass3_write_map(p->p3, p->mappath, comment, p->err, sizeof(p->err));
     g_free(b1), g_free(b2), g_free(comment);
     return rc;
 }
@@ -252,12 +266,12 @@ static void print_footprint(FILE *out, uint64_t objects, uint64_t calls, double 
 }
 
 /* Prints what the decoder saw and did, after the per-procedure table. */
-static void print_report(FILE *out, const char *in, struct tbbt_capture *cap, struct tbbt_pass1 *p1,
-                         struct prep *p, double wall, double cpu) {
+static void print_report(FILE *out, const char *in, struct tbbt_capture *cap, struct prep *p, double wall,
+                         double cpu) {
     const struct tbbt_capstats *cs = tbbt_capture_stats(cap);
-    const struct tbbt_pass1_stats *s = tbbt_pass1_stats(p1);
-    const struct tbbt_fhmap_stats *fs = tbbt_pass1_fhstats(p1);
-    const struct tbbt_timefix *tf = tbbt_pass1_timefix(p1);
+    const struct tbbt_pass1_stats *s = &p->f1.st;
+    const struct tbbt_fhmap_stats *fs = &p->f1.fs;
+    const struct tbbt_timefix *tf = &p->f1.tf;
     tbbt_quality_print(&p->quality, out);
     fputc('\n', out);
     tbbt_summary_print(&p->sum, out);
@@ -300,9 +314,8 @@ static void print_report(FILE *out, const char *in, struct tbbt_capture *cap, st
                 (unsigned long long)tf->steps, tf->removed / 1e9);
     else
         fprintf(out, "Time: no backward clock step\n");
-    unsigned n;
-    const struct tbbt_client_loss *l = tbbt_pass1_loss(p1, &n);
-    for (unsigned i = 0; i < n; i++) {
+    const struct tbbt_client_loss *l = p->f1.loss;
+    for (unsigned i = 0; i < p->f1.nloss; i++) {
         char ep[96];
         endpoint_str(&l[i].client, ep, sizeof(ep));
         const struct tbbt_xs_result *e = &l[i].est;
@@ -323,8 +336,8 @@ static void print_report(FILE *out, const char *in, struct tbbt_capture *cap, st
 /* Appends the capture's and pass 1's figures to the summary JSON. */
 static void capture_json(GString *j, const struct prep *p) {
     const struct tbbt_capstats *cs = tbbt_capture_stats(p->cap);
-    const struct tbbt_pass1_stats *s = tbbt_pass1_stats(p->p1);
-    const struct tbbt_timefix *tf = tbbt_pass1_timefix(p->p1);
+    const struct tbbt_pass1_stats *s = &p->f1.st;
+    const struct tbbt_timefix *tf = &p->f1.tf;
     g_string_append_printf(
         j,
         "\"records\":%llu,\"packets\":%llu,\"bytes\":%llu,\"messages\":%llu,\"rpc_calls\":%llu,"
@@ -342,7 +355,7 @@ static void capture_json(GString *j, const struct prep *p) {
         (unsigned long long)cs->skipped_bytes, (unsigned long long)cs->resyncs,
         cs->tail_cut ? "true" : "false", (unsigned long long)tf->steps, tf->removed / 1e9, opt.retrans_span,
         s->retrans_span_kept / 1e9, (unsigned long long)s->retrans_span_cut,
-        (unsigned long long)tbbt_pass1_fhstats(p->p1)->objects);
+        (unsigned long long)p->f1.fs.objects);
 }
 
 /* Writes the summary JSON used by tests and benchmarks. */
@@ -484,12 +497,25 @@ static char *record_meta(const char *in, int kind) {
     return g_string_free(mj, FALSE);
 }
 
+/* The end of passes 2 and 3, after pass 1's last record: pass 2's last
+ * records, then the map (when the input held records). On the second
+ * thread with --threads 2 or 3 (the pipe's end), while pass 1's thread
+ * frees pass 1. Returns 0, or -1 (the map's message in p->err; a
+ * writer's failure is said by run_input). */
+static int end_passes(void *ctx) {
+    struct prep *p = ctx;
+    if (p->p2 && tbbt_pass2_finish(p->p2) != 0) return -1;
+    return p->want_map && p->p3 ? write_map(p) : 0;
+}
+
 /* Starts the threads --threads asks for: pass 1's records go to passes
  * 2 and 3 through pipe1, and with 3 threads pass 3's to the writer
  * through pipe2 (pipeline.h). Returns 0, or -1 with the message in p->err. */
 static int start_threads(struct prep *p) {
-    if (opt.threads >= 3 && !(p->pipe2 = tbbt_pipe_new(file_sink, p, p->err, sizeof(p->err)))) return -1;
-    if (opt.threads >= 2 && !(p->pipe1 = tbbt_pipe_new(after_pass1, p, p->err, sizeof(p->err)))) return -1;
+    if (opt.threads >= 3 && !(p->pipe2 = tbbt_pipe_new(file_sink, NULL, p, p->err, sizeof(p->err))))
+        return -1;
+    if (opt.threads >= 2 && !(p->pipe1 = tbbt_pipe_new(after_pass1, end_passes, p, p->err, sizeof(p->err))))
+        return -1;
     return 0;
 }
 
@@ -520,8 +546,24 @@ static void setup_passes(struct prep *p) {
     tbbt_pass1_set_warn(p->p1, prep_warn, p);
 }
 
-/* Runs the input through the passes to the writer. Returns 0, or -1 with
- * the message in p->err. */
+/* Keeps what the report and the map need of pass 1 (struct p1_facts),
+ * before end_passes may read it. */
+static void keep_pass1(struct prep *p) {
+    if (!p->p1) return;
+    p->f1.st = *tbbt_pass1_stats(p->p1);
+    p->f1.fs = *tbbt_pass1_fhstats(p->p1);
+    p->f1.tf = *tbbt_pass1_timefix(p->p1);
+    const struct tbbt_client_loss *l = tbbt_pass1_loss(p->p1, &p->f1.nloss);
+    p->f1.loss = g_memdup2(l, p->f1.nloss * sizeof(*l));
+    const tbbt_id *roots = tbbt_pass1_roots(p->p1, &p->f1.nroots);
+    p->f1.roots = g_memdup2(roots, p->f1.nroots * sizeof(*roots));
+}
+
+/* Runs the input through the passes to the writer: pass 1's records,
+ * then the end of passes 2 and 3 (end_passes). With --threads 2 or 3
+ * pass 1 is freed on this thread while the other drains the records in
+ * flight and ends passes 2 and 3: the end, where one thread worked
+ * alone, is shorter. Returns 0, or -1 with the message in p->err. */
 static int run_input(struct prep *p) {
     int rc;
     uint64_t n;
@@ -537,8 +579,16 @@ static int run_input(struct prep *p) {
                              sizeof(p->err));
         n = p->text_records;
     }
-    if (end_pipe(p->pipe1, rc) != 0 && rc == 0) rc = -1, *p->err = 0; /* passes 2 and 3 done: joined */
-    if (rc == 0 && p->p2 && tbbt_pass2_finish(p->p2) != 0) rc = -1, *p->err = 0;
+    if (rc == 0) *p->err = 0;
+    p->want_map = n > 0; /* read by end_passes, after the pipe's hand-off, as f1 */
+    keep_pass1(p);
+    if (p->pipe1) tbbt_pipe_end(p->pipe1, rc == 0);
+    tbbt_pass1_free(p->p1); /* its handle table and rings: most of its memory */
+    p->p1 = NULL;
+    if (p->pipe1) { /* passes 2 and 3 done: joined */
+        if (end_pipe(p->pipe1, rc) != 0 && rc == 0) rc = -1;
+    } else if (rc == 0 && end_passes(p) != 0)
+        rc = -1;
     if (rc != 0 && !*p->err)
         g_snprintf(p->err, sizeof(p->err), "%s",
                    *tbbt_recw_error(p->w) ? tbbt_recw_error(p->w) : "cannot write records");
@@ -575,38 +625,39 @@ static void end_warnings(struct prep *p) {
 /* Judges the capture read (quality.h) and, when it is not usable as it
  * is, says so on standard error even with --quiet. */
 static void judge_capture(struct prep *p) {
-    unsigned n;
-    const struct tbbt_client_loss *l = tbbt_pass1_loss(p->p1, &n);
     const struct tbbt_pass2_stats *s2 = p->p2 ? tbbt_pass2_stats(p->p2) : NULL;
     uint64_t restored = s2 ? s2->cut - s2->cut_unreplayable : 0;
-    tbbt_quality_assess(&p->quality, tbbt_capture_stats(p->cap), tbbt_pass1_stats(p->p1), l, n, restored);
+    tbbt_quality_assess(&p->quality, tbbt_capture_stats(p->cap), &p->f1.st, p->f1.loss, p->f1.nloss,
+                        restored);
     char *w = tbbt_quality_warning(&p->quality, p->in);
     if (w) fprintf(stderr, "tbbt-prep: warning: %s\n", w);
     g_free(w);
 }
 
-/* Frees passes 2 and 3 (their models: tens of millions of small blocks
- * on a big trace). */
-static void *free_models(void *arg) {
+/* Frees pass 3 (its model: tens of millions of small blocks on a big
+ * trace). */
+static void *free_pass3(void *arg) {
     struct prep *p = arg;
-    if (p->p2) tbbt_pass2_free(p->p2);
     tbbt_pass3_free(p->p3);
     return NULL;
 }
 
 /* Frees what main made, whatever the outcome; returns rc. With --threads
- * 2 or 3 the models of passes 2 and 3 are freed on a second thread while
- * this one frees pass 1's: the end, where nothing else runs, is shorter. */
+ * 2 or 3 pass 3's model is freed on a second thread while this one frees
+ * pass 2's (and pass 1's, on a failure before run_input freed it): the
+ * end, where nothing else runs, is shorter. */
 static int finish(struct prep *p, char *outpath, char *mappath, char *meta, int rc) {
     tbbt_pipe_free(p->pipe1);
     tbbt_pipe_free(p->pipe2);
     pthread_t th;
-    int two = opt.threads >= 2 && pthread_create(&th, NULL, free_models, p) == 0;
+    int two = opt.threads >= 2 && pthread_create(&th, NULL, free_pass3, p) == 0;
     tbbt_pass1_free(p->p1);
+    if (p->p2) tbbt_pass2_free(p->p2);
     if (two)
         pthread_join(th, NULL);
     else
-        free_models(p);
+        free_pass3(p);
+    g_free(p->f1.loss), g_free(p->f1.roots);
     if (p->cap) tbbt_capture_close(p->cap);
     tbbt_ws_free(p->ws);
     g_free(mappath), g_free(outpath), g_free(meta);
@@ -632,6 +683,7 @@ int main(int argc, char **argv) {
     p.in = in;
     char *outpath = opt.output ? g_strdup(opt.output) : default_output(in);
     char *mappath = opt.map ? g_strdup(opt.map) : default_map(in, outpath);
+    p.outpath = outpath, p.mappath = mappath;
     tbbt_summary_init(&p.sum);
     char *meta = record_meta(in, p.kind);
     p.w = tbbt_recw_open(outpath, meta, p.err, sizeof(p.err));
@@ -642,8 +694,7 @@ int main(int argc, char **argv) {
     setup_passes(&p);
     double w0 = tbbt_now_s(), c0 = tbbt_clock_s(CLOCK_PROCESS_CPUTIME_ID);
     int rc = start_threads(&p);
-    if (rc == 0) rc = run_input(&p);
-    if (rc == 0 && p.p3) rc = write_map(&p, p.p1, in, outpath, mappath);
+    if (rc == 0) rc = run_input(&p);           /* the map written too */
     if (end_pipe(p.pipe2, rc) != 0 && rc == 0) /* the writer's thread done: joined */
         g_snprintf(p.err, sizeof(p.err), "%s",
                    *tbbt_recw_error(p.w) ? tbbt_recw_error(p.w) : "cannot write records"),
@@ -663,7 +714,7 @@ int main(int argc, char **argv) {
     if (p.cap) judge_capture(&p);
     if (!opt.quiet) {
         if (p.cap)
-            print_report(stdout, in, p.cap, p.p1, &p, wall, cpu);
+            print_report(stdout, in, p.cap, &p, wall, cpu);
         else
             print_text_report(stdout, &p, wall, cpu);
         if (p.p2) {

@@ -9,8 +9,8 @@
 #     with --max-warnings 0 and --no-correct / --no-map variants,
 #   - an Ellard text trace (tests/data/ellard-quirks.txt: warnings on the
 #     way);
-# and a failing writer (/dev/full) stops every thread: exit 1, the same
-# one-line error, no hang. Run under ThreadSanitizer by the --tsan tier.
+# and a failing writer (/dev/full) or map (no such directory) stops every
+# thread: exit 1, the same one-line error, no hang. Run under ThreadSanitizer by the --tsan tier.
 # Usage (ctest): bash prep_threads.sh BUILD_DIR SRC_DIR
 BUILD=${1:?usage: prep_threads.sh BUILD_DIR SRC_DIR}
 SRC=${2:?usage: prep_threads.sh BUILD_DIR SRC_DIR}
@@ -93,6 +93,23 @@ check "/dev/full: one line naming the records" grep -q '/dev/full' "$TMP/full1.e
 for t in 2 3; do
     check "/dev/full: --threads $t fails with 1 (no hang)" [ "$(cat "$TMP/full$t.rc")" = 1 ]
     check "/dev/full: --threads $t: the same error" cmp -s "$TMP/full1.err" "$TMP/full$t.err"
+done
+
+# A map that cannot be written (pass 3's end, on the second thread with 2
+# or 3) fails every thread count alike, and leaves no records behind.
+for t in 1 2 3; do
+    timeout 120 "$PREP" -q --threads $t -o "$TMP/nomap$t.tbbt" -m "$TMP/no-such-dir/x.hmap" "$TMP/maildir.pcap" \
+        >/dev/null 2>"$TMP/nomap$t.err"
+    echo $? >"$TMP/nomap$t.rc"
+done
+check "unwritable map: --threads 1 fails with 1" [ "$(cat "$TMP/nomap1.rc")" = 1 ]
+check "unwritable map: one line naming the map" grep -q 'no-such-dir/x.hmap' "$TMP/nomap1.err"
+for t in 1 2 3; do
+    check "unwritable map: --threads $t leaves no records" [ ! -e "$TMP/nomap$t.tbbt" ]
+done
+for t in 2 3; do
+    check "unwritable map: --threads $t fails with 1 (no hang)" [ "$(cat "$TMP/nomap$t.rc")" = 1 ]
+    check "unwritable map: --threads $t: the same error" cmp -s "$TMP/nomap1.err" "$TMP/nomap$t.err"
 done
 
 # Bad usage names the option.
