@@ -253,9 +253,9 @@ static void grave_add(struct tbbt_fhmap *m, const struct fhent *e, tbbt_id id) {
     if (g->hash) tbbt_htab_remove_item(&m->grave_table, g->hash, g);
     struct fhprobe k = {e->data, e->len};
     uint64_t h = fhent_item_hash(e);
-    struct grave *old = tbbt_htab_find_inline(&m->grave_table, h, &k, grave_eq);
+    struct grave *old = tbbt_htab_find_inline(&m->grave_table, h | 1, &k, grave_eq);
     if (old) tbbt_htab_remove_item(&m->grave_table, old->hash, old), old->hash = 0;
-    g->hash = h | 1; /* never 0: that marks an empty slot */
+    g->hash = h | 1; /* never 0: that marks an empty slot; the key graves are found by */
     g->id = id;
     g->len = e->len;
     memcpy(g->data, e->data, e->len);

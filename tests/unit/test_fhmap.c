@@ -195,6 +195,33 @@ static void test_dead_handles(void **state) {
     tbbt_fhmap_free(m);
 }
 
+/* A handle retired twice (the server reused it for a new file, which went
+ * too) names the later object: a STALE use after both removals was a use
+ * of the later one. Graves are kept under the hash with its low bit set,
+ * so a handle whose hash is even is the case that once kept both graves
+ * and named the older. */
+static void test_dead_handle_retired_twice(void **state) {
+    (void)state;
+    struct tbbt_fhmap *m = tbbt_fhmap_new();
+    int fresh;
+    tbbt_id dir = tbbt_fhmap_lookup(m, H3, sizeof(H3), &fresh);
+    uint8_t h[8] = {0};
+    memset(h + 4, 0x5a, 4);
+    for (uint32_t i = 0; tbbt_fhmap_hash(h, sizeof(h)) & 1; i++)
+        memcpy(h, &i, 4);
+    tbbt_id ids[2];
+    for (int k = 0; k < 2; k++) {
+        ids[k] = tbbt_fhmap_lookup(m, h, sizeof(h), &fresh);
+        assert_true(fresh);
+        tbbt_fhmap_set_attr(m, ids[k], TYPE(1), 1);
+        tbbt_fhmap_bind(m, dir, "f", 1, ids[k]);
+        tbbt_fhmap_unlink(m, dir, "f", 1);
+        assert_int_equal(tbbt_fhmap_dead(m, h, sizeof(h)), ids[k]);
+    }
+    assert_int_not_equal(ids[0], ids[1]);
+    tbbt_fhmap_free(m);
+}
+
 /* A file with two links survives the removal of one. */
 static void test_hard_link_survives(void **state) {
     (void)state;
@@ -306,6 +333,7 @@ int main(void) {
         cmocka_unit_test(test_owner_tells_reuse),
         cmocka_unit_test(test_fileid_reuse_after_remove),
         cmocka_unit_test(test_dead_handles),
+        cmocka_unit_test(test_dead_handle_retired_twice),
         cmocka_unit_test(test_hard_link_survives),
         cmocka_unit_test(test_rename_over),
         cmocka_unit_test(test_born_retires_reused_inode),
