@@ -27,6 +27,7 @@ void tbbt_play_opts_default(struct tbbt_play_opts *o) {
     o->clones = 1;
     o->max_outstanding = TBBT_PLAY_MAX_OUT;
     o->timeout_s = TBBT_PLAY_TIMEOUT;
+    o->retransmit_s = TBBT_PLAY_RETRANSMIT;
     o->seed = TBBT_PLAY_SEED;
 }
 

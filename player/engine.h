@@ -45,6 +45,7 @@ struct tbbt_play_opts {
     double duration_s;        /* stop sending after (0: no limit) */
     uint64_t limit;           /* records at most (0: all) */
     int timeout_s;            /* per request */
+    int retransmit_s;         /* send a request again after, once (0: never) */
     int cred_set;             /* override the trace's credentials */
     uint32_t uid, gid;
     uint64_t seed; /* payload, verifiers */
@@ -64,6 +65,7 @@ struct tbbt_play_opts {
 #define TBBT_PLAY_WINDOW 4096          /* lookahead window, records */
 #define TBBT_PLAY_MAX_OUT 1024         /* requests out at most */
 #define TBBT_PLAY_TIMEOUT 30           /* seconds a request may wait */
+#define TBBT_PLAY_RETRANSMIT 10        /* seconds before a request goes again */
 #define TBBT_PLAY_SEED 1               /* write payload and verifiers */
 #define TBBT_PLAY_WINDOW_MAX 268435456 /* 2^28: window x clones at most */
 #define TBBT_PLAY_MAX_CONN 16384       /* connections at most (--connections, or one per traced client) */

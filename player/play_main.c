@@ -32,7 +32,7 @@
 struct play_cli {
     char *order, *manifest, *json, *cred, *deps, *send_log, *fail_log, *json_rank;
     gdouble speedup, warmup, duration;
-    gint window, max_out, connections, clone, clones, loop, timeout, nfsport, mountport;
+    gint window, max_out, connections, clone, clones, loop, timeout, retransmit, nfsport, mountport;
     gint64 limit, seed;
     gboolean strict, quiet, live, no_live, udp;
     gboolean simulate, list_locks;
@@ -93,6 +93,9 @@ static const struct tbbt_opt play_opts[] = {
      .help = "Replay the first N records only (0: all)"},
     {"timeout", 't', TBBT_OPT_INT, &cli.timeout, "SEC", G_STRINGIFY(TBBT_PLAY_TIMEOUT), 1, 86400,
      .help = "Seconds a request may wait for its reply"},
+    {"retransmit", 0, TBBT_OPT_INT, &cli.retransmit, "SEC", G_STRINGIFY(TBBT_PLAY_RETRANSMIT), 0, 86400,
+     .help = "Send a request again (once, same XID) after SEC seconds without a reply, as an NFS client "
+             "does (0: never)"},
     {"cred", 0, TBBT_OPT_STRING, &cli.cred, "UID:GID", .defhelp = "the trace's",
      .help = "AUTH_SYS uid:gid for every request"},
     {"nfs-port", 0, TBBT_OPT_INT, &cli.nfsport, "PORT", NULL, 1, 65535,
@@ -313,7 +316,7 @@ static void check(const struct target *t, struct tbbt_play_opts *o) {
     o->loop = cli.loop;
     o->warmup_s = cli.warmup, o->duration_s = cli.duration, o->limit = (uint64_t)cli.limit;
     o->udp = cli.udp;
-    o->timeout_s = cli.timeout, o->seed = (uint64_t)cli.seed;
+    o->timeout_s = cli.timeout, o->retransmit_s = cli.retransmit, o->seed = (uint64_t)cli.seed;
     o->quiet = cli.quiet;
     o->live = !cli.quiet && !cli.no_live && (cli.live || isatty(2));
 }

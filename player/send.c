@@ -133,8 +133,33 @@ static void take_events(struct engine *e) {
     g_array_set_size(t, 0);
 }
 
+/* Requests out longer than --retransmit go again, once, with their XID,
+ * as an NFS client sends them: a server may drop a request it cannot
+ * serve now and count on the client's retransmission (nfs-ganesha drops a
+ * READ of a just-removed file's handle when it cannot load it: "Drop
+ * request"). The slot goes back to the held heap, as after a lost
+ * connection; its old entry in sent_fifo is passed over there. The reply
+ * to either sending completes it (a second is a late reply). */
+static void retransmit(struct engine *e, int64_t now) {
+    int64_t after = (int64_t)e->o->retransmit_s * 1000000000;
+    if (!after || e->o->retransmit_s >= e->o->timeout_s) return;
+    for (size_t k = 0; k < e->sent_fifo.len; k++) {
+        uint64_t seq = eng_fifo_at(&e->sent_fifo, k);
+        struct slot *s = &e->ring[seq & e->mask];
+        /* a slot sent again has a second, later entry: both are passed */
+        if (s->seq != seq || atomic_load(&s->state) != SL_SENT || s->retried) continue;
+        if (now - s->send_ns < after) return; /* the fifo is in sending order */
+        eng_out_done(e, s, now);
+        s->retried = 1;
+        e->st->retransmits++;
+        atomic_store(&s->state, SL_HELD);
+        eng_heap_push(&e->held, 0, seq);
+    }
+}
+
 /* Requests out longer than the timeout fail. */
 static void time_out(struct engine *e, int64_t now) {
+    retransmit(e, now);
     int64_t limit = (int64_t)e->o->timeout_s * 1000000000;
     while (e->sent_fifo.len) {
         uint64_t seq = eng_fifo_at(&e->sent_fifo, 0);

@@ -111,7 +111,7 @@ void tbbt_pstats_merge(struct tbbt_play_stats *into, const struct tbbt_play_stat
     into->not_replayable += from->not_replayable, into->warmup += from->warmup;
     into->late_replies += from->late_replies, into->unmatched_replies += from->unmatched_replies;
     into->reconnects += from->reconnects, into->conn_lost += from->conn_lost;
-    into->conns_opened += from->conns_opened;
+    into->conns_opened += from->conns_opened, into->retransmits += from->retransmits;
     if (from->max_outstanding > into->max_outstanding) into->max_outstanding = from->max_outstanding;
     into->wall_s = dmax(into->wall_s, from->wall_s), into->cpu_s += from->cpu_s;
     into->trace_span_s = dmax(into->trace_span_s, from->trace_span_s);
@@ -310,6 +310,9 @@ void tbbt_pstats_report(const struct tbbt_play_stats *s, FILE *out) {
                 (double)tbbt_hist_quantile(&s->issue_err, .5) / 1e3,
                 (double)tbbt_hist_quantile(&s->issue_err, .99) / 1e3, (double)s->issue_err.max / 1e3);
     if (s->conns_opened) fprintf(out, "Connections opened: %llu\n", (unsigned long long)s->conns_opened);
+    if (s->retransmits)
+        fprintf(out, "Retransmitted: %llu requests unanswered after --retransmit seconds, sent again\n",
+                (unsigned long long)s->retransmits);
     if (s->reconnects)
         fprintf(out,
                 "Connections: %llu lost and made again; %llu requests lost with them (reads are not sent "
@@ -418,15 +421,16 @@ void tbbt_pstats_json(const struct tbbt_play_stats *s, GString *o) {
         "\"totals\":{\"records\":%llu,\"sent\":%llu,\"replies\":%llu,\"matched\":%llu,"
         "\"mismatched\":%llu,\"skipped\":%llu,\"timeouts\":%llu,\"no_handle\":%llu,\"refused\":%llu,"
         "\"not_replayable\":%llu,\"warmup\":%llu,\"late_replies\":%llu,\"reconnects\":%llu,"
-        "\"conn_lost\":%llu,\"connections_opened\":%llu,\"wall_s\":%.6f,"
+        "\"conn_lost\":%llu,\"connections_opened\":%llu,\"retransmits\":%llu,\"wall_s\":%.6f,"
         "\"cpu_s\":%.6f,\"trace_span_s\":%.6f,\"ops_per_s\":%.3f},",
         (unsigned long long)s->records, (unsigned long long)s->sent, (unsigned long long)s->replies,
         (unsigned long long)s->matched, (unsigned long long)s->mismatched, (unsigned long long)s->skipped,
         (unsigned long long)s->timeouts, (unsigned long long)s->no_handle, (unsigned long long)s->refused,
         (unsigned long long)s->not_replayable, (unsigned long long)s->warmup,
         (unsigned long long)s->late_replies, (unsigned long long)s->reconnects,
-        (unsigned long long)s->conn_lost, (unsigned long long)s->conns_opened, s->wall_s, s->cpu_s,
-        s->trace_span_s, s->wall_s > 0 ? (double)s->replies / s->wall_s : 0);
+        (unsigned long long)s->conn_lost, (unsigned long long)s->conns_opened,
+        (unsigned long long)s->retransmits, s->wall_s, s->cpu_s, s->trace_span_s,
+        s->wall_s > 0 ? (double)s->replies / s->wall_s : 0);
     g_string_append(o, "\"issue_error_ns\":");
     tbbt_hist_json(&s->issue_err, o);
     g_string_append(o, ",\"outstanding\":");

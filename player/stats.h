@@ -82,6 +82,7 @@ struct tbbt_play_stats {
     uint64_t refused; /* not sent: a name that could leave the run directory (safename.h) */
     uint64_t warmup, late_replies, unmatched_replies;
     uint64_t reconnects, conn_lost; /* connections made again; requests lost with one */
+    uint64_t retransmits;           /* requests sent again after --retransmit seconds unanswered */
     uint64_t conns_opened;          /* connections the player opened to the server (ranks: summed) */
     uint64_t max_outstanding;
     double wall_s, cpu_s;

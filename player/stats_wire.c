@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define WIRE_MAGIC 0x74627333u /* "tbs3": the ranks of one run are built alike */
+#define WIRE_MAGIC 0x74627334u /* "tbs4": the ranks of one run are built alike */
 
 /* The reader: a cursor over the form; ok falls to 0 at the first overrun
  * and every later read gives 0, so truncation has one exit (the end). */
@@ -135,7 +135,7 @@ static void unpack_load(struct rd *r, struct tbbt_load_figs *f) {
     X(records) X(sent) X(replies) X(matched) X(mismatched) X(skipped)              \
     X(timeouts) X(no_handle) X(not_replayable) X(warmup) X(late_replies)           \
     X(unmatched_replies) X(reconnects) X(conn_lost) X(max_outstanding) X(refused)  \
-    X(conns_opened)
+    X(conns_opened) X(retransmits)
 /* clang-format on */
 
 void tbbt_pstats_pack(const struct tbbt_play_stats *s, GByteArray *o) {

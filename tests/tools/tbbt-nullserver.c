@@ -2,6 +2,7 @@
  *
  *   tbbt-nullserver [--port N] [--read-max BYTES] [--seconds S]
  *                   [--delay-proc PROC --delay-ms MS] [--names] [--log FILE]
+ *                   [--drop-proc PROC --drop-count N]
  *
  * Listens on 127.0.0.1:PORT (TCP, RPC record marking) and answers every
  * NFSv3 call from memory, at once, with NFS3_OK and well-formed results:
@@ -28,6 +29,10 @@
  * runs. --log writes "SECONDS call|reply XID PROC" per call read and per
  * reply put to its connection's output, in the order they happen (one
  * thread), so a test can tell whether a call came after a reply went.
+ * --drop-proc reads the first --drop-count calls of a procedure and never
+ * answers them (logged "drop"), as a server drops a request it cannot
+ * serve now and counts on the client's retransmission (nfs-ganesha's
+ * "Drop request"): tests/play/retransmit.sh.
  *
  * Replies are encoded with the rpcgen XDR routines of lib/proto/tbbt_nfs.x
  * into a per-connection output buffer (xdrmem), calls parsed with
@@ -65,13 +70,13 @@
 #define NS_OUT_HIGH (16u << 20)   /* stop reading a connection whose replies pile up past this */
 
 struct ns_opts {
-    gint port, read_max, delay_ms;
+    gint port, read_max, delay_ms, drop_count;
     gdouble seconds;
-    gchar *delay_proc, *log;
+    gchar *delay_proc, *drop_proc, *log;
     gboolean names;
 };
 
-static struct ns_opts opt = {.port = 20049, .read_max = 4096};
+static struct ns_opts opt = {.port = 20049, .read_max = 4096, .drop_count = 1};
 
 /* The options, declared once: parsing and --help both come from here. */
 static GOptionEntry ns_entries[] = {
@@ -82,6 +87,9 @@ static GOptionEntry ns_entries[] = {
      "Run the calls of this NFSv3 procedure (remove, lookup, ...) --delay-ms late", "PROC"},
     {"delay-ms", 0, 0, G_OPTION_ARG_INT, &opt.delay_ms, "Milliseconds a --delay-proc call is held (0..60000)",
      "MS"},
+    {"drop-proc", 0, 0, G_OPTION_ARG_STRING, &opt.drop_proc,
+     "Never answer the first --drop-count calls of this NFSv3 procedure", "PROC"},
+    {"drop-count", 0, 0, G_OPTION_ARG_INT, &opt.drop_count, "Calls of --drop-proc dropped (default 1)", "N"},
     {"names", 0, 0, G_OPTION_ARG_NONE, &opt.names,
      "Remember removed names: a LOOKUP of one answers NOENT (a REMOVE takes effect when its reply goes)",
      NULL},
@@ -114,6 +122,7 @@ static volatile sig_atomic_t stop;
 static uint64_t fh_counter, calls, reads, bytes_in, bytes_out;
 static uint8_t zeros[64u << 10];
 static int delay_proc = -1; /* NFSv3 procedure number, -1: none */
+static int drop_proc = -1;  /* NFSv3 procedure number, -1: none */
 static GQueue held_q;       /* struct ns_held, by due time (one delay: arrival order) */
 static GHashTable *gone;    /* --names: (dir handle, name) keys removed, GBytes */
 static FILE *log_fp;        /* --log */
@@ -432,6 +441,11 @@ static void answer(struct ns_conn *c, const uint8_t *m, size_t n) {
     if (tbbt_rpc_parse(m, n, &h) < 0 || h.mtype != 0) return;
     calls++;
     log_event("call", h.xid, h.proc);
+    if (h.prog == NS_PROG_NFS && h.vers == 3 && (int)h.proc == drop_proc && opt.drop_count > 0) {
+        opt.drop_count--;
+        log_event("drop", h.xid, h.proc);
+        return;
+    }
     if (h.prog == NS_PROG_NFS && h.vers == 3 && (int)h.proc == delay_proc)
         hold(c, m, n, &h);
     else
@@ -586,6 +600,14 @@ static int setup_opts(char *err, size_t errlen) {
         int op = tbbt_op_by_name(opt.delay_proc);
         if (op < 0 || (delay_proc = tbbt_op_to_wire((enum tbbt_op)op, 3)) < 0) {
             snprintf(err, errlen, "--delay-proc %s: not an NFSv3 procedure", opt.delay_proc);
+            return -1;
+        }
+    }
+    if (opt.drop_proc) {
+        int op = tbbt_op_by_name(opt.drop_proc);
+        if (op < 0 || (drop_proc = tbbt_op_to_wire((enum tbbt_op)op, 3)) < 0 || opt.drop_count < 0) {
+            snprintf(err, errlen, "--drop-proc %s: not an NFSv3 procedure (or --drop-count < 0)",
+                     opt.drop_proc);
             return -1;
         }
     }

@@ -1,0 +1,106 @@
+#!/bin/bash
+# A request the server drops is sent again (tbbt-play --retransmit), as an
+# NFS client sends it: nfs-ganesha drops a request it cannot serve now
+# ("Drop request", seen on a READ of a just-removed file's handle in
+# fsdep replays of play.lost_state) and counts on the retransmission; the
+# player used to wait out --timeout and count the record failed.
+#
+# The server is tests/tools/tbbt-nullserver --drop-proc read: it reads the
+# first READ and never answers it. A hand-made trace (a getattr, a read,
+# a getattr of one file, every reply traced OK). For conservative and
+# fsdep order:
+#   1. with --retransmit 1 --timeout 10: exit 0, every record matched, the
+#      JSON counts one retransmission, no timeout, and the responder's log
+#      shows the read's XID called twice (dropped once) and answered once;
+#   2. with --retransmit 0 --timeout 2: the read times out (the drop is
+#      real: without the retransmission the record fails).
+# Usage (ctest): bash retransmit.sh BUILD_DIR SRC_DIR
+set -u
+BUILD=${1:?usage: retransmit.sh BUILD_DIR SRC_DIR}
+PLAY=${TBBT_PLAY:-$BUILD/player/tbbt-play}
+DUMP=$BUILD/tools/tbbt-dump
+NULLSRV=$BUILD/tests/tools/tbbt-nullserver
+work=$(mktemp -d /tmp/tbbt-retransmit.XXXXXX)
+nspid=
+trap '[ -n "$nspid" ] && kill "$nspid" 2>/dev/null; rm -rf "$work"' EXIT
+fail=0
+bad() {
+    echo "FAIL: $*"
+    fail=1
+}
+perl -MJSON::PP -e 1 2>/dev/null || {
+    echo "skipped: perl JSON::PP missing"
+    exit 77
+}
+for p in "$PLAY" "$DUMP" "$NULLSRV"; do
+    [ -x "$p" ] || {
+        echo "FAIL: $p not built"
+        exit 1
+    }
+done
+
+cat >"$work/t.txt" <<'EOF'
+1700000000.000000000 1700000000.000100000 10.0.0.5:801 10.0.0.1:2049 0x00000001 v3 getattr 0 T cred=1:0:0 obj=2
+1700000000.000200000 1700000000.000300000 10.0.0.5:801 10.0.0.1:2049 0x00000002 v3 read 0 T cred=1:0:0 obj=2 offset=0 count=4096
+1700000000.000400000 1700000000.000500000 10.0.0.5:801 10.0.0.1:2049 0x00000003 v3 getattr 0 T cred=1:0:0 obj=2
+EOF
+"$DUMP" --text-in "$work/t.txt" -o "$work/t.tbbt" || {
+    echo "FAIL: tbbt-dump --text-in"
+    exit 1
+}
+# a manifest as bench/play-fakemanifest.pl makes them: "tbbtfake" and the ID
+fh() { printf '7462627466616b65%016x' "$1"; }
+printf '# tbbt-manifest 1\n# clones 1\n0 1 %s "."\n0 2 %s "f"\n# end 2\n' "$(fh 1)" "$(fh 2)" >"$work/t.manifest"
+
+# start_server: the responder on a free port ($port, $nspid), dropping the first READ
+start_server() {
+    for _ in 1 2 3 4 5; do
+        port=$((21000 + RANDOM % 8000))
+        "$NULLSRV" --port "$port" --drop-proc read --log "$work/ns.log" >"$work/ns.out" 2>&1 &
+        nspid=$!
+        for _ in $(seq 1 40); do
+            grep -q 'MINIMAL RESPONDER' "$work/ns.out" && sleep 0.05 && kill -0 "$nspid" 2>/dev/null && return 0
+            kill -0 "$nspid" 2>/dev/null || break
+            sleep 0.05
+        done
+        kill "$nspid" 2>/dev/null
+        wait "$nspid" 2>/dev/null
+        nspid=
+    done
+    echo "FAIL: tbbt-nullserver would not start: $(cat "$work/ns.out")"
+    exit 1
+}
+
+# run ORDER ARGS...: one replay; its totals "records matched timeouts
+# retransmits" in $tot, tbbt-play's exit in $rc
+run() {
+    local order=$1
+    shift
+    start_server
+    "$PLAY" -q --no-live --order "$order" "$@" --nfs-port "$port" --manifest "$work/t.manifest" \
+        --json "$work/p.json" "$work/t.tbbt" 127.0.0.1:/null >"$work/p.out" 2>&1
+    rc=$?
+    kill -INT "$nspid"
+    wait "$nspid"
+    nspid=
+    tot=$(perl -MJSON::PP -e 'local $/; my $t = decode_json(<STDIN>)->{totals};
+        print "$t->{records} $t->{matched} $t->{timeouts} $t->{retransmits}"' <"$work/p.json" 2>/dev/null)
+}
+
+for order in conservative fsdep; do
+    run "$order" --retransmit 1 --timeout 10
+    echo "$order, --retransmit 1: exit $rc, records matched timeouts retransmits: $tot"
+    [ $rc = 0 ] || bad "$order: tbbt-play exit $rc: $(cat "$work/p.out")"
+    [ "$tot" = "3 3 0 1" ] || bad "$order: totals '$tot', want '3 3 0 1'"
+    xid=$(awk '$2 == "drop" { print $3; exit }' "$work/ns.log")
+    calls=$(awk -v x="$xid" '$2 == "call" && $3 == x' "$work/ns.log" | wc -l)
+    replies=$(awk -v x="$xid" '$2 == "reply" && $3 == x' "$work/ns.log" | wc -l)
+    [ -n "$xid" ] && [ "$calls" = 2 ] && [ "$replies" = 1 ] ||
+        bad "$order: the dropped read '$xid' called $calls times, answered $replies (want 2 and 1)"
+
+    run "$order" --retransmit 0 --timeout 2
+    echo "$order, --retransmit 0: exit $rc, records matched timeouts retransmits: $tot"
+    [ "$tot" = "3 2 1 0" ] || bad "$order, no retransmission: totals '$tot', want '3 2 1 0' (the read timed out)"
+done
+[ $fail = 0 ] && echo "PASS: a dropped request is sent again and matches; without --retransmit it times out"
+exit $fail
