@@ -67,6 +67,7 @@ struct slot {
     uint32_t clone; /* offset of its clone from the first (--clones) */
     int warm;       /* sent during the warm-up: left out of the figures */
     int retried;    /* sent again after its connection was lost */
+    int resent;     /* sent again after --retransmit seconds unanswered */
     int64_t sched_ns, send_ns;
     uint64_t load_ticket;       /* its request in the replay's load (stats_load.h) */
     int64_t ready_ns, flush_ns; /* TBBT_PLAY_COUNTS: offered, and its connection written (0: not yet) */

@@ -44,9 +44,9 @@ void eng_complete(struct engine *e, struct slot *s, int status, int64_t recv_ns)
     const struct tbbt_rec *r = &s->r;
     int lost = (r->flags & TBBT_RF_REPLY_LOST) && r->status < 0;
     int matched = status >= 0 && (lost ? status == 0 : status == r->status);
-    /* sent again after a lost connection, a create that finds its name made
-     * did what the first sending did */
-    if (s->retried && status == TBBT_NFSERR_EXIST && r->status == 0 &&
+    /* sent again (after a lost connection, or unanswered), a create that
+     * finds its name made did what the first sending did */
+    if ((s->retried || s->resent) && status == TBBT_NFSERR_EXIST && r->status == 0 &&
         (r->op == TBBT_OP_CREATE || r->op == TBBT_OP_MKDIR || r->op == TBBT_OP_SYMLINK ||
          r->op == TBBT_OP_MKNOD))
         matched = 1;
@@ -147,10 +147,10 @@ static void retransmit(struct engine *e, int64_t now) {
         uint64_t seq = eng_fifo_at(&e->sent_fifo, k);
         struct slot *s = &e->ring[seq & e->mask];
         /* a slot sent again has a second, later entry: both are passed */
-        if (s->seq != seq || atomic_load(&s->state) != SL_SENT || s->retried) continue;
+        if (s->seq != seq || atomic_load(&s->state) != SL_SENT || s->resent) continue;
         if (now - s->send_ns < after) return; /* the fifo is in sending order */
         eng_out_done(e, s, now);
-        s->retried = 1;
+        s->resent = 1;
         e->st->retransmits++;
         atomic_store(&s->state, SL_HELD);
         eng_heap_push(&e->held, 0, seq);
@@ -190,6 +190,7 @@ static void admit(struct engine *e) {
         if (s->sched_ns && s->sched_ns >= e->warm_end) /* the trace's rate, per second of the schedule */
             tbbt_pstats_sec(e->st, (double)(s->sched_ns - e->t0) / 1e9)->traced++;
         atomic_store(&s->state, SL_WAITING);
+        s->retried = s->resent = 0; /* the slot's earlier record's */
         s->admit_pass = e->pass;
         e->ord->add(e->sched, s->seq, &s->r);
         e->next_add++;

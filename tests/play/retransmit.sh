@@ -14,6 +14,10 @@
 #      shows the read's XID called twice (dropped once) and answered once;
 #   2. with --retransmit 0 --timeout 2: the read times out (the drop is
 #      real: without the retransmission the record fails).
+# And one trace of 130 records whose two READs (the 1st and the 129th) use
+# the same slot of the player's ring (128 slots at a window of 64), both
+# dropped once: both are sent again and every record matches (a slot's
+# "sent again" belonged to the record it held, not to the next one).
 # Usage (ctest): bash retransmit.sh BUILD_DIR SRC_DIR
 set -u
 BUILD=${1:?usage: retransmit.sh BUILD_DIR SRC_DIR}
@@ -52,11 +56,24 @@ EOF
 fh() { printf '7462627466616b65%016x' "$1"; }
 printf '# tbbt-manifest 1\n# clones 1\n0 1 %s "."\n0 2 %s "f"\n# end 2\n' "$(fh 1)" "$(fh 2)" >"$work/t.manifest"
 
-# start_server: the responder on a free port ($port, $nspid), dropping the first READ
+# the two-READ trace: read, 127 getattrs, read
+awk 'BEGIN {
+    for (i = 0; i < 130; i++) {
+        op = (i == 0 || i == 128) ? "read" : "getattr"
+        printf "1700000000.%09d 1700000000.%09d 10.0.0.5:801 10.0.0.1:2049 0x%08x v3 %s 0 T cred=1:0:0 obj=2%s\n",
+            i * 1000, i * 1000 + 500, i + 1, op, op == "read" ? " offset=0 count=4096" : ""
+    }
+}' >"$work/t2.txt"
+"$DUMP" --text-in "$work/t2.txt" -o "$work/t2.tbbt" || {
+    echo "FAIL: tbbt-dump --text-in t2"
+    exit 1
+}
+
+# start_server [N]: the responder on a free port ($port, $nspid), dropping the first N (1) READs
 start_server() {
     for _ in 1 2 3 4 5; do
         port=$((21000 + RANDOM % 8000))
-        "$NULLSRV" --port "$port" --drop-proc read --log "$work/ns.log" >"$work/ns.out" 2>&1 &
+        "$NULLSRV" --port "$port" --drop-proc read --drop-count "${1:-1}" --log "$work/ns.log" >"$work/ns.out" 2>&1 &
         nspid=$!
         for _ in $(seq 1 40); do
             grep -q 'MINIMAL RESPONDER' "$work/ns.out" && sleep 0.05 && kill -0 "$nspid" 2>/dev/null && return 0
@@ -71,14 +88,15 @@ start_server() {
     exit 1
 }
 
-# run ORDER ARGS...: one replay; its totals "records matched timeouts
-# retransmits" in $tot, tbbt-play's exit in $rc
+# run ORDER ARGS...: one replay of $trace (t) with $drops (1) READs
+# dropped; its totals "records matched timeouts retransmits" in $tot,
+# tbbt-play's exit in $rc
 run() {
     local order=$1
     shift
-    start_server
+    start_server "${drops:-1}"
     "$PLAY" -q --no-live --order "$order" "$@" --nfs-port "$port" --manifest "$work/t.manifest" \
-        --json "$work/p.json" "$work/t.tbbt" 127.0.0.1:/null >"$work/p.out" 2>&1
+        --json "$work/p.json" "$work/${trace:-t}.tbbt" 127.0.0.1:/null >"$work/p.out" 2>&1
     rc=$?
     kill -INT "$nspid"
     wait "$nspid"
@@ -102,5 +120,8 @@ for order in conservative fsdep; do
     echo "$order, --retransmit 0: exit $rc, records matched timeouts retransmits: $tot"
     [ "$tot" = "3 2 1 0" ] || bad "$order, no retransmission: totals '$tot', want '3 2 1 0' (the read timed out)"
 done
+trace=t2 drops=2 run conservative --retransmit 1 --timeout 3 --window 64
+echo "two reads in one slot: exit $rc, records matched timeouts retransmits: $tot"
+[ "$tot" = "130 130 0 2" ] || bad "two reads in one slot: totals '$tot', want '130 130 0 2'"
 [ $fail = 0 ] && echo "PASS: a dropped request is sent again and matches; without --retransmit it times out"
 exit $fail

@@ -32,7 +32,8 @@
  * --drop-proc reads the first --drop-count calls of a procedure and never
  * answers them (logged "drop"), as a server drops a request it cannot
  * serve now and counts on the client's retransmission (nfs-ganesha's
- * "Drop request"): tests/play/retransmit.sh.
+ * "Drop request"): a call with the XID of a dropped one (its
+ * retransmission) is answered. tests/play/retransmit.sh.
  *
  * Replies are encoded with the rpcgen XDR routines of lib/proto/tbbt_nfs.x
  * into a per-connection output buffer (xdrmem), calls parsed with
@@ -123,6 +124,7 @@ static uint64_t fh_counter, calls, reads, bytes_in, bytes_out;
 static uint8_t zeros[64u << 10];
 static int delay_proc = -1; /* NFSv3 procedure number, -1: none */
 static int drop_proc = -1;  /* NFSv3 procedure number, -1: none */
+static GHashTable *dropped; /* XIDs of the calls dropped (--drop-proc) */
 static GQueue held_q;       /* struct ns_held, by due time (one delay: arrival order) */
 static GHashTable *gone;    /* --names: (dir handle, name) keys removed, GBytes */
 static FILE *log_fp;        /* --log */
@@ -441,8 +443,10 @@ static void answer(struct ns_conn *c, const uint8_t *m, size_t n) {
     if (tbbt_rpc_parse(m, n, &h) < 0 || h.mtype != 0) return;
     calls++;
     log_event("call", h.xid, h.proc);
-    if (h.prog == NS_PROG_NFS && h.vers == 3 && (int)h.proc == drop_proc && opt.drop_count > 0) {
+    if (h.prog == NS_PROG_NFS && h.vers == 3 && (int)h.proc == drop_proc && opt.drop_count > 0 &&
+        !g_hash_table_contains(dropped, GUINT_TO_POINTER(h.xid))) {
         opt.drop_count--;
+        g_hash_table_add(dropped, GUINT_TO_POINTER(h.xid));
         log_event("drop", h.xid, h.proc);
         return;
     }
@@ -610,6 +614,7 @@ static int setup_opts(char *err, size_t errlen) {
                      opt.drop_proc);
             return -1;
         }
+        dropped = g_hash_table_new(g_direct_hash, g_direct_equal);
     }
     if (opt.names)
         gone = g_hash_table_new_full(g_bytes_hash, g_bytes_equal, (GDestroyNotify)g_bytes_unref, NULL);
