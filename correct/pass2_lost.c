@@ -201,9 +201,13 @@ void tbbt_p2_lost_reply(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) 
     if (pred == TBBT_NFSERR_ACCES && tbbt_fsmodel_access_need(r) && file_owner_guessed(p, r))
         pred = TBBT_NFS_OK;
     /* a success the directory's mode forbids: the call was denied (only
-     * here: a traced status is never judged by it) */
-    if (pred == TBBT_NFS_OK && tbbt_fsmodel_predict_dir_access(p->m, r) == TBBT_NFSERR_ACCES &&
-        !dir_owner_guessed(p, r))
+     * here: a traced status is never judged by it). So is a call the
+     * model cannot judge otherwise (a rename of a name it does not know):
+     * whatever the name held, the directory refuses the caller, and left
+     * unresolved it would be taken as done (a user's rename into root's
+     * 0700 directory replacing a name there) */
+    if ((pred == TBBT_NFS_OK || (pred == TBBT_PREDICT_ANY && r->status < 0)) &&
+        tbbt_fsmodel_predict_dir_access(p->m, r) == TBBT_NFSERR_ACCES && !dir_owner_guessed(p, r))
         pred = TBBT_NFSERR_ACCES;
     /* so is a chmod, chown or utimes by another than the owner */
     if (pred == TBBT_NFS_OK && tbbt_fsmodel_predict_owner(p->m, r) == TBBT_NFSERR_PERM)

@@ -541,6 +541,32 @@ static void test_lost_write_guessed_owner(void **s) {
     tbbt_pass2_free(p);
 }
 
+/* A user's rename into root's 0700 directory, its reply lost, of a name
+ * the model does not know: whatever the source held, the target
+ * directory refuses the caller, so the call was refused (judged so, not
+ * left unresolved and taken as done, which took the file at the target
+ * name away and had pass 2 insert a rename and a link back as the user
+ * that the server refuses). */
+static void test_lost_rename_into_closed_dir(void **s) {
+    (void)s;
+    static const struct line t[] = {
+        {100, 101, 801,
+         "lookup 0 T cred=1:1000:1000 dir=1 name=\"u\" newobj=5 type=2 mode=511 nlink=2 uid=1000 gid=1000 "
+         "size=4096"},
+        {110, 111, 801,
+         "lookup 0 T cred=1:0:0 dir=1 name=\"d\" newobj=6 type=2 mode=448 nlink=2 uid=0 gid=0 size=4096"},
+        {120, 121, 801, "lookup 0 T cred=1:0:0 dir=6 name=\"y\" newobj=10 " FILEA},
+        {200, -1, 803, "rename - LT cred=1:1000:1000 dir=5 name=\"x\" dir2=6 name2=\"y\""},
+        {300, 301, 801, "read 0 T cred=1:0:0 obj=10 offset=0 count=10 rcount=10 eof=1 " FILEA},
+        {0, 0, 0, NULL}};
+    GPtrArray *out;
+    struct tbbt_pass2 *p = run(t, &out);
+    assert_int_equal(status_at(out, 200), TBBT_NFSERR_ACCES);
+    assert_int_equal(tbbt_pass2_stats(p)->inserted, 0);
+    g_ptr_array_free(out, TRUE);
+    tbbt_pass2_free(p);
+}
+
 /* A chgrp by the file's owner, its reply lost: to a group the owner is
  * not a member of (by the call's credential) it was refused; to one it
  * is a member of, or its own, it went through. */
@@ -908,6 +934,7 @@ int main(void) {
         cmocka_unit_test(test_lost_chgrp),
         cmocka_unit_test(test_lost_truncate_after_chown),
         cmocka_unit_test(test_lost_write_guessed_owner),
+        cmocka_unit_test(test_lost_rename_into_closed_dir),
         cmocka_unit_test(test_lost_write_to_lost_create),
         cmocka_unit_test(test_chmod_after_last_use),
         cmocka_unit_test(test_lost_mkdir_then_attrs),
