@@ -336,6 +336,10 @@ void tbbt_p2_judge(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
                                    : r;
     enum tbbt_oc pred = tbbt_oc_predict(p->m, v);
     enum tbbt_oc traced = tbbt_oc_traced(p->m, v);
+    if ((pred == TBBT_OC_OK || pred == TBBT_OC_ACCES) && traced == TBBT_OC_STALE && v == r &&
+        !(r->flags & TBBT_RF_NAME_SYNTH) && (tbbt_op_info(r->op)->flags & TBBT_OPF_OBJ) &&
+        !(tbbt_op_info(r->op)->flags & TBBT_OPF_DIRNAME) && tbbt_p2_moved_over(p, r))
+        pred = tbbt_oc_predict(p->m, v); /* a cut rename took its name over */
     uint64_t defer_after = 0, reapply = 0;
     if (traced == TBBT_OC_OTHER) {
         defer_after = tbbt_p2_denied_by_later(p, v, seq);

@@ -378,3 +378,97 @@ void tbbt_p2_sightings(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
         tbbt_p2_resolve_move(p, r->obj, tbbt_rec_str(r, r->entries[i].name), r->entries[i].name.len,
                              r->entries[i].id);
 }
+
+/* May the caller of held rename h, whose target the snaplen cut whole,
+ * have renamed into directory d: the model's modes do not deny it? */
+static int may_rename_into(struct tbbt_pass2 *p, const struct tbbt_rec *h, tbbt_id d) {
+    struct tbbt_rec t;
+    tbbt_rec_init(&t);
+    tbbt_rec_copy(&t, h);
+    tbbt_rec_set_u64(&t, TBBT_F_DIR2, d);
+    int ok = tbbt_fsmodel_predict_dir_access(p->m, &t) != TBBT_NFSERR_ACCES;
+    tbbt_rec_free(&t);
+    return ok;
+}
+
+/* Could held record h, seq s, have taken x's name in directory d away:
+ * a successful rename whose target the snaplen cut -- placed by a guess,
+ * of a non-directory other than x (*mv gets its move), into d under a
+ * synthetic name, or whose target is not known at all (its caller
+ * allowed to write d) -- or a successful remove there whose name the
+ * snaplen cut (whatever name it was bound to)? */
+static int could_take_over(struct tbbt_pass2 *p, const struct tbbt_rec *h, uint64_t s, tbbt_id x, tbbt_id d,
+                           struct move **mv) {
+    *mv = NULL;
+    if (h->status != TBBT_NFS_OK) return 0;
+    if (h->op == TBBT_OP_REMOVE) /* a cut name there may have been x's: it competes (and is not moved) */
+        return (!tbbt_rec_has(h, TBBT_F_DIR) || h->dir == d) &&
+               (tbbt_rec_has(h, TBBT_F_CUTLEN) || (h->flags & TBBT_RF_ARGS_CUT));
+    if (h->op != TBBT_OP_RENAME) return 0;
+    if (!tbbt_rec_has(h, TBBT_F_DIR2)) return may_rename_into(p, h, d);
+    if (!tbbt_rec_has(h, TBBT_F_NAME2) || !tbbt_cut_is_synth(tbbt_rec_str(h, h->name2), h->name2.len))
+        return 0;
+    tbbt_id m = 0;
+    tbbt_fsmodel_name(p->m, h->dir2, tbbt_rec_str(h, h->name2), h->name2.len, &m);
+    const struct tbbt_fsobj *mo = m ? tbbt_fsmodel_obj(p->m, m) : NULL;
+    if (!mo || m == x || mo->attr.type == TBBT_FT_DIR || mo->nchildren) return 0;
+    struct move *v = tbbt_p2_move_at(p, s);
+    if (v && v->placed && !v->link && v->obj == m) {
+        *mv = v;
+        return 1;
+    }
+    return h->dir2 == d;
+}
+
+/* Does a held record after seq name (dir, name)? A placed rename moved
+ * elsewhere would leave it naming what is not there. */
+static int named_since(struct tbbt_pass2 *p, uint64_t seq, tbbt_id dir, const char *name, size_t len) {
+    for (uint64_t s = seq + 1; s < p->next_seq; s++) {
+        const struct tbbt_rec *h = &p->ring[s % p->cap];
+        if (names(h, TBBT_F_NAME, dir, name, len) || names(h, TBBT_F_NAME2, dir, name, len)) return 1;
+    }
+    return 0;
+}
+
+/* Contract in pass2_int.h. */
+int tbbt_p2_moved_over(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
+    const struct tbbt_fsobj *o = tbbt_rec_has(r, TBBT_F_OBJ) ? tbbt_fsmodel_obj(p->m, r->obj) : NULL;
+    if (!o || (o->flags & TBBT_FSO_GONE) || !o->links || o->links->link_next || o->attr.type == TBBT_FT_DIR ||
+        o->nchildren)
+        return 0;
+    tbbt_id d = o->links->dir;
+    uint64_t from = tbbt_pass2_obj(o)->last_seq + 1, found = 0;
+    struct move *mv = NULL, *fmv = NULL;
+    for (uint64_t s = from > p->head_seq ? from : p->head_seq; s < p->next_seq; s++) {
+        const struct tbbt_rec *h = &p->ring[s % p->cap];
+        if (h == r || !could_take_over(p, h, s, r->obj, d, &mv)) continue;
+        if (found) return 0; /* two could have: neither is known */
+        found = s;
+        fmv = mv;
+    }
+    if (!found) return 0;
+    struct tbbt_rec *h = &p->ring[found % p->cap];
+    if (h->op != TBBT_OP_RENAME || !tbbt_rec_has(h, TBBT_F_DIR2))
+        return 0; /* the one that could have is a remove, or a rename whose target is not known */
+    if (fmv && named_since(p, found, h->dir2, tbbt_rec_str(h, h->name2), h->name2.len)) return 0;
+    tbbt_id x = r->obj;
+    char *on = g_strndup(o->links->name, o->links->len);
+    size_t olen = o->links->len;
+    int done;
+    if (fmv) {
+        struct move m = *fmv;
+        g_array_remove_index(p->moves, (guint)(fmv - &g_array_index(p->moves, struct move, 0)));
+        done = tbbt_p2_replace_held(p, h, &m, d, on, olen);
+    } else {
+        tbbt_id m = 0;
+        tbbt_fsmodel_name(p->m, h->dir2, tbbt_rec_str(h, h->name2), h->name2.len, &m);
+        char *sn = g_strndup(tbbt_rec_str(h, h->name2), h->name2.len);
+        done = tbbt_p2_cut_replaced(p, r, d, on, olen, m, sn, h->name2.len);
+        g_free(sn);
+    }
+    g_free(on);
+    struct tbbt_fsobj *xo = tbbt_fsmodel_obj(p->m, x);
+    if (done && xo && (xo->flags & TBBT_FSO_GONE)) tbbt_pass2_obj(xo)->removed_by = found;
+    p->st.cut_replaced += fmv && done; /* tbbt_p2_cut_replaced counts its own */
+    return done;
+}

@@ -576,6 +576,17 @@ int tbbt_p2_replace_held(struct tbbt_pass2 *p, struct tbbt_rec *r, const struct 
 int tbbt_p2_cut_replaced(struct tbbt_pass2 *p, const struct tbbt_rec *now, tbbt_id dir, const char *oname,
                          size_t olen, tbbt_id x, const char *sname, size_t slen);
 
+/* Handle record r failed stale where the model holds its object x alive
+ * under one name, in directory d: a held rename of a non-directory whose
+ * target the snaplen cut, made after x was last used -- placed by a guess
+ * (tbbt_p2_place_held), or into d under a synthetic name -- took that
+ * name over, when it is the only record that could have taken it away (a
+ * second such rename, or a remove in d whose name was cut, could as
+ * well). The rename and the model move there, x is gone
+ * (tbbt_p2_replace_held, tbbt_p2_cut_replaced), and r's outcome is the
+ * traced one with no record inserted. Returns whether it did. */
+int tbbt_p2_moved_over(struct tbbt_pass2 *p, const struct tbbt_rec *r);
+
 /* A record shows object x as (dir, name) (name NULL: a call whose name
  * was cut), a name the model does not hold: if x left its name by
  * a cut rename still held (move_of), that rename went there. It gets its

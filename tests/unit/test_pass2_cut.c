@@ -974,6 +974,66 @@ static void test_cut_rename_took_over_linked(void **s) {
 #undef LINKED_TRACE
 }
 
+/* A file's one name taken over by a rename whose target the snaplen cut
+ * (issue 20, -s 200: a mail file renamed over another): a later call on
+ * the older file's handle fails stale. The one such rename since the
+ * older file was last used -- into its directory under a synthetic name,
+ * or placed by a guess (its target directory cut too) -- took the name
+ * over: it gets that name and nothing is inserted. With two such renames
+ * either could have, and so could one whose source and target were both
+ * cut, or a remove in the file's directory whose name was cut: the stale
+ * call still gets the file removed. */
+static void test_cut_stale_moved_over(void **s) {
+    (void)s;
+#define MOVED_OVER_TRACE(mv, second)                                                                         \
+    "mkdir 0 T cred=1:0:0 dir=1 name=\"d\" set_mode=493 newobj=2 " DIRA " fileid=102",                       \
+        "mkdir 0 T cred=1:0:0 dir=1 name=\"e\" set_mode=493 newobj=3 " DIRA " fileid=103",                   \
+        "create 0 TC cred=1:0:0 dir=2 createhow=0 set_mode=420 newobj=10 " FILEA                             \
+        " fileid=110 cutname=\"1764174050.M374481P303\" cutlen=60",                                          \
+        "create 0 T cred=1:0:0 dir=3 name=\"y\" createhow=0 set_mode=420 newobj=11 " FILEA " fileid=111",    \
+        "create 0 T cred=1:0:0 dir=3 name=\"z\" createhow=0 set_mode=420 newobj=12 " FILEA " fileid=112",    \
+        "rename 0 TC cred=1:0:0 dir=3 name=\"y\"" mv, second,                                                \
+        "read 70 T cred=1:0:0 obj=10 offset=0 count=10", NULL
+    static const char *const into[] = {MOVED_OVER_TRACE(" dir2=2", "getattr 0 T cred=1:0:0 obj=12 " FILEA)};
+    static const char *const placed[] = {MOVED_OVER_TRACE("", "getattr 0 T cred=1:0:0 obj=12 " FILEA)};
+    const char *const *ok[] = {into, placed};
+    for (int i = 0; i < 2; i++) {
+        struct tbbt_pass2_stats st;
+        GPtrArray *out = run(ok[i], &st);
+        assert_int_equal(st.failures, 0);
+        assert_int_equal(st.inserted, 0);
+        assert_int_equal(st.cut_replaced, 1);
+        const struct tbbt_rec *mk = rec_of(out, 2), *mv = rec_of(out, 5);
+        assert_true(tbbt_rec_has(mv, TBBT_F_DIR2) && mv->dir2 == 2);
+        assert_int_equal(mv->name2.len, mk->name.len);
+        assert_memory_equal(tbbt_rec_str(mv, mv->name2), tbbt_rec_str(mk, mk->name), mk->name.len);
+        assert_int_equal(recheck(out), 0);
+        g_ptr_array_free(out, TRUE);
+    }
+    static const char *const two[] = {
+        MOVED_OVER_TRACE(" dir2=2", "rename 0 TC cred=1:0:0 dir=3 name=\"z\" dir2=2")};
+    static const char *const unknown[] = {MOVED_OVER_TRACE(" dir2=2", "rename 0 TCK cred=1:0:0 dir=3")};
+    static const char *const removed[] = {
+        "mkdir 0 T cred=1:0:0 dir=1 name=\"d\" set_mode=493 newobj=2 " DIRA " fileid=102",
+        "mkdir 0 T cred=1:0:0 dir=1 name=\"e\" set_mode=493 newobj=3 " DIRA " fileid=103",
+        "create 0 TC cred=1:0:0 dir=2 createhow=0 set_mode=420 newobj=10 " FILEA
+        " fileid=110 cutname=\"1764174050.M374481P303\" cutlen=60",
+        "create 0 T cred=1:0:0 dir=3 name=\"y\" createhow=0 set_mode=420 newobj=11 " FILEA " fileid=111",
+        "remove 0 TCK cred=1:0:0 dir=2 cutname=\"1764179999.M99\" cutlen=60",
+        "rename 0 TC cred=1:0:0 dir=3 name=\"y\" dir2=2",
+        "read 70 T cred=1:0:0 obj=10 offset=0 count=10",
+        NULL};
+    const char *const *either[] = {two, unknown, removed};
+    for (int i = 0; i < 3; i++) {
+        struct tbbt_pass2_stats st;
+        GPtrArray *out = run(either[i], &st);
+        assert_int_equal(st.cut_replaced, 0);
+        assert_int_equal(st.inserted, 1);
+        g_ptr_array_free(out, TRUE);
+    }
+#undef MOVED_OVER_TRACE
+}
+
 /* Calls the server refused for their first handle (STALE) fail the same
  * whatever the snaplen cut after it: a setattr without its attributes, a
  * lookup without its name, both replayable. */
@@ -1231,6 +1291,7 @@ int main(void) {
         cmocka_unit_test(test_cut_failed_link_refusing_cousin),
         cmocka_unit_test(test_cut_rename_took_over),
         cmocka_unit_test(test_cut_rename_took_over_linked),
+        cmocka_unit_test(test_cut_stale_moved_over),
         cmocka_unit_test(test_cut_stale_handle),
         cmocka_unit_test(test_cut_remove_bound_to_move),
         cmocka_unit_test(test_cut_remove_bound_later),
