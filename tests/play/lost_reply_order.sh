@@ -35,6 +35,8 @@ BUILD=${1:?usage: lost_reply_order.sh BUILD_DIR SRC_DIR}
 PLAY=${TBBT_PLAY:-$BUILD/player/tbbt-play}
 DUMP=$BUILD/tools/tbbt-dump
 NULLSRV=$BUILD/tests/tools/tbbt-nullserver
+SRC=${2:?usage: lost_reply_order.sh BUILD_DIR SRC_DIR}
+. "$SRC/tests/lib/nullserver.sh"
 work=$(mktemp -d /tmp/tbbt-lostorder.XXXXXX)
 nspid=
 trap '[ -n "$nspid" ] && kill "$nspid" 2>/dev/null; rm -rf "$work"' EXIT
@@ -75,31 +77,9 @@ for t in remove lookup; do
         exit 1
     }
 done
-# a manifest as bench/play-fakemanifest.pl makes them: "tbbtfake" and the ID
-fh() { printf '7462627466616b65%016x' "$1"; }
 printf '# tbbt-manifest 1\n# clones 1\n0 1 %s "."\n0 2 %s "journal"\n0 3 %s "other"\n# end 3\n' \
-    "$(fh 1)" "$(fh 2)" "$(fh 3)" >"$work/t.manifest"
+    "$(nullsrv_fh 1)" "$(nullsrv_fh 2)" "$(nullsrv_fh 3)" >"$work/t.manifest"
 
-# start_server PROC DELAY_MS: the responder on a free port ($port, $nspid)
-start_server() {
-    local args=(--names --log "$work/ns.log")
-    [ "$2" -gt 0 ] && args+=(--delay-proc "$1" --delay-ms "$2")
-    for _ in 1 2 3 4 5; do
-        port=$((21000 + RANDOM % 8000))
-        "$NULLSRV" --port "$port" "${args[@]}" >"$work/ns.out" 2>&1 &
-        nspid=$!
-        for _ in $(seq 1 40); do
-            grep -q 'MINIMAL RESPONDER' "$work/ns.out" && sleep 0.05 && kill -0 "$nspid" 2>/dev/null && return 0
-            kill -0 "$nspid" 2>/dev/null || break
-            sleep 0.05
-        done
-        kill "$nspid" 2>/dev/null
-        wait "$nspid" 2>/dev/null
-        nspid=
-    done
-    echo "FAIL: tbbt-nullserver would not start: $(cat "$work/ns.out")"
-    exit 1
-}
 
 # line EVENT PROC [NTH]: the line number in the log of the NTH (default 1st)
 # EVENT (call|reply) of PROC, or 0
@@ -115,13 +95,13 @@ run() {
     local trace=$1 delay=$2 name=$3 rc later n
     shift 3
     if [ "$trace" = remove ]; then later=lookup n=5; else later=remove n=3; fi
-    start_server "$trace" "$delay"
+    local args=(--names --log "$work/ns.log")
+    [ "$delay" -gt 0 ] && args+=(--delay-proc "$trace" --delay-ms "$delay")
+    nullsrv_start "${args[@]}"
     "$PLAY" -q --no-live "$@" --nfs-port "$port" --manifest "$work/t.manifest" --json "$work/p.json" \
         --fail-log "$work/f.log" "$work/$trace.tbbt" 127.0.0.1:/null >"$work/p.out" 2>&1
     rc=$?
-    kill -INT "$nspid"
-    wait "$nspid"
-    nspid=
+    nullsrv_stop
     local what="lost $trace, $name, delay $delay ms"
     [ $rc = 0 ] || bad "$what: tbbt-play exit $rc: $(cat "$work/p.out")"
     local tot

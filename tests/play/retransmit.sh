@@ -24,6 +24,8 @@ BUILD=${1:?usage: retransmit.sh BUILD_DIR SRC_DIR}
 PLAY=${TBBT_PLAY:-$BUILD/player/tbbt-play}
 DUMP=$BUILD/tools/tbbt-dump
 NULLSRV=$BUILD/tests/tools/tbbt-nullserver
+SRC=${2:?usage: retransmit.sh BUILD_DIR SRC_DIR}
+. "$SRC/tests/lib/nullserver.sh"
 work=$(mktemp -d /tmp/tbbt-retransmit.XXXXXX)
 nspid=
 trap '[ -n "$nspid" ] && kill "$nspid" 2>/dev/null; rm -rf "$work"' EXIT
@@ -52,9 +54,7 @@ EOF
     echo "FAIL: tbbt-dump --text-in"
     exit 1
 }
-# a manifest as bench/play-fakemanifest.pl makes them: "tbbtfake" and the ID
-fh() { printf '7462627466616b65%016x' "$1"; }
-printf '# tbbt-manifest 1\n# clones 1\n0 1 %s "."\n0 2 %s "f"\n# end 2\n' "$(fh 1)" "$(fh 2)" >"$work/t.manifest"
+printf '# tbbt-manifest 1\n# clones 1\n0 1 %s "."\n0 2 %s "f"\n# end 2\n' "$(nullsrv_fh 1)" "$(nullsrv_fh 2)" >"$work/t.manifest"
 
 # the two-READ trace: read, 127 getattrs, read
 awk 'BEGIN {
@@ -69,38 +69,17 @@ awk 'BEGIN {
     exit 1
 }
 
-# start_server [N]: the responder on a free port ($port, $nspid), dropping the first N (1) READs
-start_server() {
-    for _ in 1 2 3 4 5; do
-        port=$((21000 + RANDOM % 8000))
-        "$NULLSRV" --port "$port" --drop-proc read --drop-count "${1:-1}" --log "$work/ns.log" >"$work/ns.out" 2>&1 &
-        nspid=$!
-        for _ in $(seq 1 40); do
-            grep -q 'MINIMAL RESPONDER' "$work/ns.out" && sleep 0.05 && kill -0 "$nspid" 2>/dev/null && return 0
-            kill -0 "$nspid" 2>/dev/null || break
-            sleep 0.05
-        done
-        kill "$nspid" 2>/dev/null
-        wait "$nspid" 2>/dev/null
-        nspid=
-    done
-    echo "FAIL: tbbt-nullserver would not start: $(cat "$work/ns.out")"
-    exit 1
-}
-
 # run ORDER ARGS...: one replay of $trace (t) with $drops (1) READs
 # dropped; its totals "records matched timeouts retransmits" in $tot,
 # tbbt-play's exit in $rc
 run() {
     local order=$1
     shift
-    start_server "${drops:-1}"
+    nullsrv_start --drop-proc read --drop-count "${drops:-1}" --log "$work/ns.log"
     "$PLAY" -q --no-live --order "$order" "$@" --nfs-port "$port" --manifest "$work/t.manifest" \
         --json "$work/p.json" "$work/${trace:-t}.tbbt" 127.0.0.1:/null >"$work/p.out" 2>&1
     rc=$?
-    kill -INT "$nspid"
-    wait "$nspid"
-    nspid=
+    nullsrv_stop
     tot=$(perl -MJSON::PP -e 'local $/; my $t = decode_json(<STDIN>)->{totals};
         print "$t->{records} $t->{matched} $t->{timeouts} $t->{retransmits}"' <"$work/p.json" 2>/dev/null)
 }
