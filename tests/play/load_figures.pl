@@ -17,7 +17,7 @@
 #       procedure's sorted call-to-reply times (NFSv3 procedures named as
 #       tbbt-dump names them, NFSv2 ones prefixed "v2 ").
 #   load_figures.pl compare [--duration F] [--outstanding F] [--p50 F]
-#       [--min-count N] [--factor K] [--wire-us U] [--wire WIRE.json]
+#       [--min-count N] [--factor K] [--wire-us U] [--wire-frac F] [--wire WIRE.json]
 #       A.json PLAY.json B.json [C.json ...]
 #       A, B, C...: the figures of captures of one workload; PLAY:
 #       tbbt-play's --json of a replay of A (at --speedup 1); WIRE: the
@@ -32,8 +32,10 @@
 #       passes when the other captures differ from A by more than the
 #       bound / K (the server's own variation makes the bound unreachable)
 #       and the figure is within K (default 2) times the largest of those
-#       differences; the line says so. With WIRE, the player's p50 of each
-#       of those procedures is within U (default 12) us of the wire's.
+#       differences; the line says so. With WIRE, the player's p50s are a
+#       median of at most U (default 12) us from the wire's over those
+#       procedures, and each within U us and F (default 0.05) of the wire's
+#       p50.
 # Times are read as integer nanoseconds from tbbt-dump's decimal seconds.
 # Exit 2 on bad usage or an unreadable file.
 use strict;
@@ -258,29 +260,49 @@ sub compare {
         within("$p p50", $r50, $t50, $o{p50}, $var->(sub { $_[0]{p50_ms}{$p} }), $o{factor}, '%.3f ms');
     }
     # 4. the player's latency is measured where the wire's is (conn.h: the
-    # kernel's transmit and receive times)
+    # kernel's transmit and receive times): where it stamps shows in every
+    # procedure alike, so the median offset over the procedures is held to
+    # U us; each procedure's to U us and F of its wire p50 besides, since
+    # the receive thread's wake-up after a longer wait costs more on a
+    # virtual machine (12-42 us seen for commits of about 1 ms on
+    # 2026-11-27, with the player of before that day's changes as well):
+    # that is the machine's scheduling, not where the player stamps
+    my @off;
     for my $x ($w ? @big : ()) {
         my ($p, $t50, $r50) = @$x;
         my $w50 = $w->{p50_ms}{$p} // next;
         my $us = 1000 * ($r50 - $w50);
-        timed($us >= -$o{wire_us} && $us <= $o{wire_us},
-            sprintf('%s p50: the player\'s %.3f ms is %+.1f us from its own wire\'s %.3f ms (within %d us)', $p,
-                $r50, $us, $w50, $o{wire_us}));
+        my $bound = $o{wire_us} + 1000 * $o{wire_frac} * $w50;
+        push @off, $us;
+        timed(abs($us) <= $bound,
+            sprintf('%s p50: the player\'s %.3f ms is %+.1f us from its own wire\'s %.3f ms (within %d us + %s: %.1f us)',
+                $p, $r50, $us, $w50, $o{wire_us}, pct($o{wire_frac}), $bound));
+    }
+    if (@off) {
+        my @s = sort { $a <=> $b } @off;
+        my $med = @s % 2 ? $s[$#s / 2] : ($s[@s / 2 - 1] + $s[@s / 2]) / 2;
+        timed(abs($med) <= $o{wire_us},
+            sprintf('the player\'s p50s are a median %+.1f us from its own wire\'s over %d procedures (within %d us)',
+                $med, scalar @s, $o{wire_us}));
     }
 }
 
 my $cmd = shift // '';
-my %opt = (duration => 0.02, outstanding => 0.10, p50 => 0.25, 'min-count' => 100, factor => 2, 'wire-us' => 12);
+my %opt = (
+    duration => 0.02, outstanding => 0.10, p50 => 0.25, 'min-count' => 100, factor => 2, 'wire-us' => 12,
+    'wire-frac' => 0.05
+);
 if ($cmd eq 'figures' && @ARGV == 1) {
     print JSON::PP->new->canonical->encode(figures($ARGV[0])), "\n";
 } elsif ($cmd eq 'compare'
-    && GetOptions(\%opt, 'duration=f', 'outstanding=f', 'p50=f', 'min-count=i', 'factor=f', 'wire-us=i', 'wire=s')
+    && GetOptions(\%opt, 'duration=f', 'outstanding=f', 'p50=f', 'min-count=i', 'factor=f', 'wire-us=i', 'wire-frac=f', 'wire=s')
     && @ARGV >= 3) {
     my ($fa, $play, @others) = @ARGV;
-    compare($fa, $play, $opt{wire}, \@others, %opt, min_count => $opt{'min-count'}, wire_us => $opt{'wire-us'});
+    compare($fa, $play, $opt{wire}, \@others, %opt, min_count => $opt{'min-count'}, wire_us => $opt{'wire-us'},
+        wire_frac => $opt{'wire-frac'});
 } else {
     print STDERR "usage: load_figures.pl figures FILE.jsonl\n"
       . "       load_figures.pl compare [--duration F] [--outstanding F] [--p50 F] [--min-count N] [--factor K] "
-      . "[--wire-us U] [--wire WIRE.json] A.json PLAY.json B.json [C.json ...]\n";
+      . "[--wire-us U] [--wire-frac F] [--wire WIRE.json] A.json PLAY.json B.json [C.json ...]\n";
     exit 2;
 }
