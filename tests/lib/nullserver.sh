@@ -1,8 +1,38 @@
 # tests/lib/nullserver.sh -- the player's mechanics tests against
 # tests/tools/tbbt-nullserver (a minimal responder from memory, never an
 # NFS server: tests that claim to test replay use nfs-ganesha).
-# Needs $NULLSRV (the binary) and $work (the test's directory); the
-# responder's stdout goes to $work/ns.out.
+# A test calls nullsrv_setup first; the responder's stdout goes to
+# $work/ns.out.
+
+# nullsrv_setup NAME BUILD: sets PLAY (TBBT_PLAY, or BUILD's tbbt-play),
+# DUMP, NULLSRV, a fresh $work (/tmp/tbbt-NAME.*) removed at exit with the
+# responder, and fail=0 with bad() to count a failure; exits 77 without
+# perl's JSON::PP, 1 when a program is not built.
+nullsrv_setup() {
+    PLAY=${TBBT_PLAY:-$2/player/tbbt-play}
+    DUMP=$2/tools/tbbt-dump
+    NULLSRV=$2/tests/tools/tbbt-nullserver
+    work=$(mktemp -d "/tmp/tbbt-$1.XXXXXX")
+    nspid=
+    trap '[ -n "$nspid" ] && kill "$nspid" 2>/dev/null; rm -rf "$work"' EXIT
+    fail=0
+    perl -MJSON::PP -e 1 2>/dev/null || {
+        echo "skipped: perl JSON::PP missing"
+        exit 77
+    }
+    for p in "$PLAY" "$DUMP" "$NULLSRV"; do
+        [ -x "$p" ] || {
+            echo "FAIL: $p not built"
+            exit 1
+        }
+    done
+}
+
+# bad WHAT: says FAIL and counts it
+bad() {
+    echo "FAIL: $*"
+    fail=1
+}
 
 # nullsrv_fh ID: the handle bench/play-fakemanifest.pl gives TBBT-ID ID
 # ("tbbtfake" and the ID), in hex, as a fake manifest lists it.

@@ -32,29 +32,9 @@
 # Usage (ctest): bash lost_reply_order.sh BUILD_DIR SRC_DIR
 set -u
 BUILD=${1:?usage: lost_reply_order.sh BUILD_DIR SRC_DIR}
-PLAY=${TBBT_PLAY:-$BUILD/player/tbbt-play}
-DUMP=$BUILD/tools/tbbt-dump
-NULLSRV=$BUILD/tests/tools/tbbt-nullserver
 SRC=${2:?usage: lost_reply_order.sh BUILD_DIR SRC_DIR}
 . "$SRC/tests/lib/nullserver.sh"
-work=$(mktemp -d /tmp/tbbt-lostorder.XXXXXX)
-nspid=
-trap '[ -n "$nspid" ] && kill "$nspid" 2>/dev/null; rm -rf "$work"' EXIT
-fail=0
-bad() {
-    echo "FAIL: $*"
-    fail=1
-}
-perl -MJSON::PP -e 1 2>/dev/null || {
-    echo "skipped: perl JSON::PP missing"
-    exit 77
-}
-for p in "$PLAY" "$DUMP" "$NULLSRV"; do
-    [ -x "$p" ] || {
-        echo "FAIL: $p not built"
-        exit 1
-    }
-done
+nullsrv_setup lostorder "$BUILD"
 
 # The traces: IDs 1 (the directory), 2 ("journal"), 3 ("other") exist
 # before them; the getattr's traced reply comes after the next call, so

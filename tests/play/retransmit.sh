@@ -21,29 +21,9 @@
 # Usage (ctest): bash retransmit.sh BUILD_DIR SRC_DIR
 set -u
 BUILD=${1:?usage: retransmit.sh BUILD_DIR SRC_DIR}
-PLAY=${TBBT_PLAY:-$BUILD/player/tbbt-play}
-DUMP=$BUILD/tools/tbbt-dump
-NULLSRV=$BUILD/tests/tools/tbbt-nullserver
 SRC=${2:?usage: retransmit.sh BUILD_DIR SRC_DIR}
 . "$SRC/tests/lib/nullserver.sh"
-work=$(mktemp -d /tmp/tbbt-retransmit.XXXXXX)
-nspid=
-trap '[ -n "$nspid" ] && kill "$nspid" 2>/dev/null; rm -rf "$work"' EXIT
-fail=0
-bad() {
-    echo "FAIL: $*"
-    fail=1
-}
-perl -MJSON::PP -e 1 2>/dev/null || {
-    echo "skipped: perl JSON::PP missing"
-    exit 77
-}
-for p in "$PLAY" "$DUMP" "$NULLSRV"; do
-    [ -x "$p" ] || {
-        echo "FAIL: $p not built"
-        exit 1
-    }
-done
+nullsrv_setup retransmit "$BUILD"
 
 cat >"$work/t.txt" <<'EOF'
 1700000000.000000000 1700000000.000100000 10.0.0.5:801 10.0.0.1:2049 0x00000001 v3 getattr 0 T cred=1:0:0 obj=2
