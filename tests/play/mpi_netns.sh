@@ -110,8 +110,14 @@ since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }'; 
 # calls PCAP OUT: the RPC calls to the server in PCAP, a line per frame:
 # source address, then its calls' programs and the file handles they name
 # (tshark's hash of each), each a comma-separated list, tab-separated.
+# The bridge's capture may hold a stream's segments out of order (each
+# veth's packets reach the bridge from their own CPU): a TSan run saw a
+# 64 KB WRITE whose last segment came before the one ahead of it, and
+# tshark, reassembling in order only, lost that call. So reassemble out
+# of order too.
 calls() {
-    tshark -n -r "$1" -d "tcp.port==$TBBT_NFS_PORT,rpc" -d "tcp.port==$TBBT_MNT_PORT,rpc" \
+    tshark -n -r "$1" -o tcp.reassemble_out_of_order:TRUE \
+        -d "tcp.port==$TBBT_NFS_PORT,rpc" -d "tcp.port==$TBBT_MNT_PORT,rpc" \
         -Y "rpc.msgtyp == 0 && ip.dst == $TBBT_NFS_ADDR" \
         -T fields -E separator=/t -E occurrence=a -E aggregator=, \
         -e ip.src -e rpc.program -e nfs.fh.hash >"$2" 2>"$2.err"
