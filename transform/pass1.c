@@ -98,6 +98,7 @@ struct tbbt_pass1 {
     size_t orphan_bytes;        /* their data, together (TBBT_P1_ORPHAN_BYTES at most) */
     struct tbbt_recent *recent; /* keys of the calls emitted within the retransmission span */
     GHashTable *clients; /* struct tbbt_endpoint* -> struct lossacc* (owned): its order is the report's */
+    GHashTable *hosts;   /* the same per host (port 0): its transports' calls together (owned) */
     struct tbbt_htab client_index; /* the same struct lossacc*, for the lookup of every call */
     struct tbbt_client_loss *loss;
     unsigned nloss;
@@ -113,6 +114,10 @@ struct lossacc {
     struct tbbt_xidseq xs;
     uint64_t calls;
     uint32_t seen_lo[2], seen_hi[2]; /* smallest and largest xid counted: [0] as sent, [1] byte-swapped */
+    struct lossacc *host;            /* its host's (port 0), or NULL for an unknown host */
+    unsigned transports;             /* of a host: its transports */
+    int reported; /* of a host, while the report is built: 0 not yet judged, 1 one counter, 2 one per
+                     transport, 3 one counter and its line made */
 };
 
 void tbbt_pass1_opts_default(struct tbbt_pass1_opts *o) {
@@ -213,6 +218,7 @@ struct tbbt_pass1 *tbbt_pass1_new(const struct tbbt_pass1_opts *o, tbbt_rec_sink
     p->recent = tbbt_recent_new(o->retrans_span, o->retrans_max_bytes);
     p->st.retrans_span_kept = o->retrans_span;
     p->clients = g_hash_table_new_full(ep_ghash, ep_gequal, NULL, g_free);
+    p->hosts = g_hash_table_new_full(ep_ghash, ep_gequal, NULL, g_free);
     tbbt_htab_init(&p->client_index, lossacc_eq);
     p->last_emitted = INT64_MIN;
     tbbt_rec_init(&p->scratch);
@@ -403,8 +409,27 @@ static int xid_unseen(const struct lossacc *a, uint32_t xid) {
     return !a || xid < a->seen_lo[0] || xid > a->seen_hi[0] || sw < a->seen_lo[1] || sw > a->seen_hi[1];
 }
 
+/* The accumulator of a client's host (its address, port 0), made on first
+ * use; NULL for a host the capture does not name (Ellard's anonymised). */
+static struct lossacc *host_of(struct tbbt_pass1 *p, const struct tbbt_endpoint *client) {
+    static const uint8_t zero[16];
+    if (client->family == 0 && memcmp(client->addr, zero, sizeof(zero)) == 0) return NULL;
+    struct tbbt_endpoint h = *client;
+    h.port = 0;
+    struct lossacc *a = g_hash_table_lookup(p->hosts, &h);
+    if (!a) {
+        a = g_new0(struct lossacc, 1);
+        a->ep = h;
+        tbbt_xidseq_init(&a->xs);
+        g_hash_table_insert(p->hosts, &a->ep, a);
+    }
+    a->transports++;
+    return a;
+}
+
 /* Counts a call toward its client's xid span (a: its accumulator, or NULL
- * to make one). */
+ * to make one), and toward its host's, for hosts that number every
+ * transport's calls from one counter (xidseq.h). */
 static void loss_count(struct tbbt_pass1 *p, struct lossacc *a, const struct tbbt_endpoint *client,
                        uint32_t xid) {
     uint32_t sx[2] = {xid, GUINT32_SWAP_LE_BE(xid)};
@@ -412,6 +437,7 @@ static void loss_count(struct tbbt_pass1 *p, struct lossacc *a, const struct tbb
         a = g_new0(struct lossacc, 1);
         a->ep = *client;
         tbbt_xidseq_init(&a->xs);
+        a->host = host_of(p, client);
         g_hash_table_insert(p->clients, &a->ep, a);
         tbbt_htab_put(&p->client_index, ep_hash64(client), a);
         for (int k = 0; k < 2; k++)
@@ -423,6 +449,10 @@ static void loss_count(struct tbbt_pass1 *p, struct lossacc *a, const struct tbb
     }
     tbbt_xidseq_add(&a->xs, xid);
     a->calls++;
+    if (a->host) {
+        tbbt_xidseq_add(&a->host->xs, xid);
+        a->host->calls++;
+    }
 }
 
 static void keep_fh(struct callfh *dst, const struct tbbt_fhref *src, int fresh) {
@@ -943,18 +973,50 @@ const struct tbbt_timefix *tbbt_pass1_timefix(const struct tbbt_pass1 *p) {
     return &p->tf;
 }
 
-/* Builds the per-client estimates (xidseq.h). */
+/* Whether host h's transports share one xid counter (xidseq.h): its
+ * transports' estimates against its own. */
+static int host_one_counter(struct tbbt_pass1 *p, const struct lossacc *h) {
+    if (!h || h->transports < 2) return 0;
+    GArray *per = g_array_new(FALSE, FALSE, sizeof(struct tbbt_xs_result));
+    GHashTableIter it;
+    gpointer v;
+    g_hash_table_iter_init(&it, p->clients);
+    while (g_hash_table_iter_next(&it, NULL, &v)) {
+        const struct lossacc *a = v;
+        if (a->host != h) continue;
+        struct tbbt_xs_result r = tbbt_xidseq_result(&a->xs);
+        g_array_append_val(per, r);
+    }
+    struct tbbt_xs_result hr = tbbt_xidseq_result(&h->xs);
+    int one = tbbt_xidseq_one_counter(&hr, (const struct tbbt_xs_result *)(void *)per->data, per->len);
+    g_array_free(per, TRUE);
+    return one;
+}
+
+/* Builds the per-client estimates (xidseq.h): one per transport, or one
+ * per host whose transports share a counter, in the order the clients
+ * were first seen. */
 const struct tbbt_client_loss *tbbt_pass1_loss(struct tbbt_pass1 *p, unsigned *n) {
     GHashTableIter it;
     gpointer v;
     g_free(p->loss);
     p->nloss = 0;
     p->loss = g_new0(struct tbbt_client_loss, g_hash_table_size(p->clients) + 1);
+    g_hash_table_iter_init(&it, p->hosts);
+    while (g_hash_table_iter_next(&it, NULL, &v))
+        ((struct lossacc *)v)->reported = 0;
     g_hash_table_iter_init(&it, p->clients);
     while (g_hash_table_iter_next(&it, NULL, &v)) {
-        struct lossacc *a = v;
+        struct lossacc *a = v, *h = a->host;
+        if (h && !h->reported) h->reported = host_one_counter(p, h) ? 1 : 2;
+        if (h && h->reported == 3) continue; /* its host's line is made */
         struct tbbt_client_loss *l = &p->loss[p->nloss++];
+        if (h && h->reported == 1) {
+            h->reported = 3;
+            a = h;
+        }
         l->client = a->ep;
+        l->transports = a == h ? h->transports : 1;
         l->est = tbbt_xidseq_result(&a->xs);
         l->calls = a->calls;
     }
@@ -990,6 +1052,7 @@ void tbbt_pass1_free(struct tbbt_pass1 *p) {
     tbbt_htab_clear(&p->orphans);
     tbbt_htab_clear(&p->pending);
     g_hash_table_destroy(p->clients);
+    g_hash_table_destroy(p->hosts);
     tbbt_htab_clear(&p->client_index);
     tbbt_recent_free(p->recent);
     g_free(p->loss);

@@ -45,9 +45,12 @@ void tbbt_pass1_opts_default(struct tbbt_pass1_opts *o);
  * error (e.g. the output disk is full). */
 typedef int (*tbbt_rec_sink)(void *ctx, const struct tbbt_rec *r);
 
-/* Per-client loss estimate from the gaps in its xids (xidseq.h). */
+/* Per-client loss estimate from the gaps in its xids (xidseq.h): a client
+ * is a transport (address and port), or a host (port 0) whose transports
+ * share one xid counter. */
 struct tbbt_client_loss {
     struct tbbt_endpoint client;
+    unsigned transports;       /* 1, or the host's transports numbered by one counter */
     uint64_t calls;            /* distinct calls seen (any RPC program) */
     struct tbbt_xs_result est; /* calls missing, and whether the xids allow saying */
 };

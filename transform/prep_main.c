@@ -316,8 +316,14 @@ static void print_report(FILE *out, const char *in, struct tbbt_capture *cap, st
         fprintf(out, "Time: no backward clock step\n");
     const struct tbbt_client_loss *l = p->f1.loss;
     for (unsigned i = 0; i < p->f1.nloss; i++) {
-        char ep[96];
+        char ep[128];
         endpoint_str(&l[i].client, ep, sizeof(ep));
+        if (l[i].transports > 1) { /* a host: its address, and how its calls were numbered */
+            char *colon = strrchr(ep, ':');
+            if (colon) *colon = '\0';
+            size_t k = strlen(ep);
+            snprintf(ep + k, sizeof(ep) - k, " (%u connections, one xid counter)", l[i].transports);
+        }
         const struct tbbt_xs_result *e = &l[i].est;
         if (e->sequential)
             fprintf(out, "Loss: client %s: %llu calls, est. %llu missing (%.2f%%)%s\n", ep,

@@ -140,3 +140,13 @@ struct tbbt_xs_result tbbt_xidseq_result(const struct tbbt_xidseq *s) {
     r.missing = r.sequential ? (k ? m1 : m0) : 0;
     return r;
 }
+
+int tbbt_xidseq_one_counter(const struct tbbt_xs_result *host, const struct tbbt_xs_result *per, unsigned n) {
+    uint64_t seqs = 0, missing = 0;
+    if (n < 2 || !host->sequential) return 0;
+    for (unsigned i = 0; i < n; i++) {
+        seqs += per[i].jumps + 1;
+        missing += per[i].sequential ? per[i].missing : per[i].calls;
+    }
+    return host->jumps + 1 <= seqs && host->missing < missing;
+}

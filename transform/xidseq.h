@@ -18,6 +18,13 @@
  * A client whose xids are not sequential at all (random xids: most steps
  * are jumps) is reported as such, with no estimate.
  *
+ * A transport is one client endpoint (address and port). Linux numbers each
+ * transport on its own; some kernels (macOS's, Solaris's) and tbbt-play
+ * number every call a host makes from one counter, so each of such a host's connections
+ * shows gaps that are the other connections' calls. Both views are kept,
+ * per transport and per host, and tbbt_xidseq_one_counter says which one
+ * explains the host's xids.
+ *
  * Memory: fixed per client, TBBT_XS_RUNS windows of TBBT_XS_WINDOW bits in
  * each byte order (1 KiB), whatever the capture's length. */
 #ifndef TBBT_XIDSEQ_H
@@ -68,5 +75,13 @@ void tbbt_xidseq_add(struct tbbt_xidseq *s, uint32_t xid);
 /* The estimate so far, the open windows' unseen xids counted as missing.
  * Does not change s: the capture may go on. */
 struct tbbt_xs_result tbbt_xidseq_result(const struct tbbt_xidseq *s);
+
+/* Whether one counter over a host's n (>= 2) transports explains its xids
+ * better than one per transport: the host's xids form no more sequences
+ * than the transports' together, and leave fewer missing than the
+ * transports do (a transport without sequential xids counts all its calls
+ * as unexplained). Where each transport counts on its own, the host's view
+ * interleaves their sequences and never leaves fewer missing. */
+int tbbt_xidseq_one_counter(const struct tbbt_xs_result *host, const struct tbbt_xs_result *per, unsigned n);
 
 #endif

@@ -1,7 +1,9 @@
 /* test_xidseq.c -- the estimate of calls a capture lost, from each client's
  * xids: exact on every kind of loss a capture meets (uniform, bursts,
  * reordering, late calls, restarts, interleaved sequences, either byte
- * order, wrap-around), and no estimate for random xids. */
+ * order, wrap-around), and no estimate for random xids; a host whose
+ * transports share one counter is told from one whose transports count
+ * each on their own. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -188,6 +190,84 @@ static void test_random(void **state) {
     assert_int_equal(r.missing, 0);
 }
 
+#define NT 4 /* transports of the host */
+
+/* A host making n calls over nt transports, each call on a transport
+ * drawn at random, lost with probability pct%: numbered from one counter
+ * (shared) or from one per transport, each starting at a random xid.
+ * Fills per[] with each transport's result and returns the host's, with
+ * the calls lost in *lost (the host's first and last call kept). */
+static struct tbbt_xs_result host_feed(int shared, unsigned nt, uint32_t n, int pct, uint64_t seed, int le,
+                                       struct tbbt_xs_result *per, uint64_t *lost) {
+    struct tbbt_xidseq t[NT], h;
+    uint32_t next[NT];
+    tbbt_xidseq_init(&h);
+    for (unsigned k = 0; k < nt; k++) {
+        tbbt_xidseq_init(&t[k]);
+        next[k] = (uint32_t)tbbt_splitmix64(&seed);
+    }
+    uint32_t counter = (uint32_t)tbbt_splitmix64(&seed);
+    *lost = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        unsigned k = (unsigned)(tbbt_splitmix64(&seed) % nt);
+        uint32_t x = shared ? counter++ : next[k]++;
+        if (i > 0 && i < n - 1 && tbbt_splitmix64(&seed) % 100 < (uint64_t)pct) {
+            ++*lost;
+            continue;
+        }
+        if (le) x = GUINT32_SWAP_LE_BE(x);
+        tbbt_xidseq_add(&t[k], x);
+        tbbt_xidseq_add(&h, x);
+    }
+    for (unsigned k = 0; k < nt; k++)
+        per[k] = tbbt_xidseq_result(&t[k]);
+    return tbbt_xidseq_result(&h);
+}
+
+/* One counter over a host's transports (the BSDs, macOS, tbbt-play): each
+ * transport's view shows the others' calls as gaps; the host's view is
+ * chosen and is exact, at no loss and at 5%. */
+static void test_host_one_counter(void **state) {
+    (void)state;
+    struct tbbt_xs_result per[NT];
+    uint64_t lost;
+    for (int le = 0; le < 2; le++)
+        for (int pct = 0; pct <= 5; pct += 5) {
+            struct tbbt_xs_result h = host_feed(1, NT, 40000, pct, 11 + (uint64_t)pct, le, per, &lost);
+            uint64_t per_missing = 0;
+            for (unsigned k = 0; k < NT; k++)
+                per_missing += per[k].missing;
+            assert_true(per_missing > 20000); /* the other transports' calls */
+            assert_true(tbbt_xidseq_one_counter(&h, per, NT));
+            assert_true(h.sequential);
+            assert_int_equal(h.missing, lost);
+            assert_int_equal(h.swapped, le);
+        }
+}
+
+/* A counter per transport (Linux): the host's view interleaves their
+ * sequences and is never chosen; each transport's estimate is exact. */
+static void test_host_counter_per_transport(void **state) {
+    (void)state;
+    struct tbbt_xs_result per[NT];
+    uint64_t lost;
+    for (unsigned nt = 2; nt <= NT; nt++)
+        for (int pct = 0; pct <= 5; pct += 5) {
+            struct tbbt_xs_result h = host_feed(0, nt, 40000, pct, 5 * nt + (uint64_t)pct, 0, per, &lost);
+            assert_false(tbbt_xidseq_one_counter(&h, per, nt));
+            uint64_t per_missing = 0;
+            for (unsigned k = 0; k < nt; k++) {
+                assert_true(per[k].sequential);
+                per_missing += per[k].missing;
+            }
+            /* a transport's first and last call may be lost unseen */
+            assert_true(per_missing <= lost && per_missing + 2 * nt >= lost);
+        }
+    /* one transport: nothing to choose */
+    struct tbbt_xs_result h = host_feed(1, 1, 1000, 5, 3, 0, per, &lost);
+    assert_false(tbbt_xidseq_one_counter(&h, per, 1));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_no_loss),
@@ -199,6 +279,8 @@ int main(void) {
         cmocka_unit_test(test_interleaved),
         cmocka_unit_test(test_wrap),
         cmocka_unit_test(test_random),
+        cmocka_unit_test(test_host_one_counter),
+        cmocka_unit_test(test_host_counter_per_transport),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
