@@ -116,8 +116,9 @@ struct lossacc {
     uint32_t seen_lo[2], seen_hi[2]; /* smallest and largest xid counted: [0] as sent, [1] byte-swapped */
     struct lossacc *host;            /* its host's (port 0), or NULL for an unknown host */
     unsigned transports;             /* of a host: its transports */
-    int reported; /* of a host, while the report is built: 0 not yet judged, 1 one counter, 2 one per
-                     transport, 3 one counter and its line made */
+    struct lossacc *first; /* of a host: its first transport, whose view is the host's while alone */
+    int reported;          /* of a host, while the report is built: 0 not yet judged, 1 one counter, 2 one per
+                              transport, 3 one counter and its line made */
 };
 
 void tbbt_pass1_opts_default(struct tbbt_pass1_opts *o) {
@@ -409,19 +410,26 @@ static int xid_unseen(const struct lossacc *a, uint32_t xid) {
     return !a || xid < a->seen_lo[0] || xid > a->seen_hi[0] || sw < a->seen_lo[1] || sw > a->seen_hi[1];
 }
 
-/* The accumulator of a client's host (its address, port 0), made on first
- * use; NULL for a host the capture does not name (Ellard's anonymised). */
-static struct lossacc *host_of(struct tbbt_pass1 *p, const struct tbbt_endpoint *client) {
+/* The accumulator of new transport t's host (its address, port 0), made on
+ * first use; NULL for a host the capture does not name (Ellard's
+ * anonymised). While a host has one transport its view is that
+ * transport's: the host's own is started, as a copy of it, only when a
+ * second transport appears, so that a call costs one estimate, not two,
+ * on hosts with one connection. */
+static struct lossacc *host_of(struct tbbt_pass1 *p, struct lossacc *t) {
     static const uint8_t zero[16];
-    if (client->family == 0 && memcmp(client->addr, zero, sizeof(zero)) == 0) return NULL;
-    struct tbbt_endpoint h = *client;
+    if (t->ep.family == 0 && memcmp(t->ep.addr, zero, sizeof(zero)) == 0) return NULL;
+    struct tbbt_endpoint h = t->ep;
     h.port = 0;
     struct lossacc *a = g_hash_table_lookup(p->hosts, &h);
     if (!a) {
         a = g_new0(struct lossacc, 1);
         a->ep = h;
-        tbbt_xidseq_init(&a->xs);
+        a->first = t;
         g_hash_table_insert(p->hosts, &a->ep, a);
+    } else if (a->transports == 1) {
+        a->xs = a->first->xs;
+        a->calls = a->first->calls;
     }
     a->transports++;
     return a;
@@ -437,7 +445,7 @@ static void loss_count(struct tbbt_pass1 *p, struct lossacc *a, const struct tbb
         a = g_new0(struct lossacc, 1);
         a->ep = *client;
         tbbt_xidseq_init(&a->xs);
-        a->host = host_of(p, client);
+        a->host = host_of(p, a);
         g_hash_table_insert(p->clients, &a->ep, a);
         tbbt_htab_put(&p->client_index, ep_hash64(client), a);
         for (int k = 0; k < 2; k++)
@@ -449,7 +457,7 @@ static void loss_count(struct tbbt_pass1 *p, struct lossacc *a, const struct tbb
     }
     tbbt_xidseq_add(&a->xs, xid);
     a->calls++;
-    if (a->host) {
+    if (a->host && a->host->transports > 1) {
         tbbt_xidseq_add(&a->host->xs, xid);
         a->host->calls++;
     }
