@@ -358,6 +358,7 @@ void tbbt_p2_judge(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
         tbbt_p2_resolve_lost(p, v);
     if ((r->op == TBBT_OP_LOOKUP || r->op == TBBT_OP_READDIRPLUS) && p->unbound_makes)
         tbbt_p2_bind_made(p, v);
+    if (r->op == TBBT_OP_RMDIR && p->unbound_makes) tbbt_p2_rmdir_made(p, v);
     tbbt_p2_check_attrs(p, r, seq);
     if (defer_after || reapply) tbbt_p2_reorder(p, reapply ? reapply : seq, defer_after ? defer_after : seq);
     if (defer_after) {

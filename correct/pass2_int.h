@@ -210,9 +210,9 @@ struct tbbt_pass2 {
     uint64_t group_after;
     int group_rule;
     struct tbbt_rec scratch;
-    struct tbbt_rec look;  /* a listed name, as the lookup that would have shown it */
+    struct tbbt_rec look;         /* a listed name, as the lookup that would have shown it */
     struct tbbt_u64map by_fileid; /* fileid -> TBBT-ID, of objects whose attributes a reply showed */
-    GHashTable *reused;    /* TBBT-ID -> the TBBT-ID whose fileid it took (an inode reused) */
+    GHashTable *reused;           /* TBBT-ID -> the TBBT-ID whose fileid it took (an inode reused) */
     GHashTable
         *listed_names; /* struct listed_key -> the model's entry: plain readdir (tbbt_p2_remember_listed) */
     struct tbbt_rec filtered; /* a listing without the entries of synthetically named objects */
@@ -321,6 +321,22 @@ void tbbt_p2_mend_made(struct tbbt_pass2 *p, tbbt_id dir, const char *name, size
 /* A lookup or a listing with a reply shows objects under names: inserted
  * makes that did not know them get them (tbbt_p2_mend_made). */
 void tbbt_p2_bind_made(struct tbbt_pass2 *p, const struct tbbt_rec *r);
+
+/* Inserted make x, which a listing that showed no type made a regular
+ * file, is shown to have made an object of another type (a symlink, a
+ * directory, a fifo or socket): it becomes the make of that type (its
+ * mode that type's usual one, a symlink's target a placeholder: a
+ * readlink's status does not depend on it; a fifo's or socket's mknod),
+ * so that the replay's object is what later records use (a readlink of a
+ * file is refused, a create over a fifo is not). */
+void tbbt_p2_retype_make(struct tbbt_rec *x, uint32_t type);
+
+/* ---- pass2_rmdir.c ---- */
+
+/* A successful rmdir r of a name an inserted make still waiting with no
+ * object made (a plain listing's name, made a file): that make was a
+ * mkdir (tbbt_p2_retype_make). */
+void tbbt_p2_rmdir_made(struct tbbt_pass2 *p, const struct tbbt_rec *r);
 
 /* A lookup, or a listing, with a reply: the names it shows resolve lost
  * replies (tbbt_p2_resolve_name). */

@@ -305,14 +305,8 @@ void tbbt_p2_resolve_name(struct tbbt_pass2 *p, tbbt_id dir, const char *name, s
     p->st.lost_unresolved--;
 }
 
-/* Inserted make x, which a listing that showed no type made a regular
- * file, is shown to have made an object of another type (a symlink, a
- * directory, a fifo or socket): it becomes the make of that type (its
- * mode that type's usual one, a symlink's target a placeholder: a
- * readlink's status does not depend on it; a fifo's or socket's mknod),
- * so that the replay's object is what later records use (a readlink of a
- * file is refused, a create over a fifo is not). */
-static void retype_make(struct tbbt_rec *x, uint32_t type) {
+/* Contract in pass2_int.h. */
+void tbbt_p2_retype_make(struct tbbt_rec *x, uint32_t type) {
     if (!type || x->op != TBBT_OP_CREATE || type == TBBT_FT_REG ||
         (type != TBBT_FT_DIR && type != TBBT_FT_LNK && type != TBBT_FT_SOCK && type != TBBT_FT_FIFO))
         return;
@@ -391,7 +385,7 @@ void tbbt_p2_mend_made(struct tbbt_pass2 *p, tbbt_id dir, const char *name, size
         if (!done && here && link_instead(p, x, obj)) {
             done = 1;
         } else if (!done && here) {
-            retype_make(x, type);
+            tbbt_p2_retype_make(x, type);
             tbbt_rec_set_u64(x, TBBT_F_NEWOBJ, obj);
             tbbt_p2_mark_made_empty(p->m, x);
             made_as_shown(p, x, obj);

@@ -63,6 +63,7 @@ struct obj {
 struct grave {
     uint64_t hash; /* 0: an empty slot */
     tbbt_id id;
+    int64_t died_ns; /* the clock when it was retired */
     uint16_t len;
     uint8_t data[64];
 };
@@ -257,6 +258,7 @@ static void grave_add(struct tbbt_fhmap *m, const struct fhent *e, tbbt_id id) {
     if (old) tbbt_htab_remove_item(&m->grave_table, old->hash, old), old->hash = 0;
     g->hash = h | 1; /* never 0: that marks an empty slot; the key graves are found by */
     g->id = id;
+    g->died_ns = m->now;
     g->len = e->len;
     memcpy(g->data, e->data, e->len);
     tbbt_htab_put(&m->grave_table, g->hash, g);
@@ -271,13 +273,29 @@ static void obj_retire(struct tbbt_fhmap *m, struct obj *o) {
     obj_destroy(m, o);
 }
 
-/* Contract in fhmap.h. */
-tbbt_id tbbt_fhmap_dead(const struct tbbt_fhmap *m, const uint8_t *fh, size_t len) {
-    if (!m->graves) return 0;
+/* The graveyard's entry for handle fh, or NULL. */
+static const struct grave *grave_find(const struct tbbt_fhmap *m, const uint8_t *fh, size_t len) {
+    if (!m->graves) return NULL;
     if (len > 64) len = 64;
     struct fhprobe k = {fh, len};
-    const struct grave *g = tbbt_htab_find_inline(&m->grave_table, fh_hash(fh, len) | 1, &k, grave_eq);
+    return tbbt_htab_find_inline(&m->grave_table, fh_hash(fh, len) | 1, &k, grave_eq);
+}
+
+/* Contract in fhmap.h. */
+tbbt_id tbbt_fhmap_dead(const struct tbbt_fhmap *m, const uint8_t *fh, size_t len) {
+    const struct grave *g = grave_find(m, fh, len);
     return g ? g->id : 0;
+}
+
+/* Contract in fhmap.h. */
+tbbt_id tbbt_fhmap_dead_since(const struct tbbt_fhmap *m, const uint8_t *fh, size_t len, int64_t t) {
+    const struct grave *g = grave_find(m, fh, len);
+    return g && g->died_ns >= t ? g->id : 0;
+}
+
+/* Contract in fhmap.h. */
+int tbbt_fhmap_live(const struct tbbt_fhmap *m, tbbt_id id) {
+    return obj_by_id(m, id) != NULL;
 }
 
 /* Contract in fhmap.h. */

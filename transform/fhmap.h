@@ -126,6 +126,17 @@ void tbbt_fhmap_rename(struct tbbt_fhmap *m, tbbt_id dir, const char *name, size
 #define TBBT_FHMAP_GRAVES 65536
 tbbt_id tbbt_fhmap_dead(const struct tbbt_fhmap *m, const uint8_t *fh, size_t len);
 
+/* The same, only for an object retired by a message (the clock then) at
+ * or after time t: a reply to a call sent at t, before the remove that
+ * retired the object was answered, may show it alive (the server ran the
+ * call first), and names that dead object, not a new one. */
+tbbt_id tbbt_fhmap_dead_since(const struct tbbt_fhmap *m, const uint8_t *fh, size_t len, int64_t t);
+
+/* 1 when id names a live object (not retired, nor forgotten by
+ * tbbt_fhmap_unborn: pipelined calls that used a dead handle share the
+ * object the first one's lookup made, which its STALE reply forgot). */
+int tbbt_fhmap_live(const struct tbbt_fhmap *m, tbbt_id id);
+
 /* Forgets live object id, which a lookup made fresh for a handle that
  * turned out dead (tbbt_fhmap_dead): it names nothing, and its ID is not
  * handed out again. */

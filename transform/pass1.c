@@ -549,12 +549,34 @@ static struct tbbt_fhmap_shown shown_identity(const struct tbbt_rec *r) {
     return s;
 }
 
+/* A handle the map had forgotten (fresh, made id) in r's reply, of an
+ * object retired by a message at or after r's call: the server ran r
+ * first and shows the dead object (a listing, lookup or getattr of one
+ * client overlapping another's remove, decoded after it). Taken as a new
+ * object, it took the fileid, and a create reusing the inode joined it,
+ * so the old object's later STALE was the new one's in pass 2. Returns
+ * the dead ID, forgetting id, or id. */
+static tbbt_id overlapped_dead(struct tbbt_pass1 *p, const struct tbbt_rec *r, const uint8_t *fh, size_t len,
+                               tbbt_id id, int fresh) {
+    if (!fresh) return id;
+    tbbt_id dead = tbbt_fhmap_dead_since(p->fh, fh, len, r->call_time);
+    if (!dead) return id;
+    tbbt_fhmap_unborn(p->fh, id);
+    p->st.overlap_dead++;
+    return dead;
+}
+
 /* Joins a handle of the call with the identity the reply's attributes give
  * it, re-pointing the record's field if the handle was an alias. */
 static void identify(struct tbbt_pass1 *p, struct tbbt_rec *r, enum tbbt_field f, const struct callfh *c,
                      uint64_t fsid, uint64_t fileid, struct tbbt_fhmap_shown s) {
     if (!c->len) return;
     tbbt_id id = tbbt_rec_get_u64(r, f);
+    tbbt_id dead = overlapped_dead(p, r, c->data, c->len, id, c->fresh || !tbbt_fhmap_live(p->fh, id));
+    if (dead != id) {
+        tbbt_rec_set_u64(r, f, dead);
+        return;
+    }
     tbbt_id nid = tbbt_fhmap_identify(p->fh, c->data, c->len, id, c->fresh, fsid, fileid, &s);
     if (nid != id) tbbt_rec_set_u64(r, f, nid);
 }
@@ -628,6 +650,16 @@ static void reply_ids(struct tbbt_pass1 *p, struct pend *e) {
         if ((i + FH_AHEAD) % FH_BATCH >= FH_AHEAD && i + FH_AHEAD < p->refs.n)
             tbbt_fhmap_prefetch(p->fh, hs[(i + FH_AHEAD) % FH_BATCH], 2);
         tbbt_id id = tbbt_fhmap_lookup_hashed(p->fh, f->data, f->len, hs[i % FH_BATCH], &fresh);
+        if (f->field == TBBT_F_ENTRIES ||
+            (f->field == TBBT_F_NEWOBJ && !(tbbt_op_info(r->op)->flags & TBBT_OPF_CREATES))) {
+            tbbt_id dead = overlapped_dead(p, r, f->data, f->len, id, fresh);
+            if (dead != id) {
+                if (f->field == TBBT_F_NEWOBJ) tbbt_rec_set_u64(r, TBBT_F_NEWOBJ, dead);
+                if (f->field == TBBT_F_ENTRIES && f->entry >= 0 && (uint32_t)f->entry < r->nentries)
+                    r->entries[f->entry].id = dead;
+                continue;
+            }
+        }
         if (f->field == TBBT_F_NEWOBJ) {
             if (newobj_is_born(p, r, id, fresh, has_fid))
                 id = tbbt_fhmap_born(p->fh, f->data, f->len, id, fresh, has_fid, r->fsid, r->fileid);
@@ -696,13 +728,16 @@ static void track_names(struct tbbt_pass1 *p, struct tbbt_rec *r) {
 /* A STALE reply: a call handle the map had forgotten (and so made a new
  * object for) names the object that was retired with it, whose removal
  * the server is telling this client about: re-points the record there,
- * so pass 2's model and the player see the dead object, not a new one. */
+ * so pass 2's model and the player see the dead object, not a new one.
+ * So too a handle pipelined calls used before the first one's STALE
+ * reply forgot the object its lookup made (the ID is no longer live). */
 static void stale_ids(struct tbbt_pass1 *p, struct pend *e) {
     static const enum tbbt_field fields[3] = {TBBT_F_OBJ, TBBT_F_DIR, TBBT_F_DIR2};
     const struct callfh *fhs[3] = {&e->b->fh_obj, &e->b->fh_dir, &e->b->fh_dir2};
     struct tbbt_rec *r = &e->b->rec;
     for (int i = 0; i < 3; i++) {
-        if (!fhs[i]->len || !fhs[i]->fresh || !tbbt_rec_has(r, fields[i])) continue;
+        if (!fhs[i]->len || !tbbt_rec_has(r, fields[i])) continue;
+        if (!fhs[i]->fresh && tbbt_fhmap_live(p->fh, tbbt_rec_get_u64(r, fields[i]))) continue;
         tbbt_id dead = tbbt_fhmap_dead(p->fh, fhs[i]->data, fhs[i]->len);
         if (!dead) continue;
         tbbt_fhmap_unborn(p->fh, tbbt_rec_get_u64(r, fields[i]));

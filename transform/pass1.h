@@ -74,6 +74,7 @@ struct tbbt_pass1_stats {
     uint64_t call_hdr_cut;              /* of call_trunc: cut inside the RPC header (xid, procedure only) */
     uint64_t args_cut;                  /* NFS records whose arguments were cut (TBBT_RF_ARGS_CUT) */
     uint64_t stale_dead;                /* handles of retired objects used again, answered STALE */
+    uint64_t overlap_dead;              /* handles of retired objects shown by replies to calls sent before */
     uint64_t call_bad, reply_bad;       /* malformed NFS bodies (record kept) */
     uint64_t out_of_order;              /* records emitted with an earlier call time than the last */
     uint64_t forced_out;                /* emitted early: max_pending or max_pending_bytes reached */

@@ -306,9 +306,10 @@ static void print_report(FILE *out, const char *in, struct tbbt_capture *cap, st
             (unsigned long long)cs->ip_reassembled);
     fprintf(out,
             "Objects: %llu TBBT-IDs, %llu handles joined by fileid, %llu retired, %llu roots from MOUNT, "
-            "%llu stale handles of retired objects\n",
+            "%llu stale handles of retired objects, %llu shown by replies to calls sent before the removal\n",
             (unsigned long long)fs->objects, (unsigned long long)fs->aliases, (unsigned long long)fs->retired,
-            (unsigned long long)s->roots_learnt, (unsigned long long)s->stale_dead);
+            (unsigned long long)s->roots_learnt, (unsigned long long)s->stale_dead,
+            (unsigned long long)s->overlap_dead);
     if (tf->steps)
         fprintf(out, "Time: %llu backward clock steps removed (%.3f s in all)\n",
                 (unsigned long long)tf->steps, tf->removed / 1e9);

@@ -1059,6 +1059,30 @@ static void test_inserted_make_retyped_fifo(void **s) {
     g_ptr_array_free(out, TRUE);
 }
 
+/* A make inserted for a name a plain listing showed (a regular file: the
+ * listing shows no type, nor does the directory's link count here)
+ * becomes a mkdir when a later rmdir of the name succeeds: the replay's
+ * rmdir of a file is refused NOTDIR. A remove leaves it a create. */
+static void test_inserted_make_retyped_by_rmdir(void **s) {
+    (void)s;
+    for (int dir = 0; dir < 2; dir++) {
+        struct step t[] = {MD(ROOT, "d", 10), LS(TBBT_OP_READDIR, 10),
+                           dir ? (struct step)RD(0, 10, "s") : (struct step)RM(0, 10, "s")};
+        const char *const l[] = {NULL, ".:0:0,..:0:0,s:0:0", NULL};
+        struct tbbt_pass2_stats st;
+        listings = l;
+        GPtrArray *out = run(t, 3, &st);
+        listings = NULL;
+        assert_int_equal(st.inserted, 1);
+        guint at = 0;
+        const struct tbbt_rec *x = inserted(out, dir ? TBBT_OP_MKDIR : TBBT_OP_CREATE, "s", &at);
+        assert_non_null(x);
+        assert_int_equal(at, 1);
+        assert_int_equal(recheck(out), 0);
+        g_ptr_array_free(out, TRUE);
+    }
+}
+
 /* A lost create's reply is resolved by a later listing that shows the
  * name, which also gives it the object it made. */
 static void test_lost_resolved_by_listing(void **s) {
@@ -1790,6 +1814,7 @@ int main(void) {
         cmocka_unit_test(test_lost_resolved_by_listing),
         cmocka_unit_test(test_lost_make_in_guessed_dir),
         cmocka_unit_test(test_inserted_make_retyped_fifo),
+        cmocka_unit_test(test_inserted_make_retyped_by_rmdir),
         cmocka_unit_test(test_rename_onto_own_link),
         cmocka_unit_test(test_lookup_stale),
         cmocka_unit_test(test_unknown_names_teach),
