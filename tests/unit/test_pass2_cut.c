@@ -1197,6 +1197,41 @@ static void test_cut_remove_bound_many(void **s) {
     g_ptr_array_free(t, TRUE);
 }
 
+/* A link whose name the snaplen cut (its directory kept) goes out under
+ * a synthetic name; a later remove that kept its whole name, which the
+ * model does not hold there but whose length and first bytes are the
+ * ones the link kept, takes that synthetic name (the replay made no
+ * other): nothing inserted, no failure. A name of another length is
+ * left as it is. */
+static void test_cut_whole_name_by_kept_bytes(void **s) {
+    (void)s;
+#define KEPT_LINK(rm)                                                                                        \
+    "mkdir 0 T cred=1:0:0 dir=1 name=\"cur\" set_mode=493 newobj=2 " DIRA " fileid=102",                     \
+        "create 0 T cred=1:0:0 dir=1 name=\"a\" createhow=0 set_mode=420 newobj=10 " FILEA " fileid=110",    \
+        "link 0 TCK cred=1:0:0 obj=10 dir=2 cutname=\"1764174259.M169128P2023Q37\" cutlen=58 type=1 "        \
+        "mode=420 nlink=2 uid=1000 "                                                                         \
+        "gid=100 size=10 fileid=110",                                                                        \
+        rm, NULL
+    static const char *const same[] = {KEPT_LINK(
+        "remove 0 T cred=1:0:0 dir=2 name=\"1764174259.M169128P2023Q37.mailhost-66.example.org,S=20951\"")};
+    struct tbbt_pass2_stats st;
+    GPtrArray *out = run(same, &st);
+    assert_int_equal(st.failures, 0);
+    assert_int_equal(st.inserted, 0);
+    assert_name(rec_of(out, 2), TBBT_F_NAME, TBBT_CUT_PREFIX "10");
+    assert_name(rec_of(out, 3), TBBT_F_NAME, TBBT_CUT_PREFIX "10");
+    assert_true(tbbt_rec_replayable(rec_of(out, 3)));
+    assert_int_equal(recheck(out), 0);
+    g_ptr_array_free(out, TRUE);
+
+    static const char *const other[] = {KEPT_LINK(
+        "remove 0 T cred=1:0:0 dir=2 name=\"1764174259.M169128P2023Q37.mailhost-66.example.org,S=209510\"")};
+    out = run(other, &st);
+    assert_name(rec_of(out, 3), TBBT_F_NAME, "1764174259.M169128P2023Q37.mailhost-66.example.org,S=209510");
+    g_ptr_array_free(out, TRUE);
+#undef KEPT_LINK
+}
+
 /* The lines of a trace where a cut remove in "cur" has one name the model
  * holds there that can agree: a cut link's synthetic name, placed there by
  * a guess (the link's directory was cut), while a cut rename in "tmp",
@@ -1337,6 +1372,7 @@ int main(void) {
         cmocka_unit_test(test_cut_remove_bound_to_move),
         cmocka_unit_test(test_cut_remove_bound_later),
         cmocka_unit_test(test_cut_remove_bound_many),
+        cmocka_unit_test(test_cut_whole_name_by_kept_bytes),
         cmocka_unit_test(test_cut_remove_links_kept),
         cmocka_unit_test(test_cut_remove_lone_refuted),
         cmocka_unit_test(test_cut_failed_rename_refusing_target),
