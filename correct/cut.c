@@ -87,3 +87,11 @@ enum tbbt_cut_match tbbt_cut_match_name(const struct tbbt_rec *r, const char *na
 enum tbbt_cut_match tbbt_cut_match_info(const struct tbbt_rec *r, const struct tbbt_cut_info *info) {
     return match(r, info->pfx, info->npfx, info->len);
 }
+
+/* Contract in cut.h. */
+enum tbbt_cut_match tbbt_cut_info_match_whole(const struct tbbt_cut_info *info, const char *name,
+                                              size_t len) {
+    if (info->len == TBBT_CUT_LEN_UNKNOWN || info->len != len || info->npfx > len) return TBBT_CUT_NO;
+    if (info->npfx && memcmp(info->pfx, name, info->npfx) != 0) return TBBT_CUT_NO;
+    return info->npfx >= TBBT_CUT_SURE_PFX ? TBBT_CUT_LIKELY : TBBT_CUT_MAYBE;
+}

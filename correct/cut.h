@@ -69,6 +69,12 @@ enum tbbt_cut_match { TBBT_CUT_NO, TBBT_CUT_MAYBE, TBBT_CUT_LIKELY };
 enum tbbt_cut_match tbbt_cut_match_name(const struct tbbt_rec *r, const char *name, size_t len);
 enum tbbt_cut_match tbbt_cut_match_info(const struct tbbt_rec *r, const struct tbbt_cut_info *info);
 
+/* The same from the other side: how well does a whole name (name, len),
+ * which a later record kept, match what info knows of a synthetic name's
+ * real one? TBBT_CUT_NO also when info's length is unknown (a rename
+ * since may have changed the name's end). */
+enum tbbt_cut_match tbbt_cut_info_match_whole(const struct tbbt_cut_info *info, const char *name, size_t len);
+
 /* Is name (len bytes) a synthetic name? (Inline: pass 3 asks too, and
  * does not link pass 2.) */
 static inline int tbbt_cut_is_synth(const char *name, size_t len) {

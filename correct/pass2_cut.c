@@ -124,6 +124,59 @@ static void alias_field(struct tbbt_pass2 *p, struct tbbt_rec *r, enum tbbt_fiel
     g_free(k);
 }
 
+/* The one synthetic name of directory dir whose real name's kept bytes
+ * and length (cut_infos) likely are (name, len), of an object of the
+ * kind r's operation takes (want: the object a lookup's reply shows);
+ * NULL when none or several are. */
+static const struct tbbt_fsdent *synth_kept_as(struct tbbt_pass2 *p, const struct tbbt_rec *r, tbbt_id dir,
+                                               const char *name, size_t len, tbbt_id want) {
+    const struct tbbt_fsobj *d = tbbt_fsmodel_obj(p->m, dir);
+    const struct tbbt_fsdent *one = NULL;
+    for (const struct tbbt_fsdent *e = d ? d->children : NULL; e; e = e->child_next) {
+        if (e->state != TBBT_NAME_PRESENT || !e->obj || !tbbt_cut_is_synth(e->name, e->len)) continue;
+        char *k = tbbt_p2_alias_key(dir, e->name, e->len);
+        const struct tbbt_cut_info *i = g_hash_table_lookup(p->cut_infos, k);
+        g_free(k);
+        if (!i || tbbt_cut_info_match_whole(i, name, len) != TBBT_CUT_LIKELY) continue;
+        const struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, e->obj);
+        int isdir = o && o->attr.type == TBBT_FT_DIR;
+        if ((want && e->obj != want) || (r->op == TBBT_OP_REMOVE && isdir) ||
+            (r->op == TBBT_OP_RMDIR && !isdir))
+            continue;
+        if (one) return NULL;
+        one = e;
+    }
+    return one;
+}
+
+/* A successful remove, rmdir, rename or lookup r kept its whole name,
+ * which the model does not hold in r's directory, while one synthetic
+ * name there stands for a name whose kept bytes and length agree with it
+ * (a link or make whose name the snaplen cut, synth_kept_as): that call
+ * made this name, so r and every later record naming it take the
+ * synthetic name, as learn_alias does for a name a lookup's reply
+ * showed. Without it the replay, which made only the synthetic name,
+ * answers NOENT. Returns whether r was renamed. */
+static int alias_by_kept_bytes(struct tbbt_pass2 *p, struct tbbt_rec *r) {
+    if (r->status != TBBT_NFS_OK || !tbbt_rec_has(r, TBBT_F_NAME) || !tbbt_rec_has(r, TBBT_F_DIR) ||
+        (r->op != TBBT_OP_REMOVE && r->op != TBBT_OP_RMDIR && r->op != TBBT_OP_RENAME &&
+         r->op != TBBT_OP_LOOKUP))
+        return 0;
+    const char *name = tbbt_rec_str(r, r->name);
+    if (tbbt_dot_name(name, r->name.len) ||
+        tbbt_fsmodel_name(p->m, r->dir, name, r->name.len, NULL) == TBBT_NAME_PRESENT)
+        return 0;
+    tbbt_id want = r->op == TBBT_OP_LOOKUP && tbbt_rec_has(r, TBBT_F_NEWOBJ) ? r->newobj : 0;
+    const struct tbbt_fsdent *e = synth_kept_as(p, r, r->dir, name, r->name.len, want);
+    if (!e) return 0;
+    g_hash_table_replace(p->aliases, tbbt_p2_alias_key(r->dir, name, r->name.len),
+                         g_strndup(e->name, e->len));
+    tbbt_rec_set_str(r, TBBT_F_NAME, e->name, e->len);
+    r->flags |= TBBT_RF_NAME_SYNTH;
+    p->st.cut_aliased++;
+    return 1;
+}
+
 /* Contract in pass2_int.h. */
 void tbbt_p2_rename_to_alias(struct tbbt_pass2 *p, struct tbbt_rec *r) {
     if ((r->flags & TBBT_RF_NAME_SYNTH) || !p->synth_seen) return; /* no synthetic name yet: no alias */
@@ -131,9 +184,11 @@ void tbbt_p2_rename_to_alias(struct tbbt_pass2 *p, struct tbbt_rec *r) {
         tbbt_rec_has(r, TBBT_F_NAME) &&
         learn_alias(p, r, r->dir, tbbt_rec_str(r, r->name), r->name.len, r->newobj))
         return;
-    if (!g_hash_table_size(p->aliases)) return;
-    alias_field(p, r, TBBT_F_NAME);
-    alias_field(p, r, TBBT_F_NAME2);
+    if (g_hash_table_size(p->aliases)) {
+        alias_field(p, r, TBBT_F_NAME);
+        alias_field(p, r, TBBT_F_NAME2);
+    }
+    if (!(r->flags & TBBT_RF_NAME_SYNTH)) alias_by_kept_bytes(p, r);
 }
 
 /* Moves object x's name (from, fname) to (to, tname) in the model (from

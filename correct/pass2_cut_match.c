@@ -576,14 +576,33 @@ static int bind_used(struct tbbt_pass2 *p, const struct tbbt_rec *r, const struc
     return memcmp(tbbt_rec_str(h, t), tbbt_rec_str(r, r->name), t.len) == 0;
 }
 
-/* Contract in pass2_int.h. */
+/* The object whose name successful named record r takes away (a
+ * remove's or rmdir's, a rename's target it replaces), as the model holds
+ * it before r; 0 when none. */
+static tbbt_id name_taken(const struct tbbt_pass2 *p, const struct tbbt_rec *r) {
+    tbbt_id x = 0;
+    if (r->status != TBBT_NFS_OK) return 0;
+    if ((r->op == TBBT_OP_REMOVE || r->op == TBBT_OP_RMDIR) && tbbt_rec_has(r, TBBT_F_NAME) &&
+        tbbt_rec_has(r, TBBT_F_DIR))
+        tbbt_fsmodel_name(p->m, r->dir, tbbt_rec_str(r, r->name), r->name.len, &x);
+    else if (r->op == TBBT_OP_RENAME && tbbt_rec_has(r, TBBT_F_NAME2) && tbbt_rec_has(r, TBBT_F_DIR2))
+        tbbt_fsmodel_name(p->m, r->dir2, tbbt_rec_str(r, r->name2), r->name2.len, &x);
+    return x;
+}
+
+/* Contract in pass2_int.h. A candidate's link count is held to one fewer
+ * for each later record that takes one of its object's names away
+ * (name_taken): a count that fell by that much says nothing of the held
+ * removal (seed 23: a remove of a file's other link read as the binding's). */
 void tbbt_p2_bind_evidence(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
+    tbbt_id taken = p->rmbinds->len ? name_taken(p, r) : 0;
     for (guint i = 0; i < p->rmbinds->len; i++) {
         struct rmbind *b = p->rmbinds->pdata[i];
         if (seq <= b->seq) continue;
         int any = 0;
         for (guint k = 0; k < b->cands->len; k++) {
             struct bindcand *x = &g_array_index(b->cands, struct bindcand, k);
+            if (taken && x->obj == taken && x->nlink0) x->nlink0--;
             int says = bind_says(r, x->obj, x->nlink0);
             if (says && !x->says) x->says = says, any = 1;
             if (!x->used) x->used = bind_used(p, r, x);
