@@ -117,9 +117,9 @@ static void rejudge_stale(struct tbbt_pass2 *p, const struct tbbt_fsobj *g, uint
 }
 
 /* TBBT_FIX_KEEP_OBJ when r shows that inserted removals took g away in
- * error (never_removed): the run of pending inserted removes and rmdirs
- * that ends with the one that took g's last name (one correction's, of
- * consecutive insertion orders, to go out before the same record) is
+ * error (never_removed): the correction's removes and rmdirs of g's names
+ * (stale_rms of them, of consecutive insertion orders ending with
+ * removed_by, to go out before the same record, all still pending) are
  * withdrawn, the model gets each name back and the lost replies on g
  * judged stale meanwhile are judged again. The stale reply stays a
  * mismatch of one record, not of every later one on g. Returns the
@@ -130,18 +130,14 @@ static int withdraw_removals(struct tbbt_pass2 *p, struct tbbt_fsobj *g) {
     guint at = 0;
     const struct ins *x = pending_ins(p, last, &at);
     if (!x) return 0;
-    uint64_t before = x->before_seq, first = last;
-    for (uint64_t o = last; o > 0; o--) {
-        const struct ins *y = pending_ins(p, o - 1, &at);
-        if (!y || y->before_seq != before || !(y->r.flags & TBBT_RF_INSERTED) ||
-            (y->r.op != TBBT_OP_REMOVE && y->r.op != TBBT_OP_RMDIR))
-            break;
-        first = o - 1;
-    }
+    uint64_t before = x->before_seq, k = tbbt_pass2_obj(g)->stale_rms;
+    if (!k || k > last + 1) return 0;
+    uint64_t first = last + 1 - k;
     for (uint64_t o = first; o <= last; o++) {
         const struct ins *y = pending_ins(p, o, &at);
         tbbt_id held = 0;
-        if (!y || (y->r.op != TBBT_OP_REMOVE && y->r.op != TBBT_OP_RMDIR) ||
+        if (!y || y->before_seq != before || !(y->r.flags & TBBT_RF_INSERTED) ||
+            (y->r.op != TBBT_OP_REMOVE && y->r.op != TBBT_OP_RMDIR) ||
             (tbbt_fsmodel_name(p->m, y->r.dir, tbbt_rec_str(&y->r, y->r.name), y->r.name.len, &held) ==
                  TBBT_NAME_PRESENT &&
              held))

@@ -36,6 +36,7 @@ struct tbbt_pass2_obj {
     int64_t shown_time;  /* when (that record's reply) */
     int64_t ctime;       /* the last ctime a traced successful reply showed (TBBT_PASS2_CTIME) */
     uint32_t flags;      /* TBBT_PASS2_* */
+    uint32_t stale_rms;  /* TBBT_PASS2_GONE_STALE: how many removals (the last removed_by) */
 };
 
 /* Pass 2's part of one model entry. */
