@@ -177,6 +177,8 @@ struct tbbt_pass2_stats {
     uint64_t cut_replaced;           /* cut rename targets shown to be a name they took over */
     uint64_t cut_aliased;            /* whole names renamed to the synthetic name the replay knows */
     uint64_t cut_withheld;           /* judgements withheld: a cut rename may have made the name */
+    uint64_t stale_withdrawn;        /* inserted removals withdrawn: a later reply showed the object's
+                                        ctime of before its stale reply (tbbt_p2_keep_obj) */
     uint64_t rule_failures[64];      /* per row of tbbt_rules: failures found */
     uint64_t rule_inserted[64];      /* per row: records inserted */
     uint64_t rule_initial[64];       /* per row: changes applied to the initial image instead */

@@ -350,6 +350,11 @@ int tbbt_p2_fix_place(struct tbbt_pass2 *p, enum tbbt_fix_act act, const struct 
         eo->flags |= TBBT_FSO_RMODE;
     }
     k = (int)p->group->len;
+    struct tbbt_fsobj *so = act == TBBT_FIX_REMOVE_OBJ ? tbbt_fsmodel_obj(p->m, r->obj) : NULL;
+    if (so && (so->flags & TBBT_FSO_GONE) && (tbbt_pass2_obj(so)->removed_by & TBBT_PASS2_GONE_BY_INSERTED)) {
+        tbbt_pass2_obj(so)->flags |= TBBT_PASS2_GONE_STALE; /* only a stale reply asked (tbbt_p2_keep_obj) */
+        tbbt_pass2_obj(so)->stale_rms = (uint32_t)k;
+    }
     if (early) {
         /* after the directory was made (and the last record that found
          * the name absent), before the object's first use */

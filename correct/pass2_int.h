@@ -406,7 +406,10 @@ tbbt_id tbbt_p2_keep_dir(const struct tbbt_fsmodel *m, tbbt_id dir);
  * model holds alive) and a new object (file, or directory) made under the
  * name, so the removal takes the new object and g lives on. The model
  * gets g's new name. The rename goes as root (the keeping directory may be
- * anyone's), the new object as the remover. Returns the number of records added, or -1 when the
+ * anyone's), the new object as the remover. Where inserted removals,
+ * still pending, took g away and r shows the ctime the last traced reply
+ * before them showed, they are withdrawn instead and g gets its names
+ * back (counted as stale_withdrawn, taken off inserted). Returns the number of records added, or -1 when the
  * removal is no longer held (or is not a remove, rmdir or rename). */
 int tbbt_p2_keep_obj(struct tbbt_pass2 *p, const struct tbbt_rec *r);
 

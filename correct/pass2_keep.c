@@ -1,7 +1,8 @@
 /* pass2_keep.c -- the fix TBBT_FIX_KEEP_OBJ hands off (rule
  * used-after-removal): an object a held or inserted removal took away is
  * kept under ".tbbt-kept-ID" so that the later record that uses it finds
- * it. One fix, one file. */
+ * it; inserted removals that the record shows never happened (its ctime
+ * unchanged since before them) are withdrawn instead. One fix, one file. */
 #include "pass2_int.h"
 
 #include <inttypes.h>
@@ -70,10 +71,103 @@ static int keep_inserted(struct tbbt_pass2 *p, struct tbbt_fsobj *g) {
     return 0; /* no record added: one was changed */
 }
 
+/* The pending inserted record of insertion order `order`, or NULL. */
+static struct ins *pending_ins(struct tbbt_pass2 *p, uint64_t order, guint *at) {
+    for (guint i = 0; i < p->pending->len; i++) {
+        struct ins *x = p->pending->pdata[i];
+        if (x->order != order) continue;
+        *at = i;
+        return x;
+    }
+    return NULL;
+}
+
+/* Does traced success r show g as it was before the inserted removals
+ * that took it away, where only a stale reply asked for them (rules
+ * handle-stale-live, denied-stale-live: every name of g removed)? Its
+ * reply shows the ctime the last traced reply before them showed: a
+ * file whose last name went is gone, and a file made anew, even with the
+ * same handle (an inode and generation reused), has the ctime of its
+ * making, so g was never removed and the stale reply was the server's
+ * alone (nfs-ganesha answered one such read STALE between two that it
+ * answered, the file untouched; seed 101's uniform 13). Not for a
+ * removal a refused name asked for (lookup-noent-present): a lost rename
+ * of g away from it need not show in g's ctime (seen: seed 113's
+ * uniform 11, nfs-ganesha's reply after a lost rename). */
+static int never_removed(const struct tbbt_fsobj *g, const struct tbbt_rec *r) {
+    const struct tbbt_pass2_obj *e = tbbt_pass2_obj(g);
+    tbbt_id id = tbbt_rec_has(r, TBBT_F_NEWOBJ) ? r->newobj : tbbt_rec_has(r, TBBT_F_OBJ) ? r->obj : 0;
+    return id == g->id && (e->flags & TBBT_PASS2_CTIME) && (e->flags & TBBT_PASS2_GONE_STALE) &&
+           r->status == TBBT_NFS_OK && !(r->flags & (TBBT_RF_INSERTED | TBBT_RF_REPLY_LOST)) &&
+           tbbt_rec_has(r, TBBT_F_CTIME) && r->ctime == e->ctime;
+}
+
+/* Lost replies on g, held from seq `from` on, that the model judged
+ * stale while the withdrawn removals stood (calls that change nothing: a
+ * getattr, a read): judged again, now that g lives. */
+static void rejudge_stale(struct tbbt_pass2 *p, const struct tbbt_fsobj *g, uint64_t from) {
+    for (uint64_t s = from < p->head_seq ? p->head_seq : from; s < p->next_seq; s++) {
+        struct tbbt_rec *q = &p->ring[s % p->cap];
+        if (!(q->flags & TBBT_RF_REPLY_LOST) || q->status != TBBT_NFSERR_STALE ||
+            !tbbt_rec_has(q, TBBT_F_OBJ) || q->obj != g->id || tbbt_p2_changes_state(q))
+            continue;
+        int pred = tbbt_fsmodel_predict(p->m, q);
+        if (pred != TBBT_PREDICT_ANY) q->status = pred;
+    }
+}
+
+/* TBBT_FIX_KEEP_OBJ when r shows that inserted removals took g away in
+ * error (never_removed): the correction's removes and rmdirs of g's names
+ * (stale_rms of them, of consecutive insertion orders ending with
+ * removed_by, to go out before the same record, all still pending) are
+ * withdrawn, the model gets each name back and the lost replies on g
+ * judged stale meanwhile are judged again. The stale reply stays a
+ * mismatch of one record, not of every later one on g. Returns the
+ * number withdrawn, or 0 (nothing changed) where one of them has gone
+ * out already or its name is taken. */
+static int withdraw_removals(struct tbbt_pass2 *p, struct tbbt_fsobj *g) {
+    uint64_t last = tbbt_pass2_obj(g)->removed_by & ~TBBT_PASS2_GONE_BY_INSERTED;
+    guint at = 0;
+    const struct ins *x = pending_ins(p, last, &at);
+    if (!x) return 0;
+    uint64_t before = x->before_seq, k = tbbt_pass2_obj(g)->stale_rms;
+    if (!k || k > last + 1) return 0;
+    uint64_t first = last + 1 - k;
+    for (uint64_t o = first; o <= last; o++) {
+        const struct ins *y = pending_ins(p, o, &at);
+        tbbt_id held = 0;
+        if (!y || y->before_seq != before || !(y->r.flags & TBBT_RF_INSERTED) ||
+            (y->r.op != TBBT_OP_REMOVE && y->r.op != TBBT_OP_RMDIR) ||
+            (tbbt_fsmodel_name(p->m, y->r.dir, tbbt_rec_str(&y->r, y->r.name), y->r.name.len, &held) ==
+                 TBBT_NAME_PRESENT &&
+             held))
+            return 0;
+    }
+    uint32_t type = g->attr.type, nl = g->attr.nlink;
+    int n = 0;
+    for (uint64_t o = first; o <= last; o++) {
+        struct ins *y = pending_ins(p, o, &at);
+        tbbt_fsmodel_link(p->m, y->r.dir, tbbt_rec_str(&y->r, y->r.name), y->r.name.len, g->id, type);
+        g_ptr_array_remove_index(p->pending, at);
+        tbbt_rec_free(&y->r);
+        g_free(y);
+        n++;
+    }
+    if (type != TBBT_FT_DIR && nl) g->attr.nlink = nl;
+    rejudge_stale(p, g, before);
+    tbbt_pass2_obj(g)->removed_by = 0;
+    p->st.inserted -= (uint64_t)n;
+    p->st.stale_withdrawn += (uint64_t)n;
+    return n;
+}
+
 /* Contract in pass2_int.h. */
 int tbbt_p2_keep_obj(struct tbbt_pass2 *p, const struct tbbt_rec *r) {
     struct tbbt_fsobj *g = gone_held(p, r);
     if (!g) return -1;
+    if ((tbbt_pass2_obj(g)->removed_by & TBBT_PASS2_GONE_BY_INSERTED) && never_removed(g, r) &&
+        withdraw_removals(p, g))
+        return 0;
     if (tbbt_pass2_obj(g)->removed_by & TBBT_PASS2_GONE_BY_INSERTED) return keep_inserted(p, g);
     uint64_t s = tbbt_pass2_obj(g)->removed_by;
     const struct tbbt_rec *gr = &p->ring[s % p->cap];

@@ -17,6 +17,8 @@
 enum {
     TBBT_PASS2_OWNER_GUESSED = 1u << 0, /* pass 2 made it with an owner no reply had shown yet */
     TBBT_PASS2_FILEID = 1u << 1,        /* pass 2 knows its fileid (from a reply's attributes) */
+    TBBT_PASS2_CTIME = 1u << 2,         /* ctime holds the last ctime a traced reply showed */
+    TBBT_PASS2_GONE_STALE = 1u << 3,    /* the inserted removals of removed_by were for a stale reply */
 };
 
 /* removed_by of an object an inserted record removed: this bit, and the
@@ -32,7 +34,9 @@ struct tbbt_pass2_obj {
     uint64_t removed_by; /* the held record that removed it (see TBBT_PASS2_GONE_BY_INSERTED), 0: none */
     uint64_t shown_seq;  /* the last record that showed or set its attributes (0: none) */
     int64_t shown_time;  /* when (that record's reply) */
+    int64_t ctime;       /* the last ctime a traced successful reply showed (TBBT_PASS2_CTIME) */
     uint32_t flags;      /* TBBT_PASS2_* */
+    uint32_t stale_rms;  /* TBBT_PASS2_GONE_STALE: how many removals (the last removed_by) */
 };
 
 /* Pass 2's part of one model entry. */

@@ -48,8 +48,10 @@ void tbbt_p2_group_emit(void *ctx, struct tbbt_rec *x) {
     /* an object this removal took away remembers it (rule used-after-removal) */
     struct tbbt_fsobj *v =
         ids[4] && (x->op == TBBT_OP_REMOVE || x->op == TBBT_OP_RMDIR) ? tbbt_fsmodel_obj(p->m, ids[4]) : NULL;
-    if (v && (v->flags & TBBT_FSO_GONE))
+    if (v && (v->flags & TBBT_FSO_GONE)) {
         tbbt_pass2_obj(v)->removed_by = TBBT_PASS2_GONE_BY_INSERTED | n->order;
+        tbbt_pass2_obj(v)->flags &= ~(uint32_t)TBBT_PASS2_GONE_STALE; /* tbbt_p2_fix_place sets it */
+    }
 }
 
 /* Contract in pass2_int.h. */

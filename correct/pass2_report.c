@@ -106,9 +106,10 @@ void tbbt_pass2_report_json(const struct tbbt_pass2 *p, GString *o) {
                            s->rpc_errors, s->late_inserts, s->concurrent, s->reordered);
     g_string_append_printf(o,
                            ",\"lost\":%" PRIu64 ",\"lost_by_model\":%" PRIu64 ",\"lost_by_later\":%" PRIu64
-                           ",\"lost_unresolved\":%" PRIu64 ",\"window_cut\":%" PRIu64 ",\"ring_slots\":%u",
+                           ",\"lost_unresolved\":%" PRIu64 ",\"window_cut\":%" PRIu64 ",\"ring_slots\":%u"
+                           ",\"stale_withdrawn\":%" PRIu64,
                            s->lost, s->lost_by_model, s->lost_by_later, s->lost_unresolved, s->window_cut,
-                           s->ring_slots);
+                           s->ring_slots, s->stale_withdrawn);
     g_string_append_printf(
         o,
         ",\"cut\":%" PRIu64 ",\"cut_restored\":%" PRIu64 ",\"cut_synth\":%" PRIu64 ",\"cut_filled\":%" PRIu64

@@ -357,6 +357,11 @@ void tbbt_p2_note_shown(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t
         return;
     tbbt_id id = tbbt_rec_has(r, TBBT_F_NEWOBJ) ? r->newobj : tbbt_rec_has(r, TBBT_F_OBJ) ? r->obj : 0;
     struct tbbt_fsobj *o = id ? tbbt_fsmodel_obj(p->m, id) : NULL;
+    if (o && r->status == TBBT_NFS_OK && tbbt_rec_has(r, TBBT_F_CTIME) &&
+        !(r->flags & (TBBT_RF_INSERTED | TBBT_RF_REPLY_LOST))) {
+        tbbt_pass2_obj(o)->ctime = r->ctime; /* a spurious stale reply shows by it (tbbt_p2_keep_obj) */
+        tbbt_pass2_obj(o)->flags |= TBBT_PASS2_CTIME;
+    }
     if (!o || shows_other(o, r)) return;
     tbbt_pass2_obj(o)->shown_seq = seq;
     tbbt_pass2_obj(o)->shown_time = tbbt_p2_touch_time(r);

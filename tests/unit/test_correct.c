@@ -571,6 +571,58 @@ static void test_denied_stale_live(void **s) {
     expect(t, 2, "denied-stale-live", w, 1);
 }
 
+/* Step i's reply shows ctime stale_ctimes[i] (0: none). */
+static const int64_t *stale_ctimes;
+static void with_ctime(struct tbbt_rec *r, int i) {
+    if (stale_ctimes[i]) tbbt_rec_set_u64(r, TBBT_F_CTIME, (uint64_t)stale_ctimes[i]);
+}
+
+/* A file the model holds went stale, then a later reply showed it with
+ * the ctime it had before: no name of it was removed (that changes a
+ * file's ctime; a file made anew under the handle has its own), so the
+ * stale reply was the server's alone and the removals inserted for it
+ * are withdrawn: the file keeps its name, a lost getattr between is
+ * judged a success again, the stale call stays one failure. Where the
+ * ctime changed, the file is kept as before (.tbbt-kept-ID): the removal
+ * stays. */
+static void test_stale_then_unchanged(void **s) {
+    (void)s;
+    struct step t[] = {CR(ROOT, "a", 10),
+                       GA(70, 10),
+                       {TBBT_OP_GETATTR, 0, 10, 0, NULL, 0, NULL, 0, 0, -1, 1, 0, 0, 0},
+                       {TBBT_OP_GETATTR, 0, 10, 0, NULL, 0, NULL, 0, 1, -1, 0, 0, 0, 0},
+                       LK(0, ROOT, "a", 10, 1)};
+    static const int64_t same[] = {T0 + 5, 0, 0, T0 + 5, T0 + 5}, other[] = {T0 + 5, 0, 0, T0 + 9, T0 + 9};
+    struct tbbt_pass2_stats st;
+    tweak = with_ctime;
+    stale_ctimes = same;
+    GPtrArray *out = run(t, 5, &st);
+    assert_int_equal(out->len, 5); /* nothing inserted */
+    assert_int_equal(st.inserted, 0);
+    assert_int_equal(st.stale_withdrawn, 1);
+    assert_int_equal(((const struct tbbt_rec *)out->pdata[2])->status, TBBT_NFS_OK);
+    assert_int_equal(recheck(out), 2); /* the stale getattr, and the getattr that withdraws again */
+    g_ptr_array_free(out, TRUE);
+    stale_ctimes = other;
+    out = run(t, 5, &st);
+    assert_int_equal(st.stale_withdrawn, 0);
+    assert_true(st.inserted >= 1);
+    assert_true(out->len > 5);
+    g_ptr_array_free(out, TRUE);
+    /* a removal a lookup's NOENT asked for stays: a lost rename of the
+     * file away need not change its ctime */
+    struct step u[] = {CR(ROOT, "a", 10),
+                       LK(2, ROOT, "a", 0, 0),
+                       {TBBT_OP_GETATTR, 0, 10, 0, NULL, 0, NULL, 0, 1, -1, 0, 0, 0, 0}};
+    static const int64_t kept[] = {T0 + 5, 0, T0 + 5};
+    stale_ctimes = kept;
+    out = run(u, 3, &st);
+    assert_int_equal(st.stale_withdrawn, 0);
+    assert_true(st.inserted >= 1);
+    g_ptr_array_free(out, TRUE);
+    tweak = NULL;
+}
+
 /* An object used after the record that removed it: that name is renamed
  * away (to .tbbt-kept-ID) and a new file made under it, before the
  * removal, so the removal takes the new file. */
@@ -1792,6 +1844,7 @@ int main(void) {
         cmocka_unit_test(test_rename_noent_nonempty),
         cmocka_unit_test(test_handle_stale_live),
         cmocka_unit_test(test_denied_stale_live),
+        cmocka_unit_test(test_stale_then_unchanged),
         cmocka_unit_test(test_dir_write_modes),
         cmocka_unit_test(test_used_after_removal),
         cmocka_unit_test(test_dir_after_removal),
