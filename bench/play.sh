@@ -580,6 +580,7 @@ part_ceiling() {
         th="$th $(awk -v c="$c2" '$1 > 0 {print (c % 4 == 2 || c % 4 == 3 ? 1e6 : 1) * $c / $1}' "$BENCH_TMP/ceil-fsdep.thr" | _bench_median)"
     done
     awk -v r="$th" 'BEGIN { split(r, a, " ")
+        if (a[1] + a[2] + a[5] + a[6] == 0) { print "  tbbt-play per thread: not counted by this build (TBBT_PLAY_COUNTS without \"threads\")"; exit }
         printf "  tbbt-play per thread, per request (TBBT_PLAY_COUNTS, getrusage per thread, medians): CPU us user + system,\n"
         printf "  context switches slept / preempted: send %.2f + %.2f, %.4f / %.4f; receive %.2f + %.2f, %.4f / %.4f;\n", a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]
         printf "  I/O %.2f + %.2f, %.4f / %.4f\n", a[9], a[10], a[11], a[12] }'
