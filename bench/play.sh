@@ -420,6 +420,11 @@ part_ceiling() {
                 perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>);
                     printf "%d %d %d %d %d\n", $j->{sent}, $j->{handoffs}, $j->{sleeps_send}, $j->{sleeps_io}, $j->{polls_rx}' \
                     <"$BENCH_TMP/counts.json" >>"$BENCH_TMP/ceil-$v.hand"
+                # each thread's own CPU (user, system) and context switches (slept, preempted)
+                perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>); my $t = $j->{threads} // {};
+                    print join(" ", $j->{sent}, map { my $u = $t->{$_} // {};
+                        ($u->{user_s} // 0, $u->{sys_s} // 0, $u->{vcsw} // 0, $u->{ivcsw} // 0) } qw(send receive io)), "\n"' \
+                    <"$BENCH_TMP/counts.json" >>"$BENCH_TMP/ceil-$v.thr"
                 # where a request's round trip goes, and what the send thread slept on
                 perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>); my $r = $j->{round_trip_us};
                     my $w = $j->{send_waits};
@@ -569,6 +574,25 @@ part_ceiling() {
         printf "  oldest record) %.1f%% (%d), on dependencies %.1f%% (%d), on records not loaded %.1f%% (%d), on the cap %.1f%% (%d);\n",
             100 * a[2], a[7], 100 * a[1], a[6], 100 * a[3], a[8], 100 * a[4], a[9]
         printf "  its receive thread in poll() %.1f%% of it\n", 100 * a[5] }'
+    # per thread, per request: CPU in us (user, system) and context switches (slept, preempted), medians
+    local th=""
+    for c2 in 2 3 4 5 6 7 8 9 10 11 12 13; do
+        th="$th $(awk -v c="$c2" '$1 > 0 {print (c % 4 == 2 || c % 4 == 3 ? 1e6 : 1) * $c / $1}' "$BENCH_TMP/ceil-fsdep.thr" | _bench_median)"
+    done
+    awk -v r="$th" 'BEGIN { split(r, a, " ")
+        if (a[1] + a[2] + a[5] + a[6] == 0) { print "  tbbt-play per thread: not counted by this build (TBBT_PLAY_COUNTS without \"threads\")"; exit }
+        printf "  tbbt-play per thread, per request (TBBT_PLAY_COUNTS, getrusage per thread, medians): CPU us user + system,\n"
+        printf "  context switches slept / preempted: send %.2f + %.2f, %.4f / %.4f; receive %.2f + %.2f, %.4f / %.4f;\n", a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]
+        printf "  I/O %.2f + %.2f, %.4f / %.4f\n", a[9], a[10], a[11], a[12] }'
+    # the whole process's user and system CPU per request (GNU time, set-up included), both clients
+    local v2 us=""
+    for v2 in fsdep peer; do
+        us="$us $(paste -d' ' "$BENCH_TMP/ceil-$v2.times" "$BENCH_TMP/ceil-$v2.figs" | awk '$12 > 0 {print 1e6 * $2 / $12}' | _bench_median)"
+        us="$us $(paste -d' ' "$BENCH_TMP/ceil-$v2.times" "$BENCH_TMP/ceil-$v2.figs" | awk '$12 > 0 {print 1e6 * $3 / $12}' | _bench_median)"
+    done
+    awk -v r="$us" 'BEGIN { split(r, a, " ")
+        printf "  CPU per request, user + system us (GNU time, whole process with set-up, medians): tbbt-play fsdep %.2f + %.2f,\n", a[1], a[2]
+        printf "  tbbt-asyncpeer depth 1024 %.2f + %.2f\n", a[3], a[4] }'
     echo "  sleeps: voluntary context switches (GNU time, whole process) per request. calls/read: calls the responder"
     echo "  got per read() (median). Responder CPU (medians):" \
         "$(awk '{print $2}' "$BENCH_TMP/ceil-fsdep.ns" | _bench_median) s for tbbt-play's runs," \

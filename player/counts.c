@@ -3,12 +3,31 @@
  *
  * Measured only when asked (clock reads); apart from the threads so that
  * their loops read as the replay, not as its instrumentation. */
+#define _GNU_SOURCE /* RUSAGE_THREAD */
 #include "engine_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 
 static const char *const wait_names[W_N] = {"deps", "window", "records", "cap", "time"};
+static const char *const thr_names[T_N] = {"send", "receive", "io"};
+
+/* TBBT_PLAY_COUNTS: the calling thread's own CPU and context switches,
+ * at the start (end 0) and the end (end 1) of its part of the replay:
+ * which of the three threads costs the CPU, and whether its switches are
+ * sleeps (voluntary) or preemptions (involuntary: on one core, mostly the
+ * receive thread woken by a reply while the send thread runs). */
+void eng_count_thread(struct engine *e, int which, int end) {
+    struct rusage ru;
+    if (!e->rt.on || getrusage(RUSAGE_THREAD, &ru) < 0) return;
+    struct thr_use *u = &e->rt.thr[which];
+    double sign = end ? 1 : -1;
+    u->user_s += sign * ((double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6);
+    u->sys_s += sign * ((double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6);
+    u->vcsw += (long)sign * ru.ru_nvcsw;
+    u->ivcsw += (long)sign * ru.ru_nivcsw;
+}
 
 /* TBBT_PLAY_COUNTS: the round trip of the replies just taken (at now),
  * from their requests' writes to here. */
@@ -66,6 +85,10 @@ void eng_write_counts(const struct engine *e) {
     for (int i = 0; i < W_N; i++)
         fprintf(f, "%s\"%s\":{\"n\":%llu,\"s\":%.4f}", i ? "," : "", wait_names[i],
                 (unsigned long long)c->waits[i], c->wait_ns[i] / 1e9);
+    fprintf(f, "},\"threads\":{");
+    for (int i = 0; i < T_N; i++)
+        fprintf(f, "%s\"%s\":{\"user_s\":%.4f,\"sys_s\":%.4f,\"vcsw\":%ld,\"ivcsw\":%ld}", i ? "," : "",
+                thr_names[i], c->thr[i].user_s, c->thr[i].sys_s, c->thr[i].vcsw, c->thr[i].ivcsw);
     fprintf(f, "}}\n");
     fclose(f);
 }

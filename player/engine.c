@@ -162,7 +162,11 @@ int tbbt_play_run(const struct tbbt_play_opts *o, struct tbbt_play_stats *st, ch
             rc = -1;
         }
     }
-    if (rc == 0) rc = eng_play_loop(e, err, errlen);
+    if (rc == 0) {
+        eng_count_thread(e, T_SEND, 0);
+        rc = eng_play_loop(e, err, errlen);
+        eng_count_thread(e, T_SEND, 1);
+    }
     if (o->live) fputc('\n', stderr);
     int64_t end = tbbt_now_ns();
     st->wall_s = (double)(end - e->t0) / 1e9;

@@ -94,6 +94,15 @@ struct event {
  * the next record's time (time, timestamp mode). */
 enum { W_DEPS, W_WINDOW, W_RECORDS, W_CAP, W_TIME, W_N };
 
+/* TBBT_PLAY_COUNTS: the threads whose own CPU and context switches are
+ * counted (getrusage(RUSAGE_THREAD) at the start and end of each one's
+ * part of the replay). */
+enum { T_SEND, T_RX, T_IO, T_N };
+struct thr_use {
+    double user_s, sys_s; /* CPU */
+    long vcsw, ivcsw;     /* context switches: slept (voluntary), preempted (involuntary) */
+};
+
 /* TBBT_PLAY_COUNTS: where a request's round trip goes, and where the
  * threads wait; sums in ns, each field kept by one thread and read once
  * the threads are joined. Measured only when asked (clock reads). */
@@ -110,7 +119,8 @@ struct rt_counts {
     int64_t take_ns;     /* send: the last take of replies */
     double wait_ns[W_N]; /* send: time asleep, by what it waited for */
     uint64_t waits[W_N];
-    double poll_ns; /* receive: time in poll() */
+    double poll_ns;          /* receive: time in poll() */
+    struct thr_use thr[T_N]; /* each kept by its thread: eng_count_thread */
 };
 
 struct engine {
@@ -243,5 +253,6 @@ void eng_live_line(struct engine *e, int64_t now, int64_t *last, uint64_t *last_
 void eng_count_taken(struct engine *e, const GArray *t, int64_t now);
 void eng_count_flushed(struct engine *e, size_t n, int c, int64_t t);
 void eng_write_counts(const struct engine *e);
+void eng_count_thread(struct engine *e, int which, int end);
 
 #endif

@@ -54,6 +54,7 @@ static uint64_t trace_call(struct engine *e, const struct tbbt_rec *r, int *begu
  * goes (trace_call: N copies of the trace have N times as many calls out). */
 void *eng_io_main(void *arg) {
     struct engine *e = arg;
+    eng_count_thread(e, T_IO, 0);
     int begun = 0;
     uint64_t limit = e->o->limit ? e->o->limit : UINT64_MAX;
     uint32_t nc = e->nclones;
@@ -89,6 +90,7 @@ void *eng_io_main(void *arg) {
         }
     }
 stop:
+    eng_count_thread(e, T_IO, 1);
     atomic_store(&e->io_eof, 1);
     tbbt_wake_kick(&e->wk); /* it must not sleep through the end */
     return NULL;
@@ -111,6 +113,7 @@ static int64_t loop_shift(int64_t first, int64_t end, uint64_t n) {
  * image, as a second replay on a fresh image would. */
 void *eng_io_loop_main(void *arg) {
     struct engine *e = arg;
+    eng_count_thread(e, T_IO, 0);
     int begun = 0;
     uint64_t limit = e->o->limit ? e->o->limit : UINT64_MAX;
     int64_t first = 0, end = 0, shift = 0, step = 0;
@@ -163,6 +166,7 @@ void *eng_io_loop_main(void *arg) {
         if (n == 0) break; /* an empty trace: nothing to repeat */
     }
 stop:
+    eng_count_thread(e, T_IO, 1);
     atomic_store(&e->io_eof, 1);
     tbbt_wake_kick(&e->wk);
     return NULL;

@@ -102,6 +102,7 @@ static int rx_read_ready(struct engine *e, int r) {
 /* Reads replies from every connection until told to stop. */
 void *eng_rx_main(void *arg) {
     struct engine *e = arg;
+    eng_count_thread(e, T_RX, 0);
     while (!atomic_load(&e->stop_rx)) {
         atomic_fetch_add(&e->rx_pass, 1); /* before reading broken[]: see eng_repair() */
         int64_t tp = e->rt.on ? tbbt_now_ns() : 0;
@@ -115,6 +116,7 @@ void *eng_rx_main(void *arg) {
          * woken for the others, which wait in the queue (sleep_for) */
         if (lost || tbbt_wake_hit(&e->wk)) tbbt_wake_sleeper(&e->wk);
     }
+    eng_count_thread(e, T_RX, 1);
     atomic_store(&e->rx_gone, 1);
     tbbt_wake_kick(&e->wk);
     return NULL;
