@@ -154,7 +154,8 @@ void tbbt_memlimit_slow(const char *where) {
     if (rss <= limit) return;
     static atomic_flag ending = ATOMIC_FLAG_INIT;
     if (atomic_flag_test_and_set(&ending))
-        for (;;) pause(); /* another pass's thread is saying it and ending the process: one line */
+        for (;;)
+            pause(); /* another pass's thread is saying it and ending the process: one line */
     char have[32], bound[32];
     tbbt_memlimit_format(rss, have, sizeof(have));
     tbbt_memlimit_format(limit, bound, sizeof(bound));
