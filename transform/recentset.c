@@ -6,13 +6,29 @@
  * bits. A forgotten key's slot is deleted by shifting the slots after it
  * back (no tombstones), so a lookup stays short however long the capture.
  * The ring doubles while its oldest key is still within the span and the
- * memory bound allows; it never shrinks (a burst's rate can come back). */
+ * memory bound allows; it never shrinks (a burst's rate can come back).
+ *
+ * At a million calls and more the ring and its index are far larger than
+ * the caches, and each add touched two random index slots (the new key's
+ * and the evicted one's): two misses to memory per call, about a sixth of
+ * pass 1's thread. So both are fetched ahead: a new key is indexed only
+ * RS_DEFER adds later (its slot prefetched when it is added; until then
+ * lookups find it by a scan of those newest few), and what the deletion of
+ * the next oldest keys reads is prefetched at every add
+ * (rs_prefetch_evictions); both arrays are on huge pages where the kernel
+ * allows, so that a random slot is not also a TLB miss. Which keys are
+ * held is exactly as before. */
 #include "recentset.h"
 
 #include <glib.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "htab.h"
+
 #define RS_FIRST_CAP 1024u /* keys the ring starts with */
+#define RS_DEFER 8u        /* newest keys not indexed yet, at most */
+#define RS_AHEAD 8u        /* keys behind the oldest whose deletion is prefetched */
 
 struct rent {
     uint64_t h; /* the key's hash */
@@ -24,6 +40,7 @@ struct tbbt_recent {
     size_t max_bytes;
     struct rent *ring;
     uint32_t cap, head, n; /* cap a power of two; head the oldest */
+    uint32_t unidx;        /* the newest keys not yet in the index (RS_DEFER at most) */
     uint32_t *idx;         /* 2 * cap slots: ring position + 1, 0 = empty */
     int64_t latest;
     uint64_t cut;
@@ -40,8 +57,8 @@ struct tbbt_recent *tbbt_recent_new(int64_t span_ns, size_t max_bytes) {
     s->span = span_ns;
     s->max_bytes = max_bytes;
     s->cap = RS_FIRST_CAP;
-    s->ring = g_new(struct rent, s->cap);
-    s->idx = g_new0(uint32_t, 2 * s->cap);
+    s->ring = tbbt_htab_slots_alloc(s->cap * sizeof(struct rent));
+    s->idx = tbbt_htab_slots_alloc(2 * s->cap * sizeof(uint32_t));
     s->latest = INT64_MIN;
     s->shortest = span_ns;
     return s;
@@ -53,6 +70,8 @@ static inline uint32_t rs_home(const struct tbbt_recent *s, uint64_t h) {
 }
 
 int tbbt_recent_has(const struct tbbt_recent *s, uint64_t h) {
+    for (uint32_t k = 1; k <= s->unidx; k++)
+        if (s->ring[(s->head + s->n - k) & (s->cap - 1)].h == h) return 1;
     uint32_t mask = 2 * s->cap - 1;
     for (uint32_t i = rs_home(s, h);; i = (i + 1) & mask) {
         uint32_t v = s->idx[i];
@@ -91,9 +110,13 @@ static void rs_unindex(struct tbbt_recent *s, uint32_t pos) {
     s->idx[i] = 0;
 }
 
-/* Forgets the oldest key. */
+/* Forgets the oldest key (not in the index yet when every key held is
+ * among the newest unindexed). */
 static void rs_evict(struct tbbt_recent *s) {
-    rs_unindex(s, s->head);
+    if (s->unidx == s->n)
+        s->unidx--;
+    else
+        rs_unindex(s, s->head);
     s->head = (s->head + 1) & (s->cap - 1);
     s->n--;
 }
@@ -102,17 +125,18 @@ static void rs_evict(struct tbbt_recent *s) {
  * rebuilds the index. */
 static void rs_grow(struct tbbt_recent *s) {
     uint32_t cap = s->cap * 2;
-    struct rent *ring = g_new(struct rent, cap);
+    struct rent *ring = tbbt_htab_slots_alloc(cap * sizeof(struct rent));
     for (uint32_t i = 0; i < s->n; i++)
         ring[i] = s->ring[(s->head + i) & (s->cap - 1)];
-    g_free(s->ring);
-    g_free(s->idx);
+    free(s->ring); /* tbbt_htab_slots_alloc's blocks */
+    free(s->idx);
     s->ring = ring;
     s->cap = cap;
     s->head = 0;
-    s->idx = g_new0(uint32_t, 2 * cap);
+    s->idx = tbbt_htab_slots_alloc(2 * (size_t)cap * sizeof(uint32_t));
     for (uint32_t i = 0; i < s->n; i++)
         rs_index(s, i);
+    s->unidx = 0;
 }
 
 /* Makes room for one key at time t: by forgetting what the span no longer
@@ -132,14 +156,34 @@ static void rs_make_room(struct tbbt_recent *s, int64_t t) {
     rs_evict(s);
 }
 
+/* Fetches ahead what forgetting the oldest keys will read, in two stages:
+ * the index slots of the key 2 * RS_AHEAD places behind the oldest, and,
+ * for the key RS_AHEAD behind (its slots fetched that many adds ago), the
+ * ring entries of the keys in its probe run, whose homes the deletion's
+ * shift-back reads. */
+static void rs_prefetch_evictions(const struct tbbt_recent *s) {
+    uint32_t mask = s->cap - 1, imask = 2 * s->cap - 1;
+    if (s->n > 2 * RS_AHEAD)
+        __builtin_prefetch(&s->idx[rs_home(s, s->ring[(s->head + 2 * RS_AHEAD) & mask].h)], 1);
+    if (s->n <= RS_AHEAD) return;
+    uint32_t i = rs_home(s, s->ring[(s->head + RS_AHEAD) & mask].h);
+    for (int k = 0; k < 8 && s->idx[i]; k++, i = (i + 1) & imask)
+        __builtin_prefetch(&s->ring[s->idx[i] - 1]);
+}
+
 void tbbt_recent_add(struct tbbt_recent *s, uint64_t h, int64_t t) {
     if (t < s->latest) t = s->latest;
     s->latest = t;
     rs_make_room(s, t);
-    uint32_t pos = (s->head + s->n) & (s->cap - 1);
+    uint32_t mask = s->cap - 1, pos = (s->head + s->n) & mask;
     s->ring[pos] = (struct rent){h, t};
     s->n++;
-    rs_index(s, pos);
+    __builtin_prefetch(&s->idx[rs_home(s, h)], 1);
+    if (++s->unidx > RS_DEFER) {
+        rs_index(s, (pos - RS_DEFER) & mask);
+        s->unidx--;
+    }
+    rs_prefetch_evictions(s);
 }
 
 void tbbt_recent_stats(const struct tbbt_recent *s, struct tbbt_recent_stats *out) {
@@ -151,7 +195,7 @@ void tbbt_recent_stats(const struct tbbt_recent *s, struct tbbt_recent_stats *ou
 
 void tbbt_recent_free(struct tbbt_recent *s) {
     if (!s) return;
-    g_free(s->ring);
-    g_free(s->idx);
+    free(s->ring);
+    free(s->idx);
     g_free(s);
 }
