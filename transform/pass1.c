@@ -819,9 +819,13 @@ static void on_call(struct tbbt_pass1 *p, const struct tbbt_rpc_hdr *h, const st
     tbbt_htab_prefetch(&p->pending, hash); /* for the put after the decoding */
     struct lossacc *a = client_find(p, &m->src);
     /* its loss estimate's windows (1 KiB a client, cold among hundreds), fetched while the key is checked */
-    if (a)
+    if (a) {
         for (size_t k = 0; k < sizeof(a->xs); k += 64)
             __builtin_prefetch((const char *)&a->xs + k, 1);
+        if (a->host && a->host->transports > 1) /* and its host's, where the host has several connections */
+            for (size_t k = 0; k < sizeof(a->host->xs); k += 64)
+                __builtin_prefetch((const char *)&a->host->xs + k, 1);
+    }
     struct pend *e = NULL;
     if (!xid_unseen(a, h->xid)) {
         e = tbbt_htab_find_inline(&p->pending, hash, &key, pend_eq);
