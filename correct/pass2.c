@@ -341,7 +341,9 @@ void tbbt_p2_judge(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
         !(tbbt_op_info(r->op)->flags & TBBT_OPF_DIRNAME) && tbbt_p2_moved_over(p, r))
         pred = tbbt_oc_predict(p->m, v); /* a cut rename took its name over */
     uint64_t defer_after = 0, reapply = 0;
-    if (traced == TBBT_OC_OTHER) {
+    if (pred == TBBT_OC_ANY && v == r && tbbt_p2_denied_unknown(p, r, seq)) {
+        /* made before r, refusing its caller */
+    } else if (traced == TBBT_OC_OTHER) {
         defer_after = tbbt_p2_denied_by_later(p, v, seq);
         if (!defer_after) p->st.unmodelled++;
     } else if ((pred == TBBT_OC_ANY || pred == TBBT_OC_OK) && traced == TBBT_OC_STALE &&

@@ -485,6 +485,22 @@ int tbbt_p2_nameless_unknown(const struct tbbt_fsmodel *m, tbbt_id id);
  * directory. */
 void tbbt_p2_stale_unknown(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq);
 
+/* ---- pass2_denied.c ---- */
+
+/* A read, write or truncate r (held as seq) by a user other than root, of
+ * an object the model knows nothing of (tbbt_p2_nameless_unknown), traced
+ * refused (ACCES, PERM): the object was made where the capture lost every
+ * record that named it, and the replay, which never learns its handle,
+ * could not send r. A file ".tbbt-denied-ID" is made as it before r
+ * (TBBT_FIX_MAKE_DENIED), as root, with the owner, group and mode r's
+ * reply shows, else root's and 0600, in a directory that exists wherever
+ * the records go (tbbt_p2_keep_dir of the one r's client named last).
+ * Counted under its rule; listed when there is no such directory.
+ * Returns 1 when it judged r, 0 when r is not such a record (or the
+ * attributes its reply shows allow the caller: refused for another
+ * reason). */
+int tbbt_p2_denied_unknown(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq);
+
 /* ---- pass2_learn.c ---- */
 
 /* The owner r's reply shows for object id, made by a corrective record

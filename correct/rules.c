@@ -113,6 +113,9 @@ const struct tbbt_rule tbbt_rules[] = {
     {"handle-stale-unknown", H, TBBT_OC_ANY, TBBT_OC_STALE, TBBT_FIX_MAKE_GONE,
      "an object no record had shown was stale: it was made and removed where the capture lost it (the "
      "replay makes and removes one, to hold a stale handle of it)"},
+    {"handle-denied-unknown", H, TBBT_OC_ANY, TBBT_OC_ACCES, TBBT_FIX_MAKE_DENIED,
+     "a read, write or truncate of an object no record had shown was refused: it was made where the capture "
+     "lost it (the replay makes one, under a name of its own, that refuses the caller)"},
     {"used-after-removal", TBBT_RULE_ANY_OP, TBBT_OC_STALE, TBBT_OC_OK, TBBT_FIX_KEEP_OBJ,
      "an object the model had removed was used: its name held another object (a rename away was lost)"},
     {"noent-after-removal", TBBT_RULE_ANY_OP, TBBT_OC_STALE, TBBT_OC_NOENT, TBBT_FIX_KEEP_OBJ,
@@ -266,10 +269,10 @@ const char *tbbt_oc_name(enum tbbt_oc c) {
 
 const char *tbbt_fix_name(enum tbbt_fix_act a) {
     static const char *const n[TBBT_FIX_COUNT_] = {
-        "none",           "remove-name", "make-by-reply", "replace",         "make-file",
-        "make-dir",       "empty-dir",   "empty-name2",   "remove-object",   "set-mode",
-        "keep-object",    "make-listed", "set-attrs",     "move-by-reply",   "move-listed",
-        "link-synthetic", "make-gone",   "set-dir-mode",  "replace-with-dir"};
+        "none",           "remove-name", "make-by-reply", "replace",          "make-file",
+        "make-dir",       "empty-dir",   "empty-name2",   "remove-object",    "set-mode",
+        "keep-object",    "make-listed", "set-attrs",     "move-by-reply",    "move-listed",
+        "link-synthetic", "make-gone",   "set-dir-mode",  "replace-with-dir", "make-denied"};
     return a < TBBT_FIX_COUNT_ ? n[a] : "?";
 }
 
@@ -350,11 +353,21 @@ static int empty_dir(struct tbbt_fix_out *out, const struct tbbt_rec *r, tbbt_id
 }
 
 #define SYNTH_LINK ".tbbt-link-"
+#define SYNTH_DENIED ".tbbt-denied-"
 
-/* A name of o that a link pass 2 inserted made up (link_synth), or NULL. */
+/* Does dent d begin with prefix (a string literal's sizeof)? */
+static int has_prefix(const struct tbbt_fsdent *d, const char *prefix, size_t size) {
+    return d->len > size - 1 && !memcmp(d->name, prefix, size - 1);
+}
+
+/* A name of o that pass 2 made up -- a link it inserted (link_synth), or
+ * the name of a file it made because a refused call showed the object
+ * and nothing its name (TBBT_FIX_MAKE_DENIED) -- or NULL. */
 static const struct tbbt_fsdent *synth_link(const struct tbbt_fsobj *o) {
     for (const struct tbbt_fsdent *d = o->links; d; d = d->link_next)
-        if (d->len > sizeof(SYNTH_LINK) - 1 && !memcmp(d->name, SYNTH_LINK, sizeof(SYNTH_LINK) - 1)) return d;
+        if (has_prefix(d, SYNTH_LINK, sizeof(SYNTH_LINK)) ||
+            has_prefix(d, SYNTH_DENIED, sizeof(SYNTH_DENIED)))
+            return d;
     return NULL;
 }
 
@@ -591,6 +604,15 @@ int tbbt_fix_run(enum tbbt_fix_act a, const struct tbbt_rec *r, struct tbbt_fix_
         int len = g_snprintf(gone, sizeof(gone), ".tbbt-gone-%" G_GUINT64_FORMAT, (guint64)r->obj);
         k = make_name(out, r, r->dir, gone, (size_t)len, TBBT_FT_REG, r->obj, 0644);
         return k + remove_name(out, r, r->dir, gone, (size_t)len, 0);
+    }
+    case TBBT_FIX_MAKE_DENIED: {
+        const struct tbbt_fsobj *o = r->obj ? tbbt_fsmodel_obj(out->m, r->obj) : NULL;
+        if (!r->obj || !tbbt_rec_has(r, TBBT_F_DIR) || !tbbt_rec_has(r, TBBT_F_UID) ||
+            !tbbt_rec_has(r, TBBT_F_GID) || !mode || (o && (o->links || (o->flags & TBBT_FSO_GONE))))
+            return -1;
+        char denied[48];
+        int len = g_snprintf(denied, sizeof(denied), SYNTH_DENIED "%" G_GUINT64_FORMAT, (guint64)r->obj);
+        return make_name(out, r, r->dir, denied, (size_t)len, TBBT_FT_REG, r->obj, mode);
     }
     case TBBT_FIX_REMOVE_OBJ: {
         const struct tbbt_fsobj *o = r->obj ? tbbt_fsmodel_obj(out->m, r->obj) : NULL;

@@ -78,6 +78,9 @@ enum tbbt_fix_act {
                                caller's class */
     TBBT_FIX_REPLACE_DIR,   /* REMOVE_NAME, then MAKE_DIR: (dir, name) held a directory where the
                                model has another kind of object */
+    TBBT_FIX_MAKE_DENIED,   /* make a file ".tbbt-denied-ID" in dir as obj, with the owner, group and
+                               mode r carries: the replay gets a handle of an object that refuses
+                               r's caller (pass 2 gives r the directory and attributes) */
     TBBT_FIX_COUNT_
 };
 

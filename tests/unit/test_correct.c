@@ -1620,6 +1620,78 @@ static void test_handle_stale_unknown(void **s) {
     g_ptr_array_free(out, TRUE);
 }
 
+/* The made file's attributes in out (the one inserted record). */
+static void assert_made_as(GPtrArray *out, uint64_t uid, uint64_t mode) {
+    for (guint i = 0; i < out->len; i++) {
+        const struct tbbt_rec *x = out->pdata[i];
+        if (!(x->flags & TBBT_RF_INSERTED)) continue;
+        assert_true(tbbt_rec_has(x, TBBT_F_SET_UID) && tbbt_rec_has(x, TBBT_F_SET_MODE));
+        assert_int_equal(x->set_uid, uid);
+        assert_int_equal(x->set_mode, mode);
+        assert_int_equal(x->newobj, 20);
+        return;
+    }
+    fail_msg("no inserted record");
+}
+
+/* A read by a user of an object no record showed, refused: the object
+ * was made where the capture lost every record naming it, and the replay
+ * has no handle for it. A file of its own is made as it before the read
+ * (as root, in a directory there before the trace), root's and 0600, or
+ * with the owner and mode the reply shows; the replay's read is refused
+ * as the trace's. Not when the mode shown allows the caller (refused for
+ * another reason), nor for root (the model does not judge root). */
+static void test_handle_denied_unknown(void **s) {
+    (void)s;
+    struct step t[] = {LK(0, ROOT, "d", 5, 2),
+                       {TBBT_OP_READ, 13, 20, 0, NULL, 0, NULL, 0, 0, -1, 0, 1001, 0, 0}};
+    struct want w[] = {{TBBT_OP_CREATE, ROOT, ".tbbt-denied-20", 0, 1}};
+    expect(t, 2, "handle-denied-unknown", w, 1);
+    struct tbbt_pass2_stats st;
+    GPtrArray *out = run(t, 2, &st);
+    assert_made_as(out, 0, 0600);
+    g_ptr_array_free(out, TRUE);
+    struct step u[] = {LK(0, ROOT, "d", 5, 2),
+                       {TBBT_OP_WRITE, 13, 20, 0, NULL, 0, NULL, 0, 1, -1, 0, 1001, 1000, 0644}};
+    expect(u, 2, "handle-denied-unknown", w, 1);
+    out = run(u, 2, &st);
+    assert_made_as(out, 1000, 0644);
+    g_ptr_array_free(out, TRUE);
+    struct step allowed[] = {LK(0, ROOT, "d", 5, 2),
+                             {TBBT_OP_READ, 13, 20, 0, NULL, 0, NULL, 0, 1, -1, 0, 1001, 1000, 0644}};
+    out = run(allowed, 2, &st);
+    assert_int_equal(st.inserted, 0);
+    g_ptr_array_free(out, TRUE);
+    struct step root[] = {LK(0, ROOT, "d", 5, 2),
+                          {TBBT_OP_READ, 13, 20, 0, NULL, 0, NULL, 0, 0, -1, 0, 0, 0, 0}};
+    out = run(root, 2, &st);
+    assert_int_equal(st.inserted, 0);
+    g_ptr_array_free(out, TRUE);
+}
+
+/* test_handle_denied_unknown's file, whose name a later lookup shows:
+ * the made-up name is renamed to it (not linked: the file has one name),
+ * before the lookup, and the corrected trace pre-plays clean. */
+static void test_handle_denied_unknown_named(void **s) {
+    (void)s;
+    struct step t[] = {LK(0, ROOT, "d", 5, 2),
+                       {TBBT_OP_READ, 13, 20, 0, NULL, 0, NULL, 0, 0, -1, 0, 1001, 0, 0},
+                       {TBBT_OP_LOOKUP, 0, 0, 5, "f", 0, NULL, 20, 1, -1, 0, 0, 0, 0600}};
+    struct tbbt_pass2_stats st;
+    GPtrArray *out = run(t, 3, &st);
+    assert_int_equal(st.inserted, 2);
+    assert_int_equal(out->len, 5);
+    const struct tbbt_rec *mk = out->pdata[1], *mv = out->pdata[3];
+    assert_true((mk->flags & TBBT_RF_INSERTED) && mk->op == TBBT_OP_CREATE);
+    assert_true((mv->flags & TBBT_RF_INSERTED) && mv->op == TBBT_OP_RENAME);
+    assert_int_equal(mv->dir, ROOT);
+    assert_true(mv->name.len == 15 && !memcmp(tbbt_rec_str(mv, mv->name), ".tbbt-denied-20", 15));
+    assert_int_equal(mv->dir2, 5);
+    assert_true(mv->name2.len == 1 && !memcmp(tbbt_rec_str(mv, mv->name2), "f", 1));
+    assert_int_equal(recheck(out), 0);
+    g_ptr_array_free(out, TRUE);
+}
+
 /* Step 2 of test_concurrent_chmod: a chmod by another client, made
  * before step 1's reply came (which shows its effect already). */
 static void concurrent_chmod(struct tbbt_rec *r, int i) {
@@ -1882,6 +1954,8 @@ int main(void) {
         cmocka_unit_test(test_reply_shows_smaller_size),
         cmocka_unit_test(test_reply_shows_more_links),
         cmocka_unit_test(test_handle_stale_unknown),
+        cmocka_unit_test(test_handle_denied_unknown),
+        cmocka_unit_test(test_handle_denied_unknown_named),
         cmocka_unit_test(test_concurrent_chmod),
         cmocka_unit_test(test_write_in_flight),
         cmocka_unit_test(test_lost_chmod_then_other_mode),

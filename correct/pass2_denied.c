@@ -1,0 +1,79 @@
+/* pass2_denied.c -- a read, write or truncate of an object no record
+ * showed, refused (rule handle-denied-unknown, TBBT_FIX_MAKE_DENIED): the
+ * call that made the object was lost with every other record that named
+ * it, so the replay would have no handle for the call. It gets a file of
+ * its own, made before the call under ".tbbt-denied-ID", whose owner and
+ * mode refuse the caller as the trace did. Kept apart from the stale
+ * handles (pass2_listed.c): it rests on the permission model, not on
+ * fileids. */
+#include "pass2_int.h"
+
+#include <string.h>
+
+#include "pass2_obj.h"
+
+/* Do a and b name the same client (address and port)? */
+static int same_client(const struct tbbt_endpoint *a, const struct tbbt_endpoint *b) {
+    return a->family == b->family && a->port == b->port && !memcmp(a->addr, b->addr, sizeof(a->addr));
+}
+
+/* The directory the made file goes in: the one the records before seq
+ * named last (by r's client first: its own files live there) that
+ * tbbt_p2_keep_dir finds (there before the trace, so wherever the
+ * records go), else 0. */
+static tbbt_id denied_dir(const struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
+    tbbt_id any = 0;
+    for (uint64_t s = seq; s-- > p->head_seq;) {
+        const struct tbbt_rec *q = &p->ring[s % p->cap];
+        if (!tbbt_rec_has(q, TBBT_F_DIR)) continue;
+        tbbt_id d = tbbt_p2_keep_dir(p->m, q->dir);
+        if (d && same_client(&q->client, &r->client)) return d;
+        if (!any) any = d;
+    }
+    return any;
+}
+
+/* Sets on x (a copy of r) the owner, group and mode the made file gets:
+ * those r's reply shows, else root's and 0600. Returns 0 when they would
+ * not refuse r's caller (the refusal has another cause: an ACL, a
+ * server's export options), else 1. */
+static int refusing_attrs(struct tbbt_rec *x, const struct tbbt_rec *r) {
+    struct tbbt_fsattr a = {.uid = 0, .gid = 0};
+    int shown = tbbt_rec_has(r, TBBT_F_UID) && tbbt_rec_has(r, TBBT_F_GID);
+    if (shown) a.uid = r->uid, a.gid = r->gid;
+    uint32_t mode = tbbt_rec_has(r, TBBT_F_MODE) ? r->mode & 07777 : 0600;
+    if ((mode >> tbbt_fsmodel_mode_shift(&a, &r->cred)) & tbbt_fsmodel_access_need(r)) return 0;
+    if (!mode) return 0; /* no bit at all: the fix reads 0 as "none shown" */
+    tbbt_rec_set_u64(x, TBBT_F_UID, a.uid);
+    tbbt_rec_set_u64(x, TBBT_F_GID, a.gid);
+    tbbt_rec_set_u64(x, TBBT_F_MODE, mode);
+    return 1;
+}
+
+/* Contract in pass2_int.h. */
+int tbbt_p2_denied_unknown(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
+    if (tbbt_oc_of_status(r->status) != TBBT_OC_ACCES || (r->flags & TBBT_RF_NAME_SYNTH)) return 0;
+    if (r->cred.flavor != TBBT_AUTH_SYS || r->cred.uid == 0 || !tbbt_fsmodel_access_need(r)) return 0;
+    if (!tbbt_rec_has(r, TBBT_F_OBJ) || !r->obj || !tbbt_p2_nameless_unknown(p->m, r->obj)) return 0;
+    int row = tbbt_rule_find(r->op, TBBT_OC_ANY, TBBT_OC_ACCES);
+    if (row < 0) return 0;
+    struct tbbt_rec *x = &p->look;
+    tbbt_rec_copy(x, r);
+    if (!refusing_attrs(x, r)) return 0;
+    p->st.failures++;
+    p->st.rule_failures[row]++;
+    tbbt_id dir = denied_dir(p, r, seq);
+    x->status = TBBT_NFS_OK;
+    if (dir) tbbt_rec_set_u64(x, TBBT_F_DIR, dir);
+    struct tbbt_fsobj *o = dir ? tbbt_fsmodel_obj(p->m, r->obj) : NULL;
+    if (o) o->flags &= ~(uint32_t)(TBBT_FSO_INITIAL | TBBT_FSO_INIT_ATTRS); /* made by the trace */
+    int k = dir ? tbbt_p2_fix_place(p, TBBT_FIX_MAKE_DENIED, x, seq) : -1;
+    if (k <= 0) {
+        tbbt_p2_list_failure(p, r, TBBT_OC_ANY, TBBT_OC_ACCES, tbbt_rules[row].name);
+        return 1;
+    }
+    p->st.corrected++;
+    p->st.rule_inserted[row] += (unsigned)k;
+    p->st.inserted += (unsigned)k;
+    return 1;
+}
