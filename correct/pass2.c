@@ -61,6 +61,7 @@ struct tbbt_pass2 *tbbt_pass2_new(const struct tbbt_pass2_opts *o, tbbt_p2_sink 
     p->cut_infos = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     p->moves = g_array_new(FALSE, FALSE, sizeof(struct move));
     p->rmcuts = g_ptr_array_new_with_free_func((GDestroyNotify)rmcut_free);
+    p->denied = g_array_new(FALSE, FALSE, sizeof(struct tbbt_p2_denied));
     p->rm_ghosts = g_ptr_array_new_with_free_func((GDestroyNotify)rmcut_free);
     p->rmbinds = g_ptr_array_new_with_free_func((GDestroyNotify)rmbind_free);
     p->rm_tainted = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
@@ -111,6 +112,7 @@ void tbbt_pass2_free(struct tbbt_pass2 *p) {
     g_hash_table_destroy(p->cut_infos);
     g_array_free(p->moves, TRUE);
     g_ptr_array_free(p->rmcuts, TRUE);
+    g_array_free(p->denied, TRUE);
     g_ptr_array_free(p->rm_ghosts, TRUE);
     g_ptr_array_free(p->rmbinds, TRUE);
     g_hash_table_destroy(p->rm_tainted);
@@ -151,6 +153,7 @@ static void drop_move(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t s
  * call order (tbbt_p2_reorder) -- unless it goes out elsewhere. */
 static void out_oldest(struct tbbt_pass2 *p) {
     uint64_t s = p->head_seq;
+    if (p->denied->len) tbbt_p2_denied_due(p, s);
     guint k = 0;
     while (k < p->pending->len && ((struct ins *)p->pending->pdata[k])->before_seq <= s) {
         tbbt_p2_out_rec(p, &((struct ins *)p->pending->pdata[k])->r);
@@ -342,7 +345,7 @@ void tbbt_p2_judge(struct tbbt_pass2 *p, struct tbbt_rec *r, uint64_t seq) {
         pred = tbbt_oc_predict(p->m, v); /* a cut rename took its name over */
     uint64_t defer_after = 0, reapply = 0;
     if (pred == TBBT_OC_ANY && v == r && tbbt_p2_denied_unknown(p, r, seq)) {
-        /* made before r, refusing its caller */
+        /* judged as it goes out (tbbt_p2_denied_due) */
     } else if (traced == TBBT_OC_OTHER) {
         defer_after = tbbt_p2_denied_by_later(p, v, seq);
         if (!defer_after) p->st.unmodelled++;

@@ -17,13 +17,12 @@ static int same_client(const struct tbbt_endpoint *a, const struct tbbt_endpoint
     return a->family == b->family && a->port == b->port && !memcmp(a->addr, b->addr, sizeof(a->addr));
 }
 
-/* The directory the made file goes in: the one the records before seq
- * named last (by r's client first: its own files live there) that
- * tbbt_p2_keep_dir finds (there before the trace, so wherever the
- * records go), else 0. */
-static tbbt_id denied_dir(const struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq) {
+/* The directory the records from..to (exclusive; either way) named,
+ * nearest from first, r's client's first, that tbbt_p2_keep_dir finds
+ * (there before the trace and not removed by now), else 0. */
+static tbbt_id named_dir(const struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t from, uint64_t to) {
     tbbt_id any = 0;
-    for (uint64_t s = seq; s-- > p->head_seq;) {
+    for (uint64_t s = from; s != to; s = to > from ? s + 1 : s - 1) {
         const struct tbbt_rec *q = &p->ring[s % p->cap];
         if (!tbbt_rec_has(q, TBBT_F_DIR)) continue;
         tbbt_id d = tbbt_p2_keep_dir(p->m, q->dir);
@@ -31,6 +30,15 @@ static tbbt_id denied_dir(const struct tbbt_pass2 *p, const struct tbbt_rec *r, 
         if (!any) any = d;
     }
     return any;
+}
+
+/* The directory the made file goes in: one that exists wherever the
+ * records go -- the one noted when r was judged, or its nearest ancestor
+ * there before the trace and not removed since; else one the records
+ * after r named. */
+static tbbt_id denied_dir(const struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq, tbbt_id noted) {
+    tbbt_id d = noted ? tbbt_p2_keep_dir(p->m, noted) : 0;
+    return d ? d : named_dir(p, r, seq + 1, p->played + 1);
 }
 
 /* Sets on x (a copy of r) the owner, group and mode the made file gets:
@@ -55,14 +63,26 @@ int tbbt_p2_denied_unknown(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint6
     if (tbbt_oc_of_status(r->status) != TBBT_OC_ACCES || (r->flags & TBBT_RF_NAME_SYNTH)) return 0;
     if (r->cred.flavor != TBBT_AUTH_SYS || r->cred.uid == 0 || !tbbt_fsmodel_access_need(r)) return 0;
     if (!tbbt_rec_has(r, TBBT_F_OBJ) || !r->obj || !tbbt_p2_nameless_unknown(p->m, r->obj)) return 0;
+    if (tbbt_rule_find(r->op, TBBT_OC_ANY, TBBT_OC_ACCES) < 0) return 0;
+    struct tbbt_p2_denied d = {seq, seq > p->head_seq ? named_dir(p, r, seq - 1, p->head_seq - 1) : 0};
+    g_array_append_val(p->denied, d);
+    return 1;
+}
+
+/* Makes the file for held record r (seq, the oldest held), whose object
+ * the model still knows nothing of; counted under its rule, listed when
+ * it cannot be made. */
+static void make_denied(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq, tbbt_id noted) {
     int row = tbbt_rule_find(r->op, TBBT_OC_ANY, TBBT_OC_ACCES);
-    if (row < 0) return 0;
     struct tbbt_rec *x = &p->look;
     tbbt_rec_copy(x, r);
-    if (!refusing_attrs(x, r)) return 0;
+    if (!refusing_attrs(x, r)) {
+        p->st.unmodelled++;
+        return;
+    }
     p->st.failures++;
     p->st.rule_failures[row]++;
-    tbbt_id dir = denied_dir(p, r, seq);
+    tbbt_id dir = denied_dir(p, r, seq, noted);
     x->status = TBBT_NFS_OK;
     if (dir) tbbt_rec_set_u64(x, TBBT_F_DIR, dir);
     struct tbbt_fsobj *o = dir ? tbbt_fsmodel_obj(p->m, r->obj) : NULL;
@@ -70,10 +90,21 @@ int tbbt_p2_denied_unknown(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint6
     int k = dir ? tbbt_p2_fix_place(p, TBBT_FIX_MAKE_DENIED, x, seq) : -1;
     if (k <= 0) {
         tbbt_p2_list_failure(p, r, TBBT_OC_ANY, TBBT_OC_ACCES, tbbt_rules[row].name);
-        return 1;
+        return;
     }
     p->st.corrected++;
     p->st.rule_inserted[row] += (unsigned)k;
     p->st.inserted += (unsigned)k;
-    return 1;
+}
+
+/* Contract in pass2_int.h. */
+void tbbt_p2_denied_due(struct tbbt_pass2 *p, uint64_t seq) {
+    if (!p->denied->len || g_array_index(p->denied, struct tbbt_p2_denied, 0).seq != seq) return;
+    tbbt_id noted = g_array_index(p->denied, struct tbbt_p2_denied, 0).dir;
+    g_array_remove_index(p->denied, 0);
+    const struct tbbt_rec *r = &p->ring[seq % p->cap];
+    if (tbbt_p2_nameless_unknown(p->m, r->obj))
+        make_denied(p, r, seq, noted);
+    else
+        p->st.unmodelled++; /* a later record showed it: its own rules made it, or it was there */
 }

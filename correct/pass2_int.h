@@ -230,6 +230,8 @@ struct tbbt_pass2 {
     GHashTable *cut_infos; /* "dir/name" -> struct tbbt_cut_info: what the capture kept of the real
                               name of an object named synthetically (tbbt_p2_note_cut_info) */
     GArray *moves;         /* struct move: held cut renames whose target is not known (tbbt_p2_hold_move) */
+    GArray *denied;        /* uint64_t: held refused records on objects no record showed, in order
+                              (tbbt_p2_denied_unknown), judged as they go out */
     GPtrArray *rmcuts;    /* struct rmcut *: held cut removes whose name is not known (tbbt_p2_hold_remove) */
     GPtrArray *rm_ghosts; /* struct rmcut *: cut removals gone out unnamed (rm_drop) */
     GPtrArray *rmbinds;   /* struct rmbind *: cut removals waiting for the move they undo */
@@ -487,19 +489,35 @@ void tbbt_p2_stale_unknown(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint6
 
 /* ---- pass2_denied.c ---- */
 
+/* A held refused record noted by tbbt_p2_denied_unknown: its seq, and the
+ * directory the records before it named last (its client's first), by
+ * tbbt_p2_keep_dir then. */
+struct tbbt_p2_denied {
+    uint64_t seq;
+    tbbt_id dir;
+};
+
 /* A read, write or truncate r (held as seq) by a user other than root, of
  * an object the model knows nothing of (tbbt_p2_nameless_unknown), traced
- * refused (ACCES, PERM): the object was made where the capture lost every
- * record that named it, and the replay, which never learns its handle,
- * could not send r. A file ".tbbt-denied-ID" is made as it before r
- * (TBBT_FIX_MAKE_DENIED), as root, with the owner, group and mode r's
- * reply shows, else root's and 0600, in a directory that exists wherever
- * the records go (tbbt_p2_keep_dir of the one r's client named last).
- * Counted under its rule; listed when there is no such directory.
- * Returns 1 when it judged r, 0 when r is not such a record (or the
- * attributes its reply shows allow the caller: refused for another
- * reason). */
+ * refused (ACCES, PERM): noted in p->denied and judged when r goes out
+ * (tbbt_p2_denied_due). Returns 1 when it noted r, 0 when r is not such
+ * a record. */
 int tbbt_p2_denied_unknown(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq);
+
+/* Record seq (the oldest held, about to go out), if tbbt_p2_denied_unknown
+ * noted it: when the model still knows nothing of its object -- no record
+ * of the window after it named it or showed its attributes (such a one
+ * has its own rules: a lookup of a name never met makes it before its
+ * first use; one there before the trace is in the initial image) -- the
+ * capture lost every record that named it, and the replay would have no
+ * handle for r. A file ".tbbt-denied-ID" is made as it before r
+ * (TBBT_FIX_MAKE_DENIED), as root, with the owner, group and mode r's reply
+ * shows, else root's and 0600 (not when those allow the caller: refused
+ * for another reason), in a directory that exists wherever the records go
+ * (tbbt_p2_keep_dir of one the records after r named, r's client's
+ * first). Counted under rule handle-denied-unknown; listed when there is
+ * no such directory. */
+void tbbt_p2_denied_due(struct tbbt_pass2 *p, uint64_t seq);
 
 /* ---- pass2_learn.c ---- */
 
