@@ -62,6 +62,7 @@ struct tbbt_pass2 *tbbt_pass2_new(const struct tbbt_pass2_opts *o, tbbt_p2_sink 
     p->moves = g_array_new(FALSE, FALSE, sizeof(struct move));
     p->rmcuts = g_ptr_array_new_with_free_func((GDestroyNotify)rmcut_free);
     p->denied = g_array_new(FALSE, FALSE, sizeof(struct tbbt_p2_denied));
+    p->made_attrs = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
     p->rm_ghosts = g_ptr_array_new_with_free_func((GDestroyNotify)rmcut_free);
     p->rmbinds = g_ptr_array_new_with_free_func((GDestroyNotify)rmbind_free);
     p->rm_tainted = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
@@ -113,6 +114,7 @@ void tbbt_pass2_free(struct tbbt_pass2 *p) {
     g_array_free(p->moves, TRUE);
     g_ptr_array_free(p->rmcuts, TRUE);
     g_array_free(p->denied, TRUE);
+    g_hash_table_destroy(p->made_attrs);
     g_ptr_array_free(p->rm_ghosts, TRUE);
     g_ptr_array_free(p->rmbinds, TRUE);
     g_hash_table_destroy(p->rm_tainted);
@@ -154,6 +156,8 @@ static void drop_move(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t s
 static void out_oldest(struct tbbt_pass2 *p) {
     uint64_t s = p->head_seq;
     if (p->denied->len) tbbt_p2_denied_due(p, s);
+    if (p->pending->len) tbbt_p2_note_made(p, s);
+    if (g_hash_table_size(p->made_attrs)) tbbt_p2_lost_use_due(p, s);
     guint k = 0;
     while (k < p->pending->len && ((struct ins *)p->pending->pdata[k])->before_seq <= s) {
         tbbt_p2_out_rec(p, &((struct ins *)p->pending->pdata[k])->r);

@@ -108,3 +108,55 @@ void tbbt_p2_denied_due(struct tbbt_pass2 *p, uint64_t seq) {
     else
         p->st.unmodelled++; /* a later record showed it: its own rules made it, or it was there */
 }
+
+/* Contract in pass2_int.h. */
+void tbbt_p2_note_made(struct tbbt_pass2 *p, uint64_t seq) {
+    for (guint i = 0; i < p->pending->len; i++) {
+        const struct ins *x = p->pending->pdata[i];
+        const struct tbbt_rec *m = &x->r;
+        if (x->before_seq > seq || m->op >= TBBT_OP_COUNT) continue;
+        if (m->op == TBBT_OP_SETATTR && tbbt_rec_has(m, TBBT_F_OBJ)) {
+            g_hash_table_remove(p->made_attrs, &m->obj); /* the mode or owner may change */
+            continue;
+        }
+        if (!(tbbt_op_info(m->op)->flags & TBBT_OPF_CREATES) || !tbbt_rec_has(m, TBBT_F_NEWOBJ) ||
+            !tbbt_rec_has(m, TBBT_F_SET_MODE) || !tbbt_rec_has(m, TBBT_F_SET_UID) ||
+            !tbbt_rec_has(m, TBBT_F_SET_GID))
+            continue;
+        struct tbbt_p2_made *d = g_new(struct tbbt_p2_made, 1);
+        *d = (struct tbbt_p2_made){
+            m->newobj, x->before_seq, {.uid = m->set_uid, .gid = m->set_gid}, m->set_mode};
+        g_hash_table_replace(p->made_attrs, &d->id, d);
+    }
+}
+
+/* Does a held record from..to (exclusive) change obj's mode or owner?
+ * Also 1 when a record of that range is no longer in the ring. */
+static int attrs_set_between(const struct tbbt_pass2 *p, tbbt_id obj, uint64_t from, uint64_t to) {
+    if (from + p->cap <= p->next_seq) return 1;
+    for (uint64_t s = from; s < to; s++) {
+        const struct tbbt_rec *q = &p->ring[s % p->cap];
+        if (q->op == TBBT_OP_SETATTR && tbbt_rec_has(q, TBBT_F_OBJ) && q->obj == obj &&
+            (tbbt_rec_has(q, TBBT_F_SET_MODE) || tbbt_rec_has(q, TBBT_F_SET_UID) ||
+             tbbt_rec_has(q, TBBT_F_SET_GID)))
+            return 1;
+    }
+    return 0;
+}
+
+/* Contract in pass2_int.h. */
+void tbbt_p2_lost_use_due(struct tbbt_pass2 *p, uint64_t seq) {
+    struct tbbt_rec *r = &p->ring[seq % p->cap];
+    if (!(r->flags & TBBT_RF_REPLY_LOST) || (r->status >= 0 && r->status != TBBT_NFS_OK) ||
+        !tbbt_fsmodel_access_need(r) || r->cred.flavor != TBBT_AUTH_SYS || r->cred.uid == 0 ||
+        !tbbt_rec_has(r, TBBT_F_OBJ) || !r->obj)
+        return;
+    const struct tbbt_p2_made *x = g_hash_table_lookup(p->made_attrs, &r->obj);
+    if (!x || attrs_set_between(p, r->obj, x->before_seq, seq)) return;
+    if ((x->mode >> tbbt_fsmodel_mode_shift(&x->owner, &r->cred)) & tbbt_fsmodel_access_need(r)) return;
+    if (r->status < 0) {
+        p->st.lost_unresolved -= p->st.lost_unresolved > 0;
+        p->st.lost_by_model++;
+    }
+    r->status = TBBT_NFSERR_ACCES;
+}

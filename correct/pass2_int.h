@@ -226,12 +226,13 @@ struct tbbt_pass2 {
                                  (make_early_elsewhere) */
     int synth_seen; /* a synthetic name was given or met (tbbt_p2_listing_as_named, tbbt_p2_rename_to_alias)
                      */
-    GHashTable *aliases;   /* "dir/name" -> the synthetic name the replay knows it by (learn_alias) */
-    GHashTable *cut_infos; /* "dir/name" -> struct tbbt_cut_info: what the capture kept of the real
-                              name of an object named synthetically (tbbt_p2_note_cut_info) */
-    GArray *moves;         /* struct move: held cut renames whose target is not known (tbbt_p2_hold_move) */
-    GArray *denied;        /* uint64_t: held refused records on objects no record showed, in order
-                              (tbbt_p2_denied_unknown), judged as they go out */
+    GHashTable *aliases;    /* "dir/name" -> the synthetic name the replay knows it by (learn_alias) */
+    GHashTable *cut_infos;  /* "dir/name" -> struct tbbt_cut_info: what the capture kept of the real
+                               name of an object named synthetically (tbbt_p2_note_cut_info) */
+    GArray *moves;          /* struct move: held cut renames whose target is not known (tbbt_p2_hold_move) */
+    GHashTable *made_attrs; /* tbbt_id -> struct tbbt_p2_made: inserted makes gone out */
+    GArray *denied;       /* struct tbbt_p2_denied: held refused records on objects no record showed, in order
+                                    (tbbt_p2_denied_unknown), judged as they go out */
     GPtrArray *rmcuts;    /* struct rmcut *: held cut removes whose name is not known (tbbt_p2_hold_remove) */
     GPtrArray *rm_ghosts; /* struct rmcut *: cut removals gone out unnamed (rm_drop) */
     GPtrArray *rmbinds;   /* struct rmbind *: cut removals waiting for the move they undo */
@@ -518,6 +519,29 @@ int tbbt_p2_denied_unknown(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint6
  * first). Counted under rule handle-denied-unknown; listed when there is
  * no such directory. */
 void tbbt_p2_denied_due(struct tbbt_pass2 *p, uint64_t seq);
+
+/* An inserted make of an object gone out (tbbt_p2_note_made): the mode
+ * and owner it gave, and the record it went before. */
+struct tbbt_p2_made {
+    tbbt_id id;
+    uint64_t before_seq;
+    struct tbbt_fsattr owner; /* uid and gid */
+    uint32_t mode;
+};
+
+/* Notes in p->made_attrs the inserted makes going out before record seq,
+ * and forgets those an inserted setattr going out may change. */
+void tbbt_p2_note_made(struct tbbt_pass2 *p, uint64_t seq);
+
+/* Record seq (the oldest held, about to go out), if it is a read, write or
+ * truncate by a user other than root whose reply was lost and which pass 2
+ * took as done or left unresolved (its object unknown when it was
+ * pre-played, the make that a later record revealed inserted after): when
+ * pass 2 inserted the make of its object before it (tbbt_p2_note_made) and
+ * no record between changes the mode or owner, the mode and owner the
+ * make gives decide it, as a traced lost make's do (pass2_lost.c):
+ * refused (ACCES) where they deny the caller. Else it stays as it is. */
+void tbbt_p2_lost_use_due(struct tbbt_pass2 *p, uint64_t seq);
 
 /* ---- pass2_learn.c ---- */
 

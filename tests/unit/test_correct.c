@@ -1721,6 +1721,30 @@ static void test_handle_denied_unknown_named(void **s) {
     g_ptr_array_free(out, TRUE);
 }
 
+/* A write by a user whose reply was lost, to a file whose create was lost
+ * too and that a later lookup reveals (root's, 0644): the create pass 2
+ * inserts before the write's object's first use gives the mode that
+ * decides the write, refused, as the replay will have it. */
+static void test_lost_use_of_inserted_make(void **s) {
+    (void)s;
+    struct step t[] = {MD(ROOT, "d", 5),
+                       {TBBT_OP_WRITE, 0, 20, 0, NULL, 0, NULL, 0, 0, -1, 1, 1001, 0, 0},
+                       {TBBT_OP_LOOKUP, 0, 0, 5, "f", 0, NULL, 20, 1, -1, 0, 0, 0, 0644}};
+    struct tbbt_pass2_stats st;
+    GPtrArray *out = run(t, 3, &st);
+    assert_int_equal(st.inserted, 1);
+    int seen = 0;
+    for (guint i = 0; i < out->len; i++) {
+        const struct tbbt_rec *r = out->pdata[i];
+        if (r->xid != 101) continue;
+        assert_int_equal(r->status, TBBT_NFSERR_ACCES);
+        seen = 1;
+    }
+    assert_true(seen);
+    assert_int_equal(recheck(out), 0);
+    g_ptr_array_free(out, TRUE);
+}
+
 /* Step 2 of test_concurrent_chmod: a chmod by another client, made
  * before step 1's reply came (which shows its effect already). */
 static void concurrent_chmod(struct tbbt_rec *r, int i) {
@@ -1985,6 +2009,7 @@ int main(void) {
         cmocka_unit_test(test_handle_stale_unknown),
         cmocka_unit_test(test_handle_denied_unknown),
         cmocka_unit_test(test_handle_denied_unknown_named),
+        cmocka_unit_test(test_lost_use_of_inserted_make),
         cmocka_unit_test(test_concurrent_chmod),
         cmocka_unit_test(test_write_in_flight),
         cmocka_unit_test(test_lost_chmod_then_other_mode),
