@@ -78,7 +78,13 @@
  * shows a real name renames to it. A handle of an object the model knows
  * nothing of, traced stale, gets the object made and removed before it
  * (".tbbt-gone-ID", TBBT_FIX_MAKE_GONE), so the replay holds a stale
- * handle; a name that a readdirplus shows holding another object than
+ * handle; one traced refused (a read, write or truncate by a user), when
+ * no record of the window after it shows the object, gets a file made
+ * before it (".tbbt-denied-ID", TBBT_FIX_MAKE_DENIED: root's and 0600, or
+ * the owner and mode the reply shows) that refuses the caller, renamed to
+ * the real name if a later record shows one; a lost read, write or
+ * truncate of a file whose make pass 2 inserted before it is judged by
+ * that make's mode and owner; a name that a readdirplus shows holding another object than
  * the model's gets the rename of that object's one other name onto it
  * (TBBT_FIX_MOVE_BY_REPLY).
  *

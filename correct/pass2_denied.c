@@ -3,9 +3,13 @@
  * call that made the object was lost with every other record that named
  * it, so the replay would have no handle for the call. It gets a file of
  * its own, made before the call under ".tbbt-denied-ID", whose owner and
- * mode refuse the caller as the trace did. Kept apart from the stale
- * handles (pass2_listed.c): it rests on the permission model, not on
- * fileids. */
+ * mode refuse the caller as the trace did. And a read, write or truncate
+ * whose reply was lost, of a file whose make was lost too and that pass 2
+ * made before it only after it was pre-played: that make's mode and owner
+ * decide it. Both are judged as the record goes out of the window, when
+ * the later records that could show the object have been pre-played. Kept
+ * apart from the stale handles (pass2_listed.c): they rest on the
+ * permission model, not on fileids. */
 #include "pass2_int.h"
 
 #include <string.h>
