@@ -118,7 +118,8 @@ void tbbt_p2_note_made(struct tbbt_pass2 *p, uint64_t seq) {
     for (guint i = 0; i < p->pending->len; i++) {
         const struct ins *x = p->pending->pdata[i];
         const struct tbbt_rec *m = &x->r;
-        if (x->before_seq > seq || m->op >= TBBT_OP_COUNT) continue;
+        if (x->before_seq > seq) break; /* in order, as out_oldest sends them */
+        if (m->op >= TBBT_OP_COUNT) continue;
         if (m->op == TBBT_OP_SETATTR && tbbt_rec_has(m, TBBT_F_OBJ)) {
             g_hash_table_remove(p->made_attrs, &m->obj); /* the mode or owner may change */
             continue;
