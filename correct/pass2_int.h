@@ -431,6 +431,15 @@ int tbbt_p2_remake_names_held(struct tbbt_pass2 *p, uint64_t s);
  * seq, or 0 (place as usual). */
 uint64_t tbbt_p2_made_before_use(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq);
 
+/* Inserted make x, waiting to go out, was just bound to the object it
+ * made (tbbt_p2_mend_made), which held records used by handle before x:
+ * the object existed then, so x moves to just before its first use --
+ * where that record is still held, its directory existed, and no record
+ * between (held, inserted or a listing without it) named the name. A
+ * make for a refused remove (remove-denied-missing) that a lookup binds
+ * to a file read before. Returns 1 when it moved. */
+int tbbt_p2_bound_before_use(struct tbbt_pass2 *p, struct ins *x);
+
 /* p's lookup scratch record cleared for a successful lookup as r's
  * client would send it (its server, version, credentials, transport). */
 struct tbbt_rec *tbbt_p2_lookup_like(struct tbbt_pass2 *p, const struct tbbt_rec *r);
