@@ -391,6 +391,14 @@ void tbbt_p2_group_place(struct tbbt_pass2 *p, uint64_t seq, int64_t hi);
  * held record seq, at time t. */
 void tbbt_p2_queue_before(struct tbbt_pass2 *p, const struct tbbt_rec *x, uint64_t seq, int64_t t);
 
+/* Change x (the values mode, uid, gid a reply revealed of object
+ * x->obj), placed before held record from, was shown after the
+ * corrective setattrs of that object waiting to go out before records
+ * from to to (inserted since for a record the model judged without
+ * it): those set x's values where they set any, so that the replay ends
+ * with the values the reply showed. */
+void tbbt_p2_pending_take_values(struct tbbt_pass2 *p, const struct tbbt_rec *x, uint64_t from, uint64_t to);
+
 /* ---- pass2_keep.c ---- */
 
 /* A directory to keep an object in: the nearest directory up the chain
