@@ -2,8 +2,10 @@
  * record, or, for a name made as an object used before the record that
  * revealed it, before that first use (made_before_use), with the names
  * under it made again (remake_names), or under a name of its own when the
- * name was absent since (make_early_elsewhere). One placement decision
- * that several rule actions share, kept apart from the ring. */
+ * name was absent since (make_early_elsewhere); an inserted make bound to
+ * its object only later moves before that object's first use too
+ * (bound_before_use). One placement decision that several rule actions
+ * share, kept apart from the ring. */
 #include "pass2_int.h"
 
 #include <inttypes.h>
