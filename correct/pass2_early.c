@@ -2,8 +2,10 @@
  * record, or, for a name made as an object used before the record that
  * revealed it, before that first use (made_before_use), with the names
  * under it made again (remake_names), or under a name of its own when the
- * name was absent since (make_early_elsewhere). One placement decision
- * that several rule actions share, kept apart from the ring. */
+ * name was absent since (make_early_elsewhere); an inserted make bound to
+ * its object only later moves before that object's first use too
+ * (bound_before_use). One placement decision that several rule actions
+ * share, kept apart from the ring. */
 #include "pass2_int.h"
 
 #include <inttypes.h>
@@ -22,6 +24,20 @@ static struct ins *pending_make_ins(struct tbbt_pass2 *p, tbbt_id id) {
             return x;
     }
     return NULL;
+}
+
+/* Inserted make x, waiting to go out, moves to just before held record
+ * seq, at the earliest time there (before what goes there for names in
+ * it), and its object's first touch with it. */
+static void move_before(struct tbbt_pass2 *p, struct ins *x, uint64_t seq) {
+    g_ptr_array_remove(p->pending, x);
+    int64_t hi = p->ring[seq % p->cap].call_time, lo = p->ring[(seq - 1) % p->cap].call_time;
+    if (p->have_out && lo < p->last_out_time) lo = p->last_out_time;
+    if (lo > hi) lo = hi;
+    x->r.call_time = x->r.reply_time = lo;
+    x->before_seq = seq;
+    tbbt_p2_made_first(p, &x->r, seq - 1);
+    tbbt_p2_pending_add(p, x);
 }
 
 /* Directory id, made by an inserted mkdir still waiting to go out, must
@@ -44,14 +60,67 @@ static int make_earlier(struct tbbt_pass2 *p, tbbt_id id, uint64_t seq) {
     if (!parent_there ||
         tbbt_p2_last_named(p, x->r.dir, tbbt_rec_str(&x->r, x->r.name), x->r.name.len, x->before_seq) >= seq)
         return 0;
-    g_ptr_array_remove(p->pending, x);
-    int64_t hi = p->ring[seq % p->cap].call_time, lo = p->ring[(seq - 1) % p->cap].call_time;
-    if (p->have_out && lo < p->last_out_time) lo = p->last_out_time;
-    if (lo > hi) lo = hi;
-    x->r.call_time = x->r.reply_time = lo; /* before what goes there for names in it */
-    x->before_seq = seq;
-    tbbt_p2_made_first(p, &x->r, seq - 1);
-    tbbt_p2_pending_add(p, x);
+    move_before(p, x, seq);
+    return 1;
+}
+
+/* Whether a held listing of dir from first to seq (excluded) succeeded
+ * without (name, len): the name was absent then, or the listing was one
+ * part of several -- either way no place to make it before. */
+static int listed_without(const struct tbbt_pass2 *p, tbbt_id dir, const char *name, size_t len,
+                          uint64_t first, uint64_t seq) {
+    for (uint64_t s = first; s < seq; s++) {
+        const struct tbbt_rec *q = &p->ring[s % p->cap];
+        if ((q->op != TBBT_OP_READDIR && q->op != TBBT_OP_READDIRPLUS) || q->status != TBBT_NFS_OK ||
+            !tbbt_rec_has(q, TBBT_F_OBJ) || q->obj != dir)
+            continue;
+        uint32_t i = 0;
+        while (i < q->nentries &&
+               (q->entries[i].name.len != len || memcmp(tbbt_rec_str(q, q->entries[i].name), name, len)))
+            i++;
+        if (i == q->nentries) return 1;
+    }
+    return 0;
+}
+
+/* Whether an inserted record waiting to go out other than x names x's
+ * name at or after held record first: x stays where it is. */
+static int name_pending_since(const struct tbbt_pass2 *p, const struct ins *x, uint64_t first) {
+    for (guint i = 0; i < p->pending->len; i++) {
+        const struct ins *y = p->pending->pdata[i];
+        if (y == x || y->before_seq < first) continue;
+        if ((tbbt_rec_has(&y->r, TBBT_F_DIR) && y->r.dir == x->r.dir && y->r.name.len == x->r.name.len &&
+             !memcmp(tbbt_rec_str(&y->r, y->r.name), tbbt_rec_str(&x->r, x->r.name), x->r.name.len)) ||
+            (tbbt_rec_has(&y->r, TBBT_F_DIR2) && y->r.dir2 == x->r.dir && y->r.name2.len == x->r.name.len &&
+             !memcmp(tbbt_rec_str(&y->r, y->r.name2), tbbt_rec_str(&x->r, x->r.name), x->r.name.len)))
+            return 1;
+    }
+    return 0;
+}
+
+/* Contract in pass2_int.h. */
+int tbbt_p2_bound_before_use(struct tbbt_pass2 *p, struct ins *x) {
+    const struct tbbt_rec *r = &x->r;
+    if (r->op == TBBT_OP_MKDIR || !(tbbt_op_info(r->op)->flags & TBBT_OPF_CREATES) ||
+        !tbbt_rec_has(r, TBBT_F_NEWOBJ) || !r->newobj || !tbbt_rec_has(r, TBBT_F_DIR) ||
+        !tbbt_rec_has(r, TBBT_F_NAME))
+        return 0;
+    struct tbbt_fsobj *o = tbbt_fsmodel_obj(p->m, r->newobj);
+    const struct tbbt_fsobj *d = tbbt_fsmodel_obj(p->m, r->dir);
+    uint64_t first = o ? tbbt_pass2_obj(o)->first_seq : 0;
+    if (!first || !d || first >= x->before_seq || first <= p->head_seq || first > p->played ||
+        (p->have_out && p->ring[first % p->cap].call_time < p->last_out_time))
+        return 0;
+    /* the directory there then, the name named by no record between */
+    int dir_there = d->flags & TBBT_FSO_CREATED
+                        ? tbbt_pass2_obj(d)->first_seq && tbbt_pass2_obj(d)->first_seq < first
+                        : (d->flags & TBBT_FSO_INITIAL) != 0;
+    const char *name = tbbt_rec_str(r, r->name);
+    if (!dir_there || tbbt_p2_last_named(p, r->dir, name, r->name.len, x->before_seq) >= first ||
+        listed_without(p, r->dir, name, r->name.len, first, x->before_seq) || name_pending_since(p, x, first))
+        return 0;
+    o->flags &= ~(uint32_t)(TBBT_FSO_INITIAL | TBBT_FSO_INIT_ATTRS); /* made by the trace */
+    move_before(p, x, first);
     return 1;
 }
 

@@ -394,6 +394,14 @@ void tbbt_p2_group_place(struct tbbt_pass2 *p, uint64_t seq, int64_t hi);
  * held record seq, at time t. */
 void tbbt_p2_queue_before(struct tbbt_pass2 *p, const struct tbbt_rec *x, uint64_t seq, int64_t t);
 
+/* Change x (the values mode, uid, gid a reply revealed of object
+ * x->obj), placed before held record from, was shown after the
+ * corrective setattrs of that object waiting to go out before records
+ * from to to (inserted since for a record the model judged without
+ * it): those set x's values where they set any, so that the replay ends
+ * with the values the reply showed. */
+void tbbt_p2_pending_take_values(struct tbbt_pass2 *p, const struct tbbt_rec *x, uint64_t from, uint64_t to);
+
 /* ---- pass2_keep.c ---- */
 
 /* A directory to keep an object in: the nearest directory up the chain
@@ -433,6 +441,15 @@ int tbbt_p2_remake_names_held(struct tbbt_pass2 *p, uint64_t s);
  * after the record that found the name absent). Returns that record's
  * seq, or 0 (place as usual). */
 uint64_t tbbt_p2_made_before_use(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t seq);
+
+/* Inserted make x, waiting to go out, was just bound to the object it
+ * made (tbbt_p2_mend_made), which held records used by handle before x:
+ * the object existed then, so x moves to just before its first use --
+ * where that record is still held, its directory existed, and no record
+ * between (held, inserted or a listing without it) named the name. A
+ * make for a refused remove (remove-denied-missing) that a lookup binds
+ * to a file read before. Returns 1 when it moved. */
+int tbbt_p2_bound_before_use(struct tbbt_pass2 *p, struct ins *x);
 
 /* p's lookup scratch record cleared for a successful lookup as r's
  * client would send it (its server, version, credentials, transport). */

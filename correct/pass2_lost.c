@@ -392,6 +392,7 @@ void tbbt_p2_mend_made(struct tbbt_pass2 *p, tbbt_id dir, const char *name, size
     /* the name a held rename moved it from (the make's name, made for a
      * rename whose source the capture lost: rename-missing-source) */
     const struct tbbt_rec *mv = NULL;
+    struct ins *bound = NULL;
     for (uint64_t s = p->played; !done && !mv && s-- > p->head_seq;) {
         const struct tbbt_rec *q = &p->ring[s % p->cap];
         if (q->op == TBBT_OP_RENAME && q->status == TBBT_NFS_OK && tbbt_rec_has(q, TBBT_F_DIR2) &&
@@ -412,12 +413,14 @@ void tbbt_p2_mend_made(struct tbbt_pass2 *p, tbbt_id dir, const char *name, size
             tbbt_rec_set_u64(x, TBBT_F_NEWOBJ, obj);
             tbbt_p2_mark_made_empty(p->m, x);
             made_as_shown(p, x, obj);
+            bound = p->pending->pdata[i];
             done = 1;
         } else {
             left++;
         }
     }
     p->unbound_makes = left;
+    if (bound) tbbt_p2_bound_before_use(p, bound); /* the object's uses before it need it */
 }
 
 /* Contract in pass2_int.h. */

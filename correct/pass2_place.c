@@ -154,3 +154,20 @@ void tbbt_p2_queue_before(struct tbbt_pass2 *p, const struct tbbt_rec *x, uint64
     n->order = p->ins_order++;
     tbbt_p2_pending_add(p, n);
 }
+
+/* Contract in pass2_int.h. */
+void tbbt_p2_pending_take_values(struct tbbt_pass2 *p, const struct tbbt_rec *x, uint64_t from, uint64_t to) {
+    for (guint i = 0; i < p->pending->len; i++) {
+        struct ins *n = p->pending->pdata[i];
+        struct tbbt_rec *y = &n->r;
+        if (y->op != TBBT_OP_SETATTR || !tbbt_rec_has(y, TBBT_F_OBJ) || y->obj != x->obj ||
+            n->before_seq < from || n->before_seq > to)
+            continue;
+        if (tbbt_rec_has(x, TBBT_F_MODE) && tbbt_rec_has(y, TBBT_F_SET_MODE))
+            tbbt_rec_set_u64(y, TBBT_F_SET_MODE, x->mode & 07777);
+        if (tbbt_rec_has(x, TBBT_F_UID) && tbbt_rec_has(y, TBBT_F_SET_UID))
+            tbbt_rec_set_u64(y, TBBT_F_SET_UID, x->uid);
+        if (tbbt_rec_has(x, TBBT_F_GID) && tbbt_rec_has(y, TBBT_F_SET_GID))
+            tbbt_rec_set_u64(y, TBBT_F_SET_GID, x->gid);
+    }
+}

@@ -145,9 +145,65 @@ static uint64_t last_denied_use(const struct tbbt_pass2 *p, const struct tbbt_fs
     return 0;
 }
 
+/* Do directory values (mode, a) grant q's caller permission bits? */
+static int dir_grants(uint32_t mode, const struct tbbt_fsattr *a, const struct tbbt_rec *q, uint32_t bits) {
+    return ((mode >> tbbt_fsmodel_mode_shift(a, &q->cred)) & bits) == bits;
+}
+
+/* The first held record before seq whose traced refusal on directory o
+ * the values change x sets explain and the model's (x not applied yet)
+ * did not, when every record from it to seq agrees with x's values --
+ * none used a permission they deny, was refused one they grant, or
+ * showed other values -- back to the last that showed the old ones. The
+ * change goes before that refusal, not after the last record on o (a
+ * correction placed since for a success only the change explains: seed
+ * 67's lookups refused by a lost chown, before another user's symlink
+ * that a chmod was inserted for). 0 when there is none. */
+static uint64_t first_refusal_explained(const struct tbbt_pass2 *p, const struct tbbt_fsobj *o,
+                                        const struct tbbt_rec *x, uint64_t seq) {
+    if (o->attr.type != TBBT_FT_DIR || !(o->flags & TBBT_FSO_RMODE) ||
+        !(x->has & ((1ull << TBBT_F_MODE) | (1ull << TBBT_F_UID) | (1ull << TBBT_F_GID))))
+        return 0;
+    struct tbbt_fsattr a = o->attr;
+    uint32_t mode = tbbt_rec_has(x, TBBT_F_MODE) ? x->mode : o->rmode;
+    if (tbbt_rec_has(x, TBBT_F_UID)) a.uid = x->uid;
+    if (tbbt_rec_has(x, TBBT_F_GID)) a.gid = x->gid;
+    uint64_t first = 0;
+    for (uint64_t s = seq; s-- > p->head_seq;) {
+        const struct tbbt_rec *q = &p->ring[s % p->cap];
+        if (tbbt_rec_has(q, TBBT_F_TYPE) && tbbt_p2_attrs_of(q) == o->id &&
+            !(q->flags & TBBT_RF_REPLY_LOST) &&
+            ((tbbt_rec_has(q, TBBT_F_MODE) && ((q->mode ^ mode) & 0777)) ||
+             (tbbt_rec_has(q, TBBT_F_UID) && q->uid != a.uid) ||
+             (tbbt_rec_has(q, TBBT_F_GID) && q->gid != a.gid)))
+            break;
+        uint32_t used = dir_bits_used(q, o->id), denied = dir_bits_denied(q, o->id);
+        if ((used && !dir_grants(mode, &a, q, used)) || (denied && dir_grants(mode, &a, q, denied))) break;
+        if (denied && dir_grants(o->rmode, &o->attr, q, denied)) first = s;
+    }
+    return first;
+}
+
+/* Change f (its lo_seq the last record that showed the old values) goes
+ * after held record first - 1 instead, before the refusal first: its time
+ * the earliest there, no earlier than the reply of the record before
+ * (unless that came after the refusal's call); the corrective setattrs of
+ * the object waiting to go out between take its values (x's). */
+static void before_refusal(struct tbbt_pass2 *p, struct attrfix *f, uint64_t first,
+                           const struct tbbt_rec *x) {
+    f->lo_seq = first - 1;
+    if (first - 1 >= p->head_seq) {
+        const struct tbbt_rec *q = &p->ring[(first - 1) % p->cap];
+        int64_t t = tbbt_p2_touch_time(q), hi = p->ring[first % p->cap].call_time;
+        f->lo_time = t < hi ? t : q->call_time;
+    }
+    tbbt_p2_pending_take_values(p, x, first, f->seq);
+}
+
 /* Contract in pass2_int.h. */
 void tbbt_p2_attrs_reveal(struct tbbt_pass2 *p, struct tbbt_fsobj *o, const struct tbbt_rec *r, uint64_t seq,
                           int row, struct tbbt_rec *x) {
+    uint64_t refused = first_refusal_explained(p, o, x, seq);
     if (tbbt_rec_has(x, TBBT_F_MODE)) o->rmode = x->mode & 07777;
     if (tbbt_rec_has(x, TBBT_F_SIZE))
         o->attr.size = x->size; /* a listing's entry: the model learns no size */
@@ -179,6 +235,7 @@ void tbbt_p2_attrs_reveal(struct tbbt_pass2 *p, struct tbbt_fsobj *o, const stru
         f->lo_seq = used;
         f->lo_time = tbbt_p2_touch_time(&p->ring[used % p->cap]);
     }
+    if (!by_touch && refused && refused - 1 < f->lo_seq) before_refusal(p, f, refused, x);
     tbbt_rec_init(&f->set);
     tbbt_rec_copy(&f->set, x);
     g_ptr_array_add(p->attrfixes, f);

@@ -932,6 +932,98 @@ static void test_chmod_before_refused_setattr(void **s) {
     tbbt_pass2_free(p);
 }
 
+/* A file root made (its create lost) in root's 0755 directory is read by
+ * handle by 1000, refused; 1000's remove of its name is refused too, so
+ * the name was there (remove-denied-missing makes it before the remove),
+ * and a later lookup shows which file that make made: the read's. The
+ * make goes before the file's first use, the read, where the replay needs
+ * its handle -- not after it (seed 131 uniform 13: four uses with no
+ * handle). */
+static void test_bound_make_before_use(void **s) {
+    (void)s;
+    static const struct line t[] = {
+        {100, 101, 801,
+         "mkdir 0 T cred=1:0:0 dir=1 name=\"d\" set_mode=493 newobj=5 type=2 mode=493 nlink=2 uid=0 gid=0 "
+         "size=4096"},
+        {200, 201, 802, "read 13 T cred=1:1000:1000 obj=10 offset=0 count=10"},
+        {300, 301, 802, "remove 13 T cred=1:1000:1000 dir=5 name=\"f\""},
+        {400, 401, 802,
+         "lookup 0 T cred=1:1000:1000 dir=5 name=\"f\" newobj=10 type=1 mode=384 nlink=1 uid=0 gid=0 size=0"},
+        {0, 0, 0, NULL}};
+    GPtrArray *out;
+    struct tbbt_pass2 *p = run(t, &out);
+    assert_int_equal(tbbt_pass2_stats(p)->inserted, 1);
+    const struct tbbt_rec *x = first_inserted(out);
+    assert_int_equal(x->op, TBBT_OP_CREATE);
+    assert_true(tbbt_rec_has(x, TBBT_F_NEWOBJ) && x->newobj == 10);
+    guint k = pos_of(out, x);
+    assert_true(k > at(out, 100) && k < at(out, 200));
+    assert_times_ascend(out);
+    g_ptr_array_free(out, TRUE);
+    tbbt_pass2_free(p);
+}
+
+/* The same, but a lookup between the read and the remove found the name
+ * absent: the make stays where it is (before the remove). */
+static void test_bound_make_after_absent(void **s) {
+    (void)s;
+    static const struct line t[] = {
+        {100, 101, 801,
+         "mkdir 0 T cred=1:0:0 dir=1 name=\"d\" set_mode=493 newobj=5 type=2 mode=493 nlink=2 uid=0 gid=0 "
+         "size=4096"},
+        {200, 201, 802, "read 13 T cred=1:1000:1000 obj=10 offset=0 count=10"},
+        {250, 251, 802, "lookup 2 T cred=1:1000:1000 dir=5 name=\"f\""},
+        {300, 301, 802, "remove 13 T cred=1:1000:1000 dir=5 name=\"f\""},
+        {400, 401, 802,
+         "lookup 0 T cred=1:1000:1000 dir=5 name=\"f\" newobj=10 type=1 mode=384 nlink=1 uid=0 gid=0 size=0"},
+        {0, 0, 0, NULL}};
+    GPtrArray *out;
+    struct tbbt_pass2 *p = run(t, &out);
+    const struct tbbt_rec *x = first_inserted(out);
+    assert_non_null(x);
+    guint k = pos_of(out, x);
+    assert_true(k > at(out, 250) && k < at(out, 300));
+    g_ptr_array_free(out, TRUE);
+    tbbt_pass2_free(p);
+}
+
+/* A directory (0700) of 1000's is chowned to 1001 by a call the capture
+ * lost: 1000's lookup in it is refused, 1001's symlink there succeeds (a
+ * chmod is inserted before it for that, the owner unknown yet), and a
+ * reply after shows owner 1001. The chown goes before the refused lookup
+ * it explains, not after the chmod (where the replay lets the lookup
+ * through), and the chmod takes the mode the reply showed. */
+static void test_chown_before_refusal(void **s) {
+    (void)s;
+    static const struct line t[] = {
+        {100, 101, 801,
+         "mkdir 0 T cred=1:1000:1000 dir=1 name=\"d\" set_mode=448 newobj=5 type=2 mode=448 nlink=2 uid=1000 "
+         "gid=1000 size=4096"},
+        {200, 201, 802, "lookup 13 T cred=1:1000:1000 dir=5 name=\"x\""},
+        {300, 301, 803,
+         "symlink 0 T cred=1:1001:1001 dir=5 name=\"l\" set_mode=511 target=\"t\" newobj=6 type=5 mode=511 "
+         "nlink=1 uid=1001 gid=1001 size=1"},
+        {400, 401, 801, "getattr 0 T cred=1:0:0 obj=5 type=2 mode=448 nlink=2 uid=1001 gid=1000 size=4096"},
+        {0, 0, 0, NULL}};
+    GPtrArray *out;
+    struct tbbt_pass2 *p = run(t, &out);
+    const struct tbbt_rec *chown = NULL;
+    uint64_t mode = 0;
+    for (guint i = 0; i < out->len; i++) {
+        const struct tbbt_rec *x = out->pdata[i];
+        if (!(x->flags & TBBT_RF_INSERTED) || x->op != TBBT_OP_SETATTR) continue;
+        if (tbbt_rec_has(x, TBBT_F_SET_UID) && x->set_uid == 1001) chown = x;
+        if (tbbt_rec_has(x, TBBT_F_SET_MODE)) mode = x->set_mode;
+    }
+    assert_non_null(chown);
+    guint k = pos_of(out, chown);
+    assert_true(k > at(out, 100) && k < at(out, 200));
+    assert_int_equal(mode, 0700);
+    assert_times_ascend(out);
+    g_ptr_array_free(out, TRUE);
+    tbbt_pass2_free(p);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_later_remove_ran_first),
@@ -964,6 +1056,9 @@ int main(void) {
         cmocka_unit_test(test_renamed_make_is_link),
         cmocka_unit_test(test_overlap_rename_of_unmet_name),
         cmocka_unit_test(test_chmod_before_refused_setattr),
+        cmocka_unit_test(test_bound_make_before_use),
+        cmocka_unit_test(test_bound_make_after_absent),
+        cmocka_unit_test(test_chown_before_refusal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
