@@ -121,6 +121,21 @@ static uint32_t dir_bits_denied(const struct tbbt_rec *r, tbbt_id d) {
     return named ? (f & TBBT_OPF_MODIFIES) ? 3 : 1 : 0;
 }
 
+/* The mode (*mode) and attributes (*a) directory o has once change x is
+ * applied. Returns 0, setting neither, when o is no directory or x
+ * changes none of its mode, owner and group. */
+static int dir_values_after(const struct tbbt_fsobj *o, const struct tbbt_rec *x, uint32_t *mode,
+                            struct tbbt_fsattr *a) {
+    if (o->attr.type != TBBT_FT_DIR ||
+        !(x->has & ((1ull << TBBT_F_MODE) | (1ull << TBBT_F_UID) | (1ull << TBBT_F_GID))))
+        return 0;
+    *a = o->attr;
+    *mode = tbbt_rec_has(x, TBBT_F_MODE) ? x->mode : o->rmode;
+    if (tbbt_rec_has(x, TBBT_F_UID)) a->uid = x->uid;
+    if (tbbt_rec_has(x, TBBT_F_GID)) a->gid = x->gid;
+    return 1;
+}
+
 /* The last held record before seq (and after lo) that used directory o
  * with permission bits that o's mode, owner and group as change x sets
  * them would deny (dir_bits_used), or that was denied bits those would
@@ -128,13 +143,9 @@ static uint32_t dir_bits_denied(const struct tbbt_rec *r, tbbt_id d) {
  * is no directory, or x changes none of those). */
 static uint64_t last_denied_use(const struct tbbt_pass2 *p, const struct tbbt_fsobj *o,
                                 const struct tbbt_rec *x, uint64_t lo, uint64_t seq) {
-    if (o->attr.type != TBBT_FT_DIR ||
-        !(x->has & ((1ull << TBBT_F_MODE) | (1ull << TBBT_F_UID) | (1ull << TBBT_F_GID))))
-        return 0;
-    struct tbbt_fsattr a = o->attr;
-    uint32_t mode = tbbt_rec_has(x, TBBT_F_MODE) ? x->mode : o->rmode;
-    if (tbbt_rec_has(x, TBBT_F_UID)) a.uid = x->uid;
-    if (tbbt_rec_has(x, TBBT_F_GID)) a.gid = x->gid;
+    struct tbbt_fsattr a;
+    uint32_t mode;
+    if (!dir_values_after(o, x, &mode, &a)) return 0;
     for (uint64_t s = seq; s-- > p->head_seq && s > lo;) {
         const struct tbbt_rec *q = &p->ring[s % p->cap];
         uint32_t bits = dir_bits_used(q, o->id);
@@ -161,13 +172,9 @@ static int dir_grants(uint32_t mode, const struct tbbt_fsattr *a, const struct t
  * that a chmod was inserted for). 0 when there is none. */
 static uint64_t first_refusal_explained(const struct tbbt_pass2 *p, const struct tbbt_fsobj *o,
                                         const struct tbbt_rec *x, uint64_t seq) {
-    if (o->attr.type != TBBT_FT_DIR || !(o->flags & TBBT_FSO_RMODE) ||
-        !(x->has & ((1ull << TBBT_F_MODE) | (1ull << TBBT_F_UID) | (1ull << TBBT_F_GID))))
-        return 0;
-    struct tbbt_fsattr a = o->attr;
-    uint32_t mode = tbbt_rec_has(x, TBBT_F_MODE) ? x->mode : o->rmode;
-    if (tbbt_rec_has(x, TBBT_F_UID)) a.uid = x->uid;
-    if (tbbt_rec_has(x, TBBT_F_GID)) a.gid = x->gid;
+    struct tbbt_fsattr a;
+    uint32_t mode;
+    if (!(o->flags & TBBT_FSO_RMODE) || !dir_values_after(o, x, &mode, &a)) return 0;
     uint64_t first = 0;
     for (uint64_t s = seq; s-- > p->head_seq;) {
         const struct tbbt_rec *q = &p->ring[s % p->cap];
