@@ -156,16 +156,16 @@ static void drop_move(struct tbbt_pass2 *p, const struct tbbt_rec *r, uint64_t s
 static void out_oldest(struct tbbt_pass2 *p) {
     uint64_t s = p->head_seq;
     if (p->denied->len) tbbt_p2_denied_due(p, s);
-    if (p->pending->len) tbbt_p2_note_made(p, s);
-    if (g_hash_table_size(p->made_attrs)) tbbt_p2_lost_use_due(p, s);
     guint k = 0;
     while (k < p->pending->len && ((struct ins *)p->pending->pdata[k])->before_seq <= s) {
+        tbbt_p2_note_made(p, p->pending->pdata[k]);
         tbbt_p2_out_rec(p, &((struct ins *)p->pending->pdata[k])->r);
         k++;
     }
     for (guint i = 0; i < k; i++)
         ins_free(p->pending->pdata[i]);
     if (k) g_ptr_array_remove_range(p->pending, 0, k);
+    if (g_hash_table_size(p->made_attrs)) tbbt_p2_lost_use_due(p, s);
     if (p->reorders->len) tbbt_p2_out_moved_before(p, s);
     if (p->rmbinds->len) tbbt_p2_bind_window_end(p, s);
     drop_move(p, &p->ring[s % p->cap], s);

@@ -114,25 +114,20 @@ void tbbt_p2_denied_due(struct tbbt_pass2 *p, uint64_t seq) {
 }
 
 /* Contract in pass2_int.h. */
-void tbbt_p2_note_made(struct tbbt_pass2 *p, uint64_t seq) {
-    for (guint i = 0; i < p->pending->len; i++) {
-        const struct ins *x = p->pending->pdata[i];
-        const struct tbbt_rec *m = &x->r;
-        if (x->before_seq > seq) break; /* in order, as out_oldest sends them */
-        if (m->op >= TBBT_OP_COUNT) continue;
-        if (m->op == TBBT_OP_SETATTR && tbbt_rec_has(m, TBBT_F_OBJ)) {
-            g_hash_table_remove(p->made_attrs, &m->obj); /* the mode or owner may change */
-            continue;
-        }
-        if (!(tbbt_op_info(m->op)->flags & TBBT_OPF_CREATES) || !tbbt_rec_has(m, TBBT_F_NEWOBJ) ||
-            !tbbt_rec_has(m, TBBT_F_SET_MODE) || !tbbt_rec_has(m, TBBT_F_SET_UID) ||
-            !tbbt_rec_has(m, TBBT_F_SET_GID))
-            continue;
-        struct tbbt_p2_made *d = g_new(struct tbbt_p2_made, 1);
-        *d = (struct tbbt_p2_made){
-            m->newobj, x->before_seq, {.uid = m->set_uid, .gid = m->set_gid}, m->set_mode};
-        g_hash_table_replace(p->made_attrs, &d->id, d);
+void tbbt_p2_note_made(struct tbbt_pass2 *p, const struct ins *x) {
+    const struct tbbt_rec *m = &x->r;
+    if (m->op >= TBBT_OP_COUNT) return;
+    if (m->op == TBBT_OP_SETATTR && tbbt_rec_has(m, TBBT_F_OBJ)) {
+        g_hash_table_remove(p->made_attrs, &m->obj); /* the mode or owner may change */
+        return;
     }
+    if (!(tbbt_op_info(m->op)->flags & TBBT_OPF_CREATES) || !tbbt_rec_has(m, TBBT_F_NEWOBJ) ||
+        !tbbt_rec_has(m, TBBT_F_SET_MODE) || !tbbt_rec_has(m, TBBT_F_SET_UID) ||
+        !tbbt_rec_has(m, TBBT_F_SET_GID))
+        return;
+    struct tbbt_p2_made *d = g_new(struct tbbt_p2_made, 1);
+    *d = (struct tbbt_p2_made){m->newobj, x->before_seq, {.uid = m->set_uid, .gid = m->set_gid}, m->set_mode};
+    g_hash_table_replace(p->made_attrs, &d->id, d);
 }
 
 /* Does a held record from..to (exclusive) change obj's mode or owner?

@@ -546,9 +546,10 @@ struct tbbt_p2_made {
     uint32_t mode;
 };
 
-/* Notes in p->made_attrs the inserted makes going out before record seq,
- * and forgets those an inserted setattr going out may change. */
-void tbbt_p2_note_made(struct tbbt_pass2 *p, uint64_t seq);
+/* Notes in p->made_attrs inserted record x as it goes out (before record
+ * x->before_seq): a make, with its mode and owner; a setattr forgets the
+ * make of its object, whose mode or owner it may change. */
+void tbbt_p2_note_made(struct tbbt_pass2 *p, const struct ins *x);
 
 /* Record seq (the oldest held, about to go out), if it is a read, write or
  * truncate by a user other than root whose reply was lost and which pass 2
